@@ -1,0 +1,1 @@
+"""Benchmarks: LoCoMo retrieval, synthetic scale, their metrics and reports."""

@@ -1,0 +1,49 @@
+"""``remem bench ...``: run a benchmark, print tables, optionally write JSON/Markdown."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from .report import locomo_tables, markdown, print_tables, scale_tables
+
+
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    command = "remem " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    if args.bench == "locomo":
+        from .runner import run_locomo
+
+        result = run_locomo(
+            args.data,
+            args.engines,
+            args.k,
+            conversations=args.conversations,
+            limit=args.limit,
+            progress=_progress,
+        )
+        tables = locomo_tables(result)
+    else:
+        from .scale import run_scale
+
+        result = run_scale(
+            args.engines or [args.engine],
+            args.n,
+            queries=args.queries,
+            seed=args.seed,
+            progress=_progress,
+        )
+        tables = scale_tables(result)
+    result["command"] = command
+    print_tables(tables)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(result, indent=2))
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(tables, command))
+    return 0

@@ -1,0 +1,93 @@
+"""Rendering benchmark results: rich tables on the terminal, Markdown for docs/."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .runner import subset_names
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "-" if x != x else f"{x:.{digits}f}"  # NaN-safe
+
+
+def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) for the recall table and the efficiency table."""
+    subsets = subset_names()
+    sizes = result["subset_sizes"]
+    header = ["engine", "k"] + [f"{s} (n={sizes[s]})" for s in subsets]
+    rows = []
+    for k in result["ks"]:
+        for name, e in result["engines"].items():
+            rec = e["recall"][str(k)]
+            rows.append([name, str(k)] + [_fmt(rec[s]) for s in subsets])
+    eff_header = ["engine", "ingest turns/s", "search p50 ms", "search p95 ms", "index MB"]
+    eff = [
+        [
+            name,
+            _fmt(e["ingest_turns_per_s"], 0),
+            _fmt(e["search_ms_p50"], 1),
+            _fmt(e["search_ms_p95"], 1),
+            _fmt(e["index_mb"], 1),
+        ]
+        for name, e in result["engines"].items()
+    ]
+    return [
+        (
+            f"Evidence recall@k on LoCoMo ({result['questions']} questions, raw categories 1-4)",
+            header,
+            rows,
+        ),
+        (
+            f"Efficiency (same run; peak RSS {result['peak_rss_mb']:.0f} MB, "
+            f"wall {result['wall_s']:.0f} s)",
+            eff_header,
+            eff,
+        ),
+    ]
+
+
+def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    header = ["engine", "memories", "ingest/s", "search p50 ms", "search p95 ms", "RSS growth MB"]
+    rows = [
+        [
+            r["engine"],
+            f"{r['memories']:,}",
+            _fmt(r["ingest_per_s"], 0),
+            _fmt(r["search_ms_p50"], 1),
+            _fmt(r["search_ms_p95"], 1),
+            _fmt(r["rss_growth_mb"], 0),
+        ]
+        for r in result["rows"]
+    ]
+    return [
+        (
+            f"Synthetic history, one user, k={result['k']}, {result['queries']} distinct "
+            f"queries (peak RSS {result['peak_rss_mb']:.0f} MB)",
+            header,
+            rows,
+        )
+    ]
+
+
+def print_tables(tables: list[tuple[str, list[str], list[list[str]]]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for title, header, rows in tables:
+        table = Table(title=title, title_justify="left")
+        for i, h in enumerate(header):
+            table.add_column(h, justify="left" if i == 0 else "right")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+
+
+def markdown(tables: list[tuple[str, list[str], list[list[str]]]], command: str) -> str:
+    out = [f"Command: `{command}`", ""]
+    for title, header, rows in tables:
+        out += [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(row) + " |" for row in rows]
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,160 @@
+"""The LoCoMo retrieval benchmark: engines side by side, in one process, one run.
+
+For each conversation, every engine gets a fresh in-memory store, ingests the turns
+session by session through the public API (``add_many``, timed, embedding included)
+and answers the questions through ``Memory.search`` (timed, query embedding
+included). Engines take turns conversation by conversation, so machine noise hits
+them alike. Definitions: ../shared/notes/benchmarks.md in the project's workspace,
+summarised in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..embed import Embedder, create_embedder
+from ..memory import Memory
+from .locomo import Conversation, load_locomo, retrieval_questions
+from .metrics import evidence_recall, mean, percentile
+from .sysinfo import peak_rss_mb
+
+LOW_SIM = (0.5, 0.3)
+CATEGORIES = (1, 2, 3, 4)
+
+
+@dataclass
+class EngineRun:
+    engine: str
+    recalls: dict[int, list[float]] = field(default_factory=dict)  # k -> per question
+    search_s: list[float] = field(default_factory=list)
+    ingest_s: float = 0.0
+    turns: int = 0
+    index_mb: float = 0.0
+
+
+@dataclass
+class QuestionInfo:
+    conversation: str
+    category: int
+    best_evidence_cos: float
+
+
+def subset_names() -> list[str]:
+    return [f"cat{c}" for c in CATEGORIES] + ["all"] + [f"cos<{t}" for t in LOW_SIM]
+
+
+def _in_subset(info: QuestionInfo, name: str) -> bool:
+    if name == "all":
+        return True
+    if name.startswith("cat"):
+        return info.category == int(name[3:])
+    return info.best_evidence_cos < float(name[4:])
+
+
+def run_locomo(
+    data_path: str,
+    engines: Sequence[str],
+    ks: Sequence[int] = (5, 10, 20),
+    *,
+    conversations: Sequence[str] | None = None,
+    limit: int | None = None,
+    embedder: Embedder | None = None,
+    engine_options: dict[str, dict[str, Any]] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    embedder = embedder or create_embedder("minilm")
+    convs = load_locomo(data_path)
+    if conversations:
+        wanted = set(conversations)
+        convs = [c for c in convs if c.sample_id in wanted]
+    runs = {name: EngineRun(name) for name in engines}
+    infos: list[QuestionInfo] = []
+    max_k = max(ks)
+    started = time.time()
+    for ci, conv in enumerate(convs):
+        questions = retrieval_questions(conv)
+        if limit is not None:
+            questions = questions[:limit]
+        if progress:
+            progress(
+                f"[{ci + 1}/{len(convs)}] {conv.sample_id}: {len(conv.turns)} turns, "
+                f"{len(questions)} questions"
+            )
+        vectors: dict[str, np.ndarray] | None = None
+        for name in engines:
+            opts = (engine_options or {}).get(name, {})
+            with Memory(":memory:", engine=name, embedder=embedder, engine_options=opts) as mem:
+                run = runs[name]
+                _ingest(mem, conv, run)
+                if vectors is None:
+                    vectors = {
+                        m.metadata["dia_id"]: m.embedding
+                        for m in mem._store.load(conv.sample_id)  # noqa: SLF001 - bench internals
+                    }
+                    infos.extend(_question_infos(conv, questions, vectors, embedder))
+                for q in questions:
+                    t0 = time.perf_counter()
+                    hits = mem.search(q.question, user_id=conv.sample_id, k=max_k)
+                    run.search_s.append(time.perf_counter() - t0)
+                    got = [h.metadata.get("dia_id") for h in hits]
+                    for k in ks:
+                        run.recalls.setdefault(k, []).append(evidence_recall(q.evidence, got, k))
+                run.index_mb = max(run.index_mb, mem._indexes.nbytes() / 2**20)  # noqa: SLF001
+    return _summarise(runs, infos, ks, data_path, len(convs), time.time() - started)
+
+
+def _ingest(mem: Memory, conv: Conversation, run: EngineRun) -> None:
+    for session in conv.sessions:
+        items = [t.as_item() for t in session]
+        t0 = time.perf_counter()
+        mem.add_many(items, user_id=conv.sample_id)
+        run.ingest_s += time.perf_counter() - t0
+        run.turns += len(items)
+
+
+def _question_infos(conv, questions, vectors, embedder) -> list[QuestionInfo]:
+    if not questions:
+        return []
+    qv = embedder.embed([q.question for q in questions])
+    out = []
+    for q, v in zip(questions, qv, strict=True):
+        best = max(float(vectors[e] @ v) for e in q.evidence)
+        out.append(QuestionInfo(conv.sample_id, q.category, best))
+    return out
+
+
+def _summarise(runs, infos, ks, data_path, n_convs, wall_s) -> dict[str, Any]:
+    subsets = subset_names()
+    counts = {s: sum(_in_subset(i, s) for i in infos) for s in subsets}
+    engines = {}
+    for name, run in runs.items():
+        recall = {
+            str(k): {
+                s: mean(r for r, i in zip(run.recalls[k], infos, strict=True) if _in_subset(i, s))
+                for s in subsets
+            }
+            for k in ks
+        }
+        engines[name] = {
+            "recall": recall,
+            "ingest_turns_per_s": run.turns / run.ingest_s if run.ingest_s else float("nan"),
+            "search_ms_p50": 1000 * percentile(run.search_s, 50),
+            "search_ms_p95": 1000 * percentile(run.search_s, 95),
+            "index_mb": run.index_mb,
+        }
+    return {
+        "benchmark": "locomo-retrieval",
+        "data": str(data_path),
+        "conversations": n_convs,
+        "questions": len(infos),
+        "subset_sizes": counts,
+        "ks": list(ks),
+        "engines": engines,
+        "peak_rss_mb": peak_rss_mb(),
+        "wall_s": wall_s,
+    }

@@ -1,0 +1,159 @@
+"""The ``remem`` command line: a thin face over :class:`remem.Memory`.
+
+Each memory command maps one-to-one onto a Memory method; ``bench`` runs the
+committed benchmarks; ``demo`` shows the whole thing offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import __version__
+from .errors import RememError
+
+DEFAULT_DB = "remem.db"
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
+def _names(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="remem", description="Long-term memory for LLM agents.")
+    p.add_argument("--version", action="version", version=f"remem {__version__}")
+    p.add_argument(
+        "--db",
+        default=os.environ.get("REMEM_DB", DEFAULT_DB),
+        help="database path (env REMEM_DB; default remem.db)",
+    )
+    p.add_argument("--engine", default=os.environ.get("REMEM_ENGINE", "hybrid"))
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("demo", help="remember a small conversation and query it (offline)")
+    d.add_argument("-k", type=int, default=3)
+
+    a = sub.add_parser("add", help="store one memory; prints its id")
+    a.add_argument("text")
+    a.add_argument("--user", required=True)
+    a.add_argument("--speaker")
+    a.add_argument("--timestamp")
+    a.add_argument("--session")
+    a.add_argument("--metadata", help="a JSON object")
+
+    s = sub.add_parser("search", help="the user's best memories for a query")
+    s.add_argument("query")
+    s.add_argument("--user", required=True)
+    s.add_argument("-k", type=int, default=10)
+    s.add_argument("--json", action="store_true", help="print JSON lines")
+
+    g = sub.add_parser("get", help="one memory by id")
+    g.add_argument("id")
+    g.add_argument("--user", required=True)
+
+    x = sub.add_parser("delete", help="delete one memory")
+    x.add_argument("id")
+    x.add_argument("--user", required=True)
+
+    u = sub.add_parser("delete-user", help="erase everything of a user")
+    u.add_argument("user")
+
+    c = sub.add_parser("count", help="number of memories of a user")
+    c.add_argument("--user", required=True)
+
+    b = sub.add_parser("bench", help="benchmarks")
+    bsub = b.add_subparsers(dest="bench", required=True)
+    lo = bsub.add_parser("locomo", help="evidence recall on LoCoMo, engines side by side")
+    lo.add_argument("--data", required=True, help="path to locomo10.json")
+    lo.add_argument("--engines", type=_names, default=["dense", "bm25", "hybrid"])
+    lo.add_argument("--k", type=_ints, default=[5, 10, 20])
+    lo.add_argument("--conversations", type=_names, default=None)
+    lo.add_argument("--limit", type=int, default=None, help="questions per conversation")
+    lo.add_argument("--json", dest="json_out", help="write results as JSON here")
+    lo.add_argument("--markdown", help="write the report as Markdown here")
+    sc = bsub.add_parser("scale", help="ingest and search latency on a synthetic history")
+    sc.add_argument("--engines", type=_names, default=None)
+    sc.add_argument("--n", type=_ints, default=[1000, 10000])
+    sc.add_argument("--queries", type=int, default=200)
+    sc.add_argument("--seed", type=int, default=7)
+    sc.add_argument("--json", dest="json_out")
+    sc.add_argument("--markdown")
+    return p
+
+
+def _print_hit(hit: Any) -> None:
+    print(json.dumps(hit.to_dict(), ensure_ascii=False))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "demo":
+        from .demo import run_demo
+
+        return run_demo(engine=args.engine, k=args.k)
+    if args.command == "bench":
+        from .bench import cli as bench_cli
+
+        return bench_cli.run(args)
+
+    from .memory import Memory
+
+    with Memory(args.db, engine=args.engine) as mem:
+        if args.command == "add":
+            metadata = json.loads(args.metadata) if args.metadata else None
+            print(
+                mem.add(
+                    args.text,
+                    user_id=args.user,
+                    speaker=args.speaker,
+                    timestamp=args.timestamp,
+                    session_id=args.session,
+                    metadata=metadata,
+                )
+            )
+        elif args.command == "search":
+            hits = mem.search(args.query, user_id=args.user, k=args.k)
+            for h in hits:
+                if args.json:
+                    _print_hit(h)
+                else:
+                    who = f"{h.speaker}: " if h.speaker else ""
+                    print(f"{h.score:8.4f}  {h.id}  {h.timestamp:%Y-%m-%d %H:%M}  {who}{h.text}")
+        elif args.command == "get":
+            hit = mem.get(args.id, user_id=args.user)
+            if hit is None:
+                print(f"remem: no memory {args.id} for user {args.user}", file=sys.stderr)
+                return 1
+            _print_hit(hit)
+        elif args.command == "delete":
+            if not mem.delete(args.id, user_id=args.user):
+                print(f"remem: no memory {args.id} for user {args.user}", file=sys.stderr)
+                return 1
+        elif args.command == "delete-user":
+            print(mem.delete_user(args.user))
+        elif args.command == "count":
+            print(mem.count(args.user))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except json.JSONDecodeError as exc:
+        print(f"remem: --metadata is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    except RememError as exc:
+        print(f"remem: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""The engine contract: how a retrieval strategy plugs into :class:`remem.Memory`.
+
+An engine ranks one user's memories for a query. It is handed the shared
+:class:`EngineContext` (store, embedder, per-user indexes) and is told about adds
+and deletes so it can keep state of its own (graphs, caches) in step; the store
+stays the single source of truth.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..embed.base import Embedder
+from ..index.cache import IndexCache
+from ..store.base import Store
+from ..types import StoredMemory
+
+
+@dataclass
+class EngineContext:
+    store: Store
+    embedder: Embedder
+    indexes: IndexCache
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One ranked memory id. ``why`` says how it was found (for explanations)."""
+
+    id: str
+    score: float
+    why: str = ""
+
+
+class Engine(ABC):
+    name: ClassVar[str]
+    #: Whether search needs the query embedding (Memory computes it once, timed).
+    needs_query_vector: ClassVar[bool] = True
+
+    def __init__(self, ctx: EngineContext, **options: Any):
+        if options:
+            raise TypeError(f"engine {self.name!r} takes no options {sorted(options)}")
+        self.ctx = ctx
+
+    @abstractmethod
+    def search(
+        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+    ) -> list[Scored]:
+        """The user's k best memories for the query, best first."""
+
+    def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:  # noqa: B027
+        """Called after memories were durably stored."""
+
+    def on_delete(self, user_id: str, ids: list[str]) -> None:  # noqa: B027
+        """Called after memories were deleted from the store."""
+
+    def on_delete_user(self, user_id: str) -> None:  # noqa: B027
+        """Called after every row of the user was erased."""
+
+    def close(self) -> None:  # noqa: B027
+        """Flush and release engine state."""

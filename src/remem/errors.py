@@ -1,0 +1,43 @@
+"""Exception types of remem.
+
+Every error remem raises on purpose derives from :class:`RememError`, so callers can
+catch the library's failures in one place. Input errors also derive from the builtin
+they refine (``ValueError`` / ``TypeError``) so generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+
+class RememError(Exception):
+    """Base class of every error raised by remem on purpose."""
+
+
+class InvalidInputError(RememError, ValueError):
+    """A value has the right type but cannot be accepted (empty text, bad timestamp, k <= 0...)."""
+
+
+class InvalidTypeError(RememError, TypeError):
+    """A value has the wrong type (text that is not a string, metadata that is not a dict...)."""
+
+
+class TextTooLongError(InvalidInputError):
+    """A memory's text exceeds ``Memory(max_text_chars=...)`` (100,000 characters by default)."""
+
+
+class UnknownComponentError(RememError, ValueError):
+    """An engine, embedder or store was requested by a name nobody registered."""
+
+
+class NotFoundError(RememError, KeyError):
+    """A memory id does not exist for this user (another user's id looks exactly the same)."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else "not found"
+
+
+class StoreError(RememError):
+    """The backend failed, or holds data remem cannot use (newer schema, other embedder)."""
+
+
+class EmbedderError(RememError):
+    """The embedder could not be loaded or failed to embed."""

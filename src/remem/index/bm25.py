@@ -1,0 +1,129 @@
+"""An incremental BM25 index (Lucene variant, as bm25s computes it).
+
+bm25s builds an immutable index; a memory store gains one turn at a time and is
+searched in between, and rebuilding bm25s on every add costs O(N) per turn. This
+index keeps postings lists that grow in place and computes the Lucene scores at
+query time with the current corpus statistics (N, df, average length), so its
+scores equal a fresh ``bm25s.BM25(method="lucene")`` over the same live documents
+(tested). Deletion is O(terms of the document).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from .tokenize import tokenize
+
+
+class BM25Index:
+    def __init__(self, k1: float = 1.5, b: float = 0.75):
+        self.k1 = k1
+        self.b = b
+        self._vocab: dict[str, int] = {}
+        self._post_docs: list[list[int]] = []
+        self._post_tf: list[list[int]] = []
+        self._post_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._df: list[int] = []
+        self._doc_terms: list[dict[int, int] | None] = []
+        self._doc_len = np.zeros(0, dtype=np.float32)
+        self._alive = np.zeros(0, dtype=bool)
+        self._n_docs = 0
+        self._n_alive = 0
+        self._total_len = 0
+
+    def __len__(self) -> int:
+        return self._n_alive
+
+    @property
+    def size(self) -> int:
+        """Number of positions ever assigned (dead ones included)."""
+        return self._n_docs
+
+    def _grow(self, extra: int) -> None:
+        need = self._n_docs + extra
+        if need > len(self._alive):
+            cap = max(need, 2 * len(self._alive), 64)
+            doc_len = np.zeros(cap, dtype=np.float32)
+            doc_len[: self._n_docs] = self._doc_len[: self._n_docs]
+            alive = np.zeros(cap, dtype=bool)
+            alive[: self._n_docs] = self._alive[: self._n_docs]
+            self._doc_len, self._alive = doc_len, alive
+
+    def add(self, texts: list[str]) -> None:
+        """Append documents; their positions continue from the current size."""
+        self._grow(len(texts))
+        for text in texts:
+            pos = self._n_docs
+            counts = Counter(tokenize(text))
+            terms: dict[int, int] = {}
+            for token, tf in counts.items():
+                tid = self._vocab.get(token)
+                if tid is None:
+                    tid = len(self._post_docs)
+                    self._vocab[token] = tid
+                    self._post_docs.append([])
+                    self._post_tf.append([])
+                    self._df.append(0)
+                self._post_docs[tid].append(pos)
+                self._post_tf[tid].append(tf)
+                self._df[tid] += 1
+                self._post_cache.pop(tid, None)
+                terms[tid] = tf
+            length = sum(counts.values())
+            self._doc_terms.append(terms)
+            self._doc_len[pos] = length
+            self._alive[pos] = True
+            self._total_len += length
+            self._n_docs += 1
+            self._n_alive += 1
+
+    def remove(self, pos: int) -> None:
+        if pos >= self._n_docs or not self._alive[pos]:
+            return
+        terms = self._doc_terms[pos] or {}
+        for tid in terms:
+            self._df[tid] -= 1
+        self._alive[pos] = False
+        self._total_len -= int(self._doc_len[pos])
+        self._n_alive -= 1
+        self._doc_terms[pos] = None
+
+    def _postings(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
+        cached = self._post_cache.get(tid)
+        if cached is None:
+            cached = (
+                np.asarray(self._post_docs[tid], dtype=np.int64),
+                np.asarray(self._post_tf[tid], dtype=np.float32),
+            )
+            self._post_cache[tid] = cached
+        return cached
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every position for ``query`` (0 for dead or unmatched documents).
+
+        A query word counted twice weighs twice, as in bm25s.
+        """
+        out = np.zeros(self._n_docs, dtype=np.float32)
+        if self._n_alive == 0:
+            return out
+        n = self._n_alive
+        avg = self._total_len / n if self._total_len > 0 else 1.0
+        k1, b = self.k1, self.b
+        for token, times in Counter(tokenize(query)).items():
+            tid = self._vocab.get(token)
+            if tid is None or self._df[tid] <= 0:
+                continue
+            df = self._df[tid]
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            docs, tf = self._postings(tid)
+            norm = k1 * ((1.0 - b) + b * self._doc_len[docs] / avg)
+            out[docs] += times * idf * tf / (tf + norm)
+        out[~self._alive[: self._n_docs]] = 0.0
+        return out
+
+    def nbytes(self) -> int:
+        postings = sum(len(p) for p in self._post_docs) * 2 * 28  # python ints in lists
+        return postings + self._doc_len.nbytes + self._alive.nbytes

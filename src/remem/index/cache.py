@@ -1,0 +1,140 @@
+"""Per-user in-memory indexes kept current with the store.
+
+Every search first reads the user's :class:`~remem.store.UserState` (one indexed
+row). Same state: the cached indexes are current. More rows: only the new rows are
+loaded and appended. An erase/recreate (new epoch) or a delete by another process
+(unexpected ``del_rev``): the user's indexes are rebuilt from the store. Deletes
+made through this process are applied in place. So several processes (or API
+workers) sharing one database always search current data.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..store.base import Store, UserState, timestamp_epoch
+from ..types import StoredMemory
+from .bm25 import BM25Index
+from .dense import DenseIndex
+
+
+@dataclass
+class UserIndex:
+    """Everything the baseline engines need about one user, by position (insertion order)."""
+
+    dim: int
+    state: UserState | None = None
+    last_seq: int = -1
+    ids: list[str] = field(default_factory=list)
+    pos: dict[str, int] = field(default_factory=dict)
+    times: list[float] = field(default_factory=list)
+    dense: DenseIndex = field(init=False)
+    bm25: BM25Index = field(default_factory=BM25Index)
+    #: Held while reading or changing this user's arrays (appends may reallocate them).
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.dense = DenseIndex(self.dim)
+
+    def __len__(self) -> int:
+        return len(self.bm25)
+
+    def append(self, rows: list[StoredMemory]) -> None:
+        if not rows:
+            return
+        vecs = np.stack([r.embedding for r in rows])  # type: ignore[misc]
+        self.dense.add(vecs)
+        self.bm25.add([r.index_text for r in rows])
+        for r in rows:
+            self.pos[r.id] = len(self.ids)
+            self.ids.append(r.id)
+            self.times.append(timestamp_epoch(r.timestamp))
+        self.last_seq = rows[-1].seq
+
+    def remove(self, memory_id: str) -> None:
+        p = self.pos.pop(memory_id, None)
+        if p is not None:
+            self.dense.remove(p)
+            self.bm25.remove(p)
+
+    def nbytes(self) -> int:
+        return self.dense.nbytes() + self.bm25.nbytes() + 120 * len(self.ids)
+
+
+class IndexCache:
+    def __init__(self, store: Store, dim: int, max_users: int = 256):
+        self.store = store
+        self.dim = dim
+        self.max_users = max_users
+        self._users: OrderedDict[str, UserIndex] = OrderedDict()
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def use(self, user_id: str) -> Iterator[UserIndex]:
+        """The user's current indexes, locked against concurrent changes while in use."""
+        idx = self.get(user_id)
+        with idx.lock:
+            yield idx
+
+    def get(self, user_id: str) -> UserIndex:
+        """The user's indexes, synchronised with the store (unlocked: prefer :meth:`use`)."""
+        with self._lock:
+            state = self.store.user_state(user_id)
+            idx = self._users.get(user_id)
+            if state is None:
+                self._users.pop(user_id, None)
+                return UserIndex(self.dim)
+            if idx is not None and idx.state == state:
+                self._users.move_to_end(user_id)
+                return idx
+            if (
+                idx is None
+                or idx.state is None
+                or idx.state.epoch != state.epoch
+                or idx.state.del_rev != state.del_rev
+            ):
+                idx = UserIndex(self.dim)
+            with idx.lock:
+                idx.append(self.store.load(user_id, after_seq=idx.last_seq))
+                idx.state = state
+            self._users[user_id] = idx
+            self._users.move_to_end(user_id)
+            while len(self._users) > self.max_users:
+                self._users.popitem(last=False)
+            return idx
+
+    def deleted(self, user_id: str, ids: list[str], before: UserState | None) -> None:
+        """Apply this process's own delete in place when nothing else changed meanwhile."""
+        with self._lock:
+            idx = self._users.get(user_id)
+            if idx is None:
+                return
+            after = self.store.user_state(user_id)
+            if (
+                before is None
+                or after is None
+                or idx.state != before
+                or after.epoch != before.epoch
+                or after.del_rev != before.del_rev + 1
+            ):
+                self._users.pop(user_id, None)
+                return
+            with idx.lock:
+                for memory_id in ids:
+                    idx.remove(memory_id)
+                idx.state = UserState(before.epoch, before.next_seq, after.del_rev)
+            # Rows another process appended meanwhile are picked up by the next get().
+
+    def drop(self, user_id: str) -> None:
+        with self._lock:
+            self._users.pop(user_id, None)
+
+    def nbytes(self) -> int:
+        with self._lock:
+            return sum(u.nbytes() for u in self._users.values())

@@ -1,0 +1,215 @@
+"""The public facade: validates input, then routes to the store and the engine.
+
+Order of work in every write: validate everything, compute embeddings, then one
+store transaction, then tell the engine. A failure before the transaction leaves the
+store untouched; the transaction is all-or-nothing; engines derive their state from
+the store, so a crash after it loses nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .embed import Embedder, create_embedder
+from .engines import EngineContext, check_engine_name, create_engine
+from .errors import InvalidInputError, InvalidTypeError, StoreError
+from .index.cache import IndexCache
+from .store import Store, open_store
+from .types import Hit, StoredMemory
+from .validation import (
+    DEFAULT_MAX_TEXT_CHARS,
+    build_memory,
+    build_memory_item,
+    check_id,
+    check_k,
+    check_text,
+)
+
+MAX_BATCH = 10_000
+"""Largest ``add_many`` batch: one transaction and one embedding pass must stay bounded."""
+
+
+class Memory:
+    """Long-term memory for LLM agents, one isolated space per ``user_id``.
+
+    >>> with Memory(path=":memory:", engine="hybrid") as mem:
+    ...     _ = mem.add("I'm moving to Lisbon in May", user_id="u1", speaker="Ana")
+    ...     mem.search("where is Ana moving?", user_id="u1", k=1)[0].text
+    "I'm moving to Lisbon in May"
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        engine: str = "hybrid",
+        *,
+        embedder: str | Embedder = "minilm",
+        engine_options: Mapping[str, Any] | None = None,
+        max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+        max_cached_users: int = 256,
+        store: Store | None = None,
+    ):
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
+        self.path = (
+            str(Path(path)) if not str(path).startswith(("postgres", ":memory:")) else str(path)
+        )
+        self.max_text_chars = max_text_chars
+        self._embedder = create_embedder(embedder) if isinstance(embedder, str) else embedder
+        check_engine_name(engine)  # before opening anything, so a typo costs nothing
+        self._store = store or open_store(self.path)
+        try:
+            self._check_embedder()
+            self._indexes = IndexCache(self._store, self._embedder.dim, max_cached_users)
+            self._ctx = EngineContext(self._store, self._embedder, self._indexes)
+            self.engine_name = engine
+            self._engine = create_engine(engine, self._ctx, **dict(engine_options or {}))
+        except BaseException:
+            self._store.close()
+            raise
+        self._closed = False
+        self._lock = threading.RLock()
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if getattr(self, "_closed", True):
+            return
+        self._closed = True
+        try:
+            self._engine.close()
+        finally:
+            self._store.close()
+
+    def __repr__(self) -> str:
+        return f"Memory(path={self.path!r}, engine={self.engine_name!r})"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("this Memory is closed")
+
+    def _check_embedder(self) -> None:
+        stored = self._store.get_meta("embedder")
+        mine = f"{self._embedder.name}/{self._embedder.dim}"
+        if stored is not None and stored != mine and self._embedder.dim:
+            raise StoreError(
+                f"{self.path!r} holds vectors of {stored}, but this Memory embeds with {mine}; "
+                "open it with the same embedder"
+            )
+
+    # -- writes -------------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        user_id: str,
+        *,
+        speaker: str | None = None,
+        timestamp: Any = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> str:
+        """Store one memory and return its id."""
+        user_id = check_id(user_id, "user_id")
+        new = build_memory(
+            text,
+            speaker=speaker,
+            timestamp=timestamp,
+            session_id=session_id,
+            metadata=metadata,
+            max_text_chars=self.max_text_chars,
+        )
+        return self._insert(user_id, [new])[0].id
+
+    def add_many(self, items: Iterable[Mapping[str, Any] | str], user_id: str) -> list[str]:
+        """Store many memories in one transaction (all or none); ids come back in order."""
+        user_id = check_id(user_id, "user_id")
+        if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+            raise InvalidTypeError("items must be a list of dicts (or of str)")
+        items = list(items)
+        if len(items) > MAX_BATCH:
+            raise InvalidInputError(f"add_many takes at most {MAX_BATCH:,} items per call")
+        new = [build_memory_item(item, i, self.max_text_chars) for i, item in enumerate(items)]
+        if not new:
+            return []
+        return [m.id for m in self._insert(user_id, new)]
+
+    def _insert(self, user_id: str, new: list) -> list[StoredMemory]:
+        self._check_open()
+        vectors = self._embedder.embed([m.index_text for m in new])
+        with self._lock:
+            if self._store.get_meta("embedder") is None:
+                self._store.set_meta("embedder", f"{self._embedder.name}/{self._embedder.dim}")
+            stored = self._store.add(user_id, new, vectors)
+        self._engine.on_add(user_id, stored)
+        return stored
+
+    def delete(self, memory_id: str, user_id: str) -> bool:
+        """Delete one memory; False when the user has no memory with that id."""
+        user_id = check_id(user_id, "user_id")
+        memory_id = check_id(memory_id, "memory id")
+        self._check_open()
+        with self._lock:
+            before = self._indexes.get(user_id).state
+            gone = self._store.delete(user_id, [memory_id])
+            if gone:
+                self._indexes.deleted(user_id, gone, before)
+        if gone:
+            self._engine.on_delete(user_id, gone)
+        return bool(gone)
+
+    def delete_user(self, user_id: str) -> int:
+        """Erase everything of the user (rows, vectors, indexes); returns memories removed."""
+        user_id = check_id(user_id, "user_id")
+        self._check_open()
+        with self._lock:
+            n = self._store.delete_user(user_id)
+            self._indexes.drop(user_id)
+        self._engine.on_delete_user(user_id)
+        return n
+
+    # -- reads --------------------------------------------------------------------
+
+    def search(self, query: str, user_id: str, k: int = 10) -> list[Hit]:
+        """The user's k most relevant memories for the query, best first."""
+        query = check_text(query, self.max_text_chars, what="query")
+        user_id = check_id(user_id, "user_id")
+        k = check_k(k)
+        self._check_open()
+        qvec = self._embedder.embed_one(query) if self._engine.needs_query_vector else None
+        ranked = self._engine.search(user_id, query, qvec, k)
+        rows = self._store.get(user_id, [r.id for r in ranked])
+        return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+
+    def get(self, memory_id: str, user_id: str) -> Hit | None:
+        """One memory by id (score 1.0), or None; another user's id looks missing."""
+        user_id = check_id(user_id, "user_id")
+        memory_id = check_id(memory_id, "memory id")
+        self._check_open()
+        row = self._store.get(user_id, [memory_id]).get(memory_id)
+        return row.to_hit(1.0) if row else None
+
+    def memories(self, user_id: str) -> list[Hit]:
+        """All of the user's memories in insertion order (score 1.0)."""
+        user_id = check_id(user_id, "user_id")
+        self._check_open()
+        return [m.to_hit(1.0) for m in self._store.load(user_id, with_embeddings=False)]
+
+    def count(self, user_id: str) -> int:
+        user_id = check_id(user_id, "user_id")
+        self._check_open()
+        return self._store.count(user_id)
+
+    def users(self) -> list[str]:
+        self._check_open()
+        return self._store.users()

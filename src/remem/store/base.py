@@ -1,0 +1,95 @@
+"""The storage contract every backend (SQLite now, PostgreSQL later) implements.
+
+Every method takes ``user_id`` and applies it inside the query: the user is a hard
+filter, never a ranking hint, so no caller can reach another user's rows by mistake.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from ..types import NewMemory, StoredMemory
+
+
+@dataclass(frozen=True)
+class UserState:
+    """A cheap fingerprint of one user's rows, used by in-process caches to stay current.
+
+    ``epoch`` changes when the user is erased and recreated, ``next_seq`` on every add,
+    ``del_rev`` on every delete; a cache that saw the same triple holds current data.
+    """
+
+    epoch: str
+    next_seq: int
+    del_rev: int
+
+
+class Store(ABC):
+    """Durable home of memories, their embeddings and (later) engine state."""
+
+    #: Whether several processes may open the same location at once.
+    shared: bool = True
+
+    @abstractmethod
+    def add(
+        self, user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None
+    ) -> list[StoredMemory]:
+        """Insert all memories in one transaction, in order, and return them with ids."""
+
+    @abstractmethod
+    def get(self, user_id: str, ids: Sequence[str]) -> dict[str, StoredMemory]:
+        """Memories by id (without embeddings); ids of other users are simply absent."""
+
+    @abstractmethod
+    def load(
+        self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
+    ) -> list[StoredMemory]:
+        """The user's memories with ``seq > after_seq``, in insertion order."""
+
+    @abstractmethod
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Delete memories; returns the ids that existed for this user."""
+
+    @abstractmethod
+    def delete_user(self, user_id: str) -> int:
+        """Erase every row of the user; returns the number of memories removed."""
+
+    @abstractmethod
+    def user_state(self, user_id: str) -> UserState | None: ...
+
+    @abstractmethod
+    def count(self, user_id: str) -> int: ...
+
+    @abstractmethod
+    def users(self) -> list[str]: ...
+
+    @abstractmethod
+    def get_meta(self, key: str) -> str | None: ...
+
+    @abstractmethod
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def schema_version(self) -> int:
+        return int(self.get_meta("schema_version") or 0)
+
+
+def timestamp_epoch(ts: datetime) -> float:
+    """Seconds since 1970 for ordering and time decay; naive times are taken as UTC."""
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=timezone.utc)
+    return ts.timestamp()
+
+
+def metadata_from_json(raw: Any) -> dict[str, Any]:
+    import json
+
+    return json.loads(raw) if raw else {}

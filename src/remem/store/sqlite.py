@@ -1,0 +1,337 @@
+"""SQLite storage (stdlib ``sqlite3``): the default, zero-setup backend.
+
+Choices, and why:
+
+* WAL journal and a busy timeout, and every write in ``BEGIN IMMEDIATE``: several
+  processes may write one file; a writer waits for the lock instead of failing with
+  "database is locked", and readers never block writers.
+* ``secure_delete`` and a WAL checkpoint after erasing a user: a deleted user's text
+  must not linger in free pages or in the WAL, because "delete" has to mean gone.
+* Embeddings as little-endian float32 blobs next to the row, so a restart never
+  re-embeds and a row and its vector can never disagree.
+* The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` upgrades
+  older files in order and refuses files from a newer remem.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import StoreError
+from ..types import NewMemory, StoredMemory
+from .base import Store, UserState, metadata_from_json, timestamp_epoch
+
+BUSY_TIMEOUT_MS = 60_000
+
+_SCHEMA_V1 = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS users (
+    user_id  TEXT PRIMARY KEY,
+    epoch    TEXT NOT NULL,
+    next_seq INTEGER NOT NULL,
+    del_rev  INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memories (
+    id         TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    seq        INTEGER NOT NULL,
+    text       TEXT NOT NULL,
+    speaker    TEXT,
+    ts         TEXT NOT NULL,
+    ts_epoch   REAL NOT NULL,
+    session_id TEXT,
+    metadata   TEXT NOT NULL,
+    embedding  BLOB,
+    created_at REAL NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq);
+"""
+
+
+def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
+    """``executescript`` would COMMIT the migration transaction; run statements one by one."""
+
+    def step(con: sqlite3.Connection) -> None:
+        for statement in script.split(";"):
+            if statement.strip():
+                con.execute(statement)
+
+    return step
+
+
+#: (version reached, function applying it); each runs inside the migration transaction.
+MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
+    (1, _run_script(_SCHEMA_V1)),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
+
+
+def _row_to_memory(row: tuple, embedding: bytes | None = None) -> StoredMemory:
+    vec = None
+    if embedding is not None:
+        vec = np.frombuffer(embedding, dtype="<f4")
+    return StoredMemory(
+        id=row[0],
+        user_id=row[1],
+        seq=row[2],
+        text=row[3],
+        speaker=row[4],
+        timestamp=datetime.fromisoformat(row[5]),
+        session_id=row[6],
+        metadata=metadata_from_json(row[7]),
+        embedding=vec,
+    )
+
+
+class SQLiteStore(Store):
+    def __init__(self, path: str | Path = ":memory:", *, timeout_ms: int = BUSY_TIMEOUT_MS):
+        self.path = str(path)
+        self.shared = self.path != ":memory:"
+        self._lock = threading.RLock()
+        try:
+            self._con = sqlite3.connect(
+                self.path,
+                timeout=timeout_ms / 1000,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,  # guarded by self._lock
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+        con = self._con
+        con.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
+        con.execute("PRAGMA secure_delete = ON")
+        con.execute("PRAGMA foreign_keys = ON")
+        if self.shared:
+            mode = con.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode.lower() != "wal":
+                self._retry_locked(lambda: con.execute("PRAGMA journal_mode = WAL").fetchone())
+            con.execute("PRAGMA synchronous = NORMAL")
+        self._migrate()
+
+    # -- plumbing -----------------------------------------------------------------
+
+    @staticmethod
+    def _retry_locked(fn: Callable[[], object], attempts: int = 50) -> object:
+        """Switching journal mode ignores busy_timeout in some SQLite versions; retry it."""
+        for i in range(attempts):
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or i == attempts - 1:
+                    raise
+                time.sleep(0.05 * (i + 1))
+        return None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            con = self._con
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            else:
+                con.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self._write() as con:
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path!r} has schema version {version}, newer than this remem "
+                    f"understands ({SCHEMA_VERSION}); upgrade remem"
+                )
+            for target, step in MIGRATIONS:
+                if version < target:
+                    step(con)
+                    con.execute(f"PRAGMA user_version = {target}")
+                    version = target
+            con.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(version),),
+            )
+
+    # -- writes -------------------------------------------------------------------
+
+    def add(
+        self, user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None
+    ) -> list[StoredMemory]:
+        if embeddings is not None and len(embeddings) != len(memories):
+            raise StoreError("one embedding per memory is required")
+        now = time.time()
+        with self._write() as con:
+            row = con.execute("SELECT next_seq FROM users WHERE user_id = ?", (user_id,)).fetchone()
+            if row is None:
+                con.execute(
+                    "INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES (?, ?, 0, 0)",
+                    (user_id, uuid.uuid4().hex),
+                )
+                seq0 = 0
+            else:
+                seq0 = row[0]
+            out: list[StoredMemory] = []
+            params = []
+            for i, mem in enumerate(memories):
+                vec = None
+                blob = None
+                if embeddings is not None:
+                    vec = np.ascontiguousarray(embeddings[i], dtype="<f4")
+                    blob = vec.tobytes()
+                stored = StoredMemory(
+                    id=uuid.uuid4().hex,
+                    user_id=user_id,
+                    seq=seq0 + i,
+                    text=mem.text,
+                    speaker=mem.speaker,
+                    timestamp=mem.timestamp,
+                    session_id=mem.session_id,
+                    metadata=mem.metadata,
+                    embedding=vec,
+                )
+                out.append(stored)
+                params.append(
+                    (
+                        stored.id,
+                        user_id,
+                        stored.seq,
+                        mem.text,
+                        mem.speaker,
+                        mem.timestamp.isoformat(),
+                        timestamp_epoch(mem.timestamp),
+                        mem.session_id,
+                        json.dumps(mem.metadata, ensure_ascii=False),
+                        blob,
+                        now,
+                    )
+                )
+            con.executemany(
+                "INSERT INTO memories (id, user_id, seq, text, speaker, ts, ts_epoch, "
+                "session_id, metadata, embedding, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                params,
+            )
+            con.execute(
+                "UPDATE users SET next_seq = ? WHERE user_id = ?",
+                (seq0 + len(memories), user_id),
+            )
+        return out
+
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        if not ids:
+            return []
+        with self._write() as con:
+            found = self._existing(con, user_id, ids)
+            if found:
+                con.executemany(
+                    "DELETE FROM memories WHERE user_id = ? AND id = ?",
+                    [(user_id, i) for i in found],
+                )
+                con.execute("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = ?", (user_id,))
+        return found
+
+    @staticmethod
+    def _existing(con: sqlite3.Connection, user_id: str, ids: Sequence[str]) -> list[str]:
+        found: list[str] = []
+        for chunk in _chunks(list(dict.fromkeys(ids)), 500):
+            marks = ",".join("?" * len(chunk))
+            have = {
+                r[0]
+                for r in con.execute(
+                    f"SELECT id FROM memories WHERE user_id = ? AND id IN ({marks})",
+                    (user_id, *chunk),
+                )
+            }
+            found.extend(i for i in chunk if i in have)
+        return found
+
+    def delete_user(self, user_id: str) -> int:
+        with self._write() as con:
+            n = con.execute("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount
+            con.execute("DELETE FROM users WHERE user_id = ?", (user_id,))
+        if self.shared:
+            # Move the WAL's copies of the erased pages into the (zeroed) main file and
+            # truncate the WAL, so the user's text is gone from every file on disk.
+            with self._lock:
+                self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return max(n, 0)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._write() as con:
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- reads --------------------------------------------------------------------
+
+    def get(self, user_id: str, ids: Sequence[str]) -> dict[str, StoredMemory]:
+        out: dict[str, StoredMemory] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(ids)), 500):
+                marks = ",".join("?" * len(chunk))
+                for row in self._con.execute(
+                    f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? AND id IN ({marks})",
+                    (user_id, *chunk),
+                ):
+                    out[row[0]] = _row_to_memory(row)
+        return out
+
+    def load(
+        self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
+    ) -> list[StoredMemory]:
+        cols = _COLUMNS + (", embedding" if with_embeddings else "")
+        with self._lock:
+            rows = self._con.execute(
+                f"SELECT {cols} FROM memories WHERE user_id = ? AND seq > ? ORDER BY seq",
+                (user_id, after_seq),
+            ).fetchall()
+        if with_embeddings:
+            return [_row_to_memory(r[:-1], r[-1]) for r in rows]
+        return [_row_to_memory(r) for r in rows]
+
+    def user_state(self, user_id: str) -> UserState | None:
+        with self._lock:
+            row = self._con.execute(
+                "SELECT epoch, next_seq, del_rev FROM users WHERE user_id = ?", (user_id,)
+            ).fetchone()
+        return UserState(*row) if row else None
+
+    def count(self, user_id: str) -> int:
+        with self._lock:
+            return self._con.execute(
+                "SELECT COUNT(*) FROM memories WHERE user_id = ?", (user_id,)
+            ).fetchone()[0]
+
+    def users(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._con.execute("SELECT user_id FROM users ORDER BY user_id")]
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._con is not None:
+                self._con.close()
+                self._con = None  # type: ignore[assignment]
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

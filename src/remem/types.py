@@ -1,0 +1,87 @@
+"""Plain data types shared by every layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved memory, best first in a result list.
+
+    ``metadata`` is returned exactly as it was stored (a JSON round trip of what the
+    caller passed); ``score`` is engine-specific and only comparable within one result.
+    """
+
+    id: str
+    text: str
+    score: float
+    speaker: str | None
+    timestamp: datetime
+    session_id: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "text": self.text,
+            "score": self.score,
+            "speaker": self.speaker,
+            "timestamp": self.timestamp.isoformat(),
+            "session_id": self.session_id,
+            "metadata": self.metadata,
+        }
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A validated memory on its way into the store (no id or sequence number yet)."""
+
+    text: str
+    speaker: str | None
+    timestamp: datetime
+    session_id: str | None
+    metadata: dict[str, Any]
+
+    @property
+    def index_text(self) -> str:
+        """What engines embed and index: questions name people, so the speaker is part of it."""
+        return index_text(self.text, self.speaker)
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    """A memory as the store holds it. ``seq`` is the per-user insertion order."""
+
+    id: str
+    user_id: str
+    seq: int
+    text: str
+    speaker: str | None
+    timestamp: datetime
+    session_id: str | None
+    metadata: dict[str, Any]
+    embedding: np.ndarray | None = None
+
+    @property
+    def index_text(self) -> str:
+        return index_text(self.text, self.speaker)
+
+    def to_hit(self, score: float) -> Hit:
+        return Hit(
+            id=self.id,
+            text=self.text,
+            score=float(score),
+            speaker=self.speaker,
+            timestamp=self.timestamp,
+            session_id=self.session_id,
+            metadata=self.metadata,
+        )
+
+
+def index_text(text: str, speaker: str | None) -> str:
+    return f"{speaker}: {text}" if speaker else text

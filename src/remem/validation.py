@@ -1,0 +1,182 @@
+"""Input validation for the public API.
+
+Everything a caller hands to :class:`remem.Memory` passes through here *before*
+anything is written, so a bad item in a batch rejects the whole batch and leaves the
+store unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import date, datetime, timezone
+from typing import Any
+
+from .errors import InvalidInputError, InvalidTypeError, TextTooLongError
+from .types import NewMemory
+
+DEFAULT_MAX_TEXT_CHARS = 100_000
+"""Longest memory text accepted by default. Memories are conversation turns or facts;
+a 1 MB "memory" is almost always a document pasted by mistake, and the embedder only
+reads its first 256 tokens anyway. Raise it with ``Memory(max_text_chars=...)``."""
+
+MAX_ID_CHARS = 256
+MAX_METADATA_BYTES = 64_000
+
+
+def check_utf8(value: str, what: str) -> None:
+    """Reject lone surrogates: SQLite, PostgreSQL and JSON all need valid UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{what} is not valid UTF-8 (it contains a lone surrogate at position {exc.start})"
+        ) from None
+
+
+def check_text(text: Any, max_chars: int = DEFAULT_MAX_TEXT_CHARS, what: str = "text") -> str:
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"{what} must be a str, not {type(text).__name__}")
+    if not text.strip():
+        raise InvalidInputError(f"{what} must not be empty or whitespace only")
+    if len(text) > max_chars:
+        raise TextTooLongError(
+            f"{what} has {len(text):,} characters; the limit is {max_chars:,} "
+            "(raise it with Memory(max_text_chars=...))"
+        )
+    check_utf8(text, what)
+    return text
+
+
+def check_id(value: Any, what: str) -> str:
+    """User ids, memory ids and session ids: short non-empty strings."""
+    if not isinstance(value, str):
+        raise InvalidTypeError(f"{what} must be a str, not {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(f"{what} must not be empty")
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidInputError(f"{what} is longer than {MAX_ID_CHARS} characters")
+    check_utf8(value, what)
+    return value
+
+
+def check_optional_name(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    return check_id(value, what)
+
+
+def check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise InvalidTypeError(f"k must be an int, not {type(k).__name__}")
+    if k <= 0:
+        raise InvalidInputError(f"k must be positive, got {k}")
+    return k
+
+
+def parse_timestamp(value: Any) -> datetime:
+    """Accept a datetime, a date or ISO-8601 text; ``None`` means now (UTC)."""
+    if value is None:
+        return datetime.now(timezone.utc)
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("Z", "z")):  # Python 3.10's fromisoformat does not know "Z"
+            text = text[:-1] + "+00:00"
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            raise InvalidInputError(
+                f"timestamp {value!r} is not ISO-8601 (for example 2023-05-08T13:56:00)"
+            ) from None
+    raise InvalidTypeError(
+        f"timestamp must be a datetime or ISO-8601 str, not {type(value).__name__}"
+    )
+
+
+def _check_json_value(value: Any, path: str) -> None:
+    if value is None or isinstance(value, (str, bool, int)):
+        if isinstance(value, str):
+            check_utf8(value, path)
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInputError(f"{path} is {value}, which JSON cannot hold")
+        return
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_json_value(item, f"{path}[{i}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidTypeError(f"{path} has a non-string key {key!r}")
+            check_utf8(key, f"{path} key")
+            _check_json_value(item, f"{path}[{key!r}]")
+        return
+    raise InvalidTypeError(
+        f"{path} holds a {type(value).__name__}; metadata must be plain JSON "
+        "(dict, list, str, int, float, bool, None) so it comes back exactly as stored"
+    )
+
+
+def check_metadata(metadata: Any) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise InvalidTypeError(f"metadata must be a dict, not {type(metadata).__name__}")
+    _check_json_value(metadata, "metadata")
+    if len(json.dumps(metadata, ensure_ascii=False)) > MAX_METADATA_BYTES:
+        raise InvalidInputError(
+            f"metadata is larger than {MAX_METADATA_BYTES:,} characters as JSON"
+        )
+    return metadata
+
+
+def build_memory(
+    text: Any,
+    *,
+    speaker: Any = None,
+    timestamp: Any = None,
+    session_id: Any = None,
+    metadata: Any = None,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+) -> NewMemory:
+    return NewMemory(
+        text=check_text(text, max_text_chars),
+        speaker=check_optional_name(speaker, "speaker"),
+        timestamp=parse_timestamp(timestamp),
+        session_id=check_optional_name(session_id, "session_id"),
+        metadata=check_metadata(metadata),
+    )
+
+
+_ITEM_KEYS = frozenset({"text", "speaker", "timestamp", "session_id", "metadata"})
+
+
+def build_memory_item(item: Any, position: int, max_text_chars: int) -> NewMemory:
+    """One element of ``add_many``: a mapping with the same fields as ``add``'s arguments."""
+    if isinstance(item, str):
+        item = {"text": item}
+    if not isinstance(item, Mapping):
+        raise InvalidTypeError(f"item {position} must be a dict or str, not {type(item).__name__}")
+    unknown = set(item) - _ITEM_KEYS
+    if unknown:
+        raise InvalidInputError(f"item {position} has unknown keys: {sorted(map(str, unknown))}")
+    if "text" not in item:
+        raise InvalidInputError(f"item {position} has no 'text'")
+    try:
+        return build_memory(
+            item["text"],
+            speaker=item.get("speaker"),
+            timestamp=item.get("timestamp"),
+            session_id=item.get("session_id"),
+            metadata=item.get("metadata"),
+            max_text_chars=max_text_chars,
+        )
+    except (InvalidInputError, InvalidTypeError) as exc:
+        raise type(exc)(f"item {position}: {exc}") from None
