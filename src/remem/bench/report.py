@@ -15,7 +15,7 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
     """(title, header, rows) for the recall table and the efficiency table."""
     subsets = subset_names()
     sizes = result["subset_sizes"]
-    header = ["engine", "k"] + [f"{s} (n={sizes[s]})" for s in subsets]
+    header = ["engine", "k"] + subsets
     rows = []
     for k in result["ks"]:
         for name, e in result["engines"].items():
@@ -34,7 +34,8 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
     ]
     return [
         (
-            f"Evidence recall@k on LoCoMo ({result['questions']} questions, raw categories 1-4)",
+            f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw categories 1-4 "
+            "(n: " + ", ".join(f"{s} {sizes[s]}" for s in subsets) + ")",
             header,
             rows,
         ),
@@ -74,7 +75,7 @@ def print_tables(tables: list[tuple[str, list[str], list[list[str]]]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = Console(width=max(Console().width, 120))
     for title, header, rows in tables:
         table = Table(title=title, title_justify="left")
         for i, h in enumerate(header):

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..embed.base import Embedder
+from ..errors import InvalidInputError
 from ..index.cache import IndexCache
 from ..store.base import Store
 from ..types import StoredMemory
@@ -43,7 +44,7 @@ class Engine(ABC):
 
     def __init__(self, ctx: EngineContext, **options: Any):
         if options:
-            raise TypeError(f"engine {self.name!r} takes no options {sorted(options)}")
+            raise InvalidInputError(f"engine {self.name!r} has no options {sorted(options)}")
         self.ctx = ctx
 
     @abstractmethod

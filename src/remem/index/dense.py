@@ -61,10 +61,9 @@ class DenseIndex:
 def top_k(scores: np.ndarray, k: int, min_score: float = -np.inf) -> np.ndarray:
     """Positions of the k best scores above ``min_score``, best first; ties by position."""
     valid = np.flatnonzero(scores > min_score)
-    if len(valid) == 0:
-        return valid
     if len(valid) > k:
-        part = np.argpartition(-scores[valid], k - 1)[:k]
-        valid = valid[part]
+        vals = scores[valid]
+        kth = np.partition(vals, len(vals) - k)[len(vals) - k]
+        valid = valid[vals >= kth]  # keep every tie at the cut, then order decides
     order = np.lexsort((valid, -scores[valid]))
-    return valid[order]
+    return valid[order][:k]

@@ -103,6 +103,7 @@ class SQLiteStore(Store):
         self.path = str(path)
         self.shared = self.path != ":memory:"
         self._lock = threading.RLock()
+        self._timeout_ms = timeout_ms
         try:
             self._con = sqlite3.connect(
                 self.path,
@@ -112,16 +113,34 @@ class SQLiteStore(Store):
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
+        try:
+            self._setup()
+        except StoreError:
+            self._con.close()
+            raise
+        except sqlite3.Error as exc:
+            self._con.close()
+            raise StoreError(f"cannot use {self.path!r} as a remem database: {exc}") from exc
+
+    def _setup(self) -> None:
         con = self._con
-        con.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
+        con.execute(f"PRAGMA busy_timeout = {int(self._timeout_ms)}")
         con.execute("PRAGMA secure_delete = ON")
         con.execute("PRAGMA foreign_keys = ON")
+        self._check_version(con.execute("PRAGMA user_version").fetchone()[0])
         if self.shared:
             mode = con.execute("PRAGMA journal_mode").fetchone()[0]
             if mode.lower() != "wal":
                 self._retry_locked(lambda: con.execute("PRAGMA journal_mode = WAL").fetchone())
             con.execute("PRAGMA synchronous = NORMAL")
         self._migrate()
+
+    def _check_version(self, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path!r} has schema version {version}, newer than this remem "
+                f"understands ({SCHEMA_VERSION}); upgrade remem"
+            )
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -153,11 +172,7 @@ class SQLiteStore(Store):
     def _migrate(self) -> None:
         with self._write() as con:
             version = con.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path!r} has schema version {version}, newer than this remem "
-                    f"understands ({SCHEMA_VERSION}); upgrade remem"
-                )
+            self._check_version(version)
             for target, step in MIGRATIONS:
                 if version < target:
                     step(con)
@@ -254,7 +269,7 @@ class SQLiteStore(Store):
             have = {
                 r[0]
                 for r in con.execute(
-                    f"SELECT id FROM memories WHERE user_id = ? AND id IN ({marks})",
+                    f"SELECT id FROM memories WHERE +user_id = ? AND id IN ({marks})",
                     (user_id, *chunk),
                 )
             }
@@ -279,12 +294,14 @@ class SQLiteStore(Store):
     # -- reads --------------------------------------------------------------------
 
     def get(self, user_id: str, ids: Sequence[str]) -> dict[str, StoredMemory]:
+        # "+user_id" keeps SQLite on the primary key: through the (user_id, seq) index
+        # it would scan every row of the user (9 ms at 10,000 memories instead of 0.1).
         out: dict[str, StoredMemory] = {}
         with self._lock:
             for chunk in _chunks(list(dict.fromkeys(ids)), 500):
                 marks = ",".join("?" * len(chunk))
                 for row in self._con.execute(
-                    f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? AND id IN ({marks})",
+                    f"SELECT {_COLUMNS} FROM memories WHERE +user_id = ? AND id IN ({marks})",
                     (user_id, *chunk),
                 ):
                     out[row[0]] = _row_to_memory(row)

@@ -1,0 +1,189 @@
+"""The incremental BM25 index scores exactly like a fresh bm25s Lucene index."""
+
+from __future__ import annotations
+
+import bm25s
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from remem.index.bm25 import BM25Index
+from remem.index.tokenize import tokenize
+
+VOCAB = [
+    "cat",
+    "dog",
+    "park",
+    "river",
+    "coffee",
+    "Lisbon",
+    "guitar",
+    "garden",
+    "winter",
+    "doctor",
+    "kayak",
+    "honey",
+    "the",
+    "and",
+    "is",
+    "a",
+    "I",
+    "of",
+]
+
+
+def reference_scores(docs: list[str], query: str) -> np.ndarray:
+    """bm25s (method="lucene") over exactly these docs."""
+    tokens = bm25s.tokenize(docs, stopwords="en", show_progress=False)
+    retriever = bm25s.BM25(method="lucene")
+    retriever.index(tokens, show_progress=False)
+    q = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
+    q = [t for t in q if t in retriever.vocab_dict]
+    if not q:
+        return np.zeros(len(docs), dtype=np.float32)
+    return np.asarray(retriever.get_scores(q))
+
+
+def _docs(rng: np.random.Generator, n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        words = list(rng.choice(VOCAB, size=int(rng.integers(1, 12))))
+        words.append(str(rng.choice(VOCAB[:12])))  # at least one non-stopword
+        out.append(" ".join(words))
+    return out
+
+
+QUERIES = [
+    "cat",
+    "dog park",
+    "coffee in Lisbon",
+    "river river kayak",
+    "the guitar and a garden",
+    "winter doctor honey cat dog",
+    "unknownword",
+    "cat cat cat",
+]
+
+
+def test_matches_bm25s_on_fixed_corpus():
+    docs = [
+        "the cat sat on the mat",
+        "dogs chase cats in the park park",
+        "a quick brown fox jumps",
+        "cat cat cat food",
+        "park rangers love dogs",
+        "Cat food: the CAT's favourite!",
+    ]
+    idx = BM25Index()
+    idx.add(docs)
+    for q in ["cat", "cat park dogs cat", "food", "fox", "nothing here", "CAT"]:
+        np.testing.assert_allclose(idx.scores(q), reference_scores(docs, q), atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_matches_bm25s_random_corpus_incremental(seed):
+    rng = np.random.default_rng(seed)
+    docs = _docs(rng, 120)
+    idx = BM25Index()
+    # added in uneven batches, searched in between (statistics must stay current)
+    cuts = sorted(rng.choice(np.arange(1, 120), size=6, replace=False).tolist()) + [120]
+    start = 0
+    for cut in cuts:
+        idx.add(docs[start:cut])
+        start = cut
+        for q in QUERIES[:3]:
+            np.testing.assert_allclose(idx.scores(q), reference_scores(docs[:cut], q), atol=1e-4)
+    assert len(idx) == 120 and idx.size == 120
+    for q in QUERIES:
+        np.testing.assert_allclose(idx.scores(q), reference_scores(docs, q), atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_matches_bm25s_after_removals(seed):
+    rng = np.random.default_rng(100 + seed)
+    docs = _docs(rng, 80)
+    idx = BM25Index()
+    idx.add(docs)
+    removed = set(rng.choice(80, size=25, replace=False).tolist())
+    for p in removed:
+        idx.remove(p)
+    idx.remove(next(iter(removed)))  # removing twice is a no-op
+    idx.remove(10_000)  # out of range is a no-op
+    live = [p for p in range(80) if p not in removed]
+    assert len(idx) == len(live) and idx.size == 80
+    for q in QUERIES:
+        got = idx.scores(q)
+        assert got.shape == (80,)
+        assert np.all(got[sorted(removed)] == 0.0)
+        np.testing.assert_allclose(
+            got[live], reference_scores([docs[p] for p in live], q), atol=1e-4
+        )
+    # adding after removals: new positions continue, statistics include them
+    extra = _docs(rng, 10)
+    idx.add(extra)
+    live_docs = [docs[p] for p in live] + extra
+    live_pos = live + list(range(80, 90))
+    for q in QUERIES:
+        np.testing.assert_allclose(
+            idx.scores(q)[live_pos], reference_scores(live_docs, q), atol=1e-4
+        )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    docs=st.lists(
+        st.lists(st.sampled_from(VOCAB), min_size=1, max_size=8).map(" ".join),
+        min_size=1,
+        max_size=25,
+    ),
+    query=st.lists(st.sampled_from(VOCAB), min_size=1, max_size=4).map(" ".join),
+    data=st.data(),
+)
+def test_matches_bm25s_property(docs, query, data):
+    docs = [d + " kayak" for d in docs]  # no document made only of stopwords
+    idx = BM25Index()
+    idx.add(docs)
+    dead = data.draw(st.sets(st.integers(0, len(docs) - 1), max_size=len(docs) - 1))
+    for p in dead:
+        idx.remove(p)
+    live = [p for p in range(len(docs)) if p not in dead]
+    got = idx.scores(query)
+    np.testing.assert_allclose(
+        got[live], reference_scores([docs[p] for p in live], query), atol=1e-4
+    )
+    assert np.all(got[sorted(dead)] == 0.0)
+
+
+def test_empty_and_all_removed():
+    idx = BM25Index()
+    assert idx.scores("cat").shape == (0,)
+    idx.add(["cat dog", "cat"])
+    idx.remove(0)
+    idx.remove(1)
+    assert len(idx) == 0
+    np.testing.assert_array_equal(idx.scores("cat"), [0.0, 0.0])
+    idx.add(["cat again"])
+    s = idx.scores("cat")
+    assert s[0] == 0 and s[1] == 0 and s[2] > 0
+
+
+def test_custom_k1_b_change_scores():
+    docs = ["cat cat cat cat dog", "cat", "dog park river"]
+    a, b = BM25Index(), BM25Index(k1=0.5, b=0.2)
+    a.add(docs)
+    b.add(docs)
+    assert not np.allclose(a.scores("cat"), b.scores("cat"))
+
+
+def test_tokenize_matches_bm25s():
+    texts = [
+        "The Cat's pyjamas, aren't they?",
+        "Lisbon in MAY — café & crème brûlée 2024",
+        "a I x y ab",
+        "snake_case and CamelCase words",
+    ]
+    for text in texts:
+        ref = bm25s.tokenize([text], stopwords="en", return_ids=False, show_progress=False)[0]
+        assert tokenize(text) == ref
+    assert tokenize("the and of a") == []

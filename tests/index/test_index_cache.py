@@ -1,0 +1,74 @@
+"""The per-user index cache stays in step with the store."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+
+from remem.index.cache import IndexCache
+from remem.store.sqlite import SQLiteStore
+from remem.types import NewMemory
+
+
+def _new(text: str) -> NewMemory:
+    return NewMemory(text, None, datetime(2024, 1, 1, tzinfo=timezone.utc), None, {})
+
+
+def _vecs(n: int) -> np.ndarray:
+    v = np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_cache_appends_only_new_rows_and_rebuilds_on_foreign_delete(db_path):
+    s1, s2 = SQLiteStore(db_path), SQLiteStore(db_path)
+    try:
+        cache = IndexCache(s1, 4)
+        assert len(cache.get("u")) == 0
+        first = s1.add("u", [_new("apple pie"), _new("banana bread")], _vecs(2))
+        idx = cache.get("u")
+        assert idx.ids == [m.id for m in first] and idx.last_seq == 1
+        assert cache.get("u") is idx  # unchanged state: same object
+        more = s2.add("u", [_new("cherry tart")], _vecs(1))  # another connection
+        idx2 = cache.get("u")
+        assert idx2 is idx and idx.ids[-1] == more[0].id and len(idx) == 3
+        s2.delete("u", [first[0].id])  # foreign delete: rebuild
+        idx3 = cache.get("u")
+        assert idx3.ids == [first[1].id, more[0].id] and len(idx3) == 2
+        assert idx3.bm25.scores("apple").max() == 0.0
+    finally:
+        s1.close()
+        s2.close()
+
+
+def test_own_delete_applied_in_place(db_path):
+    store = SQLiteStore(db_path)
+    try:
+        cache = IndexCache(store, 4)
+        rows = store.add("u", [_new("apple"), _new("banana"), _new("cherry")], _vecs(3))
+        idx = cache.get("u")
+        before = idx.state
+        gone = store.delete("u", [rows[1].id])
+        cache.deleted("u", gone, before)
+        idx2 = cache.get("u")
+        assert idx2 is idx  # no rebuild
+        assert rows[1].id not in idx.pos and len(idx) == 2
+        assert np.isneginf(idx.dense.scores(np.ones(4, dtype=np.float32))[1])
+    finally:
+        store.close()
+
+
+def test_lru_bound(db_path):
+    store = SQLiteStore(db_path)
+    try:
+        cache = IndexCache(store, 4, max_users=2)
+        for u in ("a", "b", "c"):
+            store.add(u, [_new(f"text of {u}")], _vecs(1))
+            cache.get(u)
+        assert list(cache._users) == ["b", "c"]
+        assert len(cache.get("a")) == 1  # evicted users reload transparently
+        assert cache.nbytes() > 0
+        cache.drop("a")
+        assert "a" not in cache._users
+    finally:
+        store.close()

@@ -1,0 +1,212 @@
+"""The ``remem`` command line, run in-process."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from remem import Memory
+from remem.cli import main
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "cli.db")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_add_search_get_delete_count(capsys, db):
+    code, out, err = run(
+        capsys,
+        "--db",
+        db,
+        "add",
+        "I keep my passport in the blue drawer",
+        "--user",
+        "ana",
+        "--speaker",
+        "Ana",
+        "--timestamp",
+        "2023-05-08T13:56:00Z",
+        "--session",
+        "s1",
+        "--metadata",
+        '{"source": "cli", "n": [1, 2]}',
+    )
+    assert code == 0 and err == ""
+    mid = out.strip()
+    assert re.fullmatch(r"[0-9a-f]{32}", mid)
+    other = run(capsys, "--db", db, "add", "My bike is red", "--user", "ana")[1].strip()
+
+    assert run(capsys, "--db", db, "count", "--user", "ana")[:2] == (0, "2\n")
+
+    code, out, _ = run(
+        capsys, "--db", db, "search", "where is my passport", "--user", "ana", "-k", "1"
+    )
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and mid in lines[0] and "Ana: I keep my passport" in lines[0]
+    assert "2023-05-08 13:56" in lines[0]
+
+    code, out, _ = run(capsys, "--db", db, "search", "passport bike", "--user", "ana", "--json")
+    rows = [json.loads(line) for line in out.strip().splitlines()]
+    assert {r["id"] for r in rows} == {mid, other}
+    assert rows[0]["score"] >= rows[1]["score"]
+
+    code, out, _ = run(capsys, "--db", db, "get", mid, "--user", "ana")
+    got = json.loads(out)
+    assert code == 0
+    assert got["text"] == "I keep my passport in the blue drawer"
+    assert got["speaker"] == "Ana" and got["session_id"] == "s1"
+    assert got["metadata"] == {"source": "cli", "n": [1, 2]}
+    assert got["timestamp"] == "2023-05-08T13:56:00+00:00"
+
+    code, out, err = run(capsys, "--db", db, "get", mid, "--user", "ben")
+    assert code == 1 and out == "" and "no memory" in err
+
+    code, out, err = run(capsys, "--db", db, "delete", mid, "--user", "ben")
+    assert code == 1 and "no memory" in err
+    assert run(capsys, "--db", db, "delete", mid, "--user", "ana")[0] == 0
+    assert run(capsys, "--db", db, "delete", mid, "--user", "ana")[0] == 1
+    assert run(capsys, "--db", db, "count", "--user", "ana")[1] == "1\n"
+
+    with Memory(db, engine="hybrid") as m:  # the CLI wrote a normal database
+        assert [h.id for h in m.memories("ana")] == [other]
+
+
+def test_delete_user(capsys, db):
+    for text in ("one fact", "two facts", "three facts"):
+        run(capsys, "--db", db, "add", text, "--user", "zoe")
+    run(capsys, "--db", db, "add", "kept", "--user", "yan")
+    assert run(capsys, "--db", db, "delete-user", "zoe")[:2] == (0, "3\n")
+    assert run(capsys, "--db", db, "count", "--user", "zoe")[1] == "0\n"
+    assert run(capsys, "--db", db, "count", "--user", "yan")[1] == "1\n"
+    assert run(capsys, "--db", db, "search", "facts", "--user", "zoe")[:2] == (0, "")
+
+
+@pytest.mark.parametrize("engine", ["dense", "bm25", "hybrid"])
+def test_engine_option(capsys, db, engine):
+    run(capsys, "--db", db, "--engine", engine, "add", "the cellar door squeaks", "--user", "u")
+    code, out, _ = run(
+        capsys, "--db", db, "--engine", engine, "search", "cellar door", "--user", "u"
+    )
+    assert code == 0 and "cellar door" in out
+
+
+def test_db_from_environment(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "env.db"
+    monkeypatch.setenv("REMEM_DB", str(path))
+    assert run(capsys, "add", "from the env", "--user", "u")[0] == 0
+    assert path.exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["add", "   ", "--user", "u"], "empty"),
+        (["add", "text", "--user", "  "], "user_id"),
+        (["add", "text", "--user", "u", "--timestamp", "yesterday"], "timestamp"),
+        (["add", "text", "--user", "u", "--metadata", "{not json"], "not valid JSON"),
+        (["add", "text", "--user", "u", "--metadata", "[1, 2]"], "metadata must be a dict"),
+        (["add", "text", "--user", "u", "--metadata", '{"x": NaN}'], "JSON cannot hold"),
+        (["search", "", "--user", "u"], "query"),
+        (["search", "q", "--user", "u", "-k", "0"], "k must be positive"),
+        (["--engine", "nope", "count", "--user", "u"], "unknown engine"),
+    ],
+)
+def test_bad_input_exits_2_with_message(capsys, db, argv, message):
+    run(capsys, "--db", db, "add", "existing memory", "--user", "u")
+    code, out, err = run(capsys, "--db", db, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("remem: ") and message in err
+    assert "Traceback" not in err
+    with Memory(db, engine="bm25") as m:
+        assert m.count("u") == 1
+
+
+def test_argparse_errors_exit_2(capsys, db):
+    with pytest.raises(SystemExit) as info:
+        main(["--db", db, "add", "text"])  # --user missing
+    assert info.value.code == 2
+    assert "--user" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["--db", db, "search", "q", "--user", "u", "-k", "three"])
+    assert info.value.code == 2
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert "remem 0.1.0" in capsys.readouterr().out
+
+
+def test_demo_runs_and_finds_evidence(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "remem demo" in out and "Remembered" in out
+    found = re.search(r"Evidence in the top 3 for (\d+) of (\d+)\s+answerable", out)
+    assert found, out[-500:]
+    hit, asked = int(found.group(1)), int(found.group(2))
+    assert asked > 0 and 0 < hit <= asked
+    assert hit >= asked // 2
+
+
+def test_bench_locomo_command(capsys, tmp_path):
+    data = tmp_path / "mini.json"
+    conv = {
+        "speaker_a": "Ana",
+        "speaker_b": "Ben",
+        "session_1_date_time": "9:00 am on 3 June, 2023",
+        "session_1": [
+            {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a greyhound named Biscuit."},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "I started learning the cello."},
+        ],
+    }
+    qa = [
+        {
+            "question": "What instrument is Ben learning?",
+            "answer": "cello",
+            "category": 4,
+            "evidence": ["D1:2"],
+        }
+    ]
+    data.write_text(json.dumps([{"sample_id": "c1", "conversation": conv, "qa": qa}]))
+    out_json = tmp_path / "r.json"
+    out_md = tmp_path / "r.md"
+    code = main(
+        [
+            "bench",
+            "locomo",
+            "--data",
+            str(data),
+            "--engines",
+            "bm25",
+            "--k",
+            "1,2",
+            "--json",
+            str(out_json),
+            "--markdown",
+            str(out_md),
+        ]
+    )
+    assert code == 0
+    result = json.loads(out_json.read_text())
+    assert result["engines"]["bm25"]["recall"]["1"]["all"] == 1.0
+    assert out_md.read_text().strip()
+
+
+def test_db_that_is_not_a_database_exits_2(capsys, tmp_path):
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("just some notes, not a database\n" * 50)
+    code, out, err = run(capsys, "--db", str(bogus), "count", "--user", "u")
+    assert code == 2 and err.startswith("remem: ")

@@ -1,0 +1,121 @@
+"""delete and delete_user leave nothing behind: not in the tables, not in the file bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from remem import Memory
+
+MARKER = "zqxvorpal"  # appears in no other text, id or metadata
+
+
+def _filler(n: int, user: str) -> list[dict]:
+    return [
+        {"text": f"ordinary memory number {i} of {user} about gardening", "metadata": {"i": i}}
+        for i in range(n)
+    ]
+
+
+def _assert_absent(raw: bytes, *needles: str) -> None:
+    for needle in needles:
+        for enc in ("utf-8", "utf-16-le", "utf-16-be"):
+            assert needle.encode(enc) not in raw, f"{needle!r} ({enc}) still on disk"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "bm25"])
+def test_delete_user_erases_every_byte(db_path: Path, embedder, raw_bytes, sql, engine):
+    victim = f"victim-{MARKER}-user"
+    with Memory(db_path, engine=engine, embedder=embedder) as m:
+        m.add_many(_filler(30, "keeper"), user_id="keeper")
+        texts = [
+            f"My {MARKER}{i} secret is long enough to span bytes {'x' * 200}" for i in range(40)
+        ]
+        m.add_many(texts, user_id=victim)
+        m.add(
+            f"one more {MARKER} with metadata",
+            user_id=victim,
+            speaker=f"spk{MARKER}",
+            session_id=f"sess{MARKER}",
+            metadata={"note": f"meta{MARKER}"},
+        )
+        m.search(f"{MARKER}3 secret", user_id=victim, k=5)  # indexes built, then erased
+        assert MARKER.encode() in raw_bytes(db_path)  # sanity: the marker really was written
+
+        assert m.delete_user(victim) == 41
+        # while still open: rows gone, WAL checkpointed, file bytes clean
+        assert m.count(victim) == 0 and m.search(MARKER, user_id=victim, k=5) == []
+        _assert_absent(raw_bytes(db_path), MARKER)
+        assert m.count("keeper") == 30
+
+    _assert_absent(raw_bytes(db_path), MARKER)
+    assert sql(db_path, "SELECT COUNT(*) FROM memories WHERE user_id = ?", (victim,)) == [(0,)]
+    assert sql(db_path, "SELECT COUNT(*) FROM users WHERE user_id = ?", (victim,)) == [(0,)]
+    like = (f"%{MARKER}%",)
+    assert sql(db_path, "SELECT COUNT(*) FROM memories WHERE text LIKE ?", like) == [(0,)]
+    for key, value in sql(db_path, "SELECT key, value FROM meta"):
+        assert MARKER not in key and MARKER not in value
+    assert sql(db_path, "SELECT COUNT(*) FROM memories WHERE user_id = 'keeper'") == [(30,)]
+    with Memory(db_path, engine=engine, embedder=embedder) as m:
+        assert victim not in m.users()
+        assert len(m.memories("keeper")) == 30
+
+
+def test_delete_user_erases_the_user_id_itself(db_path: Path, embedder, raw_bytes):
+    victim = f"person-{MARKER}@example.org"
+    with Memory(db_path, engine="bm25", embedder=embedder) as m:
+        m.add_many(_filler(20, "keeper"), user_id="keeper")
+        m.add_many(_filler(20, "victim"), user_id=victim)
+        m.delete_user(victim)
+    _assert_absent(raw_bytes(db_path), MARKER)
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "dense"])
+def test_delete_single_memory_erases_its_text(db_path: Path, embedder, raw_bytes, sql, engine):
+    with Memory(db_path, engine=engine, embedder=embedder) as m:
+        before = m.add_many(_filler(25, "u"), user_id="u")
+        secret = m.add(
+            f"The alarm code is {MARKER} and nobody must know",
+            user_id="u",
+            metadata={"kind": f"kind{MARKER}"},
+        )
+        after = m.add_many(_filler(5, "u2"), user_id="u")
+        assert m.search("alarm code", user_id="u", k=1)[0].id == secret
+        assert m.delete(secret, user_id="u") is True
+        assert m.get(secret, user_id="u") is None
+        assert all(h.id != secret for h in m.search("alarm code", user_id="u", k=50))
+    _assert_absent(raw_bytes(db_path), MARKER, secret)
+    assert sql(db_path, "SELECT COUNT(*) FROM memories WHERE id = ?", (secret,)) == [(0,)]
+    with Memory(db_path, engine=engine, embedder=embedder) as m:
+        assert [h.id for h in m.memories("u")] == before + after
+        assert m.get(secret, user_id="u") is None
+
+
+def test_delete_leaves_neighbours_byte_intact(db_path: Path, embedder, raw_bytes):
+    with Memory(db_path, engine="bm25", embedder=embedder) as m:
+        keep = m.add(f"keep this {MARKER}keep text", user_id="u")
+        drop = m.add(f"drop this {MARKER}drop text", user_id="u")
+        m.delete(drop, user_id="u")
+    raw = raw_bytes(db_path)
+    assert f"{MARKER}keep".encode() in raw
+    assert f"{MARKER}drop".encode() not in raw
+    with Memory(db_path, engine="bm25", embedder=embedder) as m:
+        assert m.get(keep, user_id="u").text == f"keep this {MARKER}keep text"
+
+
+def test_delete_user_erases_bytes_while_another_instance_is_open(
+    db_path: Path, embedder, raw_bytes
+):
+    with (
+        Memory(db_path, engine="hybrid", embedder=embedder) as other,
+        Memory(db_path, engine="hybrid", embedder=embedder) as m,
+    ):
+        m.add_many([f"{MARKER} shared-file secret {i}" for i in range(10)], user_id="victim")
+        m.add_many(_filler(10, "keeper"), user_id="keeper")
+        assert len(other.search(f"{MARKER} secret", user_id="victim", k=3)) == 3
+        assert m.delete_user("victim") == 10
+        _assert_absent(raw_bytes(db_path), MARKER)
+        assert other.search(f"{MARKER} secret", user_id="victim", k=3) == []
+        assert other.count("keeper") == 10
+    _assert_absent(raw_bytes(db_path), MARKER)

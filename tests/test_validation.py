@@ -1,0 +1,321 @@
+"""Bad input: a clear exception type and message, and the store left exactly as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from remem import (
+    InvalidInputError,
+    InvalidTypeError,
+    Memory,
+    RememError,
+    TextTooLongError,
+    UnknownComponentError,
+)
+from remem.memory import MAX_BATCH
+from remem.validation import (
+    DEFAULT_MAX_TEXT_CHARS,
+    MAX_ID_CHARS,
+    check_id,
+    check_k,
+    check_metadata,
+    check_text,
+    parse_timestamp,
+)
+
+
+@pytest.fixture
+def seeded(open_memory):
+    """A Memory holding two memories of user u and one of user v."""
+    m = open_memory(":memory:", "hybrid")
+    m.add("the first memory", user_id="u")
+    m.add("the second memory", user_id="u")
+    m.add("someone else", user_id="v")
+    return m
+
+
+def _snapshot(m: Memory) -> tuple:
+    return (m.users(), {u: [h.id for h in m.memories(u)] for u in m.users()})
+
+
+def _unchanged(m: Memory, before: tuple) -> None:
+    assert _snapshot(m) == before
+    assert m.count("u") == 2
+
+
+BAD_TEXTS = [
+    ("", InvalidInputError, "empty"),
+    ("   \n\t ", InvalidInputError, "empty"),
+    (None, InvalidTypeError, "str"),
+    (123, InvalidTypeError, "str"),
+    (b"bytes", InvalidTypeError, "str"),
+    (["a list"], InvalidTypeError, "str"),
+    ("bad \ud800 surrogate", InvalidInputError, "UTF-8"),
+    ("\udc80", InvalidInputError, "UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("text", "error", "message"), BAD_TEXTS)
+def test_bad_text_in_add(seeded, text, error, message):
+    before = _snapshot(seeded)
+    with pytest.raises(error, match=message):
+        seeded.add(text, user_id="u")
+    _unchanged(seeded, before)
+
+
+@pytest.mark.parametrize(("text", "error", "message"), BAD_TEXTS)
+def test_bad_text_in_add_many_item_3_stores_none(seeded, text, error, message):
+    before = _snapshot(seeded)
+    items = [{"text": "ok zero"}, {"text": "ok one"}, "ok two", {"text": text}, {"text": "ok four"}]
+    with pytest.raises(error, match=message) as info:
+        seeded.add_many(items, user_id="u")
+    assert "item 3" in str(info.value)
+    _unchanged(seeded, before)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("speaker", "\ud800", InvalidInputError),
+        ("speaker", 42, InvalidTypeError),
+        ("speaker", "   ", InvalidInputError),
+        ("speaker", "x" * (MAX_ID_CHARS + 1), InvalidInputError),
+        ("session_id", "\ud800", InvalidInputError),
+        ("session_id", 7, InvalidTypeError),
+        ("timestamp", "not a date", InvalidInputError),
+        ("metadata", {"k": "\ud800"}, InvalidInputError),
+        ("metadata", {"k": {1, 2}}, InvalidTypeError),
+    ],
+)
+def test_bad_fields_in_add_and_add_many(seeded, field, value, error):
+    before = _snapshot(seeded)
+    with pytest.raises(error, match=field):
+        seeded.add("valid text", user_id="u", **{field: value})
+    with pytest.raises(error, match=field) as info:
+        seeded.add_many(["a", "b", "c", {"text": "valid", field: value}], user_id="u")
+    assert "item 3" in str(info.value)
+    _unchanged(seeded, before)
+
+
+@pytest.mark.parametrize(
+    ("user_id", "error"),
+    [
+        ("\ud800", InvalidInputError),
+        ("user\udfffname", InvalidInputError),
+        ("", InvalidInputError),
+        ("  ", InvalidInputError),
+        ("u" * (MAX_ID_CHARS + 1), InvalidInputError),
+        (None, InvalidTypeError),
+        (17, InvalidTypeError),
+        (b"u", InvalidTypeError),
+    ],
+)
+def test_bad_user_id_everywhere(seeded, user_id, error):
+    before = _snapshot(seeded)
+    mid = seeded.memories("u")[0].id
+    calls = [
+        lambda: seeded.add("valid", user_id=user_id),
+        lambda: seeded.add_many(["valid"], user_id=user_id),
+        lambda: seeded.search("valid", user_id=user_id),
+        lambda: seeded.get(mid, user_id=user_id),
+        lambda: seeded.delete(mid, user_id=user_id),
+        lambda: seeded.delete_user(user_id),
+        lambda: seeded.memories(user_id),
+        lambda: seeded.count(user_id),
+    ]
+    for call in calls:
+        with pytest.raises(error, match="user_id"):
+            call()
+    _unchanged(seeded, before)
+
+
+@pytest.mark.parametrize(
+    ("memory_id", "error"),
+    [
+        (None, InvalidTypeError),
+        (5, InvalidTypeError),
+        ("", InvalidInputError),
+        ("\ud800", InvalidInputError),
+    ],
+)
+def test_bad_memory_id(seeded, memory_id, error):
+    before = _snapshot(seeded)
+    with pytest.raises(error, match="memory id"):
+        seeded.get(memory_id, user_id="u")
+    with pytest.raises(error, match="memory id"):
+        seeded.delete(memory_id, user_id="u")
+    _unchanged(seeded, before)
+
+
+def test_max_length_user_id_accepted(seeded):
+    uid = "u" * MAX_ID_CHARS
+    mid = seeded.add("long user id", user_id=uid)
+    assert seeded.get(mid, user_id=uid).text == "long user id"
+
+
+@pytest.mark.parametrize(
+    ("k", "error"),
+    [
+        (0, InvalidInputError),
+        (-1, InvalidInputError),
+        (-100, InvalidInputError),
+        (1.5, InvalidTypeError),
+        (2.0, InvalidTypeError),
+        ("3", InvalidTypeError),
+        (None, InvalidTypeError),
+        (True, InvalidTypeError),
+    ],
+)
+def test_bad_k(seeded, k, error):
+    before = _snapshot(seeded)
+    with pytest.raises(error, match="k must"):
+        seeded.search("memory", user_id="u", k=k)
+    _unchanged(seeded, before)
+
+
+@pytest.mark.parametrize(
+    ("query", "error"),
+    [
+        ("", InvalidInputError),
+        ("  ", InvalidInputError),
+        (None, InvalidTypeError),
+        (3, InvalidTypeError),
+        ("\ud800", InvalidInputError),
+    ],
+)
+def test_bad_query(seeded, query, error):
+    before = _snapshot(seeded)
+    with pytest.raises(error, match="query"):
+        seeded.search(query, user_id="u", k=3)
+    _unchanged(seeded, before)
+
+
+def test_text_too_long_rejected_with_documented_limit(seeded):
+    assert DEFAULT_MAX_TEXT_CHARS == 100_000
+    before = _snapshot(seeded)
+    megabyte = "memory " * 150_000  # ~1 MB
+    with pytest.raises(TextTooLongError, match="100,000") as info:
+        seeded.add(megabyte, user_id="u")
+    assert isinstance(info.value, InvalidInputError) and isinstance(info.value, ValueError)
+    assert "max_text_chars" in str(info.value)
+    with pytest.raises(TextTooLongError, match="item 1"):
+        seeded.add_many(["fine", megabyte], user_id="u")
+    with pytest.raises(TextTooLongError):
+        seeded.search(megabyte, user_id="u")
+    _unchanged(seeded, before)
+
+
+def test_text_at_the_limit_accepted(seeded):
+    text = "z" * (DEFAULT_MAX_TEXT_CHARS - 4) + " end"
+    assert len(text) == DEFAULT_MAX_TEXT_CHARS
+    mid = seeded.add(text, user_id="u")
+    assert seeded.get(mid, user_id="u").text == text
+    with pytest.raises(TextTooLongError):
+        seeded.add(text + "!", user_id="u")
+
+
+def test_raised_limit_accepts_megabyte_text(open_memory, db_path):
+    m = open_memory(db_path, "hybrid", max_text_chars=2_000_000)
+    megabyte = "lighthouse keeper notes " * 43_000  # > 1 MB
+    assert len(megabyte) > 1_000_000
+    mid = m.add(megabyte, user_id="u")
+    assert m.get(mid, user_id="u").text == megabyte
+    assert m.search("lighthouse keeper", user_id="u", k=1)[0].id == mid
+    with pytest.raises(TextTooLongError, match="2,000,000"):
+        m.add("x" * 2_000_001, user_id="u")
+
+
+def test_unknown_engine_rejected_before_any_file_is_created(tmp_path, embedder):
+    path = tmp_path / "never.db"
+    with pytest.raises(UnknownComponentError, match="nope") as info:
+        Memory(path, engine="nope", embedder=embedder)
+    for name in ("dense", "bm25", "hybrid"):
+        assert name in str(info.value)
+    with pytest.raises(UnknownComponentError):
+        Memory(path, engine=None, embedder=embedder)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_embedder_name_rejected(tmp_path):
+    with pytest.raises(UnknownComponentError, match="embedder"):
+        Memory(tmp_path / "x.db", engine="bm25", embedder="no-such-model")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_path_type(embedder):
+    with pytest.raises(InvalidTypeError, match="path"):
+        Memory(123, engine="bm25", embedder=embedder)  # type: ignore[arg-type]
+
+
+def test_postgres_url_is_a_clear_unknown_component(embedder):
+    with pytest.raises(UnknownComponentError, match="PostgreSQL"):
+        Memory("postgresql://localhost/db", engine="bm25", embedder=embedder)
+
+
+@pytest.mark.parametrize("engine", ["dense", "bm25", "hybrid"])
+def test_unknown_engine_option_rejected(embedder, engine):
+    with pytest.raises(InvalidInputError, match="bogus"):
+        Memory(":memory:", engine=engine, embedder=embedder, engine_options={"bogus": 1})
+
+
+@pytest.mark.parametrize(
+    ("items", "error", "message"),
+    [
+        ("a single string", InvalidTypeError, "list"),
+        ({"text": "a dict"}, InvalidTypeError, "list"),
+        (b"bytes", InvalidTypeError, "list"),
+        (42, InvalidTypeError, "list"),
+        (["ok", 5], InvalidTypeError, "item 1"),
+        (["ok", None], InvalidTypeError, "item 1"),
+        (["ok", {"txt": "typo"}], InvalidInputError, "unknown keys"),
+        (["ok", {"speaker": "A"}], InvalidInputError, "no 'text'"),
+        (["ok", "ok", "ok", {"text": "x", "user_id": "v"}], InvalidInputError, "item 3"),
+    ],
+)
+def test_bad_add_many_container(seeded, items, error, message):
+    before = _snapshot(seeded)
+    with pytest.raises(error, match=message):
+        seeded.add_many(items, user_id="u")
+    _unchanged(seeded, before)
+
+
+def test_add_many_batch_limit(seeded):
+    before = _snapshot(seeded)
+    with pytest.raises(InvalidInputError, match="at most"):
+        seeded.add_many(["x"] * (MAX_BATCH + 1), user_id="u")
+    _unchanged(seeded, before)
+
+
+def test_errors_are_catchable_as_builtins_and_base():
+    assert issubclass(InvalidInputError, ValueError) and issubclass(InvalidInputError, RememError)
+    assert issubclass(InvalidTypeError, TypeError) and issubclass(InvalidTypeError, RememError)
+    assert issubclass(TextTooLongError, InvalidInputError)
+    assert issubclass(UnknownComponentError, ValueError)
+
+
+# -- the validation functions directly --------------------------------------------
+
+
+def test_check_text_returns_text_unchanged():
+    assert check_text("  padded  ") == "  padded  "
+    with pytest.raises(TextTooLongError):
+        check_text("abcd", max_chars=3)
+    with pytest.raises(InvalidInputError, match="query"):
+        check_text("", what="query")
+
+
+def test_check_id_and_k():
+    assert check_id("x", "user_id") == "x"
+    assert check_k(1) == 1 and check_k(10**6) == 10**6
+    with pytest.raises(InvalidTypeError):
+        check_k(False)
+
+
+def test_check_metadata_none_is_empty_dict():
+    assert check_metadata(None) == {}
+    assert check_metadata({"a": [1]}) == {"a": [1]}
+
+
+def test_parse_timestamp_none_is_aware_now():
+    ts = parse_timestamp(None)
+    assert ts.tzinfo is not None
