@@ -51,3 +51,12 @@ def create_engine(name: str, ctx: EngineContext, **options: Any) -> Engine:
 register_engine("dense", DenseEngine)
 register_engine("bm25", BM25Engine)
 register_engine("hybrid", HybridEngine)
+
+
+def _register_builtin() -> None:
+    from .synapse import register as register_synapse
+
+    register_synapse()
+
+
+_register_builtin()

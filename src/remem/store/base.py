@@ -30,6 +30,17 @@ class UserState:
     del_rev: int
 
 
+@dataclass(frozen=True)
+class GraphRows:
+    """SYNAPSE's stored semantic layer of one user (see ``store/sqlite.py``)."""
+
+    mentions: list[tuple[str, str, str]]  # (memory_id, label, kind)
+    concepts: list[tuple[int, str, str, np.ndarray, bool]]  # (cid, label, kind, vec, archived)
+    aliases: dict[str, int]  # label -> cid
+    consolidated_seq: int
+    rev: int
+
+
 class Store(ABC):
     """Durable home of memories, their embeddings and (later) engine state."""
 

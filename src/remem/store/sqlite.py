@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import StoreError
 from ..types import NewMemory, StoredMemory
-from .base import Store, UserState, metadata_from_json, timestamp_epoch
+from .base import GraphRows, Store, UserState, metadata_from_json, timestamp_epoch
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -60,6 +60,42 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq);
 """
 
+# SYNAPSE's semantic layer. Mentions are what the extractor found in each memory;
+# concepts are the canonical semantic nodes (with their label vectors) and aliases
+# map every label that was merged into a concept. Temporal, abstraction and
+# association edges are pure functions of these rows and the memories' vectors, so
+# they are rebuilt, never stored twice.
+_SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS syn_mentions (
+    user_id   TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    label     TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    PRIMARY KEY (user_id, memory_id, label)
+);
+CREATE INDEX IF NOT EXISTS syn_mentions_label ON syn_mentions (user_id, label);
+CREATE TABLE IF NOT EXISTS syn_concepts (
+    user_id   TEXT NOT NULL,
+    cid       INTEGER NOT NULL,
+    label     TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    archived  INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, cid)
+);
+CREATE TABLE IF NOT EXISTS syn_aliases (
+    user_id TEXT NOT NULL,
+    label   TEXT NOT NULL,
+    cid     INTEGER NOT NULL,
+    PRIMARY KEY (user_id, label)
+);
+CREATE TABLE IF NOT EXISTS syn_state (
+    user_id          TEXT PRIMARY KEY,
+    consolidated_seq INTEGER NOT NULL,
+    rev              INTEGER NOT NULL
+)
+"""
+
 
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
     """``executescript`` would COMMIT the migration transaction; run statements one by one."""
@@ -75,6 +111,7 @@ def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
 #: (version reached, function applying it); each runs inside the migration transaction.
 MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
     (1, _run_script(_SCHEMA_V1)),
+    (2, _run_script(_SCHEMA_V2)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -254,10 +291,12 @@ class SQLiteStore(Store):
         with self._write() as con:
             found = self._existing(con, user_id, ids)
             if found:
+                pairs = [(user_id, i) for i in found]
+                con.executemany("DELETE FROM memories WHERE user_id = ? AND id = ?", pairs)
                 con.executemany(
-                    "DELETE FROM memories WHERE user_id = ? AND id = ?",
-                    [(user_id, i) for i in found],
+                    "DELETE FROM syn_mentions WHERE user_id = ? AND memory_id = ?", pairs
                 )
+                self._drop_orphan_concepts(con, user_id)
                 con.execute("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = ?", (user_id,))
         return found
 
@@ -276,10 +315,27 @@ class SQLiteStore(Store):
             found.extend(i for i in chunk if i in have)
         return found
 
+    @staticmethod
+    def _drop_orphan_concepts(con: sqlite3.Connection, user_id: str) -> None:
+        """Concepts no remaining memory mentions go too: no dangling semantic nodes."""
+        con.execute(
+            "DELETE FROM syn_aliases WHERE user_id = ? AND label NOT IN "
+            "(SELECT label FROM syn_mentions WHERE user_id = ?)",
+            (user_id, user_id),
+        )
+        con.execute(
+            "DELETE FROM syn_concepts WHERE user_id = ? AND cid NOT IN "
+            "(SELECT cid FROM syn_aliases WHERE user_id = ?)",
+            (user_id, user_id),
+        )
+        con.execute("UPDATE syn_state SET rev = rev + 1 WHERE user_id = ?", (user_id,))
+
     def delete_user(self, user_id: str) -> int:
         with self._write() as con:
             n = con.execute("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount
             con.execute("DELETE FROM users WHERE user_id = ?", (user_id,))
+            for table in ("syn_mentions", "syn_concepts", "syn_aliases", "syn_state"):
+                con.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         if self.shared:
             # Move the WAL's copies of the erased pages into the (zeroed) main file and
             # truncate the WAL, so the user's text is gone from every file on disk.
@@ -341,6 +397,90 @@ class SQLiteStore(Store):
         with self._lock:
             row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    # -- SYNAPSE semantic layer ----------------------------------------------------
+
+    def graph_state(self, user_id: str) -> tuple[int, int]:
+        """(consolidated_seq, rev); (-1, 0) for a user never consolidated."""
+        with self._lock:
+            row = self._con.execute(
+                "SELECT consolidated_seq, rev FROM syn_state WHERE user_id = ?", (user_id,)
+            ).fetchone()
+        return (row[0], row[1]) if row else (-1, 0)
+
+    def graph_load(self, user_id: str) -> GraphRows:
+        with self._lock:
+            con = self._con
+            mentions = con.execute(
+                "SELECT memory_id, label, kind FROM syn_mentions WHERE user_id = ?", (user_id,)
+            ).fetchall()
+            concepts = [
+                (cid, label, kind, np.frombuffer(blob, dtype="<f4"), bool(arch))
+                for cid, label, kind, blob, arch in con.execute(
+                    "SELECT cid, label, kind, embedding, archived FROM syn_concepts "
+                    "WHERE user_id = ? ORDER BY cid",
+                    (user_id,),
+                )
+            ]
+            aliases = con.execute(
+                "SELECT label, cid FROM syn_aliases WHERE user_id = ?", (user_id,)
+            ).fetchall()
+        seq, rev = self.graph_state(user_id)
+        return GraphRows(mentions, concepts, dict(aliases), seq, rev)
+
+    def graph_save(
+        self,
+        user_id: str,
+        *,
+        mentions: Sequence[tuple[str, str, str]],
+        concepts: Sequence[tuple[int, str, str, np.ndarray]],
+        aliases: Sequence[tuple[str, int]],
+        consolidated_seq: int,
+        expect_rev: int,
+    ) -> int | None:
+        """Write one consolidation window atomically; returns the new rev, or None when
+        another writer consolidated meanwhile (the caller reloads and retries)."""
+        with self._write() as con:
+            row = con.execute("SELECT rev FROM syn_state WHERE user_id = ?", (user_id,)).fetchone()
+            rev = row[0] if row else 0
+            if rev != expect_rev:
+                return None
+            # Skip mentions of memories deleted since they were read.
+            live = {r[0] for r in mentions}
+            live = set(self._existing(con, user_id, list(live))) if live else set()
+            con.executemany(
+                "INSERT OR IGNORE INTO syn_mentions (user_id, memory_id, label, kind) "
+                "VALUES (?, ?, ?, ?)",
+                [(user_id, m, label, kind) for m, label, kind in mentions if m in live],
+            )
+            con.executemany(
+                "INSERT INTO syn_concepts (user_id, cid, label, kind, embedding) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (user_id, cid, label, kind, np.asarray(vec, dtype="<f4").tobytes())
+                    for cid, label, kind, vec in concepts
+                ],
+            )
+            con.executemany(
+                "INSERT OR REPLACE INTO syn_aliases (user_id, label, cid) VALUES (?, ?, ?)",
+                [(user_id, label, cid) for label, cid in aliases],
+            )
+            con.execute(
+                "INSERT INTO syn_state (user_id, consolidated_seq, rev) VALUES (?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET consolidated_seq = excluded.consolidated_seq, "
+                "rev = excluded.rev",
+                (user_id, consolidated_seq, rev + 1),
+            )
+        return rev + 1
+
+    def graph_set_archived(self, user_id: str, cids: Sequence[int], archived: bool) -> None:
+        if not cids:
+            return
+        with self._write() as con:
+            con.executemany(
+                "UPDATE syn_concepts SET archived = ? WHERE user_id = ? AND cid = ?",
+                [(int(archived), user_id, c) for c in cids],
+            )
 
     def close(self) -> None:
         with self._lock:

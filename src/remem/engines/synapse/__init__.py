@@ -1,0 +1,30 @@
+"""SYNAPSE: episodic-semantic memory graph queried by spreading activation.
+
+Registers ``synapse`` (remem's default configuration), ``synapse-paper`` (the
+paper-faithful similarity term) and the paper's ablations as engine names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import EngineContext
+from .config import VARIANTS, SynapseConfig
+from .engine import RecallTrace, SynapseEngine
+
+
+def _factory(variant: str):
+    def make(ctx: EngineContext, **options: Any) -> SynapseEngine:
+        return SynapseEngine(ctx, variant=variant, **options)
+
+    return make
+
+
+def register() -> None:
+    from .. import register_engine
+
+    for name in VARIANTS:
+        register_engine(name, _factory(name))
+
+
+__all__ = ["RecallTrace", "SynapseConfig", "SynapseEngine", "VARIANTS", "register"]

@@ -1,0 +1,117 @@
+"""Concept extraction without an LLM.
+
+The bundled small LLM cannot extract concepts (it returns empty or looping JSON), so
+the default is lexical and fast: named entities (capitalised word runs that are not
+just a sentence's first word) and content words (non-stopwords, plural/possessive
+folded), each a candidate semantic node. The embedder then merges near-duplicates
+(cosine >= 0.92) into one canonical concept. A capable LLM plugs in through the
+:class:`ConceptExtractor` protocol.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from ...index.tokenize import STOPWORDS
+
+# Words that open sentences or chat turns without naming anything.
+_COMMON_CAPS = frozenset(
+    [
+        "yeah",
+        "yes",
+        "no",
+        "oh",
+        "wow",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "sure",
+        "okay",
+        "ok",
+        "well",
+        "so",
+        "but",
+        "and",
+        "or",
+        "i'm",
+        "i've",
+        "i'd",
+        "i'll",
+        "it's",
+        "that's",
+        "what's",
+        "let's",
+        "you're",
+        "we're",
+        "they're",
+        "don't",
+        "can't",
+        "definitely",
+        "absolutely",
+        "totally",
+        "really",
+        "great",
+        "awesome",
+        "cool",
+        "nice",
+        "congrats",
+        "haha",
+        "lol",
+        "aww",
+        "omg",
+        "sounds",
+        "glad",
+        "love",
+        "good",
+    ]
+)
+_ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’-]*)*")
+_WORD = re.compile(r"[a-z][a-z'’-]*[a-z]")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n)$")
+
+
+class ConceptExtractor(Protocol):
+    def extract(self, text: str) -> list[tuple[str, str]]:
+        """(label, kind) pairs; kind is "entity", "topic", "preference" or "event"."""
+        ...
+
+
+def fold(word: str) -> str:
+    """Fold possessives and plurals so "dogs", "dog's" and "dog" meet."""
+    word = word.replace("’", "'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    word = word.strip("'-")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+class LexicalExtractor:
+    def __init__(self, min_chars: int = 4):
+        self.min_chars = min_chars
+
+    def extract(self, text: str) -> list[tuple[str, str]]:
+        found: dict[str, str] = {}
+        for m in _ENTITY.finditer(text):
+            span = m.group(0)
+            first = span.split()[0].lower().replace("’", "'")
+            at_start = bool(_SENTENCE_START.search(text[: m.start()]))
+            if len(span.split()) == 1 and (first in _COMMON_CAPS or first in STOPWORDS):
+                continue
+            if at_start and len(span.split()) == 1 and span.lower() in STOPWORDS:
+                continue
+            label = fold(span.lower())
+            if len(label) >= 2 and label not in STOPWORDS:
+                found[label] = "entity"
+        for w in _WORD.findall(text.lower()):
+            w = fold(w)
+            if len(w) < self.min_chars or w in STOPWORDS or w in _COMMON_CAPS:
+                continue
+            found.setdefault(w, "topic")
+        return list(found.items())

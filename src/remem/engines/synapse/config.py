@@ -1,0 +1,108 @@
+"""Every constant of the SYNAPSE engine, with the paper's value where it gives one.
+
+Provenance (see the project's reading notes on the paper): **paper** = stated by
+the paper; **choice** = the paper is silent or vague and remem chose (the reason is
+given). Every field can be overridden with ``Memory(engine="synapse",
+engine_options={...})``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ...errors import InvalidInputError
+
+
+@dataclass(frozen=True)
+class SynapseConfig:
+    # -- graph construction ------------------------------------------------------
+    consolidate_every: int = 5
+    """paper: concepts are consolidated every N = 5 turns of a user."""
+    merge_threshold: float = 0.92
+    """paper: a new concept merges into an existing one at cosine >= 0.92."""
+    association_threshold: float = 0.6
+    """choice: concept-concept association edges need cosine >= this. The paper's
+    quoted 0.92 equals the merge threshold, so no two surviving concepts could ever
+    be associated; 0.6 links near-synonyms and close topics (mom/mother, paint/art)."""
+    max_in_edges: int = 15
+    """paper: each node keeps only its top-15 incoming edges by weight."""
+    temporal_rho: float = 0.01
+    """paper: temporal edge weight exp(-rho * dt); choice: dt in hours, so turns of one
+    conversation link at ~1 and sessions a week apart at exp(-1.68) = 0.19."""
+    temporal_decay: bool = True
+    """ablation switch "no temporal decay": temporal edges get weight 1."""
+    min_concept_chars: int = 4
+    """choice: shorter words are rarely concepts (and are mostly function words)."""
+
+    # -- spreading activation -------------------------------------------------------
+    anchors: int = 10
+    """choice: top-k of BM25 and of dense each seed activation (dual trigger)."""
+    alpha: float = 1.0
+    """paper: initial activation a_i(0) = alpha * sim(i, q) for anchors."""
+    spread: float = 0.8
+    """paper: S, the spreading factor."""
+    retention: float = 0.5
+    """paper: delta, the retention decay: u = (1 - delta) a + S * incoming."""
+    iterations: int = 3
+    """paper: T = 3 propagate -> inhibit -> fire rounds."""
+    fan_effect: bool = True
+    """paper: incoming activation is divided by the sender's out-degree."""
+    inhibition: bool = True
+    inhibit_top: int = 7
+    """paper: lateral inhibition from the M = 7 strongest nodes."""
+    inhibit_beta: float = 0.15
+    """paper: beta, the inhibition strength."""
+    sigmoid_gamma: float = 5.0
+    sigmoid_theta: float = 0.5
+    """third-party re-implementations: firing a = 1 / (1 + exp(-gamma (u - theta))).
+    choice: only nodes reached from the anchors fire, and a node inhibited to 0 stays
+    silent, otherwise sigmoid(0) = 0.076 would light up the whole graph."""
+    dynamics: bool = True
+    """ablation switch "no activation dynamics": one linear spreading step, no
+    inhibition, no firing nonlinearity."""
+    graph: bool = True
+    """ablation switch "no graph": activation stays on the anchors."""
+
+    # -- ranking -------------------------------------------------------------------
+    w_similarity: float = 0.5
+    w_activation: float = 0.3
+    w_pagerank: float = 0.2
+    """paper: score = 0.5 sim + 0.3 activation + 0.2 PageRank."""
+    lexical_similarity: float = 0.5
+    """choice (remem's default departs from the paper here): the similarity term is
+    (1 - x) * cosine + x * BM25 / max BM25 over the query's matches. On conversation
+    data the lexical signal carries much of the evidence (names, rare words); the
+    paper's cosine-only term is the ``synapse-paper`` variant (x = 0)."""
+    damping: float = 0.85
+    """choice: PageRank damping (the usual 0.85; the paper gives none)."""
+
+    # -- knowing when you don't know ---------------------------------------------------
+    gate_tau: float = 0.12
+    """paper: refuse when the top-ranked node's activation is below tau."""
+
+    @classmethod
+    def from_options(cls, base: SynapseConfig | None = None, **options: Any) -> SynapseConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(options) - known
+        if unknown:
+            raise InvalidInputError(f"engine 'synapse' has no options {sorted(unknown)}")
+        return replace(base or cls(), **options)
+
+
+#: Named variants: the default, the paper-faithful configuration and the ablations.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "synapse": {},
+    "synapse-paper": {"lexical_similarity": 0.0},
+    "synapse-nofan": {"fan_effect": False},
+    "synapse-noinhib": {"inhibition": False},
+    "synapse-nodecay": {"temporal_decay": False},
+    "synapse-nodynamics": {"dynamics": False},
+    "synapse-nograph": {"graph": False},
+    "synapse-vectors": {
+        "graph": False,
+        "lexical_similarity": 0.0,
+        "w_activation": 0.0,
+        "w_pagerank": 0.0,
+    },
+}

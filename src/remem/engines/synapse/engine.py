@@ -1,0 +1,306 @@
+"""The SYNAPSE engine: episodic-semantic graph + spreading activation.
+
+Flow of a search: similarity of every episode (cosine, fused with normalised BM25
+in remem's default) -> dual-trigger anchors (BM25 top-k and dense top-k) seeded with
+``alpha * sim`` -> T rounds of propagate (fan effect) / lateral inhibition / sigmoid
+firing over the user's graph -> score = w_s * sim + w_a * activation + w_p *
+PageRank (divided by the best episode's PageRank) -> top k. The top hit's
+activation is the confidence that the gate compares with tau.
+
+Writes: memories are durable before the engine sees them; every
+``consolidate_every`` new memories of a user, their concepts are extracted, merged
+and written in one transaction. A crash between the two only delays consolidation:
+the next add (or ``Memory.consolidate``) picks up every unconsolidated memory.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...index.cache import UserIndex
+from ...index.dense import top_k
+from ...types import StoredMemory
+from ..base import Engine, EngineContext, Scored
+from .activation import Dynamics, spread_activation
+from .concepts import ConceptExtractor, LexicalExtractor
+from .config import VARIANTS, SynapseConfig
+from .graph import Concept, Graph, SemanticLayer, build_graph
+
+
+@dataclass
+class RecallTrace:
+    """What a search saw, for ``Memory.recall``: confidence, concepts, explanations."""
+
+    confidence: float
+    refuse: bool
+    concepts: list[tuple[str, float]]
+    explanations: dict[str, str]
+
+
+class SynapseEngine(Engine):
+    name = "synapse"
+
+    def __init__(
+        self,
+        ctx: EngineContext,
+        *,
+        variant: str = "synapse",
+        extractor: ConceptExtractor | None = None,
+        **options: Any,
+    ):
+        super().__init__(ctx)
+        self.name = variant  # type: ignore[misc]
+        self.cfg = SynapseConfig.from_options(SynapseConfig(**VARIANTS[variant]), **options)
+        self.extractor = extractor or LexicalExtractor(self.cfg.min_concept_chars)
+        self._layers: dict[str, SemanticLayer] = {}
+        self._graphs: dict[str, tuple[tuple, Graph]] = {}
+        self._lock = threading.RLock()
+        self.last_trace: RecallTrace | None = None
+
+    # -- writes -------------------------------------------------------------------
+
+    def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:
+        seq, _ = self.ctx.store.graph_state(user_id)  # type: ignore[attr-defined]
+        if memories and memories[-1].seq - seq >= self.cfg.consolidate_every:
+            self.consolidate(user_id)
+
+    def on_delete(self, user_id: str, ids: list[str]) -> None:
+        with self._lock:
+            self._layers.pop(user_id, None)
+            self._graphs.pop(user_id, None)
+
+    def on_delete_user(self, user_id: str) -> None:
+        self.on_delete(user_id, [])
+
+    def consolidate(self, user_id: str) -> int:
+        """Extract and merge concepts of every unconsolidated memory; returns how many."""
+        store = self.ctx.store
+        with self._lock:
+            for _attempt in range(3):
+                layer = self._layer(user_id)
+                rows = store.load(user_id, after_seq=layer.consolidated_seq, with_embeddings=False)
+                if not rows:
+                    return 0
+                work = _copy_layer(layer)
+                mentions = []
+                for r in rows:
+                    for label, kind in self.extractor.extract(r.text):
+                        mentions.append((r.id, label, kind))
+                        work.add_mention(r.id, label, kind)
+                new_concepts, new_aliases = self._resolve(work, mentions)
+                rev = store.graph_save(  # type: ignore[attr-defined]
+                    user_id,
+                    mentions=mentions,
+                    concepts=[(c.cid, c.label, c.kind, c.vec) for c in new_concepts],
+                    aliases=new_aliases,
+                    consolidated_seq=rows[-1].seq,
+                    expect_rev=layer.rev,
+                )
+                if rev is None:  # another process consolidated meanwhile: reload, redo
+                    self._layers.pop(user_id, None)
+                    continue
+                work.consolidated_seq = rows[-1].seq
+                work.rev = rev
+                self._layers[user_id] = work
+                self._graphs.pop(user_id, None)
+                return len(rows)
+        return 0
+
+    def _resolve(
+        self, layer: SemanticLayer, mentions: list[tuple[str, str, str]]
+    ) -> tuple[list[Concept], list[tuple[str, int]]]:
+        """Turn labels that two memories share into concepts, merging near-duplicates.
+
+        A label seen once links nothing, so it is only recorded as a mention; the
+        moment a second memory mentions it, it is embedded and either merged into an
+        existing concept (cosine >= merge_threshold) or becomes a new one.
+        """
+        kinds: dict[str, str] = {}
+        for _, label, kind in mentions:
+            if kinds.get(label) != "entity":
+                kinds[label] = kind
+        todo = sorted(
+            lab for lab in kinds if layer.label_df.get(lab, 0) >= 2 and lab not in layer.aliases
+        )
+        if not todo:
+            return [], []
+        vecs = self.ctx.embedder.embed(todo)
+        existing = [c.vec for c in layer.concepts]
+        matrix = np.stack(existing).astype(np.float32) if existing else None
+        new_concepts: list[Concept] = []
+        aliases: list[tuple[str, int]] = []
+        next_cid = layer.next_cid
+        for label, vec in zip(todo, vecs, strict=True):
+            cid = None
+            if matrix is not None and len(matrix):
+                sims = matrix @ vec
+                best = int(np.argmax(sims))
+                if sims[best] >= self.cfg.merge_threshold:
+                    cid = layer.concepts[best].cid
+            if cid is None:
+                cid = next_cid
+                next_cid += 1
+                concept = Concept(cid, label, kinds[label], vec)
+                layer.concepts.append(concept)
+                new_concepts.append(concept)
+                row = vec[None, :].astype(np.float32)
+                matrix = row if matrix is None else np.vstack([matrix, row])
+            layer.aliases[label] = cid
+            aliases.append((label, cid))
+        return new_concepts, aliases
+
+    # -- state --------------------------------------------------------------------
+
+    def _layer(self, user_id: str) -> SemanticLayer:
+        seq, rev = self.ctx.store.graph_state(user_id)  # type: ignore[attr-defined]
+        layer = self._layers.get(user_id)
+        if layer is not None and layer.rev == rev and layer.consolidated_seq == seq:
+            return layer
+        rows = self.ctx.store.graph_load(user_id)  # type: ignore[attr-defined]
+        layer = SemanticLayer(
+            concepts=[Concept(c, lab, k, v, a) for c, lab, k, v, a in rows.concepts],
+            aliases=dict(rows.aliases),
+            consolidated_seq=rows.consolidated_seq,
+            rev=rows.rev,
+        )
+        for memory_id, label, kind in rows.mentions:
+            layer.add_mention(memory_id, label, kind)
+        self._layers[user_id] = layer
+        return layer
+
+    def _graph(self, user_id: str, idx: UserIndex, layer: SemanticLayer) -> Graph:
+        key = (
+            layer.rev,
+            idx.state.epoch if idx.state else "",
+            idx.state.del_rev if idx.state else 0,
+        )
+        cached = self._graphs.get(user_id)
+        if cached is not None and cached[0] == key and cached[1].index_size <= idx.dense.size:
+            graph = cached[1].resized(idx.dense.size)
+        else:
+            graph = build_graph(idx, layer, self.cfg)
+        self._graphs[user_id] = (key, graph)
+        return graph
+
+    # -- search -------------------------------------------------------------------
+
+    def search(
+        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+    ) -> list[Scored]:
+        cfg = self.cfg
+        with self.ctx.indexes.use(user_id) as idx, self._lock:
+            if len(idx) == 0 or query_vec is None:
+                self.last_trace = RecallTrace(0.0, True, [], {})
+                return []
+            n = idx.dense.size
+            cos = idx.dense.scores(query_vec)
+            alive = np.isfinite(cos)
+            bm = idx.bm25.scores(query)
+            bm_max = float(bm.max()) if len(bm) else 0.0
+            lex = bm / bm_max if bm_max > 0 else np.zeros(n, dtype=np.float32)
+            x = cfg.lexical_similarity
+            sim = (1.0 - x) * np.where(alive, np.maximum(cos, 0.0), 0.0) + x * lex
+            dense_rank = top_k(cos, cfg.anchors)
+            bm_rank = top_k(bm, cfg.anchors, 0.0)
+            anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
+
+            layer = self._layer(user_id)
+            graph = self._graph(user_id, idx, layer) if cfg.graph else None
+            C = graph.n_concepts if graph else 0
+            a0 = np.zeros(C + n)
+            a0[anchors + C] = cfg.alpha * sim[anchors]
+            dyn = Dynamics(
+                spread=cfg.spread,
+                retention=cfg.retention,
+                iterations=cfg.iterations,
+                inhibition=cfg.inhibition,
+                inhibit_top=cfg.inhibit_top,
+                inhibit_beta=cfg.inhibit_beta,
+                gamma=cfg.sigmoid_gamma,
+                theta=cfg.sigmoid_theta,
+                nonlinear=cfg.dynamics,
+            )
+            act, history = spread_activation(a0, graph.incoming if graph else None, dyn)
+            ep_act = act[C:]
+            if graph is not None and cfg.w_pagerank:
+                pr = graph.pagerank[C:]
+                top_pr = float(pr[alive].max()) if alive.any() else 0.0
+                pr = pr / top_pr if top_pr > 0 else pr
+            else:
+                pr = np.zeros(n)
+            score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
+            score = np.where(alive, score, -np.inf)
+            best = top_k(score, k)
+            confidence = float(ep_act[best[0]]) if len(best) else 0.0
+            why = {
+                idx.ids[p]: _explain(
+                    int(p), C, history, graph, set(dense_rank.tolist()), set(bm_rank.tolist()), idx
+                )
+                for p in best
+            }
+            concepts = []
+            if graph is not None and C:
+                top_c = top_k(act[:C], 5, 0.0)
+                concepts = [(graph.concept_labels[c], float(act[c])) for c in top_c]
+            self.last_trace = RecallTrace(confidence, confidence < cfg.gate_tau, concepts, why)
+            return [Scored(idx.ids[p], float(score[p]), why[idx.ids[p]]) for p in best]
+
+
+def _copy_layer(layer: SemanticLayer) -> SemanticLayer:
+    return SemanticLayer(
+        concepts=list(layer.concepts),
+        aliases=dict(layer.aliases),
+        mentions={m: dict(v) for m, v in layer.mentions.items()},
+        label_df=dict(layer.label_df),
+        consolidated_seq=layer.consolidated_seq,
+        rev=layer.rev,
+    )
+
+
+def _explain(
+    p: int,
+    C: int,
+    history: list[np.ndarray],
+    graph: Graph | None,
+    dense_anchor: set[int],
+    bm_anchor: set[int],
+    idx: UserIndex,
+) -> str:
+    """How activation reached episode position ``p``: its anchor, or the edge path
+    from an anchor, traced back through the strongest contributor of each round."""
+
+    def label(node: int) -> str:
+        if node < C and graph is not None:
+            return f'concept "{graph.concept_labels[node]}"'
+        return f"memory {idx.ids[node - C]}"
+
+    def anchor_of(pos: int) -> str | None:
+        kinds = [k for k, s in (("bm25", bm_anchor), ("dense", dense_anchor)) if pos in s]
+        return "anchor (" + "+".join(kinds) + ")" if kinds else None
+
+    direct = anchor_of(p)
+    if direct:
+        return direct
+    if graph is None:
+        return "similarity"
+    path = []
+    node = p + C
+    for t in range(len(history) - 1, 0, -1):
+        row = graph.raw_incoming.getrow(node)
+        if row.nnz == 0:
+            break
+        contrib = row.data * history[t - 1][row.indices]
+        if contrib.max() <= 0:
+            break
+        node = int(row.indices[int(np.argmax(contrib))])
+        path.append(label(node))
+        if node >= C and anchor_of(node - C):
+            path.append(anchor_of(node - C) or "")
+            break
+    if not path:
+        return "similarity"
+    return "activation: " + " <- ".join(path)
