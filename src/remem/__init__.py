@@ -14,7 +14,7 @@ from .errors import (
     UnknownComponentError,
 )
 from .memory import Memory
-from .types import Hit
+from .types import Hit, Recall
 
 __version__ = "0.1.0"
 
@@ -25,6 +25,7 @@ __all__ = [
     "InvalidTypeError",
     "Memory",
     "NotFoundError",
+    "Recall",
     "RememError",
     "StoreError",
     "TextTooLongError",

@@ -77,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     lo.add_argument("--k", type=_ints, default=[5, 10, 20])
     lo.add_argument("--conversations", type=_names, default=None)
     lo.add_argument("--limit", type=int, default=None, help="questions per conversation")
+    lo.add_argument(
+        "--reuse-embeddings",
+        action="store_true",
+        help="embed each text once for all engines (ingest rates then exclude embedding)",
+    )
     lo.add_argument("--json", dest="json_out", help="write results as JSON here")
     lo.add_argument("--markdown", help="write the report as Markdown here")
     sc = bsub.add_parser("scale", help="ingest and search latency on a synthetic history")

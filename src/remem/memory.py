@@ -19,7 +19,7 @@ from .engines import EngineContext, check_engine_name, create_engine
 from .errors import InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
 from .store import Store, open_store
-from .types import Hit, StoredMemory
+from .types import Hit, Recall, StoredMemory
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
     build_memory,
@@ -190,6 +190,32 @@ class Memory:
         ranked = self._engine.search(user_id, query, qvec, k)
         rows = self._store.get(user_id, [r.id for r in ranked])
         return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+
+    def recall(self, query: str, user_id: str, k: int = 10) -> Recall:
+        """Search plus the engine's confidence, refusal verdict and explanations.
+
+        Engines without a confidence model (the baselines) report the top score as
+        confidence and never refuse.
+        """
+        hits = self.search(query, user_id=user_id, k=k)
+        trace = getattr(self._engine, "last_trace", None)
+        if trace is not None:
+            return Recall(
+                hits,
+                trace.confidence,
+                trace.refuse,
+                trace.concepts,
+                {h.id: trace.explanations.get(h.id, "") for h in hits},
+            )
+        top = hits[0].score if hits else 0.0
+        return Recall(hits, top, False, [], {h.id: self.engine_name for h in hits})
+
+    def consolidate(self, user_id: str) -> int:
+        """Run the engine's pending consolidation now; returns memories processed."""
+        user_id = check_id(user_id, "user_id")
+        self._check_open()
+        run = getattr(self._engine, "consolidate", None)
+        return int(run(user_id)) if run else 0
 
     def get(self, memory_id: str, user_id: str) -> Hit | None:
         """One memory by id (score 1.0), or None; another user's id looks missing."""

@@ -38,6 +38,23 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Recall:
+    """The result of :meth:`remem.Memory.recall`: hits plus why and how sure.
+
+    ``confidence`` is the engine's certainty that memory holds an answer (for SYNAPSE
+    the top hit's activation); ``refuse`` is the confidence gate's verdict ("that is
+    not in memory"); ``explanations`` maps a hit id to how it was reached (its anchor
+    or the edge path from one); ``concepts`` are the most activated semantic nodes.
+    """
+
+    hits: list[Hit]
+    confidence: float
+    refuse: bool
+    concepts: list[tuple[str, float]] = field(default_factory=list)
+    explanations: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class NewMemory:
     """A validated memory on its way into the store (no id or sequence number yet)."""
 

@@ -114,3 +114,8 @@ def load_locomo(path: str | Path) -> list[Conversation]:
 def retrieval_questions(conv: Conversation) -> list[Question]:
     """The questions the retrieval benchmark asks: raw categories 1-4 with valid evidence."""
     return [q for q in conv.questions if q.category in (1, 2, 3, 4) and q.evidence]
+
+
+def adversarial_questions(conv: Conversation) -> list[Question]:
+    """Raw category 5: questions about things never said (the gate should refuse)."""
+    return [q for q in conv.questions if q.category == 5]

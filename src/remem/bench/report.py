@@ -32,6 +32,23 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         ]
         for name, e in result["engines"].items()
     ]
+    gates = [
+        [name, _fmt(g["tau"], 2), _fmt(g["false_refusal"]), _fmt(g["cat5_refusal"])]
+        for name, e in result["engines"].items()
+        for g in e.get("gate", [])
+    ]
+    gate_table = (
+        [
+            (
+                "Confidence gate sweep: false refusals on raw categories 1-4 vs refusals on "
+                "raw category 5",
+                ["engine", "tau", "false refusal 1-4", "refusal cat5"],
+                gates,
+            )
+        ]
+        if gates
+        else []
+    )
     return [
         (
             f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw categories 1-4 "
@@ -40,12 +57,18 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
             rows,
         ),
         (
-            f"Efficiency (same run; peak RSS {result['peak_rss_mb']:.0f} MB, "
+            (
+                "Efficiency (same run, embeddings reused across engines: ingest rates after "
+                "the first engine exclude embedding; "
+                if result.get("reuse_embeddings")
+                else "Efficiency (same run; "
+            )
+            + f"peak RSS {result['peak_rss_mb']:.0f} MB, "
             f"wall {result['wall_s']:.0f} s)",
             eff_header,
             eff,
         ),
-    ]
+    ] + gate_table
 
 
 def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:

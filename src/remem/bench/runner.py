@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..embed import Embedder, create_embedder
+from ..embed.base import MemoEmbedder
 from ..memory import Memory
-from .locomo import Conversation, load_locomo, retrieval_questions
+from .locomo import Conversation, adversarial_questions, load_locomo, retrieval_questions
 from .metrics import evidence_recall, mean, percentile
 from .sysinfo import peak_rss_mb
 
@@ -35,6 +36,9 @@ class EngineRun:
     ingest_s: float = 0.0
     turns: int = 0
     index_mb: float = 0.0
+    # confidence of the engine's gate per question: answerable (1-4) and adversarial (5)
+    conf_answerable: list[float] = field(default_factory=list)
+    conf_adversarial: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -66,8 +70,11 @@ def run_locomo(
     embedder: Embedder | None = None,
     engine_options: dict[str, dict[str, Any]] | None = None,
     progress: Callable[[str], None] | None = None,
+    reuse_embeddings: bool = False,
 ) -> dict[str, Any]:
     embedder = embedder or create_embedder("minilm")
+    if reuse_embeddings:
+        embedder = MemoEmbedder(embedder)
     convs = load_locomo(data_path)
     if conversations:
         wanted = set(conversations)
@@ -104,8 +111,17 @@ def run_locomo(
                     got = [h.metadata.get("dia_id") for h in hits]
                     for k in ks:
                         run.recalls.setdefault(k, []).append(evidence_recall(q.evidence, got, k))
+                    trace = getattr(mem._engine, "last_trace", None)  # noqa: SLF001
+                    if trace is not None:
+                        run.conf_answerable.append(trace.confidence)
+                if getattr(mem._engine, "last_trace", None) is not None:  # noqa: SLF001
+                    for q in adversarial_questions(conv)[: limit if limit is not None else None]:
+                        recall = mem.recall(q.question, user_id=conv.sample_id, k=max_k)
+                        run.conf_adversarial.append(recall.confidence)
                 run.index_mb = max(run.index_mb, mem._indexes.nbytes() / 2**20)  # noqa: SLF001
-    return _summarise(runs, infos, ks, data_path, len(convs), time.time() - started)
+    return _summarise(
+        runs, infos, ks, data_path, len(convs), time.time() - started, reuse_embeddings
+    )
 
 
 def _ingest(mem: Memory, conv: Conversation, run: EngineRun) -> None:
@@ -128,7 +144,7 @@ def _question_infos(conv, questions, vectors, embedder) -> list[QuestionInfo]:
     return out
 
 
-def _summarise(runs, infos, ks, data_path, n_convs, wall_s) -> dict[str, Any]:
+def _summarise(runs, infos, ks, data_path, n_convs, wall_s, reuse_embeddings) -> dict[str, Any]:
     subsets = subset_names()
     counts = {s: sum(_in_subset(i, s) for i in infos) for s in subsets}
     engines = {}
@@ -142,6 +158,7 @@ def _summarise(runs, infos, ks, data_path, n_convs, wall_s) -> dict[str, Any]:
         }
         engines[name] = {
             "recall": recall,
+            "gate": gate_sweep(run.conf_answerable, run.conf_adversarial),
             "ingest_turns_per_s": run.turns / run.ingest_s if run.ingest_s else float("nan"),
             "search_ms_p50": 1000 * percentile(run.search_s, 50),
             "search_ms_p95": 1000 * percentile(run.search_s, 95),
@@ -157,4 +174,24 @@ def _summarise(runs, infos, ks, data_path, n_convs, wall_s) -> dict[str, Any]:
         "engines": engines,
         "peak_rss_mb": peak_rss_mb(),
         "wall_s": wall_s,
+        "reuse_embeddings": reuse_embeddings,
     }
+
+
+GATE_TAUS = (0.0, 0.02, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3)
+
+
+def gate_sweep(answerable: list[float], adversarial: list[float]) -> list[dict[str, float]]:
+    """Refusal rate on category 5 against false refusals on categories 1-4, per tau."""
+    if not answerable:
+        return []
+    ans = np.asarray(answerable)
+    adv = np.asarray(adversarial) if adversarial else np.zeros(0)
+    return [
+        {
+            "tau": tau,
+            "false_refusal": float((ans < tau).mean()),
+            "cat5_refusal": float((adv < tau).mean()) if len(adv) else float("nan"),
+        }
+        for tau in GATE_TAUS
+    ]

@@ -30,3 +30,26 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return vectors / norms
+
+
+class MemoEmbedder(Embedder):
+    """Remembers every vector it computed, by text.
+
+    For benchmarks that run many engines over the same texts: only the first engine
+    pays for embedding, so ingest throughput of the others excludes it (reports say so).
+    """
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self._memo: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            for text, vec in zip(missing, self.inner.embed(missing), strict=True):
+                self._memo[text] = vec
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._memo[t] for t in texts])

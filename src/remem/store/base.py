@@ -89,6 +89,28 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    # -- SYNAPSE's semantic layer (cascaded by delete / delete_user) ------------------
+
+    @abstractmethod
+    def graph_state(self, user_id: str) -> tuple[int, int]:
+        """(consolidated_seq, rev) of the user's semantic layer; (-1, 0) if none."""
+
+    @abstractmethod
+    def graph_load(self, user_id: str) -> GraphRows: ...
+
+    @abstractmethod
+    def graph_save(
+        self,
+        user_id: str,
+        *,
+        mentions: Sequence[tuple[str, str, str]],
+        concepts: Sequence[tuple[int, str, str, np.ndarray]],
+        aliases: Sequence[tuple[str, int]],
+        consolidated_seq: int,
+        expect_rev: int,
+    ) -> int | None:
+        """Atomically add a consolidation window; None if ``expect_rev`` is stale."""
+
     def schema_version(self) -> int:
         return int(self.get_meta("schema_version") or 0)
 

@@ -473,15 +473,6 @@ class SQLiteStore(Store):
             )
         return rev + 1
 
-    def graph_set_archived(self, user_id: str, cids: Sequence[int], archived: bool) -> None:
-        if not cids:
-            return
-        with self._write() as con:
-            con.executemany(
-                "UPDATE syn_concepts SET archived = ? WHERE user_id = ? AND cid = ?",
-                [(int(archived), user_id, c) for c in cids],
-            )
-
     def close(self) -> None:
         with self._lock:
             if self._con is not None:

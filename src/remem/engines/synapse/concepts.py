@@ -102,10 +102,9 @@ class LexicalExtractor:
             span = m.group(0)
             first = span.split()[0].lower().replace("’", "'")
             at_start = bool(_SENTENCE_START.search(text[: m.start()]))
-            if len(span.split()) == 1 and (first in _COMMON_CAPS or first in STOPWORDS):
-                continue
-            if at_start and len(span.split()) == 1 and span.lower() in STOPWORDS:
-                continue
+            single = len(span.split()) == 1
+            if single and (at_start or first in _COMMON_CAPS or first in STOPWORDS):
+                continue  # a capital that only opens a sentence names nothing
             label = fold(span.lower())
             if len(label) >= 2 and label not in STOPWORDS:
                 found[label] = "entity"

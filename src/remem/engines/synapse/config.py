@@ -38,6 +38,11 @@ class SynapseConfig:
     # -- spreading activation -------------------------------------------------------
     anchors: int = 10
     """choice: top-k of BM25 and of dense each seed activation (dual trigger)."""
+    concept_anchors: int = 0
+    """choice: also seed the ``concept_anchors`` concepts most similar to the query
+    (cosine >= ``concept_anchor_min``), so a query can enter the graph through a
+    concept whose episodes use other words. 0 = episodes only, as in the paper."""
+    concept_anchor_min: float = 0.5
     alpha: float = 1.0
     """paper: initial activation a_i(0) = alpha * sim(i, q) for anchors."""
     spread: float = 0.8

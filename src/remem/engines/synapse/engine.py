@@ -59,12 +59,21 @@ class SynapseEngine(Engine):
         self._layers: dict[str, SemanticLayer] = {}
         self._graphs: dict[str, tuple[tuple, Graph]] = {}
         self._lock = threading.RLock()
-        self.last_trace: RecallTrace | None = None
+        self._local = threading.local()
+
+    @property
+    def last_trace(self) -> RecallTrace | None:
+        """The trace of this thread's latest search (thread-local: servers are threaded)."""
+        return getattr(self._local, "trace", None)
+
+    @last_trace.setter
+    def last_trace(self, trace: RecallTrace) -> None:
+        self._local.trace = trace
 
     # -- writes -------------------------------------------------------------------
 
     def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:
-        seq, _ = self.ctx.store.graph_state(user_id)  # type: ignore[attr-defined]
+        seq, _ = self.ctx.store.graph_state(user_id)
         if memories and memories[-1].seq - seq >= self.cfg.consolidate_every:
             self.consolidate(user_id)
 
@@ -92,7 +101,7 @@ class SynapseEngine(Engine):
                         mentions.append((r.id, label, kind))
                         work.add_mention(r.id, label, kind)
                 new_concepts, new_aliases = self._resolve(work, mentions)
-                rev = store.graph_save(  # type: ignore[attr-defined]
+                rev = store.graph_save(
                     user_id,
                     mentions=mentions,
                     concepts=[(c.cid, c.label, c.kind, c.vec) for c in new_concepts],
@@ -156,16 +165,24 @@ class SynapseEngine(Engine):
     # -- state --------------------------------------------------------------------
 
     def _layer(self, user_id: str) -> SemanticLayer:
-        seq, rev = self.ctx.store.graph_state(user_id)  # type: ignore[attr-defined]
+        seq, rev = self.ctx.store.graph_state(user_id)
+        state = self.ctx.store.user_state(user_id)
+        epoch = state.epoch if state else ""
         layer = self._layers.get(user_id)
-        if layer is not None and layer.rev == rev and layer.consolidated_seq == seq:
+        if (
+            layer is not None
+            and layer.rev == rev
+            and layer.consolidated_seq == seq
+            and layer.epoch == epoch
+        ):
             return layer
-        rows = self.ctx.store.graph_load(user_id)  # type: ignore[attr-defined]
+        rows = self.ctx.store.graph_load(user_id)
         layer = SemanticLayer(
             concepts=[Concept(c, lab, k, v, a) for c, lab, k, v, a in rows.concepts],
             aliases=dict(rows.aliases),
             consolidated_seq=rows.consolidated_seq,
             rev=rows.rev,
+            epoch=epoch,
         )
         for memory_id, label, kind in rows.mentions:
             layer.add_mention(memory_id, label, kind)
@@ -213,6 +230,10 @@ class SynapseEngine(Engine):
             C = graph.n_concepts if graph else 0
             a0 = np.zeros(C + n)
             a0[anchors + C] = cfg.alpha * sim[anchors]
+            if graph is not None and C and cfg.concept_anchors:
+                csim = graph.concept_vecs @ query_vec
+                top_c = top_k(csim, cfg.concept_anchors, cfg.concept_anchor_min)
+                a0[top_c] = cfg.alpha * csim[top_c]
             dyn = Dynamics(
                 spread=cfg.spread,
                 retention=cfg.retention,
@@ -258,6 +279,7 @@ def _copy_layer(layer: SemanticLayer) -> SemanticLayer:
         label_df=dict(layer.label_df),
         consolidated_seq=layer.consolidated_seq,
         rev=layer.rev,
+        epoch=layer.epoch,
     )
 
 

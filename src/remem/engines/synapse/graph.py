@@ -45,6 +45,7 @@ class SemanticLayer:
     label_df: dict[str, int] = field(default_factory=dict)
     consolidated_seq: int = -1
     rev: int = 0
+    epoch: str = ""  # the user's epoch: an erased and recreated user starts afresh
 
     def add_mention(self, memory_id: str, label: str, kind: str) -> None:
         labels = self.mentions.setdefault(memory_id, {})
@@ -65,6 +66,7 @@ class Graph:
     raw_incoming: sp.csr_matrix  # the same edges, unnormalised (for explanations)
     pagerank: np.ndarray  # per node, raw
     concept_labels: list[str]
+    concept_vecs: np.ndarray  # (C, dim), active concepts in node order
     index_size: int  # episodes covered when built
 
     def resized(self, index_size: int) -> Graph:
@@ -77,7 +79,9 @@ class Graph:
         raw = self.raw_incoming.copy()
         raw.resize((n, n))
         pr = np.concatenate([self.pagerank, np.zeros(n - self.n_nodes)])
-        return Graph(self.n_concepts, n, inc, raw, pr, self.concept_labels, index_size)
+        return Graph(
+            self.n_concepts, n, inc, raw, pr, self.concept_labels, self.concept_vecs, index_size
+        )
 
 
 def build_graph(idx: UserIndex, layer: SemanticLayer, cfg: SynapseConfig) -> Graph:
@@ -149,7 +153,12 @@ def build_graph(idx: UserIndex, layer: SemanticLayer, cfg: SynapseConfig) -> Gra
     norm_w = w / fan[s] if cfg.fan_effect and len(s) else w
     inc = sp.csr_matrix((norm_w, (d, s)), shape=(n, n))
     pr = pagerank(raw, cfg.damping)
-    return Graph(C, n, inc, raw, pr, [c.label for c in concepts], N)
+    cvecs = (
+        np.stack([c.vec for c in concepts]).astype(np.float32)
+        if C
+        else np.zeros((0, idx.dim), dtype=np.float32)
+    )
+    return Graph(C, n, inc, raw, pr, [c.label for c in concepts], cvecs, N)
 
 
 def _prune_incoming(s: np.ndarray, d: np.ndarray, w: np.ndarray, keep: int):

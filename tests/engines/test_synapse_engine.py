@@ -1,0 +1,329 @@
+"""The SYNAPSE engine end to end through ``Memory``: consolidation, concepts, merging,
+persistence, deletion and the search contract of every variant."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from remem import InvalidInputError, Memory
+from remem.engines.synapse import VARIANTS
+from remem.types import Hit
+
+SYN_TABLES = ("syn_mentions", "syn_concepts", "syn_aliases", "syn_state")
+
+
+def _state(mem: Memory, user: str = "u") -> tuple[int, int]:
+    return mem._ctx.store.graph_state(user)
+
+
+def _dump(sql, db) -> dict[str, list[tuple]]:
+    return {t: sorted(sql(db, f"SELECT * FROM {t}")) for t in SYN_TABLES}
+
+
+# -- consolidation --------------------------------------------------------------------
+
+
+def test_consolidates_every_five_memories(open_memory, db_path, sql, sentences):
+    mem = open_memory(db_path, "synapse")
+    ids = [mem.add(s, user_id="u") for s in sentences[:4]]
+    assert _state(mem)[0] == -1
+    assert sql(db_path, "SELECT COUNT(*) FROM syn_mentions")[0][0] == 0
+    ids.append(mem.add(sentences[4], user_id="u"))
+    fifth_seq = sql(db_path, "SELECT seq FROM memories WHERE id = ?", (ids[-1],))[0][0]
+    assert fifth_seq == 4
+    assert _state(mem)[0] == fifth_seq
+    assert {r[0] for r in sql(db_path, "SELECT DISTINCT memory_id FROM syn_mentions")} == set(ids)
+    # two more memories are not enough for the next window; consolidate() takes them
+    mem.add(sentences[5], user_id="u")
+    mem.add(sentences[6], user_id="u")
+    assert _state(mem)[0] == 4
+    assert mem._engine.consolidate("u") == 2
+    assert _state(mem)[0] == 6
+    assert sql(db_path, "SELECT COUNT(DISTINCT memory_id) FROM syn_mentions")[0][0] == 7
+    assert mem._engine.consolidate("u") == 0
+    assert _state(mem)[0] == 6
+
+
+def test_concepts_only_for_labels_two_memories_share(open_memory, db_path, sql, sentences):
+    mem = open_memory(db_path, "synapse")
+    for s in sentences:  # one by one: four consolidation windows
+        mem.add(s, user_id="u")
+    assert _state(mem)[0] == len(sentences) - 1
+    shared = {
+        r[0]
+        for r in sql(
+            db_path,
+            "SELECT label FROM syn_mentions WHERE user_id = 'u' GROUP BY label "
+            "HAVING COUNT(DISTINCT memory_id) >= 2",
+        )
+    }
+    aliases = dict(sql(db_path, "SELECT label, cid FROM syn_aliases WHERE user_id = 'u'"))
+    concepts = dict(sql(db_path, "SELECT cid, label FROM syn_concepts WHERE user_id = 'u'"))
+    assert shared, "the fixture sentences share some labels"
+    assert set(aliases) == shared
+    assert set(aliases.values()) == set(concepts)
+    assert set(concepts.values()) <= shared
+    once = {r[0] for r in sql(db_path, "SELECT label FROM syn_mentions")} - shared
+    assert once and not (once & set(concepts.values()))
+
+
+def test_near_duplicate_labels_merge_into_one_concept(open_memory, embedder, db_path, sql):
+    v = embedder.embed(["color", "colour"])
+    assert float(v[0] @ v[1]) >= 0.92  # premise: the embedder sees them as one word
+    mem = open_memory(db_path, "synapse")
+    mem.add_many(
+        [
+            "The colour of the new sofa is teal.",
+            "I picked a colour for the hallway.",
+            "Which color should the fence be?",
+            "The color of the sky was odd tonight.",
+            "The bus was late again.",
+        ],
+        user_id="u",
+    )
+    aliases = dict(sql(db_path, "SELECT label, cid FROM syn_aliases"))
+    assert aliases["color"] == aliases["colour"]
+    rows = sql(db_path, "SELECT cid, label FROM syn_concepts")
+    assert rows == [(aliases["color"], "color")]  # the first label (sorted) is canonical
+
+
+def test_labels_below_merge_threshold_stay_apart(open_memory, embedder, db_path, sql):
+    v = embedder.embed(["wedding", "marriage"])
+    assert float(v[0] @ v[1]) < 0.92
+    mem = open_memory(db_path, "synapse")
+    mem.add_many(
+        [
+            "The wedding cake had three tiers.",
+            "Our wedding photos arrived.",
+            "Their marriage lasted fifty years.",
+            "Marriage counselling helped them.",
+            "The bus was late again.",
+        ],
+        user_id="u",
+    )
+    aliases = dict(sql(db_path, "SELECT label, cid FROM syn_aliases"))
+    assert aliases["wedding"] != aliases["marriage"]
+    # ... unless the threshold says they are the same thing
+    db2 = db_path.with_name("low.db")
+    mem2 = open_memory(db2, "synapse", engine_options={"merge_threshold": 0.65})
+    mem2.add_many(
+        [
+            "The wedding cake had three tiers.",
+            "Our wedding photos arrived.",
+            "Their marriage lasted fifty years.",
+            "Marriage counselling helped them.",
+            "The bus was late again.",
+        ],
+        user_id="u",
+    )
+    aliases2 = dict(sql(db2, "SELECT label, cid FROM syn_aliases"))
+    assert aliases2["wedding"] == aliases2["marriage"]
+
+
+# -- persistence ----------------------------------------------------------------------
+
+
+def test_graph_survives_close_and_reopen(embedder, db_path, sql, sentences):
+    queries = ["Which dog did I adopt?", "Where is my sister's wedding?"]
+    with Memory(db_path, engine="synapse", embedder=embedder) as mem:
+        mem.add_many(sentences, user_id="u")
+        state = _state(mem)
+        before = [[(h.id, h.score) for h in mem.search(q, user_id="u", k=5)] for q in queries]
+    rows = _dump(sql, db_path)
+    assert rows["syn_concepts"] and rows["syn_mentions"] and rows["syn_aliases"]
+    with Memory(db_path, engine="synapse", embedder=embedder) as mem:
+        assert _dump(sql, db_path) == rows
+        assert _state(mem) == state
+        after = [[(h.id, h.score) for h in mem.search(q, user_id="u", k=5)] for q in queries]
+        assert _dump(sql, db_path) == rows  # searching writes nothing
+    for b, a in zip(before, after, strict=True):
+        assert [i for i, _ in a] == [i for i, _ in b]
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-6)
+
+
+# -- deletion -------------------------------------------------------------------------
+
+PETS = [
+    "Biscuit the greyhound chased a squirrel at the beach.",
+    "Biscuit the greyhound slept all afternoon.",
+    "The cello lesson went well.",
+    "Another cello lesson is booked for Friday.",
+    "The boiler needs servicing.",
+]
+
+
+def _labels(sql, db, table):
+    return {r[0] for r in sql(db, f"SELECT label FROM {table} WHERE user_id = 'u'")}
+
+
+def test_delete_cascades_to_mentions_and_orphan_concepts(open_memory, db_path, sql):
+    mem = open_memory(db_path, "synapse")
+    ids = mem.add_many(PETS, user_id="u")
+    assert {"biscuit", "greyhound", "cello", "lesson"} <= _labels(sql, db_path, "syn_concepts")
+    rev = _state(mem)[1]
+
+    assert mem.delete(ids[0], user_id="u")
+    assert sql(db_path, "SELECT COUNT(*) FROM syn_mentions WHERE memory_id = ?", (ids[0],)) == [
+        (0,)
+    ]
+    # still mentioned by the second memory: kept
+    assert {"biscuit", "greyhound"} <= _labels(sql, db_path, "syn_concepts")
+    assert _state(mem)[1] > rev
+
+    assert mem.delete(ids[1], user_id="u")
+    assert not {"biscuit", "greyhound"} & _labels(sql, db_path, "syn_concepts")
+    assert not {"biscuit", "greyhound"} & _labels(sql, db_path, "syn_aliases")
+    assert {"cello", "lesson"} <= _labels(sql, db_path, "syn_concepts")
+    # invariants: every alias is mentioned, every concept has an alias
+    assert _labels(sql, db_path, "syn_aliases") <= _labels(sql, db_path, "syn_mentions")
+    cids = {r[0] for r in sql(db_path, "SELECT cid FROM syn_concepts")}
+    assert cids == {r[0] for r in sql(db_path, "SELECT cid FROM syn_aliases")}
+
+    # the engine follows: searches work and no deleted concept is activated
+    hits = mem.search("greyhound Biscuit", user_id="u", k=3)
+    assert ids[0] not in {h.id for h in hits} and ids[1] not in {h.id for h in hits}
+    assert not {"biscuit", "greyhound"} & {c for c, _ in mem._engine.last_trace.concepts}
+    # a single new mention of a deleted label does not bring the concept back
+    mem.add("A greyhound passed by.", user_id="u")
+    assert mem._engine.consolidate("u") == 1
+    assert "greyhound" not in _labels(sql, db_path, "syn_concepts")
+    mem.add("Another greyhound passed by.", user_id="u")
+    assert mem._engine.consolidate("u") == 1
+    assert "greyhound" in _labels(sql, db_path, "syn_concepts")
+
+
+def test_delete_user_leaves_no_trace(open_memory, db_path, sql, raw_bytes):
+    mem = open_memory(db_path, "synapse")
+    secret = [
+        "Zephyrine fed the quokka at the wildlife park.",
+        "Zephyrine wants a quokka tattoo.",
+        "The quokka enclosure closes at five.",
+        "Zephyrine booked the wildlife park again.",
+        "Nothing else happened today.",
+    ]
+    mem.add_many(secret, user_id="u")
+    mem.add_many(PETS, user_id="v")
+    assert {"zephyrine", "quokka"} <= _labels(sql, db_path, "syn_concepts")
+    assert b"quokka" in raw_bytes(db_path)
+    assert mem.delete_user("u") == 5
+    for t in SYN_TABLES:
+        assert sql(db_path, f"SELECT COUNT(*) FROM {t} WHERE user_id = 'u'") == [(0,)]
+    data = raw_bytes(db_path)
+    for needle in (b"Zephyrine", b"zephyrine", b"quokka", b"wildlife", b"tattoo"):
+        assert needle not in data, needle
+    # the other user is untouched
+    v_concepts = {r[0] for r in sql(db_path, "SELECT label FROM syn_concepts WHERE user_id='v'")}
+    assert {"biscuit", "cello"} <= v_concepts
+    assert mem.search("quokka", user_id="u", k=3) == []
+
+
+def test_second_process_drops_erased_users_concepts(open_memory, db_path):
+    """Two Memory objects on one file (as two processes). After A erases a user and the
+    user starts over, B must not keep using the erased user's concepts."""
+    a = open_memory(db_path, "synapse")
+    b = open_memory(db_path, "synapse")
+    a.add_many(PETS[:2] + ["Biscuit needs a new collar.", "I walked Biscuit.", "Rain again."], "u")
+    b.search("greyhound", user_id="u", k=3)  # B now caches the user's semantic layer
+    a.delete_user("u")
+    fresh = [
+        "The cello teacher praised my bowing.",
+        "Cello practice ran late tonight.",
+        "I restrung the cello before the concert.",
+        "The concert hall was freezing.",
+        "My teacher recommended a concert.",
+    ]
+    a.add_many(fresh, user_id="u")
+    c = open_memory(db_path, "synapse")  # a third, fresh process as the reference
+    c.search("cello teacher", user_id="u", k=3)
+    b.search("cello teacher", user_id="u", k=3)
+    expected = [lab for lab, _ in c._engine.last_trace.concepts]
+    assert "cello" in expected
+    assert [lab for lab, _ in b._engine.last_trace.concepts] == expected
+
+
+# -- search contract and variants ------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_every_variant_end_to_end(open_memory, sentences, variant):
+    mem = open_memory(":memory:", variant)
+    items = [{"text": s, "metadata": {"i": i}} for i, s in enumerate(sentences)]
+    ids = mem.add_many(items, user_id="u")
+    assert _state(mem)[0] == len(sentences) - 1
+    hits = mem.search("Which dog did I adopt?", user_id="u", k=5)
+    assert len(hits) == 5
+    assert all(isinstance(h, Hit) for h in hits)
+    assert len({h.id for h in hits}) == 5 and {h.id for h in hits} <= set(ids)
+    scores = [h.score for h in hits]
+    assert all(isinstance(s, float) and math.isfinite(s) for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    # the ablations may rank worse (no fan effect lets hub concepts flood activation),
+    # but the one memory about a dog stays near the top
+    assert any("greyhound" in h.text for h in hits[:3])
+    if variant in ("synapse", "synapse-paper", "synapse-vectors"):
+        assert "greyhound" in hits[0].text
+    for h in hits:
+        assert h.text == sentences[h.metadata["i"]]
+    # k beyond the user's size returns every memory once; another user sees nothing
+    assert len(mem.search("anything", user_id="u", k=100)) == len(sentences)
+    assert mem.search("greyhound", user_id="nobody", k=5) == []
+    trace = mem._engine.last_trace
+    assert trace is not None and trace.explanations == {}
+
+
+def test_vectors_variant_scores_half_cosine(open_memory, embedder, sentences):
+    mem = open_memory(":memory:", "synapse-vectors")
+    mem.add_many(sentences, user_id="u")
+    q = "Which dog did I adopt?"
+    hits = mem.search(q, user_id="u", k=5)
+    cos = dict(
+        zip(sentences, (embedder.embed(sentences) @ embedder.embed_one(q)).tolist(), strict=True)
+    )
+    for h in hits:
+        assert h.score == pytest.approx(0.5 * max(cos[h.text], 0.0), abs=1e-5)
+
+
+def test_nograph_scores_fuse_cosine_and_bm25(open_memory, embedder, sentences):
+    """No graph: activation stays on the anchors, so an anchor scores
+    0.5 sim + 0.3 sim with sim = 0.5 cosine + 0.5 BM25 / max BM25."""
+    syn = open_memory(":memory:", "synapse-nograph")
+    bm = open_memory(":memory:", "bm25")
+    for m in (syn, bm):
+        m.add_many(sentences, user_id="u")
+    q = "Which doctor told me about coffee?"
+    bm_scores = {h.text: h.score for h in bm.search(q, user_id="u", k=100)}
+    top = max(bm_scores.values())
+    cos = dict(
+        zip(sentences, (embedder.embed(sentences) @ embedder.embed_one(q)).tolist(), strict=True)
+    )
+    hits = syn.search(q, user_id="u", k=3)
+    assert "coffee" in hits[0].text
+    for h in hits:
+        sim = 0.5 * max(cos[h.text], 0.0) + 0.5 * bm_scores.get(h.text, 0.0) / top
+        assert h.score == pytest.approx(0.8 * sim, abs=1e-5)
+
+
+def test_explanations_and_confidence(open_memory, sentences):
+    mem = open_memory(":memory:", "synapse")
+    mem.add_many(sentences, user_id="u")
+    hits = mem.search("Which dog did I adopt?", user_id="u", k=5)
+    trace = mem._engine.last_trace
+    assert set(trace.explanations) == {h.id for h in hits}
+    assert trace.explanations[hits[0].id].startswith("anchor (")
+    assert 0.0 < trace.confidence <= 1.0
+    assert trace.refuse == (trace.confidence < 0.12)
+
+
+def test_unknown_option_raises(embedder):
+    for name in ("synapse", "synapse-paper"):
+        with pytest.raises(InvalidInputError, match="no options"):
+            Memory(":memory:", engine=name, embedder=embedder, engine_options={"nope": 1})
+    mem = Memory(":memory:", engine="synapse", embedder=embedder, engine_options={"anchors": 3})
+    try:
+        assert mem._engine.cfg.anchors == 3
+        assert np.isclose(mem._engine.cfg.spread, 0.8)
+    finally:
+        mem.close()
