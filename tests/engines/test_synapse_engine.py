@@ -288,7 +288,7 @@ def test_vectors_variant_scores_half_cosine(open_memory, embedder, sentences):
 
 def test_nograph_scores_fuse_cosine_and_bm25(open_memory, embedder, sentences):
     """No graph: activation stays on the anchors, so an anchor scores
-    0.5 sim + 0.3 sim with sim = 0.5 cosine + 0.5 BM25 / max BM25."""
+    w_s sim + w_a alpha sim with sim = (1 - x) cosine + x BM25 / max BM25."""
     syn = open_memory(":memory:", "synapse-nograph")
     bm = open_memory(":memory:", "bm25")
     for m in (syn, bm):
@@ -301,9 +301,12 @@ def test_nograph_scores_fuse_cosine_and_bm25(open_memory, embedder, sentences):
     )
     hits = syn.search(q, user_id="u", k=3)
     assert "coffee" in hits[0].text
+    cfg = syn._engine.cfg
+    x = cfg.lexical_similarity
     for h in hits:
-        sim = 0.5 * max(cos[h.text], 0.0) + 0.5 * bm_scores.get(h.text, 0.0) / top
-        assert h.score == pytest.approx(0.8 * sim, abs=1e-5)
+        sim = (1 - x) * max(cos[h.text], 0.0) + x * bm_scores.get(h.text, 0.0) / top
+        expected = (cfg.w_similarity + cfg.w_activation * cfg.alpha) * sim
+        assert h.score == pytest.approx(expected, abs=1e-5)
 
 
 def test_explanations_and_confidence(open_memory, sentences):

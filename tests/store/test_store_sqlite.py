@@ -42,16 +42,46 @@ def store(db_path: Path):
 def test_schema_version_recorded(db_path, embedder, sql):
     with Memory(db_path, engine="bm25", embedder=embedder) as m:
         m.add("hello", user_id="u")
-    assert SCHEMA_VERSION == 1
-    assert sql(db_path, "PRAGMA user_version") == [(1,)]
-    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("1",)]
+    assert SCHEMA_VERSION == 2
+    assert sql(db_path, "PRAGMA user_version") == [(2,)]
+    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("2",)]
     tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"memories", "users", "meta"} <= tables
+    assert {
+        "memories",
+        "users",
+        "meta",
+        "syn_mentions",
+        "syn_concepts",
+        "syn_aliases",
+        "syn_state",
+    } <= tables
+
+
+def test_version_1_file_is_migrated_keeping_its_memories(db_path, embedder, sql):
+    from remem.store.sqlite import MIGRATIONS
+
+    con = sqlite3.connect(db_path, isolation_level=None)
+    con.execute("BEGIN")
+    MIGRATIONS[0][1](con)
+    con.execute("PRAGMA user_version = 1")
+    con.execute("COMMIT")
+    con.execute("INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES ('u', 'e', 1, 0)")
+    con.execute(
+        "INSERT INTO memories (id, user_id, seq, text, speaker, ts, ts_epoch, session_id, "
+        "metadata, embedding, created_at) VALUES ('m1', 'u', 0, 'old memory about Lisbon', "
+        "NULL, '2023-01-01T00:00:00', 0, NULL, '{}', ?, 0)",
+        (embedder.embed_one("old memory about Lisbon").astype("<f4").tobytes(),),
+    )
+    con.close()
+    with Memory(db_path, engine="synapse", embedder=embedder) as m:
+        assert m.get("m1", user_id="u").text == "old memory about Lisbon"
+        assert m.search("Lisbon", user_id="u", k=1)[0].id == "m1"
+    assert sql(db_path, "PRAGMA user_version") == [(2,)]
 
 
 def test_new_empty_file_gets_schema_without_any_write(db_path, embedder, sql):
     Memory(db_path, engine="bm25", embedder=embedder).close()
-    assert sql(db_path, "PRAGMA user_version") == [(1,)]
+    assert sql(db_path, "PRAGMA user_version") == [(2,)]
     assert sql(db_path, "SELECT COUNT(*) FROM memories") == [(0,)]
 
 
@@ -80,7 +110,7 @@ def test_newer_schema_version_refused(db_path, embedder):
     con.close()
     with pytest.raises(StoreError, match="newer"):
         Memory(db_path, engine="bm25", embedder=embedder)
-    with pytest.raises(StoreError, match="schema version 2"):
+    with pytest.raises(StoreError, match=f"schema version {SCHEMA_VERSION + 1}"):
         SQLiteStore(db_path)
 
 
@@ -91,7 +121,7 @@ def test_existing_empty_sqlite_file_is_migrated(db_path, embedder, sql):
     con.close()
     with Memory(db_path, engine="bm25", embedder=embedder) as m:
         m.add("migrated", user_id="u")
-    assert sql(db_path, "PRAGMA user_version") == [(1,)]
+    assert sql(db_path, "PRAGMA user_version") == [(2,)]
     assert sql(db_path, "SELECT COUNT(*) FROM unrelated") == [(0,)]
 
 
@@ -128,7 +158,7 @@ def test_open_store_by_path(tmp_path):
     s = open_store(str(tmp_path / "o.db"))
     try:
         assert isinstance(s, SQLiteStore) and s.shared
-        assert s.schema_version() == 1
+        assert s.schema_version() == SCHEMA_VERSION
     finally:
         s.close()
 

@@ -305,10 +305,8 @@ def _explain(
         return "anchor (" + "+".join(kinds) + ")" if kinds else None
 
     direct = anchor_of(p)
-    if direct:
-        return direct
     if graph is None:
-        return "similarity"
+        return direct or "similarity"
     path = []
     node = p + C
     for t in range(len(history) - 1, 0, -1):
@@ -323,6 +321,5 @@ def _explain(
         if node >= C and anchor_of(node - C):
             path.append(anchor_of(node - C) or "")
             break
-    if not path:
-        return "similarity"
-    return "activation: " + " <- ".join(path)
+    spread = "activation: " + " <- ".join(path) if path else ""
+    return "; ".join(x for x in (direct, spread) if x) or "similarity"
