@@ -317,7 +317,7 @@ def test_explanations_and_confidence(open_memory, sentences):
     assert set(trace.explanations) == {h.id for h in hits}
     assert trace.explanations[hits[0].id].startswith("anchor (")
     assert 0.0 < trace.confidence <= 1.0
-    assert trace.refuse == (trace.confidence < 0.12)
+    assert trace.refuse == (trace.confidence < mem._engine.cfg.gate_tau)
 
 
 def test_unknown_option_raises(embedder):
