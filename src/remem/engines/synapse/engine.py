@@ -225,8 +225,7 @@ class SynapseEngine(Engine):
             bm_rank = top_k(bm, cfg.anchors, 0.0)
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
-            layer = self._layer(user_id)
-            graph = self._graph(user_id, idx, layer) if cfg.graph else None
+            graph = self._graph(user_id, idx, self._layer(user_id)) if cfg.graph else None
             C = graph.n_concepts if graph else 0
             a0 = np.zeros(C + n)
             a0[anchors + C] = cfg.alpha * sim[anchors]

@@ -16,7 +16,6 @@ after pruning, and PageRank runs once per build (power iteration on scipy sparse
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -194,7 +193,3 @@ def pagerank(raw_incoming: sp.csr_matrix, damping: float = 0.85, iters: int = 50
             break
         r = nxt
     return r
-
-
-def temporal_weight(hours: float, rho: float) -> float:
-    return math.exp(-rho * hours)
