@@ -73,25 +73,36 @@ def build_parser() -> argparse.ArgumentParser:
     bsub = b.add_subparsers(dest="bench", required=True)
     lo = bsub.add_parser("locomo", help="evidence recall on LoCoMo, engines side by side")
     lo.add_argument("--data", required=True, help="path to locomo10.json")
-    lo.add_argument("--engines", type=_names, default=["dense", "bm25", "hybrid"])
-    lo.add_argument("--k", type=_ints, default=[5, 10, 20])
-    lo.add_argument("--conversations", type=_names, default=None)
-    lo.add_argument("--limit", type=int, default=None, help="questions per conversation")
-    lo.add_argument(
-        "--reuse-embeddings",
-        action="store_true",
-        help="embed each text once for all engines (ingest rates then exclude embedding)",
+    _retrieval_args(lo)
+    mb = bsub.add_parser(
+        "memorybank", help="evidence recall on MemoryBank's probing questions (English)"
     )
-    lo.add_argument("--json", dest="json_out", help="write results as JSON here")
-    lo.add_argument("--markdown", help="write the report as Markdown here")
+    mb.add_argument("--data", required=True, help="path to memory_bank_en.json")
+    mb.add_argument("--labels", default=None, help="evidence labels (default: the bundled ones)")
+    _retrieval_args(mb)
     sc = bsub.add_parser("scale", help="ingest and search latency on a synthetic history")
     sc.add_argument("--engines", type=_names, default=None)
     sc.add_argument("--n", type=_ints, default=[1000, 10000])
     sc.add_argument("--queries", type=int, default=200)
+    sc.add_argument("--mixed", type=int, default=100, help="rounds of add + search")
     sc.add_argument("--seed", type=int, default=7)
     sc.add_argument("--json", dest="json_out")
     sc.add_argument("--markdown")
     return p
+
+
+def _retrieval_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engines", type=_names, default=["dense", "bm25", "hybrid"])
+    p.add_argument("--k", type=_ints, default=[5, 10, 20])
+    p.add_argument("--conversations", type=_names, default=None)
+    p.add_argument("--limit", type=int, default=None, help="questions per conversation")
+    p.add_argument(
+        "--reuse-embeddings",
+        action="store_true",
+        help="embed each text once for all engines (ingest rates then exclude embedding)",
+    )
+    p.add_argument("--json", dest="json_out", help="write results as JSON here")
+    p.add_argument("--markdown", help="write the report as Markdown here")
 
 
 def _print_hit(hit: Any) -> None:

@@ -27,6 +27,21 @@ def run(args: argparse.Namespace) -> int:
             conversations=args.conversations,
             limit=args.limit,
             progress=_progress,
+            reuse_embeddings=args.reuse_embeddings,
+        )
+        tables = locomo_tables(result)
+    elif args.bench == "memorybank":
+        from .runner import run_memorybank
+
+        result = run_memorybank(
+            args.data,
+            args.engines,
+            args.k,
+            labels=args.labels,
+            conversations=args.conversations,
+            limit=args.limit,
+            progress=_progress,
+            reuse_embeddings=args.reuse_embeddings,
         )
         tables = locomo_tables(result)
     else:
@@ -36,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
             args.engines or [args.engine],
             args.n,
             queries=args.queries,
+            mixed=args.mixed,
             seed=args.seed,
             progress=_progress,
         )

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .runner import subset_names
-
 
 def _fmt(x: float, digits: int = 3) -> str:
     return "-" if x != x else f"{x:.{digits}f}"  # NaN-safe
@@ -13,8 +11,8 @@ def _fmt(x: float, digits: int = 3) -> str:
 
 def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) for the recall table and the efficiency table."""
-    subsets = subset_names()
     sizes = result["subset_sizes"]
+    subsets = list(sizes)
     header = ["engine", "k"] + subsets
     rows = []
     for k in result["ks"]:
@@ -51,8 +49,16 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
     )
     return [
         (
-            f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw categories 1-4 "
-            "(n: " + ", ".join(f"{s} {sizes[s]}" for s in subsets) + ")",
+            (
+                f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw "
+                "categories 1-4 "
+                if result["benchmark"].startswith("locomo")
+                else f"Evidence recall@k on MemoryBank (en), {result['questions']} probing "
+                "questions, k counted in memories (a pair is two) "
+            )
+            + "(n: "
+            + ", ".join(f"{s} {sizes[s]}" for s in subsets)
+            + ")",
             header,
             rows,
         ),
@@ -72,7 +78,17 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
 
 
 def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    header = ["engine", "memories", "ingest/s", "search p50 ms", "search p95 ms", "RSS growth MB"]
+    header = [
+        "engine",
+        "memories",
+        "ingest/s",
+        "search p50 ms",
+        "search p95 ms",
+        "mixed add p50/p95 ms",
+        "mixed search p95 ms",
+        "graph active/archived",
+        "RSS growth MB",
+    ]
     rows = [
         [
             r["engine"],
@@ -80,18 +96,42 @@ def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list
             _fmt(r["ingest_per_s"], 0),
             _fmt(r["search_ms_p50"], 1),
             _fmt(r["search_ms_p95"], 1),
+            f"{_fmt(r['mixed_add_ms_p50'], 1)} / {_fmt(r['mixed_add_ms_p95'], 1)}",
+            _fmt(r["mixed_search_ms_p95"], 1),
+            "-"
+            if r.get("graph_active_nodes") is None
+            else f"{r['graph_active_nodes']:,} / {r['graph_archived_nodes']:,}",
             _fmt(r["rss_growth_mb"], 0),
         ]
         for r in result["rows"]
     ]
-    return [
+    tables = [
         (
             f"Synthetic history, one user, k={result['k']}, {result['queries']} distinct "
-            f"queries (peak RSS {result['peak_rss_mb']:.0f} MB)",
+            f"queries, then {result['mixed']} rounds of add + search "
+            f"(peak RSS {result['peak_rss_mb']:.0f} MB)",
             header,
             rows,
         )
     ]
+    if result.get("growth"):
+        tables.append(
+            (
+                "Growth of search p95 from the smallest to the largest size",
+                ["engine", "from", "to", "search p95 ratio", "mixed search p95 ratio"],
+                [
+                    [
+                        g["engine"],
+                        f"{g['from']:,}",
+                        f"{g['to']:,}",
+                        _fmt(g["p95_ratio"], 2),
+                        _fmt(g["mixed_p95_ratio"], 2),
+                    ]
+                    for g in result["growth"]
+                ],
+            )
+        )
+    return tables
 
 
 def print_tables(tables: list[tuple[str, list[str], list[list[str]]]]) -> None:

@@ -1,4 +1,4 @@
-"""The LoCoMo retrieval benchmark: engines side by side, in one process, one run.
+"""Retrieval benchmarks (LoCoMo, MemoryBank): engines side by side, in one process.
 
 For each conversation, every engine gets a fresh in-memory store, ingests the turns
 session by session through the public API (``add_many``, timed, embedding included)
@@ -20,7 +20,14 @@ import numpy as np
 from ..embed import Embedder, create_embedder
 from ..embed.base import MemoEmbedder
 from ..memory import Memory
-from .locomo import Conversation, adversarial_questions, load_locomo, retrieval_questions
+from .locomo import (
+    Conversation,
+    Question,
+    adversarial_questions,
+    load_locomo,
+    retrieval_questions,
+)
+from .memorybank import load_memorybank, probing_questions
 from .metrics import evidence_recall, mean, percentile
 from .sysinfo import peak_rss_mb
 
@@ -48,8 +55,8 @@ class QuestionInfo:
     best_evidence_cos: float
 
 
-def subset_names() -> list[str]:
-    return [f"cat{c}" for c in CATEGORIES] + ["all"] + [f"cos<{t}" for t in LOW_SIM]
+def subset_names(categories: Sequence[int] = CATEGORIES) -> list[str]:
+    return [f"cat{c}" for c in categories] + ["all"] + [f"cos<{t}" for t in LOW_SIM]
 
 
 def _in_subset(info: QuestionInfo, name: str) -> bool:
@@ -60,11 +67,41 @@ def _in_subset(info: QuestionInfo, name: str) -> bool:
     return info.best_evidence_cos < float(name[4:])
 
 
-def run_locomo(
-    data_path: str,
+def run_locomo(data_path: str, engines: Sequence[str], ks=(5, 10, 20), **kw: Any) -> dict:
+    """LoCoMo: raw categories 1-4 with evidence; category 5 feeds the gate sweep."""
+    result = run_retrieval(
+        load_locomo(data_path),
+        engines,
+        ks,
+        questions_of=retrieval_questions,
+        categories=CATEGORIES,
+        **kw,
+    )
+    return {"benchmark": "locomo-retrieval", "data": str(data_path), **result}
+
+
+def run_memorybank(
+    data_path: str, engines: Sequence[str], ks=(5, 10, 20), labels: str | None = None, **kw: Any
+) -> dict:
+    """MemoryBank's probing questions with remem's evidence labels (a non-LoCoMo check)."""
+    result = run_retrieval(
+        load_memorybank(data_path, labels),
+        engines,
+        ks,
+        questions_of=probing_questions,
+        categories=(),
+        **kw,
+    )
+    return {"benchmark": "memorybank-retrieval", "data": str(data_path), **result}
+
+
+def run_retrieval(
+    convs: list[Conversation],
     engines: Sequence[str],
     ks: Sequence[int] = (5, 10, 20),
     *,
+    questions_of: Callable[[Conversation], list[Question]],
+    categories: Sequence[int] = CATEGORIES,
     conversations: Sequence[str] | None = None,
     limit: int | None = None,
     embedder: Embedder | None = None,
@@ -75,7 +112,6 @@ def run_locomo(
     embedder = embedder or create_embedder("minilm")
     if reuse_embeddings:
         embedder = MemoEmbedder(embedder)
-    convs = load_locomo(data_path)
     if conversations:
         wanted = set(conversations)
         convs = [c for c in convs if c.sample_id in wanted]
@@ -84,7 +120,7 @@ def run_locomo(
     max_k = max(ks)
     started = time.time()
     for ci, conv in enumerate(convs):
-        questions = retrieval_questions(conv)
+        questions = questions_of(conv)
         if limit is not None:
             questions = questions[:limit]
         if progress:
@@ -99,10 +135,9 @@ def run_locomo(
                 run = runs[name]
                 _ingest(mem, conv, run)
                 if vectors is None:
-                    vectors = {
-                        m.metadata["dia_id"]: m.embedding
-                        for m in mem._store.load(conv.sample_id)  # noqa: SLF001 - bench internals
-                    }
+                    vectors = {}
+                    for m in mem._store.load(conv.sample_id):  # noqa: SLF001 - bench internals
+                        vectors.setdefault(m.metadata["dia_id"], []).append(m.embedding)
                     infos.extend(_question_infos(conv, questions, vectors, embedder))
                 for q in questions:
                     t0 = time.perf_counter()
@@ -120,7 +155,7 @@ def run_locomo(
                         run.conf_adversarial.append(recall.confidence)
                 run.index_mb = max(run.index_mb, mem._indexes.nbytes() / 2**20)  # noqa: SLF001
     return _summarise(
-        runs, infos, ks, data_path, len(convs), time.time() - started, reuse_embeddings
+        runs, infos, ks, categories, len(convs), time.time() - started, reuse_embeddings
     )
 
 
@@ -139,13 +174,13 @@ def _question_infos(conv, questions, vectors, embedder) -> list[QuestionInfo]:
     qv = embedder.embed([q.question for q in questions])
     out = []
     for q, v in zip(questions, qv, strict=True):
-        best = max(float(vectors[e] @ v) for e in q.evidence)
+        best = max(float(vec @ v) for e in q.evidence for vec in vectors[e])
         out.append(QuestionInfo(conv.sample_id, q.category, best))
     return out
 
 
-def _summarise(runs, infos, ks, data_path, n_convs, wall_s, reuse_embeddings) -> dict[str, Any]:
-    subsets = subset_names()
+def _summarise(runs, infos, ks, categories, n_convs, wall_s, reuse_embeddings) -> dict[str, Any]:
+    subsets = subset_names(categories)
     counts = {s: sum(_in_subset(i, s) for i in infos) for s in subsets}
     engines = {}
     for name, run in runs.items():
@@ -165,8 +200,6 @@ def _summarise(runs, infos, ks, data_path, n_convs, wall_s, reuse_embeddings) ->
             "index_mb": run.index_mb,
         }
     return {
-        "benchmark": "locomo-retrieval",
-        "data": str(data_path),
         "conversations": n_convs,
         "questions": len(infos),
         "subset_sizes": counts,

@@ -3,6 +3,10 @@
 Each size gets a fresh SQLite file on disk (the real default setup). Ingest goes
 through ``add_many`` in batches of 500 (embedding included); searches go through
 ``Memory.search`` with distinct queries (query embedding included, nothing cached).
+Then a mixed phase mimics an agent's turn loop: ``mixed`` rounds of one ``add``
+followed by one ``search``, timed separately, so engines that do work on the write
+path (SYNAPSE's consolidation every few memories) show where that cost lands.
+Engines with a graph also report its size (active and archived nodes).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ def run_scale(
     sizes: Sequence[int],
     *,
     queries: int = 200,
+    mixed: int = 100,
     seed: int = 7,
     k: int = 10,
     embedder: Embedder | None = None,
@@ -54,6 +59,16 @@ def run_scale(
                         t0 = time.perf_counter()
                         mem.search(q, user_id="u", k=k)
                         times.append(time.perf_counter() - t0)
+                    graph = _graph_stats(mem, "u")
+                    extra = synthetic_history(mixed, seed + 2, start=items[-1]["timestamp"])
+                    add_t, search_t = [], []
+                    for item, q in zip(extra, qs, strict=False):
+                        t0 = time.perf_counter()
+                        mem.add(**item, user_id="u")
+                        t1 = time.perf_counter()
+                        mem.search(q, user_id="u", k=k)
+                        search_t.append(time.perf_counter() - t1)
+                        add_t.append(t1 - t0)
                     rows.append(
                         {
                             "engine": name,
@@ -61,6 +76,11 @@ def run_scale(
                             "ingest_per_s": n / ingest_s,
                             "search_ms_p50": 1000 * percentile(times, 50),
                             "search_ms_p95": 1000 * percentile(times, 95),
+                            "mixed_add_ms_p50": 1000 * percentile(add_t, 50),
+                            "mixed_add_ms_p95": 1000 * percentile(add_t, 95),
+                            "mixed_search_ms_p95": 1000 * percentile(search_t, 95),
+                            "graph_active_nodes": graph.get("active_nodes"),
+                            "graph_archived_nodes": graph.get("archived"),
                             "rss_growth_mb": rss_mb() - rss0,
                         }
                     )
@@ -68,6 +88,32 @@ def run_scale(
         "benchmark": "scale",
         "k": k,
         "queries": queries,
+        "mixed": mixed,
         "rows": rows,
+        "growth": growth(rows),
         "peak_rss_mb": peak_rss_mb(),
     }
+
+
+def growth(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per engine: search p95 at the largest size over p95 at the smallest."""
+    out = []
+    for name in dict.fromkeys(r["engine"] for r in rows):
+        mine = sorted((r for r in rows if r["engine"] == name), key=lambda r: r["memories"])
+        if len(mine) > 1:
+            lo, hi = mine[0], mine[-1]
+            out.append(
+                {
+                    "engine": name,
+                    "from": lo["memories"],
+                    "to": hi["memories"],
+                    "p95_ratio": hi["search_ms_p95"] / lo["search_ms_p95"],
+                    "mixed_p95_ratio": hi["mixed_search_ms_p95"] / lo["mixed_search_ms_p95"],
+                }
+            )
+    return out
+
+
+def _graph_stats(mem: Memory, user_id: str) -> dict[str, int]:
+    stats = getattr(mem._engine, "graph_stats", None)
+    return stats(user_id) if stats else {}

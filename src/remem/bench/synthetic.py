@@ -1,8 +1,12 @@
 """A synthetic, reproducible conversation history of any length, for scale tests.
 
-Sentences are built from templates over small vocabularies (people, places, things,
-activities), so the BM25 vocabulary and the embedding space look like chat rather
+Sentences are built from templates over vocabularies of people, places, things and
+activities, so the BM25 vocabulary and the embedding space look like chat rather
 than random tokens, and queries about a sampled memory have a real answer in it.
+The base word lists are widened with generated names, towns and described objects
+(hundreds of each, fixed by a seed), so a long history keeps meeting new entities,
+as a real one does, and the concept graph grows with it instead of saturating at a
+few dozen labels.
 """
 
 from __future__ import annotations
@@ -124,18 +128,58 @@ QUESTION_TEMPLATES = [
 ]
 
 
+_SYLLABLES = [
+    "ka", "lo", "mi", "ra", "ten", "vi", "so", "dar", "el", "an", "ju", "ber",
+    "no", "sha", "tu", "lin", "mar", "os", "pe", "ri", "zan", "go", "fe", "ul",
+]  # fmt: skip
+_ADJECTIVES = [
+    "vintage", "red", "secondhand", "tiny", "electric", "wooden", "borrowed",
+    "handmade", "blue", "folding", "antique", "cheap",
+]  # fmt: skip
+_PLACE_KINDS = ["market", "museum", "harbour", "bakery", "park", "gallery", "station", "trail"]
+
+
+def _names(rng: random.Random, n: int) -> list[str]:
+    out: set[str] = set()
+    while len(out) < n:
+        out.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize())
+    return sorted(out)
+
+
+def _vocabulary() -> dict[str, list[str]]:
+    rng = random.Random(1234)
+    towns = _names(rng, 120)
+    return {
+        "person": PEOPLE + _names(rng, 300),
+        "place": PLACES
+        + [f"the {rng.choice(_PLACE_KINDS)} in {t}" for t in towns[:80]]
+        + towns[80:],
+        "thing": THINGS + [f"{a} {t}" for a in _ADJECTIVES for t in THINGS],
+        "activity": ACTIVITIES,
+        "feeling": FEELINGS,
+    }
+
+
+VOCABULARY = _vocabulary()
+
+
+def _fill(template: str, rng: random.Random) -> str:
+    v = VOCABULARY
+    return template.format(
+        person=rng.choice(v["person"]),
+        place=rng.choice(v["place"]),
+        thing=rng.choice(v["thing"]),
+        activity=rng.choice(v["activity"]),
+        feeling=rng.choice(v["feeling"]),
+    )
+
+
 def synthetic_history(n: int, seed: int = 7, start: datetime | None = None) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     t = start or datetime(2024, 1, 1, 9, 0)
     items = []
     for i in range(n):
-        text = rng.choice(TEMPLATES).format(
-            person=rng.choice(PEOPLE),
-            place=rng.choice(PLACES),
-            thing=rng.choice(THINGS),
-            activity=rng.choice(ACTIVITIES),
-            feeling=rng.choice(FEELINGS),
-        )
+        text = _fill(rng.choice(TEMPLATES), rng)
         t += timedelta(minutes=rng.randint(1, 180))
         items.append(
             {
@@ -151,12 +195,4 @@ def synthetic_history(n: int, seed: int = 7, start: datetime | None = None) -> l
 
 def synthetic_queries(n: int, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
-    return [
-        rng.choice(QUESTION_TEMPLATES).format(
-            person=rng.choice(PEOPLE),
-            place=rng.choice(PLACES),
-            thing=rng.choice(THINGS),
-            activity=rng.choice(ACTIVITIES),
-        )
-        for _ in range(n)
-    ]
+    return [_fill(rng.choice(QUESTION_TEMPLATES), rng) for _ in range(n)]

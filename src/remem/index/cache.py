@@ -34,6 +34,7 @@ class UserIndex:
     ids: list[str] = field(default_factory=list)
     pos: dict[str, int] = field(default_factory=dict)
     times: list[float] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
     dense: DenseIndex = field(init=False)
     bm25: BM25Index = field(default_factory=BM25Index)
     #: Held while reading or changing this user's arrays (appends may reallocate them).
@@ -55,6 +56,7 @@ class UserIndex:
             self.pos[r.id] = len(self.ids)
             self.ids.append(r.id)
             self.times.append(timestamp_epoch(r.timestamp))
+            self.seqs.append(r.seq)
         self.last_seq = rows[-1].seq
 
     def remove(self, memory_id: str) -> None:

@@ -34,9 +34,10 @@ class UserState:
 class GraphRows:
     """SYNAPSE's stored semantic layer of one user (see ``store/sqlite.py``)."""
 
-    mentions: list[tuple[str, str, str]]  # (memory_id, label, kind)
-    concepts: list[tuple[int, str, str, np.ndarray, bool]]  # (cid, label, kind, vec, archived)
+    mentions: list[tuple[str, str, str, int]]  # (memory_id, label, kind, memory seq)
+    concepts: list[tuple[int, str, str, np.ndarray]]  # (cid, label, kind, vec)
     aliases: dict[str, int]  # label -> cid
+    activity: dict[tuple[str, str], int]  # ("m", memory_id) | ("c", str(cid)) -> window
     consolidated_seq: int
     rev: int
 
@@ -108,8 +109,13 @@ class Store(ABC):
         aliases: Sequence[tuple[str, int]],
         consolidated_seq: int,
         expect_rev: int,
+        activity: Sequence[tuple[str, str, int]] = (),
     ) -> int | None:
         """Atomically add a consolidation window; None if ``expect_rev`` is stale."""
+
+    @abstractmethod
+    def graph_touch(self, user_id: str, activity: Sequence[tuple[str, str, int]]) -> None:
+        """Record the latest window in which nodes were active (kept: the larger window)."""
 
     def schema_version(self) -> int:
         return int(self.get_meta("schema_version") or 0)

@@ -97,6 +97,23 @@ CREATE TABLE IF NOT EXISTS syn_state (
 """
 
 
+# SYNAPSE's dormancy bookkeeping: the latest consolidation window in which a node was
+# active beyond what the memories themselves imply (a query reached it). Which nodes
+# are archived is a pure function of these rows, the memories' windows and the
+# engine's configuration, so no archived flag is stored (v2's ``archived`` column is
+# dropped).
+_SCHEMA_V3 = """
+CREATE TABLE IF NOT EXISTS syn_activity (
+    user_id TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    ref     TEXT NOT NULL,
+    win     INTEGER NOT NULL,
+    PRIMARY KEY (user_id, kind, ref)
+) WITHOUT ROWID;
+ALTER TABLE syn_concepts DROP COLUMN archived
+"""
+
+
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
     """``executescript`` would COMMIT the migration transaction; run statements one by one."""
 
@@ -112,9 +129,11 @@ def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
 MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
     (1, _run_script(_SCHEMA_V1)),
     (2, _run_script(_SCHEMA_V2)),
+    (3, _run_script(_SCHEMA_V3)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
+_SYN_TABLES = ("syn_mentions", "syn_concepts", "syn_aliases", "syn_state", "syn_activity")
 _COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
 
 
@@ -296,6 +315,10 @@ class SQLiteStore(Store):
                 con.executemany(
                     "DELETE FROM syn_mentions WHERE user_id = ? AND memory_id = ?", pairs
                 )
+                con.executemany(
+                    "DELETE FROM syn_activity WHERE user_id = ? AND kind = 'm' AND ref = ?",
+                    pairs,
+                )
                 self._drop_orphan_concepts(con, user_id)
                 con.execute("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = ?", (user_id,))
         return found
@@ -328,13 +351,18 @@ class SQLiteStore(Store):
             "(SELECT cid FROM syn_aliases WHERE user_id = ?)",
             (user_id, user_id),
         )
+        con.execute(
+            "DELETE FROM syn_activity WHERE user_id = ? AND kind = 'c' AND CAST(ref AS INTEGER) "
+            "NOT IN (SELECT cid FROM syn_concepts WHERE user_id = ?)",
+            (user_id, user_id),
+        )
         con.execute("UPDATE syn_state SET rev = rev + 1 WHERE user_id = ?", (user_id,))
 
     def delete_user(self, user_id: str) -> int:
         with self._write() as con:
             n = con.execute("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount
             con.execute("DELETE FROM users WHERE user_id = ?", (user_id,))
-            for table in ("syn_mentions", "syn_concepts", "syn_aliases", "syn_state"):
+            for table in _SYN_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         if self.shared:
             # Move the WAL's copies of the erased pages into the (zeroed) main file and
@@ -412,12 +440,14 @@ class SQLiteStore(Store):
         with self._lock:
             con = self._con
             mentions = con.execute(
-                "SELECT memory_id, label, kind FROM syn_mentions WHERE user_id = ?", (user_id,)
+                "SELECT s.memory_id, s.label, s.kind, m.seq FROM syn_mentions s "
+                "JOIN memories m ON m.id = s.memory_id WHERE s.user_id = ? ORDER BY m.seq",
+                (user_id,),
             ).fetchall()
             concepts = [
-                (cid, label, kind, np.frombuffer(blob, dtype="<f4"), bool(arch))
-                for cid, label, kind, blob, arch in con.execute(
-                    "SELECT cid, label, kind, embedding, archived FROM syn_concepts "
+                (cid, label, kind, np.frombuffer(blob, dtype="<f4"))
+                for cid, label, kind, blob in con.execute(
+                    "SELECT cid, label, kind, embedding FROM syn_concepts "
                     "WHERE user_id = ? ORDER BY cid",
                     (user_id,),
                 )
@@ -425,8 +455,14 @@ class SQLiteStore(Store):
             aliases = con.execute(
                 "SELECT label, cid FROM syn_aliases WHERE user_id = ?", (user_id,)
             ).fetchall()
+            activity = {
+                (kind, ref): win
+                for kind, ref, win in con.execute(
+                    "SELECT kind, ref, win FROM syn_activity WHERE user_id = ?", (user_id,)
+                )
+            }
         seq, rev = self.graph_state(user_id)
-        return GraphRows(mentions, concepts, dict(aliases), seq, rev)
+        return GraphRows(mentions, concepts, dict(aliases), activity, seq, rev)
 
     def graph_save(
         self,
@@ -437,6 +473,7 @@ class SQLiteStore(Store):
         aliases: Sequence[tuple[str, int]],
         consolidated_seq: int,
         expect_rev: int,
+        activity: Sequence[tuple[str, str, int]] = (),
     ) -> int | None:
         """Write one consolidation window atomically; returns the new rev, or None when
         another writer consolidated meanwhile (the caller reloads and retries)."""
@@ -471,7 +508,31 @@ class SQLiteStore(Store):
                 "rev = excluded.rev",
                 (user_id, consolidated_seq, rev + 1),
             )
+            self._upsert_activity(con, user_id, activity)
         return rev + 1
+
+    def graph_touch(self, user_id: str, activity: Sequence[tuple[str, str, int]]) -> None:
+        if activity:
+            with self._write() as con:
+                self._upsert_activity(con, user_id, activity)
+
+    def _upsert_activity(
+        self, con: sqlite3.Connection, user_id: str, activity: Sequence[tuple[str, str, int]]
+    ) -> None:
+        """Keep the later window; rows of memories deleted meanwhile are not recreated."""
+        if not activity:
+            return
+        mids = [ref for kind, ref, _ in activity if kind == "m"]
+        live = {("m", m) for m in self._existing(con, user_id, mids)} if mids else set()
+        live |= {
+            ("c", str(r[0]))
+            for r in con.execute("SELECT cid FROM syn_concepts WHERE user_id = ?", (user_id,))
+        }
+        con.executemany(
+            "INSERT INTO syn_activity (user_id, kind, ref, win) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (user_id, kind, ref) DO UPDATE SET win = MAX(win, excluded.win)",
+            [(user_id, kind, ref, win) for kind, ref, win in activity if (kind, ref) in live],
+        )
 
     def close(self) -> None:
         with self._lock:

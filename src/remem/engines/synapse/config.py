@@ -32,6 +32,23 @@ class SynapseConfig:
     conversation link at ~1 and sessions a week apart at exp(-1.68) = 0.19."""
     temporal_decay: bool = True
     """ablation switch "no temporal decay": temporal edges get weight 1."""
+    dormancy_epsilon: float = 0.01
+    """paper: a node whose activation stays below epsilon is dormant."""
+    dormancy_windows: int = 10
+    """paper: ... for W = 10 consolidation windows (a window = ``consolidate_every``
+    memories of the user, counted by sequence number)."""
+    max_active_nodes: int = 10_000
+    """paper: the active graph stays <= 10,000 nodes per user. choice: the bound is
+    enforced by archiving the least recently active nodes first (dormant ones go
+    before any node active in the last W windows); 0 = unbounded."""
+    archive_all_dormant: bool = False
+    """choice: the paper archives every dormant node; read literally, a user who adds
+    a month of chat and only then asks would search a graph of the last 50 memories
+    (measured on LoCoMo as ``synapse-dormant``). remem archives only to hold the
+    bound, so the graph forgets by disuse only once it must."""
+    concepts: bool = True
+    """ablation switch "no concepts": no semantic nodes, so the graph holds only the
+    episodes and their temporal edges; measures what concept extraction adds."""
     min_concept_chars: int = 4
     """choice: shorter words are rarely concepts (and are mostly function words)."""
 
@@ -111,6 +128,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "synapse-nodecay": {"temporal_decay": False},
     "synapse-nodynamics": {"dynamics": False},
     "synapse-nograph": {"graph": False},
+    "synapse-noconcepts": {"concepts": False},
+    "synapse-dormant": {"archive_all_dormant": True},
     "synapse-vectors": {
         "graph": False,
         "lexical_similarity": 0.0,

@@ -12,6 +12,20 @@ without renumbering. Edges (all built here from stored rows and vectors):
 
 Then every node keeps its ``max_in_edges`` strongest incoming edges, fan = out-degree
 after pruning, and PageRank runs once per build (power iteration on scipy sparse).
+
+Dormancy (the paper: nodes dormant for W consolidation windows are archived, the
+active graph stays <= 10,000 nodes). A window is ``consolidate_every`` memories of the
+user, counted by sequence number, so batching does not change it. A node's last
+active window is the latest of: its own memory's window (episodes), the window of
+the latest memory mentioning it (concepts), and the window in which a query's
+spreading activation last reached it with activation >= epsilon (stored in
+``syn_activity``). :func:`select_active` keeps the most recently active nodes up to
+``max_active_nodes``; with ``archive_all_dormant`` (the paper read literally) every
+node dormant for ``dormancy_windows`` windows is archived even below the cap.
+Archived nodes keep their rows (positions) but get no edges, so propagation and
+inhibition cost nothing for them, and the dense and BM25 anchors still see every
+memory: an archived memory that becomes an anchor is scored at once and is back in
+the graph, with its concepts, from the next build.
 """
 
 from __future__ import annotations
@@ -31,7 +45,6 @@ class Concept:
     label: str
     kind: str
     vec: np.ndarray
-    archived: bool = False
 
 
 @dataclass
@@ -42,15 +55,19 @@ class SemanticLayer:
     aliases: dict[str, int] = field(default_factory=dict)  # label -> cid
     mentions: dict[str, dict[str, str]] = field(default_factory=dict)  # memory -> label -> kind
     label_df: dict[str, int] = field(default_factory=dict)
+    label_win: dict[str, int] = field(default_factory=dict)  # label -> latest window
+    activity: dict[tuple[str, str], int] = field(default_factory=dict)  # stored touches
     consolidated_seq: int = -1
     rev: int = 0
     epoch: str = ""  # the user's epoch: an erased and recreated user starts afresh
 
-    def add_mention(self, memory_id: str, label: str, kind: str) -> None:
+    def add_mention(self, memory_id: str, label: str, kind: str, window: int) -> None:
         labels = self.mentions.setdefault(memory_id, {})
         if label not in labels:
             labels[label] = kind
             self.label_df[label] = self.label_df.get(label, 0) + 1
+        if window > self.label_win.get(label, -1):
+            self.label_win[label] = window
 
     @property
     def next_cid(self) -> int:
@@ -65,8 +82,15 @@ class Graph:
     raw_incoming: sp.csr_matrix  # the same edges, unnormalised (for explanations)
     pagerank: np.ndarray  # per node, raw
     concept_labels: list[str]
+    concept_ids: list[int]  # cid of each concept node
     concept_vecs: np.ndarray  # (C, dim), active concepts in node order
     index_size: int  # episodes covered when built
+    episode_active: np.ndarray  # (index_size,) bool: False = archived (or deleted)
+    archived_concepts: int = 0
+
+    @property
+    def active_nodes(self) -> int:
+        return self.n_concepts + int(self.episode_active.sum())
 
     def resized(self, index_size: int) -> Graph:
         """The same graph with isolated nodes for episodes added since the build."""
@@ -78,13 +102,88 @@ class Graph:
         raw = self.raw_incoming.copy()
         raw.resize((n, n))
         pr = np.concatenate([self.pagerank, np.zeros(n - self.n_nodes)])
+        # new episodes are not archived, merely not linked until the next build
+        active = np.concatenate([self.episode_active, np.ones(n - self.n_nodes, dtype=bool)])
         return Graph(
-            self.n_concepts, n, inc, raw, pr, self.concept_labels, self.concept_vecs, index_size
+            self.n_concepts,
+            n,
+            inc,
+            raw,
+            pr,
+            self.concept_labels,
+            self.concept_ids,
+            self.concept_vecs,
+            index_size,
+            active,
+            self.archived_concepts,
         )
 
 
-def build_graph(idx: UserIndex, layer: SemanticLayer, cfg: SynapseConfig) -> Graph:
-    concepts = [c for c in layer.concepts if not c.archived]
+def window_of(seq: int | np.ndarray, cfg: SynapseConfig):
+    """The consolidation window a memory sequence number falls in."""
+    return seq // max(cfg.consolidate_every, 1)
+
+
+def select_active(
+    idx: UserIndex,
+    layer: SemanticLayer,
+    cfg: SynapseConfig,
+    pending: dict[tuple[str, str], int] | None = None,
+) -> tuple[list[Concept], np.ndarray]:
+    """The concepts and the episode positions that stay in the active graph."""
+    N = idx.dense.size
+    live = np.zeros(N, dtype=bool)
+    if idx.pos:
+        live[np.fromiter(idx.pos.values(), dtype=np.int64)] = True
+    seqs = np.asarray(idx.seqs, dtype=np.int64)
+    ep_win = window_of(seqs, cfg)
+    C = len(layer.concepts)
+    row = {c.cid: i for i, c in enumerate(layer.concepts)}
+    c_win = np.full(C, -1, dtype=np.int64)
+    for label, cid in layer.aliases.items():
+        i = row.get(cid)
+        if i is not None:
+            c_win[i] = max(c_win[i], layer.label_win.get(label, -1))
+    for touches in (layer.activity, pending or {}):
+        for (kind, ref), w in touches.items():
+            if kind == "m":
+                p = idx.pos.get(ref)
+                if p is not None and w > ep_win[p]:
+                    ep_win[p] = w
+            else:
+                i = row.get(int(ref))
+                if i is not None and w > c_win[i]:
+                    c_win[i] = w
+    cap = cfg.max_active_nodes
+    strict = cfg.archive_all_dormant and cfg.dormancy_windows > 0
+    if not strict and (cap <= 0 or C + int(live.sum()) <= cap):
+        return list(layer.concepts), live
+    cur = int(ep_win.max()) if N else 0
+    eps = np.flatnonzero(live)
+    win = np.concatenate([c_win, ep_win[eps]])
+    # ties within a window: concepts (the hubs) first, then the newer episodes
+    tie = np.concatenate([np.full(C, np.iinfo(np.int64).max), seqs[eps]])
+    keep = np.ones(len(win), dtype=bool)
+    if strict:
+        keep &= cur - win < cfg.dormancy_windows
+    if cap > 0 and keep.sum() > cap:
+        order = np.lexsort((-tie, -win))
+        order = order[keep[order]][:cap]
+        keep = np.zeros(len(win), dtype=bool)
+        keep[order] = True
+    concepts = [c for c, k in zip(layer.concepts, keep[:C], strict=True) if k]
+    active = np.zeros(N, dtype=bool)
+    active[eps[keep[C:]]] = True
+    return concepts, active
+
+
+def build_graph(
+    idx: UserIndex,
+    layer: SemanticLayer,
+    cfg: SynapseConfig,
+    pending: dict[tuple[str, str], int] | None = None,
+) -> Graph:
+    concepts, ep_active = select_active(idx, layer, cfg, pending)
     C = len(concepts)
     N = idx.dense.size
     n = C + N
@@ -93,8 +192,8 @@ def build_graph(idx: UserIndex, layer: SemanticLayer, cfg: SynapseConfig) -> Gra
     dst: list[np.ndarray] = []
     wts: list[np.ndarray] = []
 
-    # temporal chain over live episodes, in insertion order
-    live = np.array(sorted(idx.pos.values()), dtype=np.int64)
+    # temporal chain over active episodes, in insertion order
+    live = np.flatnonzero(ep_active)
     if len(live) > 1:
         times = np.asarray(idx.times, dtype=np.float64)[live]
         hours = np.abs(np.diff(times)) / 3600.0
@@ -104,24 +203,24 @@ def build_graph(idx: UserIndex, layer: SemanticLayer, cfg: SynapseConfig) -> Gra
         dst += [b, a]
         wts += [w, w]
 
-    # abstraction: episode <-> concept
+    # abstraction: episode <-> concept, weight = cosine(episode, concept)
     if C:
         vecs = np.stack([c.vec for c in concepts]).astype(np.float32)
-        e_src, e_dst, e_w = [], [], []
-        for memory_id, labels in layer.mentions.items():
-            p = idx.pos.get(memory_id)
-            if p is None:
-                continue
-            cols = {col[cid] for lab in labels if (cid := layer.aliases.get(lab)) in col}
-            if not cols:
-                continue
-            cl = np.fromiter(cols, dtype=np.int64)
-            w = np.clip(vecs[cl] @ idx.dense.vector(p), 0.05, 1.0)
-            e_src.append(np.full(len(cl), p + C))
-            e_dst.append(cl)
-            e_w.append(w)
-        if e_src:
-            es, ed, ew = np.concatenate(e_src), np.concatenate(e_dst), np.concatenate(e_w)
+        label_col = {lab: col[cid] for lab, cid in layer.aliases.items() if cid in col}
+        e_pos: list[int] = []
+        e_col: list[int] = []
+        ids, mentions = idx.ids, layer.mentions
+        for p in live.tolist():
+            labels = mentions.get(ids[p])
+            if labels:
+                cols = {label_col[lab] for lab in labels if lab in label_col}
+                e_pos.extend([p] * len(cols))
+                e_col.extend(cols)
+        if e_pos:
+            ep = np.asarray(e_pos, dtype=np.int64)
+            ed = np.asarray(e_col, dtype=np.int64)
+            ew = np.clip(_pair_cosines(vecs, idx.dense.matrix, ed, ep), 0.05, 1.0)
+            es = ep + C
             src += [es, ed]
             dst += [ed, es]
             wts += [ew, ew]
@@ -143,7 +242,7 @@ def build_graph(idx: UserIndex, layer: SemanticLayer, cfg: SynapseConfig) -> Gra
         s = np.concatenate(src)
         d = np.concatenate(dst)
         w = np.concatenate(wts).astype(np.float64)
-        s, d, w = _prune_incoming(s, d, w, cfg.max_in_edges)
+        s, d, w = _prune_incoming(s, d, w, cfg.max_in_edges, dedup=False)
     else:
         s = d = np.zeros(0, dtype=np.int64)
         w = np.zeros(0)
@@ -151,29 +250,71 @@ def build_graph(idx: UserIndex, layer: SemanticLayer, cfg: SynapseConfig) -> Gra
     fan = np.bincount(s, minlength=n).astype(np.float64)
     norm_w = w / fan[s] if cfg.fan_effect and len(s) else w
     inc = sp.csr_matrix((norm_w, (d, s)), shape=(n, n))
-    pr = pagerank(raw, cfg.damping)
+    # PageRank over the active nodes only (archived rows have no edges: rank 0)
+    nodes = np.concatenate([np.arange(C), live + C])
+    pr = np.zeros(n)
+    pr[nodes] = pagerank(raw[nodes][:, nodes], cfg.damping)
     cvecs = (
         np.stack([c.vec for c in concepts]).astype(np.float32)
         if C
         else np.zeros((0, idx.dim), dtype=np.float32)
     )
-    return Graph(C, n, inc, raw, pr, [c.label for c in concepts], cvecs, N)
+    return Graph(
+        C,
+        n,
+        inc,
+        raw,
+        pr,
+        [c.label for c in concepts],
+        [c.cid for c in concepts],
+        cvecs,
+        N,
+        ep_active,
+        len(layer.concepts) - C,
+    )
 
 
-def _prune_incoming(s: np.ndarray, d: np.ndarray, w: np.ndarray, keep: int):
-    """Keep each destination's ``keep`` heaviest incoming edges (ties: lower source)."""
-    # duplicate (s, d) pairs: keep the heaviest
-    order = np.lexsort((-w, s, d))
-    s, d, w = s[order], d[order], w[order]
-    first = np.ones(len(s), dtype=bool)
-    first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
-    s, d, w = s[first], d[first], w[first]
-    order = np.lexsort((s, -w, d))
-    s, d, w = s[order], d[order], w[order]
-    starts = np.r_[0, np.flatnonzero(d[1:] != d[:-1]) + 1] if len(d) else np.zeros(0, int)
-    rank = np.arange(len(d)) - np.repeat(starts, np.diff(np.r_[starts, len(d)]))
-    mask = rank < keep
-    return s[mask], d[mask], w[mask]
+def _pair_cosines(
+    a: np.ndarray, b: np.ndarray, ia: np.ndarray, ib: np.ndarray, chunk: int = 4096
+) -> np.ndarray:
+    """``a[ia[i]] . b[ib[i]]`` for every pair, in cache-sized chunks (one big gather
+    of tens of thousands of 384-d rows is several times slower)."""
+    out = np.empty(len(ia), dtype=np.float64)
+    for i in range(0, len(ia), chunk):
+        out[i : i + chunk] = np.einsum("ij,ij->i", a[ia[i : i + chunk]], b[ib[i : i + chunk]])
+    return out
+
+
+def _prune_incoming(s: np.ndarray, d: np.ndarray, w: np.ndarray, keep: int, *, dedup: bool = True):
+    """Keep each destination's ``keep`` heaviest incoming edges (ties: lower source).
+
+    ``dedup`` first collapses repeated (s, d) pairs to the heaviest; the graph build
+    passes False because its three edge families never repeat a pair. Only the
+    edges into destinations with more than ``keep`` senders need sorting.
+    """
+    if dedup and len(s):
+        order = np.lexsort((-w, s, d))
+        s, d, w = s[order], d[order], w[order]
+        first = np.ones(len(s), dtype=bool)
+        first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+        s, d, w = s[first], d[first], w[first]
+    if not len(d):
+        return s, d, w
+    heavy = np.bincount(d)[d] > keep
+    if not heavy.any():
+        return s, d, w
+    hs, hd, hw = s[heavy], d[heavy], w[heavy]
+    order = np.lexsort((hs, -hw, hd))
+    hs, hd, hw = hs[order], hd[order], hw[order]
+    starts = np.r_[0, np.flatnonzero(hd[1:] != hd[:-1]) + 1]
+    rank = np.arange(len(hd)) - np.repeat(starts, np.diff(np.r_[starts, len(hd)]))
+    top = rank < keep
+    light = ~heavy
+    return (
+        np.concatenate([s[light], hs[top]]),
+        np.concatenate([d[light], hd[top]]),
+        np.concatenate([w[light], hw[top]]),
+    )
 
 
 def pagerank(raw_incoming: sp.csr_matrix, damping: float = 0.85, iters: int = 50) -> np.ndarray:
