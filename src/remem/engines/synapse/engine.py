@@ -28,7 +28,7 @@ from ..base import Engine, EngineContext, Scored
 from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor
 from .config import VARIANTS, SynapseConfig
-from .graph import Concept, Graph, SemanticLayer, build_graph, window_of
+from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
 
 
 @dataclass
@@ -83,6 +83,12 @@ class SynapseEngine(Engine):
         with self._lock:
             self._layers.pop(user_id, None)
             self._graphs.pop(user_id, None)
+            pending = self._pending.get(user_id)
+            if pending:
+                # concept ids can be reused once a concept is gone: drop concept touches
+                gone = set(ids)
+                for key in [k for k in pending if k[0] == "c" or k[1] in gone]:
+                    del pending[key]
 
     def on_delete_user(self, user_id: str) -> None:
         with self._lock:
@@ -252,9 +258,10 @@ class SynapseEngine(Engine):
         return graph
 
     def _touch(self, user_id: str, idx: UserIndex, graph: Graph, act: np.ndarray) -> None:
-        """Note every node this query left at activation >= epsilon as active now. An
-        archived memory reached (as an anchor) revives, and with it its concepts."""
-        window = int(window_of(idx.last_seq, self.cfg))
+        """Note every node this query lifted to activation >= epsilon (in any round) as
+        active now. An archived memory reached (as an anchor) revives, and with it its
+        concepts."""
+        window = current_window(idx, self.cfg)
         pending = self._pending.setdefault(user_id, {})
         C = graph.n_concepts
         layer = self._layers.get(user_id)
@@ -326,9 +333,14 @@ class SynapseEngine(Engine):
                 nonlinear=cfg.dynamics,
             )
             act, history = spread_activation(a0, graph.incoming if graph else None, dyn)
-            if graph is not None:
-                self._touch(user_id, idx, graph, act)
             ep_act = act[C:]
+            if graph is not None:
+                peak = np.maximum.reduce(history)
+                self._touch(user_id, idx, graph, peak)
+                # An archived anchor has no edges: its activation could only decay and
+                # be inhibited away, so it keeps its peak (its seed) instead.
+                archived = ~graph.episode_active
+                ep_act = np.where(archived, peak[C:], ep_act)
             if graph is not None and cfg.w_pagerank:
                 pr = graph.pagerank[C:]
                 top_pr = float(pr[alive].max()) if alive.any() else 0.0

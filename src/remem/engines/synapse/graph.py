@@ -124,6 +124,13 @@ def window_of(seq: int | np.ndarray, cfg: SynapseConfig):
     return seq // max(cfg.consolidate_every, 1)
 
 
+def current_window(idx: UserIndex, cfg: SynapseConfig) -> int:
+    """The window of the user's latest memory ever added (deleted ones count too, so
+    every process agrees whatever its cache holds)."""
+    last = idx.state.next_seq - 1 if idx.state is not None else idx.last_seq
+    return int(window_of(max(last, 0), cfg))
+
+
 def select_active(
     idx: UserIndex,
     layer: SemanticLayer,
@@ -158,11 +165,14 @@ def select_active(
     strict = cfg.archive_all_dormant and cfg.dormancy_windows > 0
     if not strict and (cap <= 0 or C + int(live.sum()) <= cap):
         return list(layer.concepts), live
-    cur = int(ep_win.max()) if N else 0
+    cur = current_window(idx, cfg)
     eps = np.flatnonzero(live)
     win = np.concatenate([c_win, ep_win[eps]])
-    # ties within a window: concepts (the hubs) first, then the newer episodes
-    tie = np.concatenate([np.full(C, np.iinfo(np.int64).max), seqs[eps]])
+    # ties within a window: concepts (the hubs) first, then episodes a query revived
+    # in it, then the newer episodes
+    top = np.iinfo(np.int64).max
+    ep_tie = np.where(ep_win[eps] > window_of(seqs[eps], cfg), top - 1, seqs[eps])
+    tie = np.concatenate([np.full(C, top), ep_tie])
     keep = np.ones(len(win), dtype=bool)
     if strict:
         keep &= cur - win < cfg.dormancy_windows
