@@ -76,7 +76,7 @@ def _graph(mem: Memory, user: str = "u"):
 
 def _active_ids(mem: Memory, graph, user: str = "u") -> set[str]:
     idx = mem._indexes.get(user)
-    return {m for m, p in idx.pos.items() if graph.episode_active[p]}
+    return {m for m, p in idx.pos.items() if graph.in_graph(p)}
 
 
 def _cid(mem: Memory, label: str, user: str = "u") -> str:
@@ -120,12 +120,11 @@ def test_newest_memories_stay_active_and_concepts_win_ties(open_memory):
     assert g.concept_labels == ["porcupine"]
     assert g.archived_concepts == 2  # brass, xylophone: last mentioned in window 0
     assert _active_ids(mem, g) == set(ids[29:])
-    # archived nodes keep their positions but have no edges
+    # archived episodes are not nodes of the active graph at all
     idx = mem._indexes.get("u")
+    assert g.n_nodes == 12 and g.raw_incoming.shape == (12, 12) and len(g.pagerank) == 12
     for memory_id in ids[:29]:
-        node = g.n_concepts + idx.pos[memory_id]
-        assert g.raw_incoming[node].nnz == 0 and g.raw_incoming[:, node].nnz == 0
-        assert g.pagerank[node] == 0.0
+        assert g.node_of(idx.pos[memory_id]) is None
 
 
 def test_strict_mode_archives_everything_dormant(open_memory):
@@ -210,7 +209,7 @@ def test_reached_archived_memory_revives_with_its_concepts(open_memory, db_path,
     assert {"brass", "xylophone"} <= set(g.concept_labels)
     assert g.active_nodes <= 14
     # the revived memory is linked again: to its concepts and its temporal neighbours
-    node = g.n_concepts + mem._indexes.get("u").pos[ids[0]]
+    node = g.node_of(mem._indexes.get("u").pos[ids[0]])
     assert g.raw_incoming[node, g.concept_labels.index("brass")] > 0
     assert g.raw_incoming[node].nnz > 0 and g.pagerank[node] > 0
     assert not {("m", ids[0]), ("c", brass), ("c", xylo)} & set(eng._pending.get("u", {}))
@@ -377,7 +376,7 @@ def test_consolidation_rebuilds_a_cached_graph_eagerly(open_memory):
     assert g.index_size == 10 and g.n_nodes == g.n_concepts + 10
     assert key[0] == mem._ctx.store.graph_state("u")[1]  # built for the current layer
     # a fresh build, not the old graph resized: the new memories are linked already
-    node = g.n_concepts + mem._indexes.get("u").pos[new[-1]]
+    node = g.node_of(mem._indexes.get("u").pos[new[-1]])
     assert g.raw_incoming[node].nnz > 0 and g.pagerank[node] > 0
     # a user whose graph this process never built gets none on the write path
     mem.add_many(_items(_texts(5, start=10)), user_id="w")

@@ -103,7 +103,7 @@ def _graph(mem, user="u"):
 
 
 def _episode_node(mem, graph, memory_id, user="u"):
-    return graph.n_concepts + mem._indexes.get(user).pos[memory_id]
+    return graph.node_of(mem._indexes.get(user).pos[memory_id])
 
 
 @pytest.mark.parametrize(
@@ -175,7 +175,10 @@ def test_graph_grows_for_memories_added_after_a_build(open_memory):
     hits = mem.search("heron frozen pond", user_id="u", k=2)
     assert hits[0].id == new_id
     g2 = mem._engine._graphs["u"][1]
-    assert g2.n_nodes == g.n_concepts + 4
-    # the unconsolidated memory is an isolated node until the next consolidation
-    node = _episode_node(mem, g2, new_id)
-    assert g2.raw_incoming[node].nnz == 0 and g2.raw_incoming[:, node].nnz == 0
+    assert g2 is g and g2.n_nodes == g.n_concepts + 3
+    # the unconsolidated memory is found by its anchor but is not a node of the graph
+    # until the next consolidation rebuilds it
+    assert _episode_node(mem, g2, new_id) is None
+    mem.consolidate("u")
+    g3 = mem._engine._graphs["u"][1]
+    assert g3.n_nodes == g3.n_concepts + 4 and _episode_node(mem, g3, new_id) is not None

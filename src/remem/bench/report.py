@@ -64,8 +64,9 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         ),
         (
             (
-                "Efficiency (same run, embeddings reused across engines: ingest rates after "
-                "the first engine exclude embedding; "
+                "Efficiency (same run, --reuse-embeddings: every turn and question is "
+                "embedded once, so only the first engine's ingest includes embedding and "
+                "no search time includes the query embedding; "
                 if result.get("reuse_embeddings")
                 else "Efficiency (same run; "
             )

@@ -16,6 +16,7 @@ class DenseIndex:
         self._vecs = np.zeros((0, dim), dtype=np.float32)
         self._alive = np.zeros(0, dtype=bool)
         self._n = 0
+        self._dead = 0
 
     @property
     def size(self) -> int:
@@ -36,9 +37,10 @@ class DenseIndex:
         self._n = need
 
     def remove(self, pos: int) -> None:
-        if pos < self._n:
+        if pos < self._n and self._alive[pos]:
             self._alive[pos] = False
             self._vecs[pos] = 0.0
+            self._dead += 1
 
     def vector(self, pos: int) -> np.ndarray:
         return self._vecs[pos]
@@ -51,7 +53,8 @@ class DenseIndex:
     def scores(self, query_vec: np.ndarray) -> np.ndarray:
         """Cosine of every position to the query (-inf for dead positions)."""
         out = self._vecs[: self._n] @ np.asarray(query_vec, dtype=np.float32)
-        out[~self._alive[: self._n]] = -np.inf
+        if self._dead:  # most histories never delete: skip the mask pass then
+            out[~self._alive[: self._n]] = -np.inf
         return out
 
     def nbytes(self) -> int:

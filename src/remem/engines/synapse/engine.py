@@ -16,7 +16,7 @@ the next add (or ``Memory.consolidate``) picks up every unconsolidated memory.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,14 +31,31 @@ from .config import VARIANTS, SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
 
 
-@dataclass
 class RecallTrace:
-    """What a search saw, for ``Memory.recall``: confidence, concepts, explanations."""
+    """What a search saw, for ``Memory.recall``: confidence, concepts, explanations.
 
-    confidence: float
-    refuse: bool
-    concepts: list[tuple[str, float]]
-    explanations: dict[str, str]
+    Explanations walk the graph backwards per hit, so they are computed only when
+    asked for (``Memory.recall``), never on a plain search.
+    """
+
+    def __init__(
+        self,
+        confidence: float,
+        refuse: bool,
+        concepts: list[tuple[str, float]],
+        explain: Callable[[], dict[str, str]] | None = None,
+    ):
+        self.confidence = confidence
+        self.refuse = refuse
+        self.concepts = concepts
+        self._explain = explain
+        self._explanations: dict[str, str] | None = None
+
+    @property
+    def explanations(self) -> dict[str, str]:
+        if self._explanations is None:
+            self._explanations = self._explain() if self._explain else {}
+        return self._explanations
 
 
 class SynapseEngine(Engine):
@@ -251,27 +268,37 @@ class SynapseEngine(Engine):
         )
         cached = self._graphs.get(user_id)
         if cached is not None and cached[0] == key and cached[1].index_size <= idx.dense.size:
-            graph = cached[1].resized(idx.dense.size)
-        else:
-            graph = build_graph(idx, layer, self.cfg, self._pending.get(user_id))
+            return cached[1]  # episodes added since the build are simply not nodes yet
+        graph = build_graph(idx, layer, self.cfg, self._pending.get(user_id))
         self._graphs[user_id] = (key, graph)
         return graph
 
-    def _touch(self, user_id: str, idx: UserIndex, graph: Graph, act: np.ndarray) -> None:
+    def _touch(
+        self,
+        user_id: str,
+        idx: UserIndex,
+        graph: Graph,
+        peak: np.ndarray,
+        outside: np.ndarray,
+        outside_act: np.ndarray,
+    ) -> None:
         """Note every node this query lifted to activation >= epsilon (in any round) as
-        active now. An archived memory reached (as an anchor) revives, and with it its
-        concepts."""
+        active now. A memory outside the graph reached as an anchor (archived, or too
+        new) is noted too, and with it its concepts, so it rejoins at the next build."""
         window = current_window(idx, self.cfg)
         pending = self._pending.setdefault(user_id, {})
         C = graph.n_concepts
-        layer = self._layers.get(user_id)
-        for node in np.flatnonzero(act >= self.cfg.dormancy_epsilon).tolist():
+        eps = self.cfg.dormancy_epsilon
+        for node in np.flatnonzero(peak >= eps).tolist():
             if node < C:
                 pending[("c", str(graph.concept_ids[node]))] = window
-                continue
-            memory_id = idx.ids[node - C]
+            else:
+                pending[("m", idx.ids[int(graph.ep_pos[node - C])])] = window
+        layer = self._layers.get(user_id)
+        for p in outside[outside_act >= eps].tolist():
+            memory_id = idx.ids[p]
             pending[("m", memory_id)] = window
-            if layer is not None and not graph.episode_active[node - C]:
+            if layer is not None:
                 for label in layer.mentions.get(memory_id, ()):
                     cid = layer.aliases.get(label)
                     if cid is not None:
@@ -283,12 +310,11 @@ class SynapseEngine(Engine):
             if len(idx) == 0 or not self.cfg.graph:
                 return {"active_nodes": 0, "concepts": 0, "episodes": len(idx), "archived": 0}
             g = self._graph(user_id, idx, self._layer(user_id))
-            episodes = int(g.episode_active.sum())
             return {
-                "active_nodes": g.active_nodes,
+                "active_nodes": g.n_nodes,
                 "concepts": g.n_concepts,
-                "episodes": episodes,
-                "archived": g.archived_concepts + len(idx) - episodes,
+                "episodes": len(g.ep_pos),
+                "archived": g.archived_concepts + g.archived_episodes,
             }
 
     # -- search -------------------------------------------------------------------
@@ -299,7 +325,7 @@ class SynapseEngine(Engine):
         cfg = self.cfg
         with self.ctx.indexes.use(user_id) as idx, self._lock:
             if len(idx) == 0 or query_vec is None:
-                self.last_trace = RecallTrace(0.0, True, [], {})
+                self.last_trace = RecallTrace(0.0, True, [])
                 return []
             n = idx.dense.size
             cos = idx.dense.scores(query_vec)
@@ -314,55 +340,64 @@ class SynapseEngine(Engine):
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
             graph = self._graph(user_id, idx, self._layer(user_id)) if cfg.graph else None
-            C = graph.n_concepts if graph else 0
-            a0 = np.zeros(C + n)
-            a0[anchors + C] = cfg.alpha * sim[anchors]
-            if graph is not None and C and cfg.concept_anchors:
-                csim = graph.concept_vecs @ query_vec
-                top_c = top_k(csim, cfg.concept_anchors, cfg.concept_anchor_min)
-                a0[top_c] = cfg.alpha * csim[top_c]
-            dyn = Dynamics(
-                spread=cfg.spread,
-                retention=cfg.retention,
-                iterations=cfg.iterations,
-                inhibition=cfg.inhibition,
-                inhibit_top=cfg.inhibit_top,
-                inhibit_beta=cfg.inhibit_beta,
-                gamma=cfg.sigmoid_gamma,
-                theta=cfg.sigmoid_theta,
-                nonlinear=cfg.dynamics,
-            )
-            act, history = spread_activation(a0, graph.incoming if graph else None, dyn)
-            ep_act = act[C:]
+            seed = cfg.alpha * sim[anchors]
+            ep_act = np.zeros(n)
+            ep_act[anchors] = seed  # anchors outside the graph keep their seed
+            pr = np.zeros(n)
+            history: list[np.ndarray] = []
+            concepts: list[tuple[str, float]] = []
             if graph is not None:
+                C = graph.n_concepts
+                nodes = graph.nodes_of(anchors)
+                inside = nodes >= 0
+                a0 = np.zeros(graph.n_nodes)
+                a0[nodes[inside]] = seed[inside]
+                if C and cfg.concept_anchors:
+                    csim = graph.concept_vecs @ query_vec
+                    top_c = top_k(csim, cfg.concept_anchors, cfg.concept_anchor_min)
+                    a0[top_c] = cfg.alpha * csim[top_c]
+                act, history = spread_activation(a0, graph.incoming, self._dynamics)
                 peak = np.maximum.reduce(history)
-                self._touch(user_id, idx, graph, peak)
-                # An archived anchor has no edges: its activation could only decay and
-                # be inhibited away, so it keeps its peak (its seed) instead.
-                archived = ~graph.episode_active
-                ep_act = np.where(archived, peak[C:], ep_act)
-            if graph is not None and cfg.w_pagerank:
-                pr = graph.pagerank[C:]
-                top_pr = float(pr[alive].max()) if alive.any() else 0.0
-                pr = pr / top_pr if top_pr > 0 else pr
-            else:
-                pr = np.zeros(n)
+                self._touch(user_id, idx, graph, peak, anchors[~inside], seed[~inside])
+                ep_act[graph.ep_pos] = act[C:]
+                if cfg.w_pagerank and len(graph.ep_pos):
+                    ep_pr = graph.pagerank[C:]
+                    live_pr = ep_pr[alive[graph.ep_pos]]
+                    top_pr = float(live_pr.max()) if len(live_pr) else 0.0
+                    pr[graph.ep_pos] = ep_pr / top_pr if top_pr > 0 else ep_pr
+                if C:
+                    top_c = top_k(act[:C], 5, 0.0)
+                    concepts = [(graph.concept_labels[c], float(act[c])) for c in top_c]
             score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
             score = np.where(alive, score, -np.inf)
             best = top_k(score, k)
             confidence = float(ep_act[best[0]]) if len(best) else 0.0
-            why = {
-                idx.ids[p]: _explain(
-                    int(p), C, history, graph, set(dense_rank.tolist()), set(bm_rank.tolist()), idx
-                )
-                for p in best
-            }
-            concepts = []
-            if graph is not None and C:
-                top_c = top_k(act[:C], 5, 0.0)
-                concepts = [(graph.concept_labels[c], float(act[c])) for c in top_c]
-            self.last_trace = RecallTrace(confidence, confidence < cfg.gate_tau, concepts, why)
-            return [Scored(idx.ids[p], float(score[p]), why[idx.ids[p]]) for p in best]
+            ids = [idx.ids[p] for p in best]
+            dense_set, bm_set = set(dense_rank.tolist()), set(bm_rank.tolist())
+
+            def explain() -> dict[str, str]:
+                return {
+                    idx.ids[p]: _explain(int(p), history, graph, dense_set, bm_set, idx)
+                    for p in best
+                }
+
+            self.last_trace = RecallTrace(confidence, confidence < cfg.gate_tau, concepts, explain)
+            return [Scored(i, float(score[p])) for i, p in zip(ids, best, strict=True)]
+
+    @property
+    def _dynamics(self) -> Dynamics:
+        cfg = self.cfg
+        return Dynamics(
+            spread=cfg.spread,
+            retention=cfg.retention,
+            iterations=cfg.iterations,
+            inhibition=cfg.inhibition,
+            inhibit_top=cfg.inhibit_top,
+            inhibit_beta=cfg.inhibit_beta,
+            gamma=cfg.sigmoid_gamma,
+            theta=cfg.sigmoid_theta,
+            nonlinear=cfg.dynamics,
+        )
 
 
 def _merge_touches(into: dict[tuple[str, str], int], touches: dict[tuple[str, str], int]) -> None:
@@ -373,7 +408,6 @@ def _merge_touches(into: dict[tuple[str, str], int], touches: dict[tuple[str, st
 
 def _explain(
     p: int,
-    C: int,
     history: list[np.ndarray],
     graph: Graph | None,
     dense_anchor: set[int],
@@ -383,20 +417,16 @@ def _explain(
     """How activation reached episode position ``p``: its anchor, or the edge path
     from an anchor, traced back through the strongest contributor of each round."""
 
-    def label(node: int) -> str:
-        if node < C and graph is not None:
-            return f'concept "{graph.concept_labels[node]}"'
-        return f"memory {idx.ids[node - C]}"
-
     def anchor_of(pos: int) -> str | None:
         kinds = [k for k, s in (("bm25", bm_anchor), ("dense", dense_anchor)) if pos in s]
         return "anchor (" + "+".join(kinds) + ")" if kinds else None
 
     direct = anchor_of(p)
-    if graph is None:
+    node = graph.node_of(p) if graph is not None else None
+    if graph is None or node is None:
         return direct or "similarity"
+    C = graph.n_concepts
     path = []
-    node = p + C
     for t in range(len(history) - 1, 0, -1):
         row = graph.raw_incoming.getrow(node)
         if row.nnz == 0:
@@ -405,9 +435,13 @@ def _explain(
         if contrib.max() <= 0:
             break
         node = int(row.indices[int(np.argmax(contrib))])
-        path.append(label(node))
-        if node >= C and anchor_of(node - C):
-            path.append(anchor_of(node - C) or "")
+        if node < C:
+            path.append(f'concept "{graph.concept_labels[node]}"')
+            continue
+        pos = int(graph.ep_pos[node - C])
+        path.append(f"memory {idx.ids[pos]}")
+        if anchor_of(pos):
+            path.append(anchor_of(pos) or "")
             break
     spread = "activation: " + " <- ".join(path) if path else ""
     return "; ".join(x for x in (direct, spread) if x) or "similarity"

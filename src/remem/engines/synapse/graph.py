@@ -22,10 +22,10 @@ spreading activation last reached it with activation >= epsilon (stored in
 ``syn_activity``). :func:`select_active` keeps the most recently active nodes up to
 ``max_active_nodes``; with ``archive_all_dormant`` (the paper read literally) every
 node dormant for ``dormancy_windows`` windows is archived even below the cap.
-Archived nodes keep their rows (positions) but get no edges, so propagation and
-inhibition cost nothing for them, and the dense and BM25 anchors still see every
-memory: an archived memory that becomes an anchor is scored at once and is back in
-the graph, with its concepts, from the next build.
+Archived nodes are left out of the graph's node space, so propagation, inhibition
+and PageRank cost nothing for them, while the dense and BM25 anchors still see
+every memory: an archived memory that becomes an anchor is scored at once (with its
+seed activation) and is back in the graph, with its concepts, from the next build.
 """
 
 from __future__ import annotations
@@ -76,47 +76,48 @@ class SemanticLayer:
 
 @dataclass
 class Graph:
+    """The active graph in its own compact node space: concepts ``0..C-1``, then the
+    active episodes in index order (``ep_pos`` holds their index positions). Archived
+    episodes, and episodes added since the build, are not nodes at all, so every
+    per-query cost here is bounded by the active-graph size, not the history's."""
+
     n_concepts: int
-    n_nodes: int
     incoming: sp.csr_matrix  # row i: fan-normalised weights of edges into node i
     raw_incoming: sp.csr_matrix  # the same edges, unnormalised (for explanations)
     pagerank: np.ndarray  # per node, raw
     concept_labels: list[str]
     concept_ids: list[int]  # cid of each concept node
     concept_vecs: np.ndarray  # (C, dim), active concepts in node order
-    index_size: int  # episodes covered when built
-    episode_active: np.ndarray  # (index_size,) bool: False = archived (or deleted)
+    ep_pos: np.ndarray  # index position of each episode node, ascending
+    index_size: int  # episodes in the index when built
     archived_concepts: int = 0
+    archived_episodes: int = 0
+    _local: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._local = np.full(self.index_size, -1, dtype=np.int64)
+        self._local[self.ep_pos] = self.n_concepts + np.arange(len(self.ep_pos))
 
     @property
-    def active_nodes(self) -> int:
-        return self.n_concepts + int(self.episode_active.sum())
+    def n_nodes(self) -> int:
+        return self.n_concepts + len(self.ep_pos)
 
-    def resized(self, index_size: int) -> Graph:
-        """The same graph with isolated nodes for episodes added since the build."""
-        n = self.n_concepts + index_size
-        if n == self.n_nodes:
-            return self
-        inc = self.incoming.copy()
-        inc.resize((n, n))
-        raw = self.raw_incoming.copy()
-        raw.resize((n, n))
-        pr = np.concatenate([self.pagerank, np.zeros(n - self.n_nodes)])
-        # new episodes are not archived, merely not linked until the next build
-        active = np.concatenate([self.episode_active, np.ones(n - self.n_nodes, dtype=bool)])
-        return Graph(
-            self.n_concepts,
-            n,
-            inc,
-            raw,
-            pr,
-            self.concept_labels,
-            self.concept_ids,
-            self.concept_vecs,
-            index_size,
-            active,
-            self.archived_concepts,
-        )
+    active_nodes = n_nodes
+
+    def nodes_of(self, positions: np.ndarray) -> np.ndarray:
+        """Node id of each index position; -1 where the episode is not in the graph."""
+        positions = np.asarray(positions, dtype=np.int64)
+        out = np.full(len(positions), -1, dtype=np.int64)
+        inside = positions < self.index_size
+        out[inside] = self._local[positions[inside]]
+        return out
+
+    def node_of(self, position: int) -> int | None:
+        node = int(self.nodes_of(np.array([position]))[0])
+        return node if node >= 0 else None
+
+    def in_graph(self, position: int) -> bool:
+        return self.node_of(position) is not None
 
 
 def window_of(seq: int | np.ndarray, cfg: SynapseConfig):
@@ -195,42 +196,41 @@ def build_graph(
 ) -> Graph:
     concepts, ep_active = select_active(idx, layer, cfg, pending)
     C = len(concepts)
-    N = idx.dense.size
-    n = C + N
+    live = np.flatnonzero(ep_active)  # active episode positions, ascending
+    n = C + len(live)
     col: dict[int, int] = {c.cid: i for i, c in enumerate(concepts)}
     src: list[np.ndarray] = []
     dst: list[np.ndarray] = []
     wts: list[np.ndarray] = []
 
     # temporal chain over active episodes, in insertion order
-    live = np.flatnonzero(ep_active)
     if len(live) > 1:
         times = np.asarray(idx.times, dtype=np.float64)[live]
         hours = np.abs(np.diff(times)) / 3600.0
         w = np.exp(-cfg.temporal_rho * hours) if cfg.temporal_decay else np.ones_like(hours)
-        a, b = live[:-1] + C, live[1:] + C
-        src += [a, b]
-        dst += [b, a]
+        a = C + np.arange(len(live) - 1)
+        src += [a, a + 1]
+        dst += [a + 1, a]
         wts += [w, w]
 
     # abstraction: episode <-> concept, weight = cosine(episode, concept)
     if C:
         vecs = np.stack([c.vec for c in concepts]).astype(np.float32)
         label_col = {lab: col[cid] for lab, cid in layer.aliases.items() if cid in col}
-        e_pos: list[int] = []
+        e_node: list[int] = []
         e_col: list[int] = []
         ids, mentions = idx.ids, layer.mentions
-        for p in live.tolist():
+        for j, p in enumerate(live.tolist()):
             labels = mentions.get(ids[p])
             if labels:
                 cols = {label_col[lab] for lab in labels if lab in label_col}
-                e_pos.extend([p] * len(cols))
+                e_node.extend([j] * len(cols))
                 e_col.extend(cols)
-        if e_pos:
-            ep = np.asarray(e_pos, dtype=np.int64)
+        if e_node:
+            ej = np.asarray(e_node, dtype=np.int64)
             ed = np.asarray(e_col, dtype=np.int64)
-            ew = np.clip(_pair_cosines(vecs, idx.dense.matrix, ed, ep), 0.05, 1.0)
-            es = ep + C
+            ew = np.clip(_pair_cosines(vecs, idx.dense.matrix, ed, live[ej]), 0.05, 1.0)
+            es = ej + C
             src += [es, ed]
             dst += [ed, es]
             wts += [ew, ew]
@@ -260,10 +260,6 @@ def build_graph(
     fan = np.bincount(s, minlength=n).astype(np.float64)
     norm_w = w / fan[s] if cfg.fan_effect and len(s) else w
     inc = sp.csr_matrix((norm_w, (d, s)), shape=(n, n))
-    # PageRank over the active nodes only (archived rows have no edges: rank 0)
-    nodes = np.concatenate([np.arange(C), live + C])
-    pr = np.zeros(n)
-    pr[nodes] = pagerank(raw[nodes][:, nodes], cfg.damping)
     cvecs = (
         np.stack([c.vec for c in concepts]).astype(np.float32)
         if C
@@ -271,16 +267,16 @@ def build_graph(
     )
     return Graph(
         C,
-        n,
         inc,
         raw,
-        pr,
+        pagerank(raw, cfg.damping),
         [c.label for c in concepts],
         [c.cid for c in concepts],
         cvecs,
-        N,
-        ep_active,
+        live,
+        idx.dense.size,
         len(layer.concepts) - C,
+        len(idx.pos) - len(live),
     )
 
 
