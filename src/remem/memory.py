@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import table
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
 from .errors import InvalidInputError, InvalidTypeError, StoreError
@@ -27,6 +28,7 @@ from .validation import (
     check_id,
     check_k,
     check_text,
+    parse_timestamp,
 )
 
 MAX_BATCH = 10_000
@@ -144,9 +146,10 @@ class Memory:
             return []
         return [m.id for m in self._insert(user_id, new)]
 
-    def _insert(self, user_id: str, new: list) -> list[StoredMemory]:
+    def _insert(self, user_id: str, new: list, vectors: Any = None) -> list[StoredMemory]:
         self._check_open()
-        vectors = self._embedder.embed([m.index_text for m in new])
+        if vectors is None:
+            vectors = self._embedder.embed([m.index_text for m in new])
         with self._lock:
             if self._store.get_meta("embedder") is None:
                 self._store.set_meta("embedder", f"{self._embedder.name}/{self._embedder.dim}")
@@ -191,12 +194,19 @@ class Memory:
         rows = self._store.get(user_id, [r.id for r in ranked])
         return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
 
-    def recall(self, query: str, user_id: str, k: int = 10) -> Recall:
+    def recall(self, query: str, user_id: str, k: int = 10, *, now: Any = None) -> Recall:
         """Search plus the engine's confidence, refusal verdict and explanations.
 
         Engines without a confidence model (the baselines) report the top score as
-        confidence and never refuse.
+        confidence and never refuse. ILSTMA runs its per-question flow: the hits come
+        from its cache on a hit (possibly fewer than k), ``cache_hit``, ``segments``
+        and ``timings`` are filled; ``now`` is its clock for days since last recall
+        (default: the time of the user's newest memory, so a replayed history ages as
+        it did live).
         """
+        flow = getattr(self._engine, "recall_flow", None)
+        if flow is not None:
+            return self._recall_flow(flow, query, user_id, k, now)
         hits = self.search(query, user_id=user_id, k=k)
         trace = getattr(self._engine, "last_trace", None)
         if trace is not None:
@@ -209,6 +219,73 @@ class Memory:
             )
         top = hits[0].score if hits else 0.0
         return Recall(hits, top, False, [], {h.id: self.engine_name for h in hits})
+
+    def _recall_flow(self, flow: Any, query: str, user_id: str, k: int, now: Any) -> Recall:
+        query = check_text(query, self.max_text_chars, what="query")
+        user_id = check_id(user_id, "user_id")
+        k = check_k(k)
+        when = None if now is None else parse_timestamp(now)
+        self._check_open()
+        out = flow(user_id, query, k, when)
+        rows = self._store.get(user_id, [r.id for r in out.hits])
+        hits = [rows[r.id].to_hit(r.score) for r in out.hits if r.id in rows]
+        top = hits[0].score if hits else 0.0
+        return Recall(
+            hits,
+            top,
+            False,
+            [],
+            {r.id: r.why for r in out.hits if r.id in rows},
+            out.cache_hit,
+            out.segments,
+            out.timings,
+        )
+
+    def short_term(self, user_id: str) -> dict[str, Any]:
+        """The engine's short-term memory of the user (ILSTMA): its five segments, their
+        estimated tokens, the questions seen and the buffered metadata writes."""
+        user_id = check_id(user_id, "user_id")
+        self._check_open()
+        stm = getattr(self._engine, "short_term", None)
+        if stm is None:
+            raise InvalidInputError(f"engine {self.engine_name!r} has no short-term memory")
+        return stm(user_id)
+
+    def export_table(self, user_id: str, path: str | os.PathLike[str]) -> int:
+        """Write the user's global memory table (ILSTMA's one-JSON-file shape, for any
+        engine) to ``path``; returns the number of entries."""
+        user_id = check_id(user_id, "user_id")
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
+        self._check_open()
+        self._engine.flush(user_id)  # recall metadata buffered by cache hits
+        data = table.export_rows(self._store, user_id, self._embedder_id)
+        table.write_json(data, path)
+        return len(data["entries"])
+
+    def import_table(self, path: str | os.PathLike[str], user_id: str) -> list[str]:
+        """Add every entry of an exported table to ``user_id`` (all or nothing), keeping
+        order, times and recall metadata; vectors are reused when the file was made with
+        this embedder, else recomputed. Returns the new ids in table order."""
+        user_id = check_id(user_id, "user_id")
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
+        self._check_open()
+        parsed = table.read(path, self._embedder_id, self._embedder.dim, self.max_text_chars)
+        if not parsed.memories:
+            return []
+        if len(parsed.memories) > MAX_BATCH:
+            raise InvalidInputError(f"a table imports at most {MAX_BATCH:,} entries at once")
+        stored = self._insert(user_id, parsed.memories, parsed.vectors)
+        self._store.table_meta_update(
+            user_id,
+            [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
+        )
+        return [m.id for m in stored]
+
+    @property
+    def _embedder_id(self) -> str:
+        return f"{self._embedder.name}/{self._embedder.dim}"
 
     def consolidate(self, user_id: str) -> int:
         """Run the engine's pending consolidation now; returns memories processed."""

@@ -52,6 +52,12 @@ class Recall:
     refuse: bool
     concepts: list[tuple[str, float]] = field(default_factory=list)
     explanations: dict[str, str] = field(default_factory=dict)
+    #: ILSTMA: whether the short-term cache answered (None: the engine has no cache)
+    cache_hit: bool | None = None
+    #: ILSTMA: the short-term memory's five segments as they stood for this question
+    segments: dict[str, Any] = field(default_factory=dict)
+    #: seconds spent per step (for example judge_s, embed_s, retrieve_s, total_s)
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

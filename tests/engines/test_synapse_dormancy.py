@@ -12,7 +12,7 @@ import pytest
 
 from remem import Memory
 from remem.engines.synapse.graph import _prune_incoming
-from remem.store.sqlite import MIGRATIONS
+from remem.store.sqlite import MIGRATIONS, SCHEMA_VERSION
 
 # Words no two filler memories share, so fillers never make a concept.
 _WORD_LIST = """
@@ -317,7 +317,7 @@ def test_version_2_file_is_migrated_to_3(db_path, embedder, sql):
     con.close()
 
     with Memory(db_path, engine="synapse", embedder=embedder) as m:
-        assert sql(db_path, "PRAGMA user_version") == [(3,)]
+        assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
         columns = {r[1] for r in sql(db_path, "PRAGMA table_info(syn_concepts)")}
         assert "archived" not in columns and {"cid", "label", "embedding"} <= columns
         tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master")}
@@ -326,7 +326,8 @@ def test_version_2_file_is_migrated_to_3(db_path, embedder, sql):
         assert {h.id for h in m.search("Lisbon", user_id="u", k=2)} == {"m0", "m1"}
         # the v2 archived flag means nothing now: the concept is in the graph
         assert _graph(m).concept_labels == ["lisbon"]
-    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("3",)]
+    version = sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'")
+    assert version == [(str(SCHEMA_VERSION),)]
     # the new table works: the search's touches were written at close
     assert ("m", "m0") in {(r[0], r[1]) for r in sql(db_path, "SELECT kind, ref FROM syn_activity")}
 

@@ -42,9 +42,9 @@ def store(db_path: Path):
 def test_schema_version_recorded(db_path, embedder, sql):
     with Memory(db_path, engine="bm25", embedder=embedder) as m:
         m.add("hello", user_id="u")
-    assert SCHEMA_VERSION == 3
-    assert sql(db_path, "PRAGMA user_version") == [(3,)]
-    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("3",)]
+    assert SCHEMA_VERSION == 4
+    assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
+    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("4",)]
     tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
     assert {
         "memories",
@@ -55,6 +55,9 @@ def test_schema_version_recorded(db_path, embedder, sql):
         "syn_aliases",
         "syn_state",
         "syn_activity",
+        "table_meta",
+        "ilstma_notes",
+        "ilstma_state",
     } <= tables
     columns = {r[1] for r in sql(db_path, "PRAGMA table_info(syn_concepts)")}
     assert "archived" not in columns  # v3: archiving is derived, not stored
@@ -79,12 +82,12 @@ def test_version_1_file_is_migrated_keeping_its_memories(db_path, embedder, sql)
     with Memory(db_path, engine="synapse", embedder=embedder) as m:
         assert m.get("m1", user_id="u").text == "old memory about Lisbon"
         assert m.search("Lisbon", user_id="u", k=1)[0].id == "m1"
-    assert sql(db_path, "PRAGMA user_version") == [(3,)]
+    assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
 
 
 def test_new_empty_file_gets_schema_without_any_write(db_path, embedder, sql):
     Memory(db_path, engine="bm25", embedder=embedder).close()
-    assert sql(db_path, "PRAGMA user_version") == [(3,)]
+    assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert sql(db_path, "SELECT COUNT(*) FROM memories") == [(0,)]
 
 
@@ -124,7 +127,7 @@ def test_existing_empty_sqlite_file_is_migrated(db_path, embedder, sql):
     con.close()
     with Memory(db_path, engine="bm25", embedder=embedder) as m:
         m.add("migrated", user_id="u")
-    assert sql(db_path, "PRAGMA user_version") == [(3,)]
+    assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert sql(db_path, "SELECT COUNT(*) FROM unrelated") == [(0,)]
 
 

@@ -47,35 +47,80 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         if gates
         else []
     )
-    return [
-        (
+    flows = result.get("flows") or []
+    flow_table = (
+        [
             (
-                f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw "
-                "categories 1-4 "
-                if result["benchmark"].startswith("locomo")
-                else f"Evidence recall@k on MemoryBank (en), {result['questions']} probing "
-                "questions, k counted in memories (a pair is two) "
+                "ILSTMA question flow (cache on vs off in the same run; a hit is correct when a "
+                "cached dialogue is evidence; miss recall = evidence recall of the recalled "
+                "dialogues vs the global retriever's top-n at the same n)",
+                [
+                    "engine",
+                    "order",
+                    "questions",
+                    "hit rate",
+                    "hit precision",
+                    "miss recall",
+                    "global top-n",
+                    "n",
+                    "on mean/p95 ms",
+                    "off mean/p95 ms",
+                    "on/off",
+                ],
+                [
+                    [
+                        f["engine"],
+                        f["order"],
+                        str(f["questions"]),
+                        _fmt(f["hit_rate"]),
+                        _fmt(f["hit_precision"]),
+                        _fmt(f["miss_recall"]),
+                        _fmt(f["miss_baseline_recall"]),
+                        _fmt(f["miss_recalled_mean"], 2),
+                        f"{_fmt(f['on_ms_mean'], 1)} / {_fmt(f['on_ms_p95'], 1)}",
+                        f"{_fmt(f['off_ms_mean'], 1)} / {_fmt(f['off_ms_p95'], 1)}",
+                        _fmt(f["time_ratio"], 2),
+                    ]
+                    for f in flows
+                ],
             )
-            + "(n: "
-            + ", ".join(f"{s} {sizes[s]}" for s in subsets)
-            + ")",
-            header,
-            rows,
-        ),
-        (
+        ]
+        if flows
+        else []
+    )
+    return (
+        [
             (
-                "Efficiency (same run, --reuse-embeddings: every turn and question is "
-                "embedded once, so only the first engine's ingest includes embedding and "
-                "no search time includes the query embedding; "
-                if result.get("reuse_embeddings")
-                else "Efficiency (same run; "
-            )
-            + f"peak RSS {result['peak_rss_mb']:.0f} MB, "
-            f"wall {result['wall_s']:.0f} s)",
-            eff_header,
-            eff,
-        ),
-    ] + gate_table
+                (
+                    f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw "
+                    "categories 1-4 "
+                    if result["benchmark"].startswith("locomo")
+                    else f"Evidence recall@k on MemoryBank (en), {result['questions']} probing "
+                    "questions, k counted in memories (a pair is two) "
+                )
+                + "(n: "
+                + ", ".join(f"{s} {sizes[s]}" for s in subsets)
+                + ")",
+                header,
+                rows,
+            ),
+            (
+                (
+                    "Efficiency (same run, --reuse-embeddings: every turn and question is "
+                    "embedded once, so only the first engine's ingest includes embedding and "
+                    "no search time includes the query embedding; "
+                    if result.get("reuse_embeddings")
+                    else "Efficiency (same run; "
+                )
+                + f"peak RSS {result['peak_rss_mb']:.0f} MB, "
+                f"wall {result['wall_s']:.0f} s)",
+                eff_header,
+                eff,
+            ),
+        ]
+        + gate_table
+        + flow_table
+    )
 
 
 def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -88,6 +133,7 @@ def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list
         "mixed add p50/p95 ms",
         "mixed search p95 ms",
         "graph active/archived",
+        "top-k = exact",
         "RSS growth MB",
     ]
     rows = [
@@ -102,6 +148,9 @@ def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list
             "-"
             if r.get("graph_active_nodes") is None
             else f"{r['graph_active_nodes']:,} / {r['graph_archived_nodes']:,}",
+            "exact"
+            if r.get("exact_top_k_agreement") is None
+            else _fmt(r["exact_top_k_agreement"], 3),
             _fmt(r["rss_growth_mb"], 0),
         ]
         for r in result["rows"]

@@ -20,6 +20,7 @@ import numpy as np
 from ..embed import Embedder, create_embedder
 from ..embed.base import MemoEmbedder
 from ..memory import Memory
+from .flow import FlowRun, run_flows, summarise_flows
 from .locomo import (
     Conversation,
     Question,
@@ -116,6 +117,8 @@ def run_retrieval(
         wanted = set(conversations)
         convs = [c for c in convs if c.sample_id in wanted]
     runs = {name: EngineRun(name) for name in engines}
+    flow_engines: list[str] = []
+    flow_runs: dict[tuple[str, str], FlowRun] = {}
     infos: list[QuestionInfo] = []
     max_k = max(ks)
     started = time.time()
@@ -154,9 +157,17 @@ def run_retrieval(
                         recall = mem.recall(q.question, user_id=conv.sample_id, k=max_k)
                         run.conf_adversarial.append(recall.confidence)
                 run.index_mb = max(run.index_mb, mem._indexes.nbytes() / 2**20)  # noqa: SLF001
-    return _summarise(
+                if hasattr(mem._engine, "recall_flow") and name not in flow_engines:  # noqa: SLF001
+                    flow_engines.append(name)
+        if flow_engines:
+            if progress:
+                progress(f"    question flow: {', '.join(flow_engines)}")
+            run_flows(conv, questions, flow_engines, embedder, flow_runs, max_k)
+    result = _summarise(
         runs, infos, ks, categories, len(convs), time.time() - started, reuse_embeddings
     )
+    result["flows"] = summarise_flows(flow_runs)
+    return result
 
 
 def _ingest(mem: Memory, conv: Conversation, run: EngineRun) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def run_scale(
                         mem.search(q, user_id="u", k=k)
                         times.append(time.perf_counter() - t0)
                     graph = _graph_stats(mem, "u")
+                    agreement = _exact_agreement(mem, qs, k, n)
                     extra = synthetic_history(mixed, seed + 2, start=items[-1]["timestamp"])
                     add_t, search_t = [], []
                     for item, q in zip(extra, qs, strict=False):
@@ -81,6 +83,7 @@ def run_scale(
                             "mixed_search_ms_p95": 1000 * percentile(search_t, 95),
                             "graph_active_nodes": graph.get("active_nodes"),
                             "graph_archived_nodes": graph.get("archived"),
+                            "exact_top_k_agreement": agreement,
                             "rss_growth_mb": rss_mb() - rss0,
                         }
                     )
@@ -112,6 +115,25 @@ def growth(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def _exact_agreement(mem: Memory, queries: list[str], k: int, n: int) -> float | None:
+    """For an engine in its approximate regime (SYNAPSE above ``ann_above``): the mean
+    share of the top-k it returns that the exact configuration returns too."""
+    engine = mem._engine  # noqa: SLF001 - bench internals
+    cfg = getattr(engine, "cfg", None)
+    threshold = getattr(cfg, "ann_above", 0)
+    if not threshold or n < threshold:
+        return None
+    approx = [[h.id for h in mem.search(q, user_id="u", k=k)] for q in queries]
+    engine.cfg = replace(cfg, ann_above=0)
+    try:
+        exact = [[h.id for h in mem.search(q, user_id="u", k=k)] for q in queries]
+    finally:
+        engine.cfg = cfg
+    return sum(
+        len(set(a) & set(e)) / max(len(e), 1) for a, e in zip(approx, exact, strict=True)
+    ) / len(queries)
 
 
 def _graph_stats(mem: Memory, user_id: str) -> dict[str, int]:

@@ -54,9 +54,11 @@ register_engine("hybrid", HybridEngine)
 
 
 def _register_builtin() -> None:
+    from .ilstma import register as register_ilstma
     from .synapse import register as register_synapse
 
     register_synapse()
+    register_ilstma()
 
 
 _register_builtin()

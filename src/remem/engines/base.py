@@ -53,6 +53,9 @@ class Engine(ABC):
     ) -> list[Scored]:
         """The user's k best memories for the query, best first."""
 
+    def flush(self, user_id: str | None = None) -> None:  # noqa: B027
+        """Write state this engine buffers in the process (all users when None)."""
+
     def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:  # noqa: B027
         """Called after memories were durably stored."""
 

@@ -91,6 +91,14 @@ class BM25Index:
         self._n_alive -= 1
         self._doc_terms[pos] = None
 
+    def idf(self, token: str) -> float:
+        """The Lucene IDF of a (tokenized) term; a term no live document has gets the
+        largest possible value, as if it occurred in none."""
+        n = self._n_alive
+        tid = self._vocab.get(token)
+        df = self._df[tid] if tid is not None else 0
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
     def _postings(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
         cached = self._post_cache.get(tid)
         if cached is None:

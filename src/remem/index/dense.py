@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .ivf import IvfIndex
+
 
 class DenseIndex:
     def __init__(self, dim: int):
@@ -17,6 +19,7 @@ class DenseIndex:
         self._alive = np.zeros(0, dtype=bool)
         self._n = 0
         self._dead = 0
+        self._ivf: IvfIndex | None = None
 
     @property
     def size(self) -> int:
@@ -42,6 +45,15 @@ class DenseIndex:
             self._vecs[pos] = 0.0
             self._dead += 1
 
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """(vectors, alive mask or None when nothing is dead) to score outside the lock:
+        appends write past the snapshot or into a new array, so it stays consistent."""
+        alive = self._alive[: self._n].copy() if self._dead else None
+        return self._vecs[: self._n], alive
+
+    def is_alive(self, pos: int) -> bool:
+        return 0 <= pos < self._n and bool(self._alive[pos])
+
     def vector(self, pos: int) -> np.ndarray:
         return self._vecs[pos]
 
@@ -55,6 +67,27 @@ class DenseIndex:
         out = self._vecs[: self._n] @ np.asarray(query_vec, dtype=np.float32)
         if self._dead:  # most histories never delete: skip the mask pass then
             out[~self._alive[: self._n]] = -np.inf
+        return out
+
+    def approx_top_k(self, query_vec: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, cosines) of an approximate top-k through an IVF index built and
+        kept current on demand (see ``ivf.py``); exact within the lists it reads."""
+        if self._ivf is None:
+            self._ivf = IvfIndex()
+        self._ivf.sync(self._vecs[: self._n])
+        q = np.asarray(query_vec, dtype=np.float32)
+        cand = self._ivf.candidates(q, self._n)
+        if self._dead:
+            cand = cand[self._alive[cand]]
+        cos = self._vecs[cand] @ q
+        best = top_k(cos, k)
+        return cand[best], cos[best]
+
+    def cosines(self, positions: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
+        """Exact cosine of the given positions (-inf where dead)."""
+        out = self._vecs[positions] @ np.asarray(query_vec, dtype=np.float32)
+        if self._dead:
+            out[~self._alive[positions]] = -np.inf
         return out
 
     def nbytes(self) -> int:

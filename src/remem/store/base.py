@@ -42,6 +42,19 @@ class GraphRows:
     rev: int
 
 
+@dataclass(frozen=True)
+class NoteRow:
+    """An ILSTMA summary or personality trait (see ``store/sqlite.py``): ``pieces`` is
+    JSON, a list of {text, seq, memory_id}; it covers memories first_seq..last_seq."""
+
+    kind: str  # "summary" | "trait"
+    nid: int
+    speaker: str | None
+    first_seq: int
+    last_seq: int
+    pieces: str
+
+
 class Store(ABC):
     """Durable home of memories, their embeddings and (later) engine state."""
 
@@ -116,6 +129,35 @@ class Store(ABC):
     @abstractmethod
     def graph_touch(self, user_id: str, activity: Sequence[tuple[str, str, int]]) -> None:
         """Record the latest window in which nodes were active (kept: the larger window)."""
+
+    # -- the global memory table's recall metadata, ILSTMA's notes -----------------
+
+    @abstractmethod
+    def table_meta(
+        self, user_id: str, ids: Sequence[str] | None = None
+    ) -> dict[str, tuple[int, float]]:
+        """memory_id -> (recall times, last recall as epoch seconds) for the entries
+        (all, or ``ids``) recalled at least once; absent entries have the defaults
+        (1, creation time)."""
+
+    @abstractmethod
+    def table_meta_update(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        """Set (memory_id, recall times, last recall); deleted memories are skipped."""
+
+    @abstractmethod
+    def notes_state(self, user_id: str) -> int:
+        """The last summarised sequence number, or -1 (one indexed row: cheap)."""
+
+    @abstractmethod
+    def notes_load(self, user_id: str) -> tuple[int, list[NoteRow]]:
+        """(last summarised sequence number or -1, the user's notes)."""
+
+    @abstractmethod
+    def notes_save(
+        self, user_id: str, notes: Sequence[NoteRow], summarized_seq: int, expect_seq: int
+    ) -> bool:
+        """Upsert notes and advance the summarised position atomically; False (nothing
+        written) when another writer moved it from ``expect_seq`` meanwhile."""
 
     def schema_version(self) -> int:
         return int(self.get_meta("schema_version") or 0)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import StoreError
 from ..types import NewMemory, StoredMemory
-from .base import GraphRows, Store, UserState, metadata_from_json, timestamp_epoch
+from .base import GraphRows, NoteRow, Store, UserState, metadata_from_json, timestamp_epoch
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -114,6 +114,34 @@ ALTER TABLE syn_concepts DROP COLUMN archived
 """
 
 
+# ILSTMA: recall metadata of global-memory-table entries (rows only for entries
+# recalled at least once), summaries and personality traits ("notes", cascaded by the
+# sequence range of memories they were made from), and how far summarising got.
+_SCHEMA_V4 = """
+CREATE TABLE IF NOT EXISTS table_meta (
+    user_id      TEXT NOT NULL,
+    memory_id    TEXT NOT NULL,
+    recall_times INTEGER NOT NULL,
+    last_recall  REAL NOT NULL,
+    PRIMARY KEY (user_id, memory_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ilstma_notes (
+    user_id   TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    nid       INTEGER NOT NULL,
+    speaker   TEXT,
+    first_seq INTEGER NOT NULL,
+    last_seq  INTEGER NOT NULL,
+    pieces    TEXT NOT NULL,
+    PRIMARY KEY (user_id, kind, nid)
+);
+CREATE TABLE IF NOT EXISTS ilstma_state (
+    user_id        TEXT PRIMARY KEY,
+    summarized_seq INTEGER NOT NULL
+)
+"""
+
+
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
     """``executescript`` would COMMIT the migration transaction; run statements one by one."""
 
@@ -130,10 +158,20 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
     (1, _run_script(_SCHEMA_V1)),
     (2, _run_script(_SCHEMA_V2)),
     (3, _run_script(_SCHEMA_V3)),
+    (4, _run_script(_SCHEMA_V4)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
-_SYN_TABLES = ("syn_mentions", "syn_concepts", "syn_aliases", "syn_state", "syn_activity")
+_SYN_TABLES = (
+    "syn_mentions",
+    "syn_concepts",
+    "syn_aliases",
+    "syn_state",
+    "syn_activity",
+    "table_meta",
+    "ilstma_notes",
+    "ilstma_state",
+)
 _COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
 
 
@@ -311,6 +349,8 @@ class SQLiteStore(Store):
             found = self._existing(con, user_id, ids)
             if found:
                 pairs = [(user_id, i) for i in found]
+                self._drop_notes(con, user_id, found)
+                con.executemany("DELETE FROM table_meta WHERE user_id = ? AND memory_id = ?", pairs)
                 con.executemany("DELETE FROM memories WHERE user_id = ? AND id = ?", pairs)
                 con.executemany(
                     "DELETE FROM syn_mentions WHERE user_id = ? AND memory_id = ?", pairs
@@ -337,6 +377,44 @@ class SQLiteStore(Store):
             }
             found.extend(i for i in chunk if i in have)
         return found
+
+    @staticmethod
+    def _drop_notes(con: sqlite3.Connection, user_id: str, ids: list[str]) -> None:
+        """Notes quoting a deleted memory go; summarising resumes before the earliest
+        dropped summary, so the surviving memories of its group are summarised again."""
+        seqs = []
+        for chunk in _chunks(ids, 500):
+            marks = ",".join("?" * len(chunk))
+            seqs += [
+                r[0]
+                for r in con.execute(
+                    f"SELECT seq FROM memories WHERE +user_id = ? AND id IN ({marks})",
+                    (user_id, *chunk),
+                )
+            ]
+        restart = None
+        for seq in seqs:
+            rows = con.execute(
+                "SELECT kind, first_seq FROM ilstma_notes WHERE user_id = ? AND "
+                "first_seq <= ? AND last_seq >= ?",
+                (user_id, seq, seq),
+            ).fetchall()
+            for kind, first in rows:
+                if kind == "summary":
+                    restart = first if restart is None else min(restart, first)
+            con.execute(
+                "DELETE FROM ilstma_notes WHERE user_id = ? AND first_seq <= ? AND last_seq >= ?",
+                (user_id, seq, seq),
+            )
+        if restart is not None:
+            con.execute(
+                "DELETE FROM ilstma_notes WHERE user_id = ? AND kind = 'summary' AND last_seq >= ?",
+                (user_id, restart),
+            )
+            con.execute(
+                "UPDATE ilstma_state SET summarized_seq = MIN(summarized_seq, ?) WHERE user_id = ?",
+                (restart - 1, user_id),
+            )
 
     @staticmethod
     def _drop_orphan_concepts(con: sqlite3.Connection, user_id: str) -> None:
@@ -533,6 +611,83 @@ class SQLiteStore(Store):
             "ON CONFLICT (user_id, kind, ref) DO UPDATE SET win = MAX(win, excluded.win)",
             [(user_id, kind, ref, win) for kind, ref, win in activity if (kind, ref) in live],
         )
+
+    # -- the global memory table and ILSTMA's notes -----------------------------------
+
+    def table_meta(
+        self, user_id: str, ids: Sequence[str] | None = None
+    ) -> dict[str, tuple[int, float]]:
+        sql = "SELECT memory_id, recall_times, last_recall FROM table_meta WHERE user_id = ?"
+        with self._lock:
+            if ids is None:
+                rows = self._con.execute(sql, (user_id,)).fetchall()
+            else:
+                rows = []
+                for chunk in _chunks(list(dict.fromkeys(ids)), 500):
+                    marks = ",".join("?" * len(chunk))
+                    rows += self._con.execute(
+                        f"{sql} AND memory_id IN ({marks})", (user_id, *chunk)
+                    ).fetchall()
+        return {m: (int(n), float(t)) for m, n, t in rows}
+
+    def table_meta_update(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        if not rows:
+            return
+        with self._write() as con:
+            live = set(self._existing(con, user_id, [r[0] for r in rows]))
+            con.executemany(
+                "INSERT OR REPLACE INTO table_meta (user_id, memory_id, recall_times, last_recall) "
+                "VALUES (?, ?, ?, ?)",
+                [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live],
+            )
+
+    def notes_state(self, user_id: str) -> int:
+        with self._lock:
+            row = self._con.execute(
+                "SELECT summarized_seq FROM ilstma_state WHERE user_id = ?", (user_id,)
+            ).fetchone()
+        return row[0] if row else -1
+
+    def notes_load(self, user_id: str) -> tuple[int, list[NoteRow]]:
+        with self._lock:
+            con = self._con
+            row = con.execute(
+                "SELECT summarized_seq FROM ilstma_state WHERE user_id = ?", (user_id,)
+            ).fetchone()
+            notes = [
+                NoteRow(*r)
+                for r in con.execute(
+                    "SELECT kind, nid, speaker, first_seq, last_seq, pieces FROM ilstma_notes "
+                    "WHERE user_id = ? ORDER BY kind, nid",
+                    (user_id,),
+                )
+            ]
+        return (row[0] if row else -1), notes
+
+    def notes_save(
+        self, user_id: str, notes: Sequence[NoteRow], summarized_seq: int, expect_seq: int
+    ) -> bool:
+        with self._write() as con:
+            row = con.execute(
+                "SELECT summarized_seq FROM ilstma_state WHERE user_id = ?", (user_id,)
+            ).fetchone()
+            if (row[0] if row else -1) != expect_seq:
+                return False
+            con.executemany(
+                "INSERT OR REPLACE INTO ilstma_notes "
+                "(user_id, kind, nid, speaker, first_seq, last_seq, pieces) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (user_id, n.kind, n.nid, n.speaker, n.first_seq, n.last_seq, n.pieces)
+                    for n in notes
+                ],
+            )
+            con.execute(
+                "INSERT INTO ilstma_state (user_id, summarized_seq) VALUES (?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET summarized_seq = excluded.summarized_seq",
+                (user_id, summarized_seq),
+            )
+        return True
 
     def close(self) -> None:
         with self._lock:

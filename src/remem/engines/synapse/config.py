@@ -88,6 +88,12 @@ class SynapseConfig:
     graph: bool = True
     """ablation switch "no graph": activation stays on the anchors."""
 
+    ann_above: int = 20_000
+    """choice: from this many memories on, the dense anchors come from an IVF index
+    (approximate; ``index/ivf.py``) and only the anchors and the episodes activation
+    reaches are scored, so search time stops growing with the history; below it
+    every memory is scored exactly. 0 = always exact."""
+
     # -- ranking -------------------------------------------------------------------
     w_similarity: float = 0.5
     w_activation: float = 0.5

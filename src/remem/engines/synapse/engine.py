@@ -328,24 +328,29 @@ class SynapseEngine(Engine):
                 self.last_trace = RecallTrace(0.0, True, [])
                 return []
             n = idx.dense.size
-            cos = idx.dense.scores(query_vec)
-            alive = np.isfinite(cos)
+            approx = 0 < cfg.ann_above <= n
             bm = idx.bm25.scores(query)
             bm_max = float(bm.max()) if len(bm) else 0.0
-            lex = bm / bm_max if bm_max > 0 else np.zeros(n, dtype=np.float32)
-            x = cfg.lexical_similarity
-            sim = (1.0 - x) * np.where(alive, np.maximum(cos, 0.0), 0.0) + x * lex
-            dense_rank = top_k(cos, cfg.anchors)
             bm_rank = top_k(bm, cfg.anchors, 0.0)
+            if approx:  # dense anchors from the IVF index; score only what is reached
+                dense_rank, _ = idx.dense.approx_top_k(query_vec, cfg.anchors)
+                cos = None
+            else:
+                cos = idx.dense.scores(query_vec)
+                dense_rank = top_k(cos, cfg.anchors)
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
+            def similarity(pos: np.ndarray) -> np.ndarray:
+                c = cos[pos] if cos is not None else idx.dense.cosines(pos, query_vec)
+                lex = bm[pos] / bm_max if bm_max > 0 else np.zeros(len(pos))
+                x = cfg.lexical_similarity
+                return (1.0 - x) * np.where(np.isfinite(c), np.maximum(c, 0.0), 0.0) + x * lex
+
             graph = self._graph(user_id, idx, self._layer(user_id)) if cfg.graph else None
-            seed = cfg.alpha * sim[anchors]
-            ep_act = np.zeros(n)
-            ep_act[anchors] = seed  # anchors outside the graph keep their seed
-            pr = np.zeros(n)
+            seed = cfg.alpha * similarity(anchors)
             history: list[np.ndarray] = []
             concepts: list[tuple[str, float]] = []
+            act = np.zeros(0)
             if graph is not None:
                 C = graph.n_concepts
                 nodes = graph.nodes_of(anchors)
@@ -359,19 +364,33 @@ class SynapseEngine(Engine):
                 act, history = spread_activation(a0, graph.incoming, self._dynamics)
                 peak = np.maximum.reduce(history)
                 self._touch(user_id, idx, graph, peak, anchors[~inside], seed[~inside])
-                ep_act[graph.ep_pos] = act[C:]
-                if cfg.w_pagerank and len(graph.ep_pos):
-                    ep_pr = graph.pagerank[C:]
-                    live_pr = ep_pr[alive[graph.ep_pos]]
-                    top_pr = float(live_pr.max()) if len(live_pr) else 0.0
-                    pr[graph.ep_pos] = ep_pr / top_pr if top_pr > 0 else ep_pr
                 if C:
                     top_c = top_k(act[:C], 5, 0.0)
                     concepts = [(graph.concept_labels[c], float(act[c])) for c in top_c]
+            # the positions to rank: all (exact) or the anchors and every reached episode
+            if approx:
+                reached = graph.ep_pos[act[graph.n_concepts :] > 0] if graph else anchors
+                universe = np.union1d(anchors, reached).astype(np.int64)
+                sim = similarity(universe)
+                alive = np.ones(len(universe), dtype=bool)
+            else:
+                universe = np.arange(n)
+                sim = similarity(universe)
+                alive = np.isfinite(cos)
+            ep_act = np.zeros(len(universe))
+            ep_act[np.searchsorted(universe, anchors)] = seed  # outside the graph: the seed
+            pr = np.zeros(len(universe))
+            if graph is not None:
+                nodes = graph.nodes_of(universe)
+                inside = nodes >= 0
+                ep_act[inside] = act[nodes[inside]]
+                if cfg.w_pagerank and graph.top_episode_pagerank > 0:
+                    pr[inside] = graph.pagerank[nodes[inside]] / graph.top_episode_pagerank
             score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
             score = np.where(alive, score, -np.inf)
-            best = top_k(score, k)
-            confidence = float(ep_act[best[0]]) if len(best) else 0.0
+            order = top_k(score, k)
+            best = universe[order]
+            confidence = float(ep_act[order[0]]) if len(order) else 0.0
             ids = [idx.ids[p] for p in best]
             dense_set, bm_set = set(dense_rank.tolist()), set(bm_rank.tolist())
 
@@ -382,7 +401,7 @@ class SynapseEngine(Engine):
                 }
 
             self.last_trace = RecallTrace(confidence, confidence < cfg.gate_tau, concepts, explain)
-            return [Scored(i, float(score[p])) for i, p in zip(ids, best, strict=True)]
+            return [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
 
     @property
     def _dynamics(self) -> Dynamics:

@@ -99,6 +99,12 @@ class Graph:
         self._local[self.ep_pos] = self.n_concepts + np.arange(len(self.ep_pos))
 
     @property
+    def top_episode_pagerank(self) -> float:
+        """The best episode's PageRank, which normalises the ranking term."""
+        ep = self.pagerank[self.n_concepts :]
+        return float(ep.max()) if len(ep) else 0.0
+
+    @property
     def n_nodes(self) -> int:
         return self.n_concepts + len(self.ep_pos)
 

@@ -1,0 +1,31 @@
+"""ILSTMA: global memory table, five-segment short-term memory, cache prefetch.
+
+Registers ``ilstma`` (remem's default configuration), ``ilstma-printed`` (Eq. 4's
+spatial term as printed) and ``ilstma-nocache`` (every question takes the miss path)
+as engine names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import EngineContext
+from .config import VARIANTS, IlstmaConfig
+from .engine import FlowOutcome, IlstmaEngine
+
+
+def _factory(variant: str):
+    def make(ctx: EngineContext, **options: Any) -> IlstmaEngine:
+        return IlstmaEngine(ctx, variant=variant, **options)
+
+    return make
+
+
+def register() -> None:
+    from .. import register_engine
+
+    for name in VARIANTS:
+        register_engine(name, _factory(name))
+
+
+__all__ = ["FlowOutcome", "IlstmaConfig", "IlstmaEngine", "VARIANTS", "register"]

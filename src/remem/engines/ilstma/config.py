@@ -1,0 +1,109 @@
+"""Every constant of the ILSTMA engine, with the paper's value where it gives one.
+
+Provenance: **paper** = stated by the paper (section 3); **choice** = the paper is
+silent, vague or inconsistent and remem chose (the reason is given). Every field can
+be overridden with ``Memory(engine="ilstma", engine_options={...})``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ...errors import InvalidInputError
+from .forgetting import ALPHA, BETA, MU, SPATIAL_FORMS, XI
+
+
+@dataclass(frozen=True)
+class IlstmaConfig:
+    # -- forgetting curve and prefetch score (3.6.1) -------------------------------
+    beta: float = BETA
+    alpha: float = ALPHA
+    xi: float = XI
+    mu: float = MU
+    """paper: S = beta + alpha / (1 + exp(xi (recallTimes - mu))), recallTimes in [1, 5]."""
+    spatial: str = "intent"
+    """choice: Eq. 4's spatial term. "intent" = 1 - (2/pi) arctan(dis), which the text
+    describes (in (0, 1], nearer scores higher); "printed" = (pi/2) arctan(dis), the
+    formula as printed (it grows with distance). See ``forgetting.py``."""
+
+    # -- short-term memory (3.3) ------------------------------------------------------
+    cache_size: int = 3
+    """paper: the cache segment holds the top-3 prefetched dialogues."""
+    history_turns: int = 7
+    """paper: the history segment is a queue of the 7 most recent turns."""
+    offset: int = 5
+    """choice (the paper gives none): prefetch scans table positions
+    [c - offset, c + offset] around the recalled dialogue c; k = cache_size <= 2 offset."""
+    segment_tokens: int = 400
+    """choice: each segment is cut to this many tokens (estimated as 4/3 per word),
+    so the short-term memory stays bounded (5 segments -> about 2,000 tokens)."""
+
+    # -- hit judgment (3.6.2) -----------------------------------------------------------
+    judge: str = "lexical"
+    """choice: offline hit judgment, no LLM. "lexical": the share of the question's
+    IDF weight (the user's BM25 statistics) that one cached dialogue covers; no query
+    embedding is computed on a hit, which is where the cache saves time. "embedding":
+    the question's cosine to the best cached dialogue. The LLM judge of the paper
+    plugs in with the LLM layer."""
+    hit_threshold: float = 0.6
+    """choice: a cached dialogue must cover this share of the question (lexical), or
+    reach this cosine (embedding), for a hit; calibrated on LoCoMo for hit precision
+    (docs/benchmarks.md)."""
+
+    # -- index-checked retrieval (3.4) ---------------------------------------------------
+    global_retriever: str = "hybrid"
+    """choice: the paper's "global" retriever is FAISS through LangChain with an LLM
+    logic step; offline it is any remem engine proposing its top-1 (BM25 + MiniLM
+    fusion by default)."""
+    top_k_cosine: int = 2
+    """paper: cosine similarity over "index + dialogue" proposes its top-2."""
+    on_disagreement: str = "cosine"
+    """paper: when the global candidate is not among the cosine top-2, both cosine
+    dialogues are recalled ("cosine"); "union" recalls the global candidate and the
+    cosine top-1 instead."""
+
+    # -- summaries and personality (3.5) --------------------------------------------------
+    summary_group: int = 5
+    """paper: dialogues are summarised in groups of 5."""
+    summary_pieces: int = 2
+    """choice (offline summariser): a group's summary is its most central dialogues
+    (closest to the group's mean embedding), this many, first sentence each."""
+    summary_merge: float = 0.8
+    """choice: the overlap update - a new group summary merges into the previous one
+    when their embeddings reach this cosine (near-duplicate pieces are overwritten by
+    the newer one, the rest appended); otherwise it starts a new summary."""
+    summary_max_pieces: int = 8
+    personality_traits: int = 8
+    """choice: the offline personality profile keeps a speaker's latest first-person
+    statements of preference or habit (I love / I prefer / my favourite ...)."""
+
+    cache: bool = True
+    """switch: False = every question takes the miss path (the cache-off baseline)."""
+
+    @classmethod
+    def from_options(cls, **options: Any) -> IlstmaConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(options) - known
+        if unknown:
+            raise InvalidInputError(f"engine 'ilstma' has no options {sorted(unknown)}")
+        cfg = replace(cls(), **options)
+        if cfg.spatial not in SPATIAL_FORMS:
+            raise InvalidInputError(f"spatial must be one of {SPATIAL_FORMS}")
+        if cfg.judge not in ("lexical", "embedding"):
+            raise InvalidInputError("judge must be 'lexical' or 'embedding'")
+        if cfg.on_disagreement not in ("cosine", "union"):
+            raise InvalidInputError("on_disagreement must be 'cosine' or 'union'")
+        if cfg.cache_size < 1 or cfg.offset < 1 or cfg.cache_size > 2 * cfg.offset:
+            raise InvalidInputError("need 1 <= cache_size <= 2 * offset")
+        if cfg.history_turns < 0 or cfg.summary_group < 1 or cfg.top_k_cosine < 1:
+            raise InvalidInputError("history_turns, summary_group and top_k_cosine too small")
+        return cfg
+
+
+#: Named variants: the default, the printed spatial term, and the cache switched off.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "ilstma": {},
+    "ilstma-printed": {"spatial": "printed"},
+    "ilstma-nocache": {"cache": False},
+}

@@ -1,0 +1,434 @@
+"""The ILSTMA engine: global memory table, short-term memory, cache prefetch.
+
+``search`` (the Hit contract) runs the index-checked retrieval of section 3.4 and
+fills up to k with the global retriever's ranking. ``recall_flow`` is the paper's
+per-question flow (3.6.2), kept per user in the process:
+
+1. hit judgment on the cached dialogues (the first question always misses);
+2. hit: answer from the short-term memory - no retrieval, no query embedding with
+   the lexical judge; the used dialogues' recall metadata is buffered (deferred
+   write) until the cache is next overwritten, or the engine closes;
+3. miss: flush the buffer, clear summary and cache, retrieve (index-checked), write
+   the recalled entries' metadata, pick the summary closest to the question and the
+   profile, then prefetch: score the table entries within ``offset`` positions of
+   the recalled dialogue with Eq. 4 and cache the best ``cache_size``.
+
+The paper scores entries once at creation and re-scores changed ones so it never
+sorts the whole table; remem only ever scores the 2 * offset + 1 window, which is
+cheaper still, so scores are computed when needed and never stored.
+
+The two retrievers of 3.4 run concurrently: the global retriever (any remem engine,
+``hybrid`` by default) in a worker thread, the cosine top-k in the caller's thread
+on a snapshot of the vectors (numpy releases the GIL in the product). The paper
+embeds "index + dialogue" for the cosine side so that a hit is tied to its index;
+remem's vectors are the memories' own, tied to their index by position, so no
+second embedding of every memory is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ...index.dense import top_k
+from ...store.base import NoteRow, timestamp_epoch
+from ...types import StoredMemory
+from ..base import Engine, EngineContext, Scored
+from .config import VARIANTS, IlstmaConfig
+from .forgetting import prefetch_score
+from .judge import EmbeddingJudge, HitJudge, LexicalJudge
+from .stm import Dialogue, ShortTermMemory
+from .summaries import (
+    Piece,
+    Summary,
+    merge,
+    render_profile,
+    summarise_group,
+    traits,
+    update_profile,
+)
+
+DAY = 86_400.0
+
+
+@dataclass
+class FlowOutcome:
+    """One question through the flow: what ``Memory.recall`` reports."""
+
+    hits: list[Scored]
+    cache_hit: bool
+    segments: dict[str, Any]
+    timings: dict[str, float]
+    recalled: list[str] = field(default_factory=list)  # ids recalled on a miss
+    ranking: list[str] = field(default_factory=list)  # the global retriever's top-k (miss)
+
+
+@dataclass
+class _Notes:
+    key: tuple
+    summarized_seq: int
+    summaries: list[Summary]
+    profile: dict[str, list[Piece]]
+    profile_seq: int  # memories up to here are in the profile
+
+
+class IlstmaEngine(Engine):
+    name = "ilstma"
+
+    def __init__(self, ctx: EngineContext, *, variant: str = "ilstma", **options: Any):
+        super().__init__(ctx)
+        self.name = variant  # type: ignore[misc]
+        self.cfg = IlstmaConfig.from_options(**{**VARIANTS[variant], **options})
+        from .. import create_engine
+
+        self.retriever = create_engine(self.cfg.global_retriever, ctx)
+        self._stm: dict[str, ShortTermMemory] = {}
+        self._notes: dict[str, _Notes] = {}
+        self._lock = threading.RLock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="remem-ilstma")
+        self._local = threading.local()
+
+    # -- writes -------------------------------------------------------------------
+
+    def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:
+        self.retriever.on_add(user_id, memories)
+        with self._lock:
+            stm = self._stm_for(user_id)
+            for m in memories:
+                stm.push_turn(m.index_text)
+        self.summarise(user_id)
+
+    def on_delete(self, user_id: str, ids: list[str]) -> None:
+        self.retriever.on_delete(user_id, ids)
+        with self._lock:
+            self._notes.pop(user_id, None)
+            stm = self._stm.get(user_id)
+            if stm is not None:
+                gone = set(ids)
+                stm.cache = [d for d in stm.cache if d.memory_id not in gone]
+                stm.relevant = [d for d in stm.relevant if d.memory_id not in gone]
+                for memory_id in gone:
+                    stm.deferred.pop(memory_id, None)
+                stm.summary = ""  # it may quote a deleted memory
+
+    def on_delete_user(self, user_id: str) -> None:
+        self.retriever.on_delete_user(user_id)
+        with self._lock:
+            self._notes.pop(user_id, None)
+            self._stm.pop(user_id, None)
+
+    def close(self) -> None:
+        """Write every buffered recall-metadata update (nothing is lost on a clean close)."""
+        self.flush()
+        self._pool.shutdown(wait=True)
+        self.retriever.close()
+
+    def flush(self, user_id: str | None = None) -> None:
+        with self._lock:
+            for user in [user_id] if user_id is not None else list(self._stm):
+                self._flush(user)
+
+    def _flush(self, user_id: str) -> None:
+        stm = self._stm.get(user_id)
+        if stm is not None and stm.deferred:
+            rows = [(m, n, t) for m, (n, t) in stm.deferred.items()]
+            self.ctx.store.table_meta_update(user_id, rows)
+            stm.deferred.clear()
+
+    # -- summaries and profile ----------------------------------------------------
+
+    def summarise(self, user_id: str) -> int:
+        """Summarise every complete group of ``summary_group`` new memories (3.5)."""
+        cfg = self.cfg
+        done = 0
+        with self._lock:
+            for _attempt in range(3):
+                notes = self._load_notes(user_id)
+                rows = self.ctx.store.load(user_id, after_seq=notes.summarized_seq)
+                groups = len(rows) // cfg.summary_group
+                if groups == 0:
+                    return done
+                rows = rows[: groups * cfg.summary_group]
+                summaries = list(notes.summaries)
+                changed: dict[int, Summary] = {}
+                for g in range(groups):
+                    group = rows[g * cfg.summary_group : (g + 1) * cfg.summary_group]
+                    pieces = summarise_group(group, cfg.summary_pieces)
+                    latest = summaries[-1] if summaries else None
+                    sid = latest.sid + 1 if latest else 0
+                    s = merge(latest, pieces, sid, cfg.summary_merge, cfg.summary_max_pieces)
+                    if latest is not None and s.sid == latest.sid:
+                        summaries[-1] = s
+                    else:
+                        summaries.append(s)
+                    changed[s.sid] = s
+                out = [_summary_row(s) for s in changed.values()]
+                ok = self.ctx.store.notes_save(user_id, out, rows[-1].seq, notes.summarized_seq)
+                if not ok:  # another process summarised meanwhile: reload, redo
+                    self._notes.pop(user_id, None)
+                    continue
+                notes.summaries = summaries
+                notes.summarized_seq = rows[-1].seq
+                return len(rows)
+        return done
+
+    def _load_notes(self, user_id: str) -> _Notes:
+        """The user's summaries (stored) and profile, kept current incrementally.
+
+        The offline profile is cheap to derive, so it is computed from the memories
+        instead of stored: deleting a memory then removes its traits with no
+        bookkeeping. (An LLM profile, which is not cheap, will be stored as a note.)
+        """
+        state = self.ctx.store.user_state(user_id)
+        key = (state.epoch, state.del_rev) if state else ("", 0)
+        notes = self._notes.get(user_id)
+        if notes is None or notes.key != key:
+            notes = _Notes(key, -2, [], {}, -1)
+            self._notes[user_id] = notes
+        seq = self.ctx.store.notes_state(user_id)
+        if seq != notes.summarized_seq:
+            seq, rows = self.ctx.store.notes_load(user_id)
+            with self.ctx.indexes.use(user_id) as idx:
+
+                def piece(p: dict) -> Piece | None:
+                    pos = idx.pos.get(p["memory_id"])
+                    if pos is None:
+                        return None
+                    vec = np.array(idx.dense.vector(pos))
+                    return Piece(p["text"], vec, p["seq"], p["memory_id"])
+
+                summaries = []
+                for r in rows:
+                    pieces = [x for x in (piece(p) for p in json.loads(r.pieces)) if x]
+                    if r.kind == "summary" and pieces:
+                        summaries.append(Summary(r.nid, r.first_seq, r.last_seq, pieces))
+            notes.summaries = sorted(summaries, key=lambda s: s.sid)
+            notes.summarized_seq = seq
+        new = self.ctx.store.load(user_id, after_seq=notes.profile_seq)
+        if new:
+            update_profile(notes.profile, traits(new), self.cfg.personality_traits)
+            notes.profile_seq = new[-1].seq
+        return notes
+
+    # -- retrieval (3.4) ----------------------------------------------------------
+
+    def search(
+        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+    ) -> list[Scored]:
+        recalled, ranking = self._retrieve(user_id, query, query_vec, k)
+        return _fill(recalled, ranking, k)
+
+    def _retrieve(
+        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+    ) -> tuple[list[Scored], list[Scored]]:
+        """(recalled dialogues, the global retriever's top-k): index-checked retrieval."""
+        if query_vec is None:
+            return [], []
+        future = self._pool.submit(self.retriever.search, user_id, query, query_vec, max(k, 1))
+        idx = self.ctx.indexes.get(user_id)
+        with idx.lock:
+            matrix, alive = idx.dense.snapshot()
+        cos = matrix @ np.asarray(query_vec, dtype=np.float32)
+        if alive is not None:
+            cos[~alive] = -np.inf
+        top = top_k(cos, self.cfg.top_k_cosine)
+        cosine = [Scored(idx.ids[p], float(cos[p]), "cosine") for p in top]
+        ranking = future.result()
+        if not ranking:
+            return cosine, ranking
+        candidate = ranking[0]
+        if any(c.id == candidate.id for c in cosine):
+            recalled = [candidate]
+        elif self.cfg.on_disagreement == "union":
+            recalled = [candidate] + [c for c in cosine[:1] if c.id != candidate.id]
+        else:
+            recalled = cosine
+        return recalled, ranking
+
+    # -- the per-question flow (3.6.2) --------------------------------------------------
+
+    def recall_flow(
+        self, user_id: str, query: str, k: int, now: datetime | None = None
+    ) -> FlowOutcome:
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        vec: list[np.ndarray] = []
+
+        def query_vec() -> np.ndarray:
+            if not vec:
+                t = time.perf_counter()
+                vec.append(self.ctx.embedder.embed_one(query))
+                timings["embed_s"] = time.perf_counter() - t
+            return vec[0]
+
+        with self._lock:
+            stm = self._stm_for(user_id)
+            stm.questions += 1
+            idx = self.ctx.indexes.get(user_id)
+            if len(idx) == 0:
+                return FlowOutcome([], False, stm.segments(), {"total_s": 0.0})
+            now_s = timestamp_epoch(now) if now is not None else max(idx.times)
+            used: list[Dialogue] = []
+            if cfg.cache and stm.cache:
+                t = time.perf_counter()
+                used = self._judge(user_id).judge(query, stm.cache, query_vec)
+                timings["judge_s"] = time.perf_counter() - t
+            if used:
+                for d in used:
+                    n = stm.deferred.get(d.memory_id, (d.recall_times, 0.0))[0]
+                    stm.deferred[d.memory_id] = (n + 1, now_s)
+                rest = [d for d in stm.cache if d not in used]
+                hits = [Scored(d.memory_id, d.score, "cache") for d in used + rest][:k]
+                timings["total_s"] = time.perf_counter() - t0
+                return self._done(FlowOutcome(hits, True, stm.segments(), timings))
+
+            # miss
+            self._flush(user_id)
+            stm.summary, stm.cache = "", []
+            qv = query_vec()
+            t = time.perf_counter()
+            recalled, ranking = self._retrieve(user_id, query, qv, k)
+            timings["retrieve_s"] = time.perf_counter() - t
+            texts = self._texts(user_id, [r.id for r in recalled])
+            stm.relevant = [
+                Dialogue(r.id, texts[r.id][1], texts[r.id][0], r.score)
+                for r in recalled
+                if r.id in texts
+            ]
+            meta = self.ctx.store.table_meta(user_id, [r.id for r in recalled])
+            self.ctx.store.table_meta_update(
+                user_id,
+                [(r.id, meta.get(r.id, (1, 0.0))[0] + 1, now_s) for r in recalled],
+            )
+            t = time.perf_counter()
+            notes = self._load_notes(user_id)
+            if notes.summaries:
+                sims = np.stack([s.vec for s in notes.summaries]) @ qv
+                stm.summary = notes.summaries[int(np.argmax(sims))].text
+            stm.personality = render_profile(notes.profile)
+            timings["summary_s"] = time.perf_counter() - t
+            if cfg.cache and recalled:
+                t = time.perf_counter()
+                stm.cache = self._prefetch(user_id, recalled[0].id, now_s)
+                timings["prefetch_s"] = time.perf_counter() - t
+            hits = _fill(recalled, ranking, k)
+            timings["total_s"] = time.perf_counter() - t0
+            return self._done(
+                FlowOutcome(
+                    hits,
+                    False,
+                    stm.segments(),
+                    timings,
+                    [r.id for r in recalled],
+                    [r.id for r in ranking],
+                )
+            )
+
+    def _done(self, outcome: FlowOutcome) -> FlowOutcome:
+        self._local.last = outcome
+        return outcome
+
+    @property
+    def last_outcome(self) -> FlowOutcome | None:
+        """This thread's latest flow outcome (benchmarks read the recalled ids here)."""
+        return getattr(self._local, "last", None)
+
+    def _prefetch(self, user_id: str, centre_id: str, now_s: float) -> list[Dialogue]:
+        """Score the live entries within ``offset`` table positions of the recalled
+        dialogue (Eq. 4) and keep the best ``cache_size``."""
+        cfg = self.cfg
+        idx = self.ctx.indexes.get(user_id)
+        with idx.lock:
+            c = idx.pos.get(centre_id)
+            if c is None:
+                return []
+            window = [(c, 0)]
+            for step in (-1, 1):
+                p, found = c + step, 0
+                while 0 <= p < idx.dense.size and found < cfg.offset:
+                    if idx.dense.is_alive(p):
+                        found += 1
+                        window.append((p, found))
+                    p += step
+            ids = [idx.ids[p] for p, _ in window]
+            created = [idx.times[p] for p, _ in window]
+            seqs = [idx.seqs[p] for p, _ in window]
+        meta = self.ctx.store.table_meta(user_id, ids)
+        stm = self._stm[user_id]
+        times = np.empty(len(ids))
+        last = np.empty(len(ids))
+        for i, memory_id in enumerate(ids):
+            n, t = stm.deferred.get(memory_id) or meta.get(memory_id, (1, created[i]))
+            times[i], last[i] = n, t
+        days = np.floor(np.maximum(now_s - last, 0.0) / DAY)
+        dis = np.array([d for _, d in window], dtype=np.float64)
+        score = prefetch_score(
+            days, times, dis, cfg.spatial, beta=cfg.beta, alpha=cfg.alpha, xi=cfg.xi, mu=cfg.mu
+        )
+        order = sorted(range(len(ids)), key=lambda i: (-score[i], dis[i], seqs[i]))
+        chosen = order[: cfg.cache_size]
+        texts = self._texts(user_id, [ids[i] for i in chosen])
+        return [
+            Dialogue(ids[i], seqs[i], texts[ids[i]][0], float(score[i]), int(times[i]))
+            for i in chosen
+            if ids[i] in texts
+        ]
+
+    def _texts(self, user_id: str, ids: list[str]) -> dict[str, tuple[str, int]]:
+        rows = self.ctx.store.get(user_id, ids)
+        return {i: (m.index_text, m.seq) for i, m in rows.items()}
+
+    def _judge(self, user_id: str) -> HitJudge:
+        cfg = self.cfg
+        idx = self.ctx.indexes.get(user_id)
+        if cfg.judge == "lexical":
+            return LexicalJudge(idx.bm25.idf, cfg.hit_threshold)
+
+        def vectors(cache: list[Dialogue]) -> np.ndarray:
+            with idx.lock:
+                return np.stack(
+                    [
+                        idx.dense.vector(idx.pos[d.memory_id])
+                        for d in cache
+                        if d.memory_id in idx.pos
+                    ]
+                )
+
+        return EmbeddingJudge(vectors, cfg.hit_threshold)
+
+    # -- inspection -----------------------------------------------------------------
+
+    def _stm_for(self, user_id: str) -> ShortTermMemory:
+        stm = self._stm.get(user_id)
+        if stm is None:
+            stm = ShortTermMemory(self.cfg.history_turns, self.cfg.segment_tokens)
+            self._stm[user_id] = stm
+        return stm
+
+    def short_term(self, user_id: str) -> dict[str, Any]:
+        with self._lock:
+            stm = self._stm_for(user_id)
+            return {
+                **stm.segments(),
+                "tokens": stm.tokens(),
+                "questions": stm.questions,
+                "deferred_writes": len(stm.deferred),
+            }
+
+
+def _fill(recalled: list[Scored], ranking: list[Scored], k: int) -> list[Scored]:
+    seen = {r.id for r in recalled}
+    return (list(recalled) + [r for r in ranking if r.id not in seen])[:k]
+
+
+def _summary_row(s: Summary) -> NoteRow:
+    pieces = [{"text": p.text, "seq": p.seq, "memory_id": p.memory_id} for p in s.pieces]
+    return NoteRow("summary", s.sid, None, s.first_seq, s.last_seq, json.dumps(pieces))

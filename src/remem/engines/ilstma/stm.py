@@ -1,0 +1,89 @@
+"""ILSTMA's short-term memory: five bounded segments per user (paper section 3.3).
+
+cache (the prefetched dialogues) · summary · personality · history (a queue of the
+most recent turns) · relevant (the dialogues recalled on a cache miss). It lives in
+the process (it is short-term by nature); what must survive - memories, recall
+metadata, summaries, the profile - is in the store, and metadata updates buffered
+on cache hits are flushed when the cache is overwritten and on close.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def estimate_tokens(text: str) -> int:
+    """Word-piece tokens, estimated as 4/3 per whitespace word (MiniLM and most LLM
+    tokenizers land near that on English chat)."""
+    return math.ceil(len(text.split()) * 4 / 3)
+
+
+def clip_tokens(text: str, budget: int) -> str:
+    """The longest word prefix of ``text`` within ``budget`` estimated tokens."""
+    words = text.split()
+    keep = int(budget * 3 / 4)
+    return text if len(words) <= keep else " ".join(words[:keep]) + " ..."
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    """A table entry as the short-term memory holds it."""
+
+    memory_id: str
+    index: int  # the entry's index (creation order) in the global memory table
+    text: str
+    score: float = 0.0
+    recall_times: int = 1  # as the table held it when the dialogue was cached
+
+
+@dataclass
+class ShortTermMemory:
+    history_turns: int = 7
+    segment_tokens: int = 400
+    cache: list[Dialogue] = field(default_factory=list)
+    summary: str = ""
+    personality: str = ""
+    relevant: list[Dialogue] = field(default_factory=list)
+    history: deque[str] = field(default_factory=deque)
+    #: recall-metadata updates of cache hits, written when the cache is overwritten
+    deferred: dict[str, tuple[int, float]] = field(default_factory=dict)
+    questions: int = 0
+
+    def push_turn(self, text: str) -> None:
+        self.history.append(clip_tokens(text, self.segment_tokens))
+        while len(self.history) > self.history_turns:
+            self.history.popleft()
+
+    def segments(self) -> dict[str, Any]:
+        """The five segments as they would enter a prompt, each within its budget."""
+        return {
+            "cache": _fit([d.text for d in self.cache], self.segment_tokens),
+            "summary": clip_tokens(self.summary, self.segment_tokens),
+            "personality": clip_tokens(self.personality, self.segment_tokens),
+            "history": _fit(list(self.history), self.segment_tokens, newest_last=True),
+            "relevant": _fit([d.text for d in self.relevant], self.segment_tokens),
+        }
+
+    def tokens(self) -> int:
+        segs = self.segments()
+        return sum(
+            estimate_tokens(" ".join(v) if isinstance(v, list) else v) for v in segs.values()
+        )
+
+
+def _fit(texts: list[str], budget: int, *, newest_last: bool = False) -> list[str]:
+    """Whole texts in order while they fit (the newest ones for a history)."""
+    out: list[str] = []
+    used = 0
+    for text in reversed(texts) if newest_last else texts:
+        cost = estimate_tokens(text)
+        if used + cost > budget:
+            if not out:
+                out.append(clip_tokens(text, budget))
+            break
+        out.append(text)
+        used += cost
+    return list(reversed(out)) if newest_last else out

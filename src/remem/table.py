@@ -1,0 +1,124 @@
+"""The global memory table (ILSTMA section 3.2) as one JSON file, for any engine.
+
+Every memory of a user is a table entry: index (creation order), creation time,
+days since last recall, recall times, text and embedding. The recall metadata lives
+in the store (rows only for entries recalled at least once; the others have recall
+times 1 and were last "recalled" when created). ``export`` writes the paper's one-file
+shape; ``read`` validates such a file before anything is written, so a broken file
+imports nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidInputError
+from .store.base import Store, timestamp_epoch
+from .types import NewMemory
+from .validation import build_memory_item
+
+FORMAT = "remem.global-memory-table/1"
+DAY = 86_400.0
+
+
+def export_rows(store: Store, user_id: str, embedder_id: str) -> dict[str, Any]:
+    rows = store.load(user_id, with_embeddings=True)
+    meta = store.table_meta(user_id)
+    now = max((timestamp_epoch(m.timestamp) for m in rows), default=0.0)
+    entries = []
+    for m in rows:
+        created = timestamp_epoch(m.timestamp)
+        times, last = meta.get(m.id, (1, created))
+        entries.append(
+            {
+                "index": m.seq,
+                "id": m.id,
+                "creation_time": m.timestamp.isoformat(),
+                "time_interval": int(max(now - last, 0.0) // DAY),
+                "recall_times": times,
+                "last_recall": datetime.fromtimestamp(last, timezone.utc).isoformat(),
+                "speaker": m.speaker,
+                "session_id": m.session_id,
+                "metadata": m.metadata,
+                "text": m.text,
+                # float32 values as exact doubles: the file round-trips bit for bit
+                "embedding": m.embedding.astype(np.float32).tolist()
+                if m.embedding is not None
+                else None,
+            }
+        )
+    return {"format": FORMAT, "user_id": user_id, "embedder": embedder_id, "entries": entries}
+
+
+def write_json(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write atomically (temp file + rename): a crash never leaves half a table."""
+    tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False)
+    os.replace(tmp, path)
+
+
+@dataclass
+class ImportedTable:
+    memories: list[NewMemory]
+    vectors: np.ndarray | None  # None: embed again (another embedder made the file)
+    meta: list[tuple[int, float]]  # (recall times, last recall) per memory
+
+
+def read(path: str | os.PathLike[str], embedder_id: str, dim: int, max_chars: int) -> ImportedTable:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(
+            f"cannot read a memory table from {os.fspath(path)!r}: {exc}"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InvalidInputError(f"not a remem memory table (expected format {FORMAT!r})")
+    entries = data.get("entries")
+    if not isinstance(entries, list):
+        raise InvalidInputError("the table has no 'entries' list")
+    same_embedder = data.get("embedder") == embedder_id
+    memories, vectors, meta = [], [], []
+    for i, e in enumerate(sorted(entries, key=_index_key)):
+        if not isinstance(e, dict):
+            raise InvalidInputError(f"entry {i} is not an object")
+        item = {
+            "text": e.get("text"),
+            "speaker": e.get("speaker"),
+            "timestamp": e.get("creation_time"),
+            "session_id": e.get("session_id"),
+            "metadata": e.get("metadata") or {},
+        }
+        memories.append(build_memory_item(item, i, max_chars))
+        times = e.get("recall_times", 1)
+        if not isinstance(times, int) or isinstance(times, bool) or times < 0:
+            raise InvalidInputError(f"entry {i}: recall_times must be a whole number >= 0")
+        try:
+            last = timestamp_epoch(datetime.fromisoformat(str(e["last_recall"])))
+        except (KeyError, ValueError):
+            last = timestamp_epoch(memories[-1].timestamp)
+        meta.append((times, last))
+        if same_embedder:
+            vec = e.get("embedding")
+            if (
+                not isinstance(vec, list)
+                or len(vec) != dim
+                or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in vec)
+            ):
+                raise InvalidInputError(f"entry {i}: embedding must be {dim} finite numbers")
+            vectors.append(vec)
+    arr = np.asarray(vectors, dtype=np.float32) if same_embedder and vectors else None
+    return ImportedTable(memories, arr, meta)
+
+
+def _index_key(e: Any) -> float:
+    index = e.get("index") if isinstance(e, dict) else None
+    return float(index) if isinstance(index, (int, float)) else math.inf
