@@ -90,6 +90,8 @@ def read(path: str | os.PathLike[str], embedder_id: str, dim: int, max_chars: in
     for i, e in enumerate(sorted(entries, key=_index_key)):
         if not isinstance(e, dict):
             raise InvalidInputError(f"entry {i} is not an object")
+        if not isinstance(e.get("text"), str):
+            raise InvalidInputError(f"entry {i} has no 'text'")
         item = {
             "text": e.get("text"),
             "speaker": e.get("speaker"),

@@ -39,7 +39,7 @@ class FlowRun:
     correct_hits: int = 0
     hit_recall: list[float] = field(default_factory=list)
     miss_recall: list[float] = field(default_factory=list)
-    miss_baseline: list[float] = field(default_factory=list)  # global retriever, same n
+    miss_baseline: list[float] = field(default_factory=list)  # hybrid top-n, same n
     recalled_n: list[int] = field(default_factory=list)
     on_s: list[float] = field(default_factory=list)
     off_s: list[float] = field(default_factory=list)
@@ -75,45 +75,66 @@ def run_flows(
     k: int,
 ) -> None:
     items = [[t.as_item() for t in s] for s in conv.sessions]
-    for order in ORDERS:
-        switch = _Switch(embedder)
-        mems = {name: Memory(":memory:", engine=name, embedder=switch) for name in engines}
-        off = Memory(
-            ":memory:", engine=engines[0], embedder=switch, engine_options={"cache": False}
-        )
-        try:
-            for mem in [*mems.values(), off]:
-                for session in items:
-                    mem.add_many(session, user_id=conv.sample_id)
-            switch.live = True
-            for q in ordered(conv, questions, order):
+    baseline = Memory(":memory:", engine="hybrid", embedder=embedder)
+    for session in items:
+        baseline.add_many(session, user_id=conv.sample_id)
+    try:
+        for order in ORDERS:
+            _run_order(conv, questions, engines, embedder, runs, k, items, order, baseline)
+    finally:
+        baseline.close()
+
+
+def _run_order(
+    conv: Conversation,
+    questions: list[Question],
+    engines: Sequence[str],
+    embedder: Embedder,
+    runs: dict[tuple[str, str], FlowRun],
+    k: int,
+    items: list[list[dict[str, Any]]],
+    order: str,
+    baseline: Memory,
+) -> None:
+    switch = _Switch(embedder)
+    mems = {name: Memory(":memory:", engine=name, embedder=switch) for name in engines}
+    off = Memory(":memory:", engine=engines[0], embedder=switch, engine_options={"cache": False})
+    user = conv.sample_id
+    try:
+        for mem in [*mems.values(), off]:
+            for session in items:
+                mem.add_many(session, user_id=user)
+        switch.live = True
+        for q in ordered(conv, questions, order):
+            t0 = time.perf_counter()
+            off.recall(q.question, user_id=user, k=k)
+            off_s = time.perf_counter() - t0
+            for name, mem in mems.items():
+                run = runs.setdefault((name, order), FlowRun())
                 t0 = time.perf_counter()
-                off.recall(q.question, user_id=conv.sample_id, k=k)
-                off_s = time.perf_counter() - t0
-                for name, mem in mems.items():
-                    run = runs.setdefault((name, order), FlowRun())
-                    t0 = time.perf_counter()
-                    r = mem.recall(q.question, user_id=conv.sample_id, k=k)
-                    run.on_s.append(time.perf_counter() - t0)
-                    run.off_s.append(off_s)
-                    run.questions += 1
-                    got = [h.metadata.get("dia_id") for h in r.hits]
-                    if r.cache_hit:
-                        run.hits += 1
-                        run.correct_hits += bool(set(got) & set(q.evidence))
-                        run.hit_recall.append(evidence_recall(q.evidence, got, len(got)))
-                    else:
-                        out = mem._engine.last_outcome  # noqa: SLF001 - bench internals
-                        n = len(out.recalled)
-                        dia = _dia_ids(mem, conv.sample_id, out.recalled + out.ranking[:n])
-                        recalled = [dia.get(i) for i in out.recalled]
-                        baseline = [dia.get(i) for i in out.ranking[:n]]
-                        run.recalled_n.append(n)
-                        run.miss_recall.append(evidence_recall(q.evidence, recalled, n))
-                        run.miss_baseline.append(evidence_recall(q.evidence, baseline, n))
-        finally:
-            for mem in [*mems.values(), off]:
-                mem.close()
+                r = mem.recall(q.question, user_id=user, k=k)
+                run.on_s.append(time.perf_counter() - t0)
+                run.off_s.append(off_s)
+                run.questions += 1
+                got = [h.metadata.get("dia_id") for h in r.hits]
+                if r.cache_hit:
+                    run.hits += 1
+                    run.correct_hits += bool(set(got) & set(q.evidence))
+                    run.hit_recall.append(evidence_recall(q.evidence, got, len(got)))
+                    continue
+                out = mem._engine.last_outcome  # noqa: SLF001 - bench internals
+                n = len(out.recalled)
+                dia = _dia_ids(mem, user, out.recalled)
+                recalled = [dia.get(i) for i in out.recalled]
+                hyb = baseline.search(q.question, user_id=user, k=max(n, 1))
+                run.recalled_n.append(n)
+                run.miss_recall.append(evidence_recall(q.evidence, recalled, n))
+                run.miss_baseline.append(
+                    evidence_recall(q.evidence, [h.metadata.get("dia_id") for h in hyb], n)
+                )
+    finally:
+        for mem in [*mems.values(), off]:
+            mem.close()
 
 
 def _dia_ids(mem: Memory, user: str, ids: list[str]) -> dict[str, Any]:

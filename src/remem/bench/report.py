@@ -53,7 +53,7 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
             (
                 "ILSTMA question flow (cache on vs off in the same run; a hit is correct when a "
                 "cached dialogue is evidence; miss recall = evidence recall of the recalled "
-                "dialogues vs the global retriever's top-n at the same n)",
+                "dialogues vs hybrid's top-n at the same n)",
                 [
                     "engine",
                     "order",
@@ -61,7 +61,7 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
                     "hit rate",
                     "hit precision",
                     "miss recall",
-                    "global top-n",
+                    "hybrid top-n",
                     "n",
                     "on mean/p95 ms",
                     "off mean/p95 ms",

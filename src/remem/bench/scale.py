@@ -1,12 +1,15 @@
 """``remem bench scale``: ingest rate and search latency as one user's history grows.
 
-Each size gets a fresh SQLite file on disk (the real default setup). Ingest goes
-through ``add_many`` in batches of 500 (embedding included); searches go through
-``Memory.search`` with distinct queries (query embedding included, nothing cached).
-Then a mixed phase mimics an agent's turn loop: ``mixed`` rounds of one ``add``
-followed by one ``search``, timed separately, so engines that do work on the write
-path (SYNAPSE's consolidation every few memories) show where that cost lands.
-Engines with a graph also report its size (active and archived nodes).
+Each size and engine gets a fresh SQLite file on disk (the real default setup).
+Ingest goes through ``add_many`` in batches of 500 (embedding included). Then every
+memory stays open and each query is searched against every (engine, size) in turn
+(query embedding included, nothing cached), so machine noise - large on shared
+machines - hits all sizes alike and growth ratios compare like with like. A mixed
+phase mimics an agent's turn loop the same way: rounds of one ``add`` then one
+``search`` per memory, timed separately, so engines that work on the write path
+(SYNAPSE's consolidation every few memories) show where that cost lands. Engines
+with a graph also report its size (active and archived nodes), and engines with an
+approximate regime how often its top-k equals the exact one.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,20 @@ from .synthetic import synthetic_history, synthetic_queries
 from .sysinfo import peak_rss_mb, rss_mb
 
 BATCH = 500
+
+
+@dataclass
+class _Run:
+    engine: str
+    n: int
+    mem: Memory
+    rss0: float
+    ingest_s: float = 0.0
+    rss_growth: float = 0.0
+    extra: list[dict[str, Any]] = field(default_factory=list)
+    search_s: list[float] = field(default_factory=list)
+    mixed_add_s: list[float] = field(default_factory=list)
+    mixed_search_s: list[float] = field(default_factory=list)
 
 
 def run_scale(
@@ -41,52 +58,64 @@ def run_scale(
     embedder = embedder or create_embedder("minilm")
     qs = synthetic_queries(queries, seed + 1)
     embedder.embed(qs[:4])  # warm the sessions so the first timed call is not a cold start
-    rows = []
-    for n in sizes:
-        items = synthetic_history(n, seed)
-        for name in engines:
-            if progress:
-                progress(f"{name}: {n:,} memories")
-            with tempfile.TemporaryDirectory() as tmp:
-                rss0 = rss_mb()
-                with Memory(Path(tmp) / "scale.db", engine=name, embedder=embedder) as mem:
+    with tempfile.TemporaryDirectory() as tmp:
+        runs: list[_Run] = []
+        try:
+            for n in sizes:
+                items = synthetic_history(n, seed)
+                for name in engines:
+                    if progress:
+                        progress(f"{name}: ingesting {n:,} memories")
+                    rss0 = rss_mb()
+                    path = Path(tmp) / f"{name}-{n}.db"
+                    run = _Run(name, n, Memory(path, engine=name, embedder=embedder), rss0)
+                    runs.append(run)
                     t0 = time.perf_counter()
                     for i in range(0, n, BATCH):
-                        mem.add_many(items[i : i + BATCH], user_id="u")
-                    ingest_s = time.perf_counter() - t0
-                    mem.search(qs[0], user_id="u", k=k)  # first search loads the indexes
-                    times = []
-                    for q in qs:
-                        t0 = time.perf_counter()
-                        mem.search(q, user_id="u", k=k)
-                        times.append(time.perf_counter() - t0)
-                    graph = _graph_stats(mem, "u")
-                    agreement = _exact_agreement(mem, qs, k, n)
-                    extra = synthetic_history(mixed, seed + 2, start=items[-1]["timestamp"])
-                    add_t, search_t = [], []
-                    for item, q in zip(extra, qs, strict=False):
-                        t0 = time.perf_counter()
-                        mem.add(**item, user_id="u")
-                        t1 = time.perf_counter()
-                        mem.search(q, user_id="u", k=k)
-                        search_t.append(time.perf_counter() - t1)
-                        add_t.append(t1 - t0)
-                    rows.append(
-                        {
-                            "engine": name,
-                            "memories": n,
-                            "ingest_per_s": n / ingest_s,
-                            "search_ms_p50": 1000 * percentile(times, 50),
-                            "search_ms_p95": 1000 * percentile(times, 95),
-                            "mixed_add_ms_p50": 1000 * percentile(add_t, 50),
-                            "mixed_add_ms_p95": 1000 * percentile(add_t, 95),
-                            "mixed_search_ms_p95": 1000 * percentile(search_t, 95),
-                            "graph_active_nodes": graph.get("active_nodes"),
-                            "graph_archived_nodes": graph.get("archived"),
-                            "exact_top_k_agreement": agreement,
-                            "rss_growth_mb": rss_mb() - rss0,
-                        }
-                    )
+                        run.mem.add_many(items[i : i + BATCH], user_id="u")
+                    run.ingest_s = time.perf_counter() - t0
+                    run.mem.search(qs[0], user_id="u", k=k)  # loads indexes, builds graphs
+                    run.rss_growth = rss_mb() - rss0
+                    run.extra = synthetic_history(mixed, seed + 2, start=items[-1]["timestamp"])
+            if progress:
+                progress("searching, every query against every size in turn")
+            for q in qs:
+                for run in runs:
+                    t0 = time.perf_counter()
+                    run.mem.search(q, user_id="u", k=k)
+                    run.search_s.append(time.perf_counter() - t0)
+            if progress:
+                progress("mixed add + search rounds, interleaved the same way")
+            for i in range(mixed):
+                for run in runs:
+                    t0 = time.perf_counter()
+                    run.mem.add(**run.extra[i], user_id="u")
+                    t1 = time.perf_counter()
+                    run.mem.search(qs[i % len(qs)], user_id="u", k=k)
+                    run.mixed_search_s.append(time.perf_counter() - t1)
+                    run.mixed_add_s.append(t1 - t0)
+            rows = []
+            for run in runs:
+                graph = _graph_stats(run.mem, "u")
+                rows.append(
+                    {
+                        "engine": run.engine,
+                        "memories": run.n,
+                        "ingest_per_s": run.n / run.ingest_s,
+                        "search_ms_p50": 1000 * percentile(run.search_s, 50),
+                        "search_ms_p95": 1000 * percentile(run.search_s, 95),
+                        "mixed_add_ms_p50": 1000 * percentile(run.mixed_add_s, 50),
+                        "mixed_add_ms_p95": 1000 * percentile(run.mixed_add_s, 95),
+                        "mixed_search_ms_p95": 1000 * percentile(run.mixed_search_s, 95),
+                        "graph_active_nodes": graph.get("active_nodes"),
+                        "graph_archived_nodes": graph.get("archived"),
+                        "exact_top_k_agreement": _exact_agreement(run.mem, qs, k, run.n),
+                        "rss_growth_mb": run.rss_growth,
+                    }
+                )
+        finally:
+            for run in runs:
+                run.mem.close()
     return {
         "benchmark": "scale",
         "k": k,

@@ -129,7 +129,8 @@ class BM25Index:
             docs, tf = self._postings(tid)
             norm = k1 * ((1.0 - b) + b * self._doc_len[docs] / avg)
             out[docs] += times * idf * tf / (tf + norm)
-        out[~self._alive[: self._n_docs]] = 0.0
+        if self._n_alive < self._n_docs:  # only histories with deletions need the mask
+            out[~self._alive[: self._n_docs]] = 0.0
         return out
 
     def nbytes(self) -> int:

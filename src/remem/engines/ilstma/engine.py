@@ -31,7 +31,7 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -140,6 +140,13 @@ class IlstmaEngine(Engine):
         if stm is not None and stm.deferred:
             rows = [(m, n, t) for m, (n, t) in stm.deferred.items()]
             self.ctx.store.table_meta_update(user_id, rows)
+            # the cache stays: its dialogues now carry the counts just written
+            stm.cache = [
+                replace(d, recall_times=stm.deferred[d.memory_id][0])
+                if d.memory_id in stm.deferred
+                else d
+                for d in stm.cache
+            ]
             stm.deferred.clear()
 
     # -- summaries and profile ----------------------------------------------------
@@ -163,7 +170,14 @@ class IlstmaEngine(Engine):
                     pieces = summarise_group(group, cfg.summary_pieces)
                     latest = summaries[-1] if summaries else None
                     sid = latest.sid + 1 if latest else 0
-                    s = merge(latest, pieces, sid, cfg.summary_merge, cfg.summary_max_pieces)
+                    s = merge(
+                        latest,
+                        pieces,
+                        sid,
+                        cfg.summary_merge,
+                        cfg.summary_max_pieces,
+                        span=(group[0].seq, group[-1].seq),
+                    )
                     if latest is not None and s.sid == latest.sid:
                         summaries[-1] = s
                     else:
@@ -274,7 +288,7 @@ class IlstmaEngine(Engine):
             stm.questions += 1
             idx = self.ctx.indexes.get(user_id)
             if len(idx) == 0:
-                return FlowOutcome([], False, stm.segments(), {"total_s": 0.0})
+                return self._done(FlowOutcome([], False, stm.segments(), {"total_s": 0.0}))
             now_s = timestamp_epoch(now) if now is not None else max(idx.times)
             used: list[Dialogue] = []
             if cfg.cache and stm.cache:
@@ -286,7 +300,10 @@ class IlstmaEngine(Engine):
                     n = stm.deferred.get(d.memory_id, (d.recall_times, 0.0))[0]
                     stm.deferred[d.memory_id] = (n + 1, now_s)
                 rest = [d for d in stm.cache if d not in used]
-                hits = [Scored(d.memory_id, d.score, "cache") for d in used + rest][:k]
+                hits = [
+                    Scored(d.memory_id, 1.0 / (1 + i), "cache")
+                    for i, d in enumerate((used + rest)[:k])
+                ]
                 timings["total_s"] = time.perf_counter() - t0
                 return self._done(FlowOutcome(hits, True, stm.segments(), timings))
 
@@ -415,7 +432,9 @@ class IlstmaEngine(Engine):
 
     def short_term(self, user_id: str) -> dict[str, Any]:
         with self._lock:
-            stm = self._stm_for(user_id)
+            stm = self._stm.get(user_id) or ShortTermMemory(
+                self.cfg.history_turns, self.cfg.segment_tokens
+            )
             return {
                 **stm.segments(),
                 "tokens": stm.tokens(),
@@ -425,8 +444,11 @@ class IlstmaEngine(Engine):
 
 
 def _fill(recalled: list[Scored], ranking: list[Scored], k: int) -> list[Scored]:
+    """Recalled dialogues first, then the global ranking. The two retrievers' scores are
+    on different scales, so a hit's score is its rank's reciprocal (1, 1/2, ...)."""
     seen = {r.id for r in recalled}
-    return (list(recalled) + [r for r in ranking if r.id not in seen])[:k]
+    merged = (list(recalled) + [r for r in ranking if r.id not in seen])[:k]
+    return [Scored(r.id, 1.0 / (1 + i), r.why) for i, r in enumerate(merged)]
 
 
 def _summary_row(s: Summary) -> NoteRow:

@@ -24,8 +24,10 @@ def estimate_tokens(text: str) -> int:
 def clip_tokens(text: str, budget: int) -> str:
     """The longest word prefix of ``text`` within ``budget`` estimated tokens."""
     words = text.split()
-    keep = int(budget * 3 / 4)
-    return text if len(words) <= keep else " ".join(words[:keep]) + " ..."
+    if len(words) <= int(budget * 3 / 4):
+        return text
+    keep = max(int(budget * 3 / 4) - 1, 0)  # the ellipsis counts as a word
+    return " ".join(words[:keep] + ["..."])
 
 
 @dataclass(frozen=True)

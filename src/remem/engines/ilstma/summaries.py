@@ -29,9 +29,13 @@ from ...types import StoredMemory
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _TRAIT = re.compile(
-    r"\b(?:i|i'm|i am|i've|i have|i really|i always|i usually|my)\s+(?:\w+\s+){0,2}?"
-    r"(?:love|loves|like|enjoy|prefer|hate|dislike|favou?rite|passion|passionate about|"
-    r"into|fan of|hobby|hobbies|dream|afraid of|proud of|can't stand)\b",
+    # "into" and "like" only right after the subject (or an adverb): "I'm into jazz",
+    # "I really like tea" - not "I ran into my teacher" or "I felt like a tourist".
+    r"\b(?:i|i'm|i am|we|we're)\s+(?:(?:really|also|just|do|totally|so)\s+)?"
+    r"(?:into|like|likes)\b"
+    r"|\b(?:i|i'm|i am|i've|i have|i really|i always|i usually|my|we)\s+(?:\w+\s+){0,2}?"
+    r"(?:love|loves|enjoy|prefer|hate|dislike|favou?rite|passion|passionate about|"
+    r"fan of|hobby|hobbies|dream|afraid of|proud of|can't stand)\b",
     re.IGNORECASE,
 )
 MIN_TRAIT_WORDS = 5
@@ -87,10 +91,16 @@ def summarise_group(group: list[StoredMemory], pieces: int) -> list[Piece]:
 
 
 def merge(
-    latest: Summary | None, new: list[Piece], sid: int, cfg_merge: float, max_pieces: int
+    latest: Summary | None,
+    new: list[Piece],
+    sid: int,
+    cfg_merge: float,
+    max_pieces: int,
+    span: tuple[int, int] | None = None,
 ) -> Summary:
-    """The overlap update: the merged latest summary, or a new one (sid ``sid``)."""
-    first, last = new[0].seq, new[-1].seq
+    """The overlap update: the merged latest summary, or a new one (sid ``sid``).
+    ``span`` is the group's first and last sequence number (default: the pieces')."""
+    first, last = span or (new[0].seq, new[-1].seq)
     fresh = Summary(sid, first, last, list(new))
     if latest is None or float(latest.vec @ fresh.vec) < cfg_merge:
         return fresh
