@@ -136,6 +136,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "synapse-nograph": {"graph": False},
     "synapse-noconcepts": {"concepts": False},
     "synapse-dormant": {"archive_all_dormant": True},
+    # the large-history regime (IVF anchors, candidate scoring) forced on any size
+    "synapse-approx": {"ann_above": 1},
     "synapse-vectors": {
         "graph": False,
         "lexical_similarity": 0.0,
