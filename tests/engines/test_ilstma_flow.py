@@ -421,7 +421,8 @@ def test_disagreeing_retrievers(open_memory, embedder, mode):
 
 
 def test_search_fills_up_to_k(open_memory, embedder):
-    mem = _ilstma(open_memory)
+    # the paper's rule, on which the premise below (cosine top-2 recalled) rests
+    mem = _ilstma(open_memory, engine="ilstma-paper")
     ids = _add(mem, turns=AIR)
     hits = mem.search(DISAGREE, "u", k=4)
     assert [h.id for h in hits][:2] == [ids[0], ids[1]]

@@ -1,8 +1,8 @@
 """ILSTMA: global memory table, five-segment short-term memory, cache prefetch.
 
 Registers ``ilstma`` (remem's default configuration), ``ilstma-printed`` (Eq. 4's
-spatial term as printed) and ``ilstma-nocache`` (every question takes the miss path)
-as engine names.
+spatial term as printed), ``ilstma-paper`` (the paper's retrieval rule) and
+``ilstma-nocache`` (every question takes the miss path) as engine names.
 """
 
 from __future__ import annotations

@@ -52,16 +52,20 @@ class IlstmaConfig:
     (docs/benchmarks.md)."""
 
     # -- index-checked retrieval (3.4) ---------------------------------------------------
-    global_retriever: str = "hybrid"
+    global_retriever: str = "synapse"
     """choice: the paper's "global" retriever is FAISS through LangChain with an LLM
-    logic step; offline it is any remem engine proposing its top-1 (BM25 + MiniLM
-    fusion by default)."""
+    logic step; offline it is any remem engine proposing its top-1. remem uses its
+    strongest, SYNAPSE; ``ilstma-paper`` uses ``hybrid`` (BM25 + MiniLM fusion), the
+    closest offline stand-in for the paper's FAISS retriever."""
     top_k_cosine: int = 2
     """paper: cosine similarity over "index + dialogue" proposes its top-2."""
-    on_disagreement: str = "cosine"
-    """paper: when the global candidate is not among the cosine top-2, both cosine
-    dialogues are recalled ("cosine"); "union" recalls the global candidate and the
-    cosine top-1 instead."""
+    on_disagreement: str = "union"
+    """When the global candidate is not among the cosine top-2, the paper recalls both
+    cosine dialogues ("cosine", kept by ``ilstma-paper``). choice: remem recalls the
+    global candidate and the cosine top-1 ("union"): measured on LoCoMo, the paper's
+    rule recalls less evidence than plain hybrid retrieval of the same number of
+    dialogues, because it drops the stronger retriever's answer exactly when the two
+    disagree (docs/benchmarks.md)."""
 
     # -- summaries and personality (3.5) --------------------------------------------------
     summary_group: int = 5
@@ -101,9 +105,11 @@ class IlstmaConfig:
         return cfg
 
 
-#: Named variants: the default, the printed spatial term, and the cache switched off.
+#: Named variants: the default, the printed spatial term, the paper's retrieval rule
+#: (hybrid as the global retriever, cosine top-2 on disagreement), and no cache.
 VARIANTS: dict[str, dict[str, Any]] = {
     "ilstma": {},
     "ilstma-printed": {"spatial": "printed"},
+    "ilstma-paper": {"global_retriever": "hybrid", "on_disagreement": "cosine"},
     "ilstma-nocache": {"cache": False},
 }
