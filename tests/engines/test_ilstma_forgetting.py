@@ -124,9 +124,12 @@ def test_defaults_and_variants():
     assert (cfg.spatial, cfg.judge, cfg.on_disagreement, cfg.cache) == (
         "intent",
         "lexical",
-        "cosine",
+        "union",
         True,
     )
+    assert cfg.global_retriever == "synapse"
+    paper = IlstmaConfig.from_options(**VARIANTS["ilstma-paper"])
+    assert (paper.global_retriever, paper.on_disagreement) == ("hybrid", "cosine")
     assert IlstmaConfig.from_options(**VARIANTS["ilstma-printed"]).spatial == "printed"
     assert IlstmaConfig.from_options(**VARIANTS["ilstma-nocache"]).cache is False
 
