@@ -264,3 +264,17 @@ def test_run_locomo_tiny_real_slice(embedder):
     assert result["conversations"] == 1
     assert result["peak_rss_mb"] > 0 and result["wall_s"] > 0
     assert result["engines"]["hybrid"]["recall"]["10"]["all"] > 0
+
+
+def test_run_locomo_runs_the_ilstma_question_flow(tiny_locomo, embedder):
+    result = run_locomo(str(tiny_locomo), ["hybrid", "ilstma"], (1, 3), embedder=embedder)
+    flows = {(f["engine"], f["order"]): f for f in result["flows"]}
+    assert set(flows) == {("ilstma", "file"), ("ilstma", "evidence")}
+    for f in flows.values():
+        assert f["questions"] == 5
+        assert 0.0 <= f["hit_rate"] <= 1.0
+        assert 0.0 <= f["miss_recall"] <= 1.0 and 0.0 <= f["miss_baseline_recall"] <= 1.0
+        assert 1.0 <= f["miss_recalled_mean"] <= 2.0  # one or two dialogues recalled
+        assert f["on_ms_mean"] > 0 and f["off_ms_mean"] > 0
+    # engines without a question flow add no rows
+    assert run_locomo(str(tiny_locomo), ["bm25"], (1,), embedder=embedder)["flows"] == []

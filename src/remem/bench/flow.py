@@ -3,11 +3,11 @@ recall of the dialogues recalled on misses, and time per question with the cache
 and off, side by side.
 
 Per conversation and question order, every flow engine gets a fresh memory with the
-cache on, and one more memory of the first flow engine gets it off (the off path does
-not depend on the prefetch's spatial form). Questions go to all of them in turn, so
-machine noise hits each alike. Times are ``Memory.recall`` wall time, which includes
-everything the flow does (hit judgment, query embedding, retrieval, metadata writes,
-summary selection, prefetch) but no LLM.
+cache on and one with its own configuration and the cache off (variants differing
+only in the prefetch's spatial form share that one: the off path never prefetches).
+Questions go to all of them in turn, so machine noise hits each alike. Times are
+``Memory.recall`` wall time: everything the flow does (hit judgment, query embedding,
+retrieval, metadata writes, summary selection, prefetch), but no LLM.
 
 Orders: ``file`` (the data set's order) and ``evidence`` (by each question's first
 evidence turn, so consecutive questions tend to concern nearby dialogue, the
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -98,23 +98,35 @@ def _run_order(
 ) -> None:
     switch = _Switch(embedder)
     mems = {name: Memory(":memory:", engine=name, embedder=switch) for name in engines}
-    off = Memory(":memory:", engine=engines[0], embedder=switch, engine_options={"cache": False})
+    # each engine's own configuration with the cache off (the off path ignores the
+    # spatial form, so variants that differ only there share one)
+    offs: dict[str, Memory] = {}
+    off_of: dict[str, Memory] = {}
+    for name, mem in mems.items():
+        key = repr(replace(mem._engine.cfg, spatial="intent"))  # noqa: SLF001
+        if key not in offs:
+            offs[key] = Memory(
+                ":memory:", engine=name, embedder=switch, engine_options={"cache": False}
+            )
+        off_of[name] = offs[key]
     user = conv.sample_id
     try:
-        for mem in [*mems.values(), off]:
+        for mem in [*mems.values(), *offs.values()]:
             for session in items:
                 mem.add_many(session, user_id=user)
         switch.live = True
         for q in ordered(conv, questions, order):
-            t0 = time.perf_counter()
-            off.recall(q.question, user_id=user, k=k)
-            off_s = time.perf_counter() - t0
+            off_s: dict[int, float] = {}
+            for off in offs.values():
+                t0 = time.perf_counter()
+                off.recall(q.question, user_id=user, k=k)
+                off_s[id(off)] = time.perf_counter() - t0
             for name, mem in mems.items():
                 run = runs.setdefault((name, order), FlowRun())
                 t0 = time.perf_counter()
                 r = mem.recall(q.question, user_id=user, k=k)
                 run.on_s.append(time.perf_counter() - t0)
-                run.off_s.append(off_s)
+                run.off_s.append(off_s[id(off_of[name])])
                 run.questions += 1
                 got = [h.metadata.get("dia_id") for h in r.hits]
                 if r.cache_hit:
@@ -133,7 +145,7 @@ def _run_order(
                     evidence_recall(q.evidence, [h.metadata.get("dia_id") for h in hyb], n)
                 )
     finally:
-        for mem in [*mems.values(), off]:
+        for mem in [*mems.values(), *offs.values()]:
             mem.close()
 
 
