@@ -43,6 +43,7 @@ class FlowRun:
     recalled_n: list[int] = field(default_factory=list)
     on_s: list[float] = field(default_factory=list)
     off_s: list[float] = field(default_factory=list)
+    near_previous: int = 0  # questions whose evidence is within 1 turn of the previous one's
 
 
 def ordered(conv: Conversation, questions: list[Question], order: str) -> list[Question]:
@@ -64,6 +65,20 @@ class _Switch(Embedder):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return (self.live_embedder if self.live else self.ingest).embed(texts)
+
+
+def near_previous(conv: Conversation, questions: list[Question]) -> int:
+    """Questions (in the given order) with an evidence turn within one turn of the
+    previous question's first evidence turn: the hits a 3-dialogue cache centred on
+    perfectly retrieved evidence could have."""
+    rank = {t.dia_id: i for i, t in enumerate(conv.turns)}
+    count, prev = 0, None
+    for q in questions:
+        ev = [rank[e] for e in q.evidence]
+        if prev is not None and any(abs(e - prev) <= 1 for e in ev):
+            count += 1
+        prev = min(ev)
+    return count
 
 
 def run_flows(
@@ -115,7 +130,10 @@ def _run_order(
             for session in items:
                 mem.add_many(session, user_id=user)
         switch.live = True
-        for q in ordered(conv, questions, order):
+        stream = ordered(conv, questions, order)
+        for name in mems:
+            runs.setdefault((name, order), FlowRun()).near_previous += near_previous(conv, stream)
+        for q in stream:
             off_s: dict[int, float] = {}
             for off in offs.values():
                 t0 = time.perf_counter()
@@ -166,6 +184,7 @@ def summarise_flows(runs: dict[tuple[str, str], FlowRun]) -> list[dict[str, Any]
                 "hit_rate": r.hits / r.questions if r.questions else float("nan"),
                 "hit_precision": r.correct_hits / r.hits if r.hits else float("nan"),
                 "hit_evidence_recall": mean(r.hit_recall),
+                "locality_bound": r.near_previous / r.questions if r.questions else float("nan"),
                 "miss_recall": mean(r.miss_recall),
                 "miss_baseline_recall": mean(r.miss_baseline),
                 "miss_recalled_mean": float(np.mean(r.recalled_n)) if r.recalled_n else 0.0,

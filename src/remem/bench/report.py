@@ -51,13 +51,15 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
     flow_table = (
         [
             (
-                "ILSTMA question flow (cache on vs off in the same run; a hit is correct when a "
-                "cached dialogue is evidence; miss recall = evidence recall of the recalled "
-                "dialogues vs hybrid's top-n at the same n)",
+                "ILSTMA question flow (cache on vs off in the same run; near previous = share of "
+                "questions with evidence within one turn of the previous question's; a hit is "
+                "correct when a cached dialogue is evidence; miss recall = evidence recall of "
+                "the recalled dialogues vs hybrid's top-n at the same n)",
                 [
                     "engine",
                     "order",
                     "questions",
+                    "near previous",
                     "hit rate",
                     "hit precision",
                     "miss recall",
@@ -72,6 +74,7 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
                         f["engine"],
                         f["order"],
                         str(f["questions"]),
+                        _fmt(f["locality_bound"]),
                         _fmt(f["hit_rate"]),
                         _fmt(f["hit_precision"]),
                         _fmt(f["miss_recall"]),
