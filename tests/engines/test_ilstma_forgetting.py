@@ -157,3 +157,30 @@ def test_bad_options_raise_invalid_input(embedder, options):
 def test_cache_size_may_be_twice_the_offset(open_memory):
     mem = open_memory(":memory:", "ilstma", engine_options={"cache_size": 4, "offset": 2})
     assert (mem._engine.cfg.cache_size, mem._engine.cfg.offset) == (4, 2)
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("painted", "paint"),
+        ("painting", "paint"),
+        ("paint", "paint"),
+        ("stories", "story"),
+        ("sunrises", "sunrise"),
+        ("kids", "kids"),  # short words are left alone
+    ],
+)
+def test_judge_stemmer(word, expected):
+    from remem.engines.ilstma.judge import stem
+
+    assert stem(word) == expected
+
+
+def test_lexical_judge_covers_inflected_words():
+    from remem.engines.ilstma.judge import LexicalJudge
+
+    # uniform IDF over when, did, melanie, paint, sunrise: "painted" covers "paint"
+    judge = LexicalJudge(lambda t: 1.0, 0.6)
+    q = "When did Melanie paint a sunrise?"
+    assert judge.coverage(q, "Melanie: I painted a sunrise") == pytest.approx(3 / 5)
+    assert judge.coverage(q, "Melanie: I went hiking") == pytest.approx(1 / 5)

@@ -77,6 +77,13 @@ class _Notes:
     summaries: list[Summary]
     profile: dict[str, list[Piece]]
     profile_seq: int  # memories up to here are in the profile
+    _matrix: np.ndarray | None = None
+
+    def matrix(self) -> np.ndarray:
+        """The summaries' vectors, stacked once per change (questions compare with all)."""
+        if self._matrix is None or len(self._matrix) != len(self.summaries):
+            self._matrix = np.stack([s.vec for s in self.summaries])
+        return self._matrix
 
 
 class IlstmaEngine(Engine):
@@ -189,6 +196,7 @@ class IlstmaEngine(Engine):
                     self._notes.pop(user_id, None)
                     continue
                 notes.summaries = summaries
+                notes._matrix = None
                 notes.summarized_seq = rows[-1].seq
                 return len(rows)
         return done
@@ -224,6 +232,7 @@ class IlstmaEngine(Engine):
                     if r.kind == "summary" and pieces:
                         summaries.append(Summary(r.nid, r.first_seq, r.last_seq, pieces))
             notes.summaries = sorted(summaries, key=lambda s: s.sid)
+            notes._matrix = None
             notes.summarized_seq = seq
         new = self.ctx.store.load(user_id, after_seq=notes.profile_seq)
         if new:
@@ -328,7 +337,7 @@ class IlstmaEngine(Engine):
             t = time.perf_counter()
             notes = self._load_notes(user_id)
             if notes.summaries:
-                sims = np.stack([s.vec for s in notes.summaries]) @ qv
+                sims = notes.matrix() @ qv
                 stm.summary = notes.summaries[int(np.argmax(sims))].text
             stm.personality = render_profile(notes.profile)
             timings["summary_s"] = time.perf_counter() - t

@@ -26,6 +26,17 @@ class HitJudge(Protocol):
         ...
 
 
+def stem(token: str) -> str:
+    """A light suffix stripper, so "painted" covers "paint" and "kids" covers "kid"
+    (the BM25 index itself stays unstemmed, as in the baselines)."""
+    if len(token) <= 4:
+        return token
+    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            return token[: len(token) - len(suffix)] + repl
+    return token
+
+
 class LexicalJudge:
     """Hit when one cached dialogue covers ``threshold`` of the question's IDF weight.
 
@@ -47,7 +58,8 @@ class LexicalJudge:
         total = sum(weights.values())
         if total <= 0:
             return 0.0
-        return sum(weights[t] for t in q & set(tokenize(text))) / total
+        found = {stem(t) for t in tokenize(text)}
+        return sum(w for t, w in weights.items() if stem(t) in found) / total
 
     def judge(
         self, question: str, cache: list[Dialogue], query_vec: Callable[[], np.ndarray]
