@@ -210,3 +210,18 @@ def test_db_that_is_not_a_database_exits_2(capsys, tmp_path):
     bogus.write_text("just some notes, not a database\n" * 50)
     code, out, err = run(capsys, "--db", str(bogus), "count", "--user", "u")
     assert code == 2 and err.startswith("remem: ")
+
+
+def test_export_and_import_table(capsys, db, tmp_path):
+    for text in ("the kiln reached 1200 degrees", "we glazed the bowls blue"):
+        run(capsys, "--db", db, "add", text, "--user", "ana")
+    table = str(tmp_path / "ana.json")
+    assert run(capsys, "--db", db, "export-table", table, "--user", "ana")[:2] == (0, "2\n")
+    assert json.loads(Path(table).read_text())["format"] == "remem.global-memory-table/1"
+    assert run(capsys, "--db", db, "import-table", table, "--user", "bo")[:2] == (0, "2\n")
+    code, out, _ = run(capsys, "--db", db, "search", "kiln", "--user", "bo", "-k", "1")
+    assert code == 0 and "kiln" in out
+    Path(table).write_text("{not json")
+    code, _, err = run(capsys, "--db", db, "import-table", table, "--user", "cy")
+    assert code == 2 and "memory table" in err
+    assert run(capsys, "--db", db, "count", "--user", "cy")[1] == "0\n"

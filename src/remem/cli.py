@@ -69,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("count", help="number of memories of a user")
     c.add_argument("--user", required=True)
 
+    e = sub.add_parser("export-table", help="write a user's global memory table (JSON)")
+    e.add_argument("path")
+    e.add_argument("--user", required=True)
+
+    i = sub.add_parser("import-table", help="add an exported table's entries to a user")
+    i.add_argument("path")
+    i.add_argument("--user", required=True)
+
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)
     lo = bsub.add_parser("locomo", help="evidence recall on LoCoMo, engines side by side")
@@ -156,6 +164,10 @@ def run(args: argparse.Namespace) -> int:
             print(mem.delete_user(args.user))
         elif args.command == "count":
             print(mem.count(args.user))
+        elif args.command == "export-table":
+            print(mem.export_table(args.user, args.path))
+        elif args.command == "import-table":
+            print(len(mem.import_table(args.path, args.user)))
     return 0
 
 
