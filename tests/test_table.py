@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
@@ -11,21 +11,8 @@ import pytest
 from remem import Memory
 from remem.errors import InvalidInputError, RememError
 from remem.table import FORMAT
+from sample_conversation import BASE, TURNS
 
-BASE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
-
-TURNS = [
-    ("Alice", "I bought a turquoise kayak from the harbour shop in Tromso."),
-    ("Bob", "My cousin Ezekiel plays the bassoon in a jazz quartet."),
-    ("Alice", "The greenhouse tomatoes finally ripened after the heatwave."),
-    ("Bob", "We watched a documentary about octopus camouflage yesterday."),
-    ("Alice", "Our landlord promised to fix the creaky staircase by Friday."),
-    ("Bob", "I repaired the vintage typewriter with a tiny screwdriver."),
-    ("Alice", "The bakery on Maple Street sells pistachio croissants now."),
-    ("Bob", "My niece Philippa won a chess tournament in Reykjavik."),
-    ("Alice", "We are planning a canoe trip along the Danube next autumn."),
-    ("Bob", "The museum exhibit featured meteorites from Antarctica."),
-]
 ENTRY_KEYS = {"index", "creation_time", "time_interval", "recall_times", "text", "embedding"}
 
 

@@ -4,7 +4,7 @@ index-checked retrieval, a restart mid-session, and user isolation."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import numpy as np
 import pytest
@@ -13,22 +13,8 @@ from remem import Memory
 from remem.engines.ilstma.stm import estimate_tokens
 from remem.errors import InvalidInputError
 from remem.store.base import timestamp_epoch
+from sample_conversation import BASE, TURNS
 
-BASE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
-
-# One conversation, one rare topic per turn; position i is table index i.
-TURNS = [
-    ("Alice", "I bought a turquoise kayak from the harbour shop in Tromso."),
-    ("Bob", "My cousin Ezekiel plays the bassoon in a jazz quartet."),
-    ("Alice", "The greenhouse tomatoes finally ripened after the heatwave."),
-    ("Bob", "We watched a documentary about octopus camouflage yesterday."),
-    ("Alice", "Our landlord promised to fix the creaky staircase by Friday."),
-    ("Bob", "I repaired the vintage typewriter with a tiny screwdriver."),
-    ("Alice", "The bakery on Maple Street sells pistachio croissants now."),
-    ("Bob", "My niece Philippa won a chess tournament in Reykjavik."),
-    ("Alice", "We are planning a canoe trip along the Danube next autumn."),
-    ("Bob", "The museum exhibit featured meteorites from Antarctica."),
-]
 # A question whose rare words all appear in turn i (and in no other turn).
 Q = {
     0: "turquoise kayak Tromso harbour",

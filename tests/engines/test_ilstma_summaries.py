@@ -5,27 +5,14 @@ first-person profile."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 
 from remem import Memory
 from remem.engines.ilstma.summaries import first_sentence
+from sample_conversation import BASE, TURNS
 
-BASE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
-
-TURNS = [
-    ("Alice", "I bought a turquoise kayak from the harbour shop in Tromso."),
-    ("Bob", "My cousin Ezekiel plays the bassoon in a jazz quartet."),
-    ("Alice", "The greenhouse tomatoes finally ripened after the heatwave."),
-    ("Bob", "We watched a documentary about octopus camouflage yesterday."),
-    ("Alice", "Our landlord promised to fix the creaky staircase by Friday."),
-    ("Bob", "I repaired the vintage typewriter with a tiny screwdriver."),
-    ("Alice", "The bakery on Maple Street sells pistachio croissants now."),
-    ("Bob", "My niece Philippa won a chess tournament in Reykjavik."),
-    ("Alice", "We are planning a canoe trip along the Danube next autumn."),
-    ("Bob", "The museum exhibit featured meteorites from Antarctica."),
-]
 GARDEN = [  # ten turns on one topic: two groups about the same thing
     "I planted tomatoes and basil in the garden beds.",
     "The garden roses need pruning before spring.",

@@ -17,10 +17,11 @@ def _progress(msg: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     command = "remem " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    if args.bench == "locomo":
-        from .runner import run_locomo
+    if args.bench in ("locomo", "memorybank"):
+        from .runner import run_locomo, run_memorybank
 
-        result = run_locomo(
+        extra = {"labels": args.labels} if args.bench == "memorybank" else {}
+        result = (run_locomo if args.bench == "locomo" else run_memorybank)(
             args.data,
             args.engines,
             args.k,
@@ -28,20 +29,7 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit,
             progress=_progress,
             reuse_embeddings=args.reuse_embeddings,
-        )
-        tables = locomo_tables(result)
-    elif args.bench == "memorybank":
-        from .runner import run_memorybank
-
-        result = run_memorybank(
-            args.data,
-            args.engines,
-            args.k,
-            labels=args.labels,
-            conversations=args.conversations,
-            limit=args.limit,
-            progress=_progress,
-            reuse_embeddings=args.reuse_embeddings,
+            **extra,
         )
         tables = locomo_tables(result)
     else:
