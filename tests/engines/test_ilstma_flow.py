@@ -488,6 +488,7 @@ def test_short_term_keys(open_memory, engine):
         "tokens",
         "questions",
         "deferred_writes",
+        "cache_ids",
     }
     assert set(mem.short_term("u")) == keys  # works before the user exists
     _add(mem)
@@ -498,6 +499,7 @@ def test_short_term_keys(open_memory, engine):
     assert isinstance(st["tokens"], int) and st["tokens"] > 0
     assert isinstance(st["summary"], str) and isinstance(st["personality"], str)
     assert all(isinstance(st[s], list) for s in ("cache", "history", "relevant"))
+    assert st["cache_ids"] == [d.memory_id for d in mem._engine._stm["u"].cache]
 
 
 def test_delete_user_erases_table_notes_and_short_term_memory(open_memory, db_path, sql):

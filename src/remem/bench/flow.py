@@ -44,6 +44,7 @@ class FlowRun:
     on_s: list[float] = field(default_factory=list)
     off_s: list[float] = field(default_factory=list)
     near_previous: int = 0  # questions whose evidence is within 1 turn of the previous one's
+    cache_held: int = 0  # questions asked while the cache held one of their evidence turns
 
 
 def ordered(conv: Conversation, questions: list[Question], order: str) -> list[Question]:
@@ -141,6 +142,8 @@ def _run_order(
                 off_s[id(off)] = time.perf_counter() - t0
             for name, mem in mems.items():
                 run = runs.setdefault((name, order), FlowRun())
+                cached = mem.short_term(user)["cache_ids"]
+                run.cache_held += bool(set(_dia_ids(mem, user, cached).values()) & set(q.evidence))
                 t0 = time.perf_counter()
                 r = mem.recall(q.question, user_id=user, k=k)
                 run.on_s.append(time.perf_counter() - t0)
@@ -185,6 +188,7 @@ def summarise_flows(runs: dict[tuple[str, str], FlowRun]) -> list[dict[str, Any]
                 "hit_precision": r.correct_hits / r.hits if r.hits else float("nan"),
                 "hit_evidence_recall": mean(r.hit_recall),
                 "locality_bound": r.near_previous / r.questions if r.questions else float("nan"),
+                "cache_held": r.cache_held / r.questions if r.questions else float("nan"),
                 "miss_recall": mean(r.miss_recall),
                 "miss_baseline_recall": mean(r.miss_baseline),
                 "miss_recalled_mean": float(np.mean(r.recalled_n)) if r.recalled_n else 0.0,

@@ -52,7 +52,8 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         [
             (
                 "ILSTMA question flow (cache on vs off in the same run; near previous = share of "
-                "questions with evidence within one turn of the previous question's; a hit is "
+                "questions with evidence within one turn of the previous question's; cache held "
+                "evidence = asked while a cached dialogue was evidence; a hit is "
                 "correct when a cached dialogue is evidence; miss recall = evidence recall of "
                 "the recalled dialogues vs hybrid's top-n at the same n)",
                 [
@@ -60,6 +61,7 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
                     "order",
                     "questions",
                     "near previous",
+                    "cache held evidence",
                     "hit rate",
                     "hit precision",
                     "miss recall",
@@ -75,6 +77,7 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
                         f["order"],
                         str(f["questions"]),
                         _fmt(f["locality_bound"]),
+                        _fmt(f["cache_held"]),
                         _fmt(f["hit_rate"]),
                         _fmt(f["hit_precision"]),
                         _fmt(f["miss_recall"]),

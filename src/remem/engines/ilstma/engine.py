@@ -449,6 +449,7 @@ class IlstmaEngine(Engine):
                 "tokens": stm.tokens(),
                 "questions": stm.questions,
                 "deferred_writes": len(stm.deferred),
+                "cache_ids": [d.memory_id for d in stm.cache],
             }
 
 
