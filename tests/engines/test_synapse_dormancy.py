@@ -207,7 +207,7 @@ def test_reached_archived_memory_revives_with_its_concepts(open_memory, db_path,
     active = _active_ids(mem, g)
     assert ids[0] in active and ids[1] not in active
     assert {"brass", "xylophone"} <= set(g.concept_labels)
-    assert g.active_nodes <= 14
+    assert g.n_nodes <= 14  # the active graph: concepts and linked episodes
     # the revived memory is linked again: to its concepts and its temporal neighbours
     node = g.node_of(mem._indexes.get("u").pos[ids[0]])
     assert g.raw_incoming[node, g.concept_labels.index("brass")] > 0
@@ -235,7 +235,7 @@ def test_touches_persist_through_close_and_reopen(open_memory, embedder, db_path
     # its concepts are active at once, the untouched twin is still archived
     assert ids[0] in active and ids[1] not in active
     assert "brass" in g.concept_labels
-    assert g.active_nodes <= 14
+    assert g.n_nodes <= 14  # the active graph: concepts and linked episodes
 
 
 def test_flush_writes_pending_touches(open_memory, db_path, sql):

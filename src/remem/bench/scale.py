@@ -35,7 +35,6 @@ class _Run:
     engine: str
     n: int
     mem: Memory
-    rss0: float
     ingest_s: float = 0.0
     rss_growth: float = 0.0
     extra: list[dict[str, Any]] = field(default_factory=list)
@@ -68,7 +67,7 @@ def run_scale(
                         progress(f"{name}: ingesting {n:,} memories")
                     rss0 = rss_mb()
                     path = Path(tmp) / f"{name}-{n}.db"
-                    run = _Run(name, n, Memory(path, engine=name, embedder=embedder), rss0)
+                    run = _Run(name, n, Memory(path, engine=name, embedder=embedder))
                     runs.append(run)
                     t0 = time.perf_counter()
                     for i in range(0, n, BATCH):

@@ -108,8 +108,6 @@ class Graph:
     def n_nodes(self) -> int:
         return self.n_concepts + len(self.ep_pos)
 
-    active_nodes = n_nodes
-
     def nodes_of(self, positions: np.ndarray) -> np.ndarray:
         """Node id of each index position; -1 where the episode is not in the graph."""
         positions = np.asarray(positions, dtype=np.int64)
@@ -150,7 +148,8 @@ def select_active(
     if idx.pos:
         live[np.fromiter(idx.pos.values(), dtype=np.int64)] = True
     seqs = np.asarray(idx.seqs, dtype=np.int64)
-    ep_win = window_of(seqs, cfg)
+    own_win = window_of(seqs, cfg)  # each episode's own window
+    ep_win = own_win.copy()  # raised below by queries' touches
     C = len(layer.concepts)
     row = {c.cid: i for i, c in enumerate(layer.concepts)}
     c_win = np.full(C, -1, dtype=np.int64)
@@ -178,7 +177,7 @@ def select_active(
     # ties within a window: concepts (the hubs) first, then episodes a query revived
     # in it, then the newer episodes
     top = np.iinfo(np.int64).max
-    ep_tie = np.where(ep_win[eps] > window_of(seqs[eps], cfg), top - 1, seqs[eps])
+    ep_tie = np.where(ep_win[eps] > own_win[eps], top - 1, seqs[eps])
     tie = np.concatenate([np.full(C, top), ep_tie])
     keep = np.ones(len(win), dtype=bool)
     if strict:
