@@ -3,26 +3,32 @@
 The public surface is what this module exports; everything else is internal.
 """
 
+from .answer import Answer
 from .errors import (
     EmbedderError,
     InvalidInputError,
     InvalidTypeError,
+    LLMError,
     NotFoundError,
     RememError,
     StoreError,
     TextTooLongError,
     UnknownComponentError,
 )
+from .llm import LLM, create_llm
 from .memory import Memory
 from .types import Hit, Recall
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "LLM",
+    "Answer",
     "EmbedderError",
     "Hit",
     "InvalidInputError",
     "InvalidTypeError",
+    "LLMError",
     "Memory",
     "NotFoundError",
     "Recall",
@@ -31,4 +37,5 @@ __all__ = [
     "TextTooLongError",
     "UnknownComponentError",
     "__version__",
+    "create_llm",
 ]

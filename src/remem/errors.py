@@ -41,3 +41,8 @@ class StoreError(RememError):
 
 class EmbedderError(RememError):
     """The embedder could not be loaded or failed to embed."""
+
+
+class LLMError(RememError):
+    """The LLM backend failed: a dead or refusing endpoint, a missing model, or a
+    reply that stayed unusable after the bounded repairs and retries."""

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from . import table
+from .answer import Answer, Answerer
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
 from .errors import InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
+from .llm import LLM, create_llm
+from .llm.base import estimate_tokens
 from .store import Store, open_store
 from .types import Hit, Recall, StoredMemory
 from .validation import (
@@ -54,6 +58,9 @@ class Memory:
         max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
         max_cached_users: int = 256,
         store: Store | None = None,
+        llm: str | LLM = "auto",
+        llm_options: Mapping[str, Any] | None = None,
+        answer_options: Mapping[str, Any] | None = None,
     ):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
@@ -62,12 +69,19 @@ class Memory:
         )
         self.max_text_chars = max_text_chars
         self._embedder = create_embedder(embedder) if isinstance(embedder, str) else embedder
+        if not isinstance(llm, (str, LLM)):
+            raise InvalidTypeError(f"llm must be a name or an LLM, not {type(llm).__name__}")
+        self._llm_spec: str | LLM = llm
+        self._llm_options = dict(llm_options or {})
+        self._llm: LLM | None = llm if isinstance(llm, LLM) else None
+        self._answer_options = dict(answer_options or {})
+        self._llm_lock = threading.Lock()
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
         self._store = store or open_store(self.path)
         try:
             self._check_embedder()
             self._indexes = IndexCache(self._store, self._embedder.dim, max_cached_users)
-            self._ctx = EngineContext(self._store, self._embedder, self._indexes)
+            self._ctx = EngineContext(self._store, self._embedder, self._indexes, self._get_llm)
             self.engine_name = engine
             self._engine = create_engine(engine, self._ctx, **dict(engine_options or {}))
         except BaseException:
@@ -95,6 +109,19 @@ class Memory:
 
     def __repr__(self) -> str:
         return f"Memory(path={self.path!r}, engine={self.engine_name!r})"
+
+    @property
+    def llm(self) -> LLM:
+        """The reader and helper model, created on first use (loading a model is slow
+        and search-only users never need one)."""
+        return self._get_llm()
+
+    def _get_llm(self) -> LLM:
+        if self._llm is None:
+            with self._llm_lock:
+                if self._llm is None:
+                    self._llm = create_llm(str(self._llm_spec), **self._llm_options)
+        return self._llm
 
     def _check_open(self) -> None:
         if self._closed:
@@ -220,7 +247,39 @@ class Memory:
         top = hits[0].score if hits else 0.0
         return Recall(hits, top, False, [], {h.id: self.engine_name for h in hits})
 
+    def answer(self, question: str, user_id: str, k: int = 10, *, now: Any = None) -> Answer:
+        """Answer from the user's memory, or refuse ("Not mentioned in the conversation").
+
+        Recall runs the engine's own flow (SYNAPSE's confidence gate refuses without
+        calling the LLM; ILSTMA answers from its cache on a hit), the evidence is fitted
+        to the context budget, and the reader answers under the verification rule. With
+        ``llm="none"`` the answer is the best evidence sentence.
+        """
+        t0 = time.perf_counter()
+        flow = getattr(self._engine, "recall_flow", None)
+        notes: list[str] = []
+        prepared, calls = None, 0
+        if flow is not None:
+            rec, out = self._recall_flow_outcome(flow, question, user_id, k, now)
+            seg = rec.segments
+            if seg.get("summary"):
+                notes.append("Summary: " + _clip(seg["summary"], 120))
+            if seg.get("personality"):
+                notes.append("About them: " + _clip(seg["personality"], 60))
+            prepared, calls = out.answer, out.llm_calls
+        else:
+            rec = self.recall(question, user_id, k)
+        answerer = Answerer(self._get_llm(), **self._answer_options)
+        return answerer.answer(
+            question, rec, notes=notes, prepared=prepared, extra_calls=calls, started=t0
+        )
+
     def _recall_flow(self, flow: Any, query: str, user_id: str, k: int, now: Any) -> Recall:
+        return self._recall_flow_outcome(flow, query, user_id, k, now)[0]
+
+    def _recall_flow_outcome(
+        self, flow: Any, query: str, user_id: str, k: int, now: Any
+    ) -> tuple[Recall, Any]:
         query = check_text(query, self.max_text_chars, what="query")
         user_id = check_id(user_id, "user_id")
         k = check_k(k)
@@ -230,7 +289,7 @@ class Memory:
         rows = self._store.get(user_id, [r.id for r in out.hits])
         hits = [rows[r.id].to_hit(r.score) for r in out.hits if r.id in rows]
         top = hits[0].score if hits else 0.0
-        return Recall(
+        rec = Recall(
             hits,
             top,
             False,
@@ -240,6 +299,7 @@ class Memory:
             out.segments,
             out.timings,
         )
+        return rec, out
 
     def short_term(self, user_id: str) -> dict[str, Any]:
         """The engine's short-term memory of the user (ILSTMA): its five segments, their
@@ -316,3 +376,9 @@ class Memory:
     def users(self) -> list[str]:
         self._check_open()
         return self._store.users()
+
+
+def _clip(text: str, tokens: int) -> str:
+    if estimate_tokens(text) <= tokens:
+        return text
+    return text[: 4 * tokens].rsplit(" ", 1)[0] + " ..."

@@ -138,7 +138,7 @@ def test_defaults_and_variants():
     "options",
     [
         {"spatial": "arctan"},
-        {"judge": "llm"},
+        {"judge": "oracle"},
         {"on_disagreement": "global"},
         {"cache_size": 11, "offset": 5},
         {"cache_size": 3, "offset": 1},

@@ -9,7 +9,8 @@ stays the single source of truth.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..index.cache import IndexCache
+from ..llm import LLM, create_llm
 from ..store.base import Store
 from ..types import StoredMemory
 
@@ -26,6 +28,8 @@ class EngineContext:
     store: Store
     embedder: Embedder
     indexes: IndexCache
+    #: the Memory's LLM, created on first call (engines ask only when configured to)
+    llm: Callable[[], LLM] = field(default=lambda: create_llm("none"))
 
 
 @dataclass(frozen=True)

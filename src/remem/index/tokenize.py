@@ -16,3 +16,14 @@ STOPWORDS = frozenset(STOPWORDS_EN)
 
 def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+
+
+def stem(token: str) -> str:
+    """A light suffix stripper, so "painted" covers "paint" and "kids" covers "kid"
+    (the BM25 index itself stays unstemmed, as in the baselines)."""
+    if len(token) <= 4:
+        return token
+    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            return token[: len(token) - len(suffix)] + repl
+    return token

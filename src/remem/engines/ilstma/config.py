@@ -44,8 +44,11 @@ class IlstmaConfig:
     """choice: offline hit judgment, no LLM. "lexical": the share of the question's
     IDF weight (the user's BM25 statistics) that one cached dialogue covers; no query
     embedding is computed on a hit, which is where the cache saves time. "embedding":
-    the question's cosine to the best cached dialogue. The LLM judge of the paper
-    plugs in with the LLM layer."""
+    the question's cosine to the best cached dialogue. "llm": the paper's judge (the
+    Memory's LLM answers from the short-term memory and says whether that sufficed;
+    its answer is then the answer); it falls back to "lexical" when no LLM generates
+    or a call fails. Not the default: the bundled 135M model cannot judge
+    sufficiency, a capable endpoint can."""
     hit_threshold: float = 0.6
     """choice: a cached dialogue must cover this share of the question (lexical), or
     reach this cosine (embedding), for a hit; calibrated on LoCoMo for hit precision
@@ -94,8 +97,8 @@ class IlstmaConfig:
         cfg = replace(cls(), **options)
         if cfg.spatial not in SPATIAL_FORMS:
             raise InvalidInputError(f"spatial must be one of {SPATIAL_FORMS}")
-        if cfg.judge not in ("lexical", "embedding"):
-            raise InvalidInputError("judge must be 'lexical' or 'embedding'")
+        if cfg.judge not in ("lexical", "embedding", "llm"):
+            raise InvalidInputError("judge must be 'lexical', 'embedding' or 'llm'")
         if cfg.on_disagreement not in ("cosine", "union"):
             raise InvalidInputError("on_disagreement must be 'cosine' or 'union'")
         if cfg.cache_size < 1 or cfg.offset < 1 or cfg.cache_size > 2 * cfg.offset:
@@ -112,4 +115,5 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ilstma-printed": {"spatial": "printed"},
     "ilstma-paper": {"global_retriever": "hybrid", "on_disagreement": "cosine"},
     "ilstma-nocache": {"cache": False},
+    "ilstma-llm": {"judge": "llm"},
 }

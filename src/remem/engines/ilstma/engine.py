@@ -43,7 +43,7 @@ from ...types import StoredMemory
 from ..base import Engine, EngineContext, Scored
 from .config import VARIANTS, IlstmaConfig
 from .forgetting import prefetch_score
-from .judge import EmbeddingJudge, HitJudge, LexicalJudge
+from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge
 from .stm import Dialogue, ShortTermMemory
 from .summaries import (
     Piece,
@@ -68,6 +68,9 @@ class FlowOutcome:
     timings: dict[str, float]
     recalled: list[str] = field(default_factory=list)  # ids recalled on a miss
     ranking: list[str] = field(default_factory=list)  # the global retriever's top-k (miss)
+    #: the LLM judge's answer on a hit (the answering layer then makes no call)
+    answer: str | None = None
+    llm_calls: int = 0
 
 
 @dataclass
@@ -300,10 +303,13 @@ class IlstmaEngine(Engine):
                 return self._done(FlowOutcome([], False, stm.segments(), {"total_s": 0.0}))
             now_s = timestamp_epoch(now) if now is not None else max(idx.times)
             used: list[Dialogue] = []
+            judge: Any = None
             if cfg.cache and stm.cache:
                 t = time.perf_counter()
-                used = self._judge(user_id).judge(query, stm.cache, query_vec)
+                judge = self._judge(user_id, stm)
+                used = judge.judge(query, stm.cache, query_vec)
                 timings["judge_s"] = time.perf_counter() - t
+            calls = getattr(judge, "calls", 0)
             if used:
                 for d in used:
                     n = stm.deferred.get(d.memory_id, (d.recall_times, 0.0))[0]
@@ -314,7 +320,16 @@ class IlstmaEngine(Engine):
                     for i, d in enumerate((used + rest)[:k])
                 ]
                 timings["total_s"] = time.perf_counter() - t0
-                return self._done(FlowOutcome(hits, True, stm.segments(), timings))
+                return self._done(
+                    FlowOutcome(
+                        hits,
+                        True,
+                        stm.segments(),
+                        timings,
+                        answer=getattr(judge, "answer", None),
+                        llm_calls=calls,
+                    )
+                )
 
             # miss
             self._flush(user_id)
@@ -355,6 +370,7 @@ class IlstmaEngine(Engine):
                     timings,
                     [r.id for r in recalled],
                     [r.id for r in ranking],
+                    llm_calls=calls,
                 )
             )
 
@@ -412,9 +428,23 @@ class IlstmaEngine(Engine):
         rows = self.ctx.store.get(user_id, ids)
         return {i: (m.index_text, m.seq) for i, m in rows.items()}
 
-    def _judge(self, user_id: str) -> HitJudge:
+    def _judge(self, user_id: str, stm: ShortTermMemory) -> HitJudge:
         cfg = self.cfg
         idx = self.ctx.indexes.get(user_id)
+        if cfg.judge == "llm":
+            llm = self.ctx.llm()
+            offline = LexicalJudge(idx.bm25.idf, cfg.hit_threshold)
+            if not llm.generates:
+                return offline
+            notes = "\n".join(
+                x
+                for x in (
+                    f"Summary: {stm.summary}" if stm.summary else "",
+                    f"About them: {stm.personality}" if stm.personality else "",
+                )
+                if x
+            )
+            return LLMJudge(llm, notes, offline)
         if cfg.judge == "lexical":
             return LexicalJudge(idx.bm25.idf, cfg.hit_threshold)
 

