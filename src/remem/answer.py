@@ -105,7 +105,7 @@ class Answerer:
         llm: LLM,
         *,
         max_context_tokens: int = 900,
-        max_answer_tokens: int = 48,
+        max_answer_tokens: int = 32,
         temporal_prompt: bool = True,
     ):
         self.llm = llm
@@ -179,7 +179,11 @@ class Answerer:
             messages = prompts.render(task, context=context, question=question)
             try:
                 c = self.llm.complete(
-                    messages, task="answer", max_tokens=self.max_answer_tokens, temperature=0.0
+                    messages,
+                    task="answer",
+                    max_tokens=self.max_answer_tokens,
+                    temperature=0.0,
+                    stop=["\n"],  # one line is the answer; small models ramble after it
                 )
             except LLMError as exc:
                 log.warning("reader failed (%s); answering extractively", exc)

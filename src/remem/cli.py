@@ -39,7 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     d = sub.add_parser("demo", help="remember a small conversation and query it (offline)")
-    d.add_argument("-k", type=int, default=3)
+    d.add_argument("-k", type=int, default=5)
+    d.add_argument("--llm", default="auto", help="reader: auto (local if installed), none...")
+
+    q = sub.add_parser("ask", help="answer a question from a user's memory (or refuse)")
+    q.add_argument("question")
+    q.add_argument("--user", required=True)
+    q.add_argument("-k", type=int, default=10)
+    q.add_argument("--llm", default=os.environ.get("REMEM_LLM", "auto"))
+    q.add_argument("--json", action="store_true", help="print the Answer as JSON")
 
     a = sub.add_parser("add", help="store one memory; prints its id")
     a.add_argument("text")
@@ -82,6 +90,19 @@ def build_parser() -> argparse.ArgumentParser:
     lo = bsub.add_parser("locomo", help="evidence recall on LoCoMo, engines side by side")
     lo.add_argument("--data", required=True, help="path to locomo10.json")
     _retrieval_args(lo)
+    qa = lo.add_argument_group("end-to-end answers (--answer)")
+    qa.add_argument("--answer", action="store_true", help="answer with a reader; official F1")
+    qa.add_argument("--llm", default="local", help="reader backend: local, openai or none")
+    qa.add_argument("--llm-url", help="reader endpoint (openai; default OPENAI_BASE_URL)")
+    qa.add_argument("--llm-model", help="reader model name (openai)")
+    qa.add_argument("--answer-k", type=int, default=10, help="memories recalled per question")
+    qa.add_argument("--context-tokens", type=int, default=900, help="memory context budget")
+    qa.add_argument("--jsonl", help="per-question outputs here (audits)")
+    qa.add_argument(
+        "--resume", action="store_true", help="keep the finished blocks of --jsonl, run the rest"
+    )
+    qa.add_argument("--judge-url", help="optional LLM judge endpoint (OpenAI-compatible)")
+    qa.add_argument("--judge-model", help="optional LLM judge model")
     mb = bsub.add_parser(
         "memorybank", help="evidence recall on MemoryBank's probing questions (English)"
     )
@@ -121,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "demo":
         from .demo import run_demo
 
-        return run_demo(engine=args.engine, k=args.k)
+        return run_demo(engine=args.engine, k=args.k, llm=args.llm)
     if args.command == "bench":
         from .bench import cli as bench_cli
 
@@ -129,8 +150,18 @@ def run(args: argparse.Namespace) -> int:
 
     from .memory import Memory
 
-    with Memory(args.db, engine=args.engine) as mem:
-        if args.command == "add":
+    llm = getattr(args, "llm", "auto")
+    with Memory(args.db, engine=args.engine, llm=llm) as mem:
+        if args.command == "ask":
+            a = mem.answer(args.question, user_id=args.user, k=args.k)
+            if args.json:
+                print(json.dumps(a.to_dict(), ensure_ascii=False))
+            else:
+                print(a.text)
+                for h in a.evidence:
+                    who = f"{h.speaker}: " if h.speaker else ""
+                    print(f"  - [{h.timestamp:%Y-%m-%d}] {who}{h.text}", file=sys.stderr)
+        elif args.command == "add":
             metadata = json.loads(args.metadata) if args.metadata else None
             print(
                 mem.add(

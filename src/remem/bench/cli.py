@@ -8,7 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .report import locomo_tables, markdown, print_tables, scale_tables
+from .report import locomo_tables, markdown, print_tables, qa_tables, scale_tables
 
 
 def _progress(msg: str) -> None:
@@ -17,7 +17,32 @@ def _progress(msg: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     command = "remem " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    if args.bench in ("locomo", "memorybank"):
+    if args.bench == "locomo" and args.answer:
+        from ..llm import create_llm
+        from .qa import run_locomo_qa
+
+        judge = None
+        if args.judge_url or args.judge_model:
+            judge = create_llm("openai", base_url=args.judge_url, model=args.judge_model)
+        llm_options = {"base_url": args.llm_url} if args.llm_url else {}
+        if args.llm_model:
+            llm_options["model"] = args.llm_model
+        result = run_locomo_qa(
+            args.data,
+            args.engines,
+            llm=args.llm,
+            llm_options=llm_options,
+            k=args.answer_k,
+            max_context_tokens=args.context_tokens,
+            conversations=args.conversations,
+            limit=args.limit,
+            judge=judge,
+            jsonl=args.jsonl,
+            resume=args.resume,
+            progress=_progress,
+        )
+        tables = qa_tables(result)
+    elif args.bench in ("locomo", "memorybank"):
         from .runner import run_locomo, run_memorybank
 
         extra = {"labels": args.labels} if args.bench == "memorybank" else {}

@@ -211,3 +211,78 @@ def markdown(tables: list[tuple[str, list[str], list[list[str]]]], command: str)
         out += ["| " + " | ".join(row) + " |" for row in rows]
         out.append("")
     return "\n".join(out)
+
+
+def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """F1 per raw category and the cost of each answer, engines side by side."""
+    cats = ["1", "2", "3", "4"]
+    engines = result["engines"]
+    f1_rows = [
+        [name]
+        + [_fmt(e["f1"][c]) for c in cats]
+        + [_fmt(e["f1_1to4"]), _fmt(e["cat5_refusal"]), _fmt(e["false_refusal"])]
+        + ([_fmt(e["judge_accuracy"])] if e.get("judge_accuracy") is not None else [])
+        for name, e in engines.items()
+    ]
+    any_judge = any(e.get("judge_accuracy") is not None for e in engines.values())
+    counts = next(iter(engines.values()))["counts"] if engines else {}
+    header = (
+        ["engine"]
+        + [f"cat{c} F1 (n={counts.get(c, 0)})" for c in cats]
+        + ["F1 1-4 (weighted)", f"cat5 refusal (n={counts.get('5', 0)})", "false refusal 1-4"]
+        + (["LLM judge"] if any_judge else [])
+    )
+    cost = [
+        [
+            name,
+            _fmt(e["context_tokens_p50"], 0),
+            _fmt(e["context_tokens_mean"], 0),
+            _fmt(e["llm_calls_mean"], 2),
+            _fmt(e["latency_p50_s"], 2),
+            _fmt(e["latency_p95_s"], 2),
+            _fmt(e["evidence_recall"]),
+            "-" if e.get("cache_hit_rate") is None else _fmt(e["cache_hit_rate"]),
+        ]
+        for name, e in engines.items()
+    ]
+    paired = [
+        [
+            name,
+            p["minus"],
+            _fmt(p["diff"]),
+            f"[{_fmt(p['ci95'][0])}, {_fmt(p['ci95'][1])}]",
+            str(p["questions"]),
+        ]
+        for name, p in (result.get("paired") or {}).items()
+    ]
+    tables = [
+        (
+            f"LoCoMo QA, official F1 by raw category (reader {result['reader']}, k={result['k']}, "
+            f"context budget {result['max_context_tokens']} tokens)",
+            header,
+            f1_rows,
+        ),
+        (
+            "Cost per question",
+            [
+                "engine",
+                "context tokens p50",
+                "context tokens mean",
+                "LLM calls",
+                "latency p50 s",
+                "latency p95 s",
+                "evidence recall in context",
+                "cache hit rate",
+            ],
+            cost,
+        ),
+    ]
+    if paired:
+        tables.append(
+            (
+                "F1 1-4 difference on the same questions (95% paired bootstrap)",
+                ["engine", "minus", "diff", "ci95", "questions"],
+                paired,
+            )
+        )
+    return tables

@@ -26,6 +26,7 @@ TASKS = (
     "personality",
     "concepts",
     "verify_candidate",
+    "judge",
 )
 _SECTION = re.compile(r"^### (system|user)\s*$", re.M)
 

@@ -1,0 +1,299 @@
+"""End-to-end LoCoMo QA: memory engines side by side with one reader.
+
+Every engine answers through the public ``Memory.answer`` with the same LLM
+instance, so F1 differences are the memory's. Per question a JSONL row is kept
+(question, gold, prediction, evidence ids, tokens, calls, latency) for audits.
+
+Two baselines run in the same process:
+- ``full-context``: the whole conversation, truncated to the reader's window. The
+  policy: keep the most recent turns that fit the window minus the instructions
+  and the answer's tokens (a reader with a 2,048-token window sees the last few
+  sessions only), in time order. It is the "no memory system" row.
+- the engines' own rows (``hybrid`` is the retrieval baseline).
+
+Category 5 is asked as a plain question: offering the adversarial answer as one
+of two options, as the official generation script does, would hand the reader the
+false premise, and a memory layer is judged on refusing without such help. Its
+score is the refusal rate. False refusals are reported on categories 1-4.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..answer import Answer, Answerer
+from ..embed import create_embedder
+from ..embed.base import MemoEmbedder
+from ..llm import LLM, create_llm
+from ..llm import prompts as prompt_files
+from ..llm.structured import ask_json
+from ..memory import Memory
+from ..types import Recall
+from .locomo import Conversation, Question, load_locomo
+from .metrics import evidence_recall, mean, percentile
+from .qa_metrics import locomo_f1
+
+log = logging.getLogger("remem.bench")
+
+FULL_CONTEXT = "full-context"
+ALL_CATEGORIES = (1, 2, 3, 4, 5)
+
+
+def run_locomo_qa(
+    data_path: str,
+    engines: Sequence[str],
+    *,
+    llm: str = "local",
+    llm_options: dict[str, Any] | None = None,
+    k: int = 10,
+    max_context_tokens: int = 900,
+    conversations: Sequence[str] | None = None,
+    limit: int | None = None,
+    categories: Sequence[int] = ALL_CATEGORIES,
+    judge: LLM | None = None,
+    jsonl: str | None = None,
+    resume: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Answer the questions with every engine; ``resume`` keeps the complete
+    (engine, conversation) blocks of an earlier ``jsonl`` and runs only the rest, so a
+    full run (hours on 2 CPU cores) can be done in parts."""
+    convs = load_locomo(data_path)
+    if conversations:
+        wanted = set(conversations)
+        convs = [c for c in convs if c.sample_id in wanted]
+    reader = create_llm(llm, **(llm_options or {}))
+    embedder = MemoEmbedder(create_embedder("minilm"))
+    rows: list[dict[str, Any]] = []
+    plan = {}
+    for conv in convs:
+        questions = [q for q in conv.questions if q.category in categories]
+        plan[conv.sample_id] = _spread(questions, limit) if limit is not None else questions
+    done: set[tuple[str, str]] = set()
+    if resume and jsonl and Path(jsonl).is_file():
+        old = [json.loads(x) for x in Path(jsonl).read_text(encoding="utf-8").splitlines() if x]
+        for name in engines:
+            for cid, qs in plan.items():
+                block = [r for r in old if r["engine"] == name and r["conversation"] == cid]
+                if [r["question"] for r in block] == [q.question for q in qs]:
+                    done.add((name, cid))
+                    rows.extend(block)
+    out = open(jsonl, "w", encoding="utf-8") if jsonl else None  # noqa: SIM115
+    if out:
+        for r in rows:
+            out.write(json.dumps(r, ensure_ascii=False) + "\n")
+    started = time.time()
+    try:
+        for ci, conv in enumerate(convs):
+            questions = plan[conv.sample_id]
+            if progress:
+                progress(f"[{ci + 1}/{len(convs)}] {conv.sample_id}: {len(questions)} questions")
+            for name in engines:
+                if (name, conv.sample_id) in done:
+                    continue
+                for row in _run_engine(
+                    name, conv, questions, reader, embedder, k, max_context_tokens, judge
+                ):
+                    rows.append(row)
+                    if out:
+                        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                if out:
+                    out.flush()
+    finally:
+        if out:
+            out.close()
+    return {
+        "benchmark": "locomo-qa",
+        "data": str(data_path),
+        "reader": reader.name,
+        "k": k,
+        "max_context_tokens": max_context_tokens,
+        "conversations": len(convs),
+        "limit": limit,
+        "wall_s": time.time() - started,
+        "resumed_blocks": len(done),
+        "engines": summarise(rows, engines),
+        "paired": paired_differences(rows, engines),
+        "jsonl": jsonl,
+    }
+
+
+def _spread(questions: list[Question], limit: int) -> list[Question]:
+    """``limit`` questions per conversation, every category represented in proportion
+    (the first ones of each category, so a subset run is reproducible)."""
+    if len(questions) <= limit:
+        return questions
+    by_cat: dict[int, list[Question]] = {}
+    for q in questions:
+        by_cat.setdefault(q.category, []).append(q)
+    share = {c: max(1, round(limit * len(v) / len(questions))) for c, v in by_cat.items()}
+    keep = {id(q) for c, v in by_cat.items() for q in v[: share[c]]}
+    return [q for q in questions if id(q) in keep]
+
+
+def _run_engine(
+    name: str,
+    conv: Conversation,
+    questions: list[Question],
+    reader: LLM,
+    embedder: Any,
+    k: int,
+    budget: int,
+    judge: LLM | None,
+) -> list[dict[str, Any]]:
+    engine = "hybrid" if name == FULL_CONTEXT else name
+    opts = {"max_context_tokens": budget}
+    rows = []
+    with Memory(
+        ":memory:", engine=engine, embedder=embedder, llm=reader, answer_options=opts
+    ) as mem:
+        for session in conv.sessions:
+            mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
+        full = FullContext(mem, conv.sample_id, reader) if name == FULL_CONTEXT else None
+        for q in questions:
+            a = full.answer(q.question) if full else mem.answer(q.question, conv.sample_id, k)
+            rows.append(_row(name, conv, q, a, judge))
+    return rows
+
+
+class FullContext:
+    """The reader over the whole conversation, newest turns kept when it overflows."""
+
+    def __init__(self, mem: Memory, user_id: str, reader: LLM, answer_tokens: int = 48):
+        self.hits = list(reversed(mem.memories(user_id)))  # newest first = kept first
+        overhead = max(
+            reader.count_tokens(m["content"])
+            for m in [*prompt_files.render("answer_temporal", context="", question="")]
+        ) + 2 * reader.count_tokens(" ".join(["word"] * 40))
+        budget = max(256, reader.context_window - overhead - answer_tokens - 64)
+        self.answerer = Answerer(reader, max_context_tokens=budget, max_answer_tokens=answer_tokens)
+
+    def answer(self, question: str) -> Answer:
+        return self.answerer.answer(question, Recall(self.hits, 1.0, False))
+
+
+def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | None) -> dict:
+    gold = q.adversarial_answer if q.category == 5 else q.answer
+    ids = [h.metadata.get("dia_id") for h in a.evidence]
+    row = {
+        "engine": name,
+        "conversation": conv.sample_id,
+        "category": q.category,
+        "question": q.question,
+        "gold": gold,
+        "prediction": a.text,
+        "refused": a.refused,
+        "f1": locomo_f1(a.text, q.answer if q.category != 5 else None, q.category),
+        "evidence_recall": evidence_recall(q.evidence, ids, len(ids)) if q.evidence else None,
+        "evidence": ids,
+        "context_tokens": a.context_tokens,
+        "prompt_tokens": a.prompt_tokens,
+        "llm_calls": a.llm_calls,
+        "latency_s": a.latency_s,
+        "cache_hit": a.cache_hit,
+    }
+    if judge is not None and q.category != 5:
+        row["judge"] = judge_answer(judge, q.question, str(q.answer), a.text)
+    return row
+
+
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {"correct": {"type": "boolean"}},
+    "required": ["correct"],
+}
+
+
+def judge_answer(judge: LLM, question: str, gold: str, prediction: str) -> float | None:
+    """1.0 / 0.0 from an LLM judge (the configured endpoint), None when it fails."""
+    try:
+        return ask_json(
+            judge,
+            prompt_files.render("judge", question=question, gold=gold, prediction=prediction),
+            JUDGE_SCHEMA,
+            lambda v: 1.0 if v["correct"] else 0.0,
+            task="judge",
+            retries=1,
+            max_tokens=32,
+        )
+    except Exception as exc:  # the score is optional; the run goes on
+        log.warning("judge failed: %s", exc)
+        return None
+
+
+def summarise(rows: list[dict[str, Any]], engines: Sequence[str]) -> dict[str, Any]:
+    out = {}
+    for name in engines:
+        mine = [r for r in rows if r["engine"] == name]
+        answerable = [r for r in mine if r["category"] != 5]
+        adversarial = [r for r in mine if r["category"] == 5]
+        judged = [r["judge"] for r in answerable if r.get("judge") is not None]
+        hits = [r["cache_hit"] for r in mine if r["cache_hit"] is not None]
+        out[name] = {
+            "questions": len(mine),
+            "f1": {
+                str(c): mean(r["f1"] for r in mine if r["category"] == c) for c in ALL_CATEGORIES
+            },
+            "counts": {str(c): sum(r["category"] == c for r in mine) for c in ALL_CATEGORIES},
+            "f1_1to4": mean(r["f1"] for r in answerable),
+            "cat5_refusal": mean(float(r["refused"]) for r in adversarial),
+            "false_refusal": mean(float(r["refused"]) for r in answerable),
+            "context_tokens_p50": percentile([r["context_tokens"] for r in mine], 50),
+            "context_tokens_mean": mean(r["context_tokens"] for r in mine),
+            "llm_calls_mean": mean(r["llm_calls"] for r in mine),
+            "latency_p50_s": percentile([r["latency_s"] for r in mine], 50),
+            "latency_p95_s": percentile([r["latency_s"] for r in mine], 95),
+            "evidence_recall": mean(
+                r["evidence_recall"] for r in answerable if r["evidence_recall"] is not None
+            ),
+            "judge_accuracy": mean(judged) if judged else None,
+            "cache_hit_rate": mean(float(h) for h in hits) if hits else None,
+        }
+    return out
+
+
+def paired_differences(
+    rows: list[dict[str, Any]], engines: Sequence[str], base: str = "hybrid", n_boot: int = 2000
+) -> dict[str, Any]:
+    """Each engine's F1 (categories 1-4) minus ``base``'s on the same questions, with a
+    95% paired-bootstrap interval: greedy decoding repeats exactly, so the spread that
+    matters is over questions, not over reruns."""
+    if base not in engines:
+        return {}
+    key = lambda r: (r["conversation"], r["question"], r["category"])  # noqa: E731
+    ref = {key(r): r["f1"] for r in rows if r["engine"] == base and r["category"] != 5}
+    rng = np.random.default_rng(0)
+    out = {}
+    for name in engines:
+        if name == base:
+            continue
+        pairs = [
+            (r["f1"], ref[key(r)])
+            for r in rows
+            if r["engine"] == name and r["category"] != 5 and key(r) in ref
+        ]
+        if not pairs:
+            continue
+        d = np.array([a - b for a, b in pairs])
+        boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
+        out[name] = {
+            "minus": base,
+            "diff": float(d.mean()),
+            "ci95": [float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))],
+            "questions": len(d),
+        }
+    return out
+
+
+def write_jsonl_summary(path: str | Path) -> dict[str, Any]:
+    """Re-summarise a saved JSONL (audits recompute the table from the rows)."""
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    engines = list(dict.fromkeys(r["engine"] for r in rows))
+    return {"engines": summarise(rows, engines), "paired": paired_differences(rows, engines)}
