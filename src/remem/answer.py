@@ -12,7 +12,13 @@ Choices, each configurable on :class:`Answerer`:
   as SYNAPSE's paper orders its prompt;
 - a gate refusal (SYNAPSE) answers without calling the LLM;
 - with ``llm="none"`` the answer is extractive: the sentence of the best evidence
-  that shares most words with the question.
+  that shares most words with the question;
+- the verification rule is also enforced, not only asked for: a reply whose own
+  content words (those not already in the question; numbers, dates and stopwords
+  aside) are mostly absent from the evidence is replaced by the refusal
+  (``grounding``, the share that must be present; 0 turns the check off). Small
+  readers ignore the rule and name things memory never held; this check catches
+  that, at a false-refusal cost the QA benchmark reports.
 """
 
 from __future__ import annotations
@@ -39,6 +45,43 @@ _TEMPORAL = re.compile(
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_TIME_WORDS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "year",
+        "years",
+        "month",
+        "months",
+        "week",
+        "weeks",
+        "day",
+        "days",
+        "ago",
+        "last",
+        "next",
+        "yesterday",
+        "today",
+        "tomorrow",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -107,8 +150,10 @@ class Answerer:
         max_context_tokens: int = 900,
         max_answer_tokens: int = 32,
         temporal_prompt: bool = True,
+        grounding: float = 0.5,
     ):
         self.llm = llm
+        self.grounding = grounding
         self.max_context_tokens = max_context_tokens
         self.max_answer_tokens = max_answer_tokens
         self.temporal_prompt = temporal_prompt
@@ -197,7 +242,9 @@ class Answerer:
                 **base,
             )
         text = clean(c.text)
-        refused = is_refusal(text)
+        refused = is_refusal(text) or (
+            self.grounding > 0 and grounded_share(text, question, context) < self.grounding
+        )
         return Answer(
             REFUSAL if refused else text,
             refused=refused,
@@ -207,6 +254,21 @@ class Answerer:
             completion_tokens=c.completion_tokens,
             **base,
         )
+
+
+def grounded_share(answer: str, question: str, context: str) -> float:
+    """Share of the answer's own content words (stemmed) that occur in the context;
+    1.0 when it has none (a yes/no, a number, a date)."""
+    asked = {stem(t) for t in tokenize(question)}
+    known = {stem(t) for t in tokenize(context)}
+    own = [
+        w
+        for t in tokenize(answer)
+        if not t.isdigit() and t not in _TIME_WORDS and (w := stem(t)) not in asked
+    ]
+    if not own:
+        return 1.0
+    return sum(w in known for w in own) / len(own)
 
 
 def clean(text: str) -> str:
