@@ -8,6 +8,7 @@ stays the single source of truth.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,24 @@ class Scored:
     id: str
     score: float
     why: str = ""
+
+
+class UserLocks:
+    """One re-entrant lock per user: different users are served in parallel, while one
+    user's engine state (graph, caches, short-term memory) changes one call at a time.
+    Locks are never dropped (one small object per user seen by this process), so a
+    thread can never hold a lock that another thread has already replaced."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+
+    def __call__(self, user_id: str) -> threading.RLock:
+        lock = self._locks.get(user_id)
+        if lock is None:
+            with self._guard:
+                lock = self._locks.setdefault(user_id, threading.RLock())
+        return lock
 
 
 class Engine(ABC):

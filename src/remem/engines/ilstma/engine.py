@@ -40,7 +40,7 @@ import numpy as np
 from ...index.dense import top_k
 from ...store.base import NoteRow, timestamp_epoch
 from ...types import StoredMemory
-from ..base import Engine, EngineContext, Scored
+from ..base import Engine, EngineContext, Scored, UserLocks
 from .config import VARIANTS, IlstmaConfig
 from .forgetting import prefetch_score
 from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge
@@ -101,15 +101,15 @@ class IlstmaEngine(Engine):
         self.retriever = create_engine(self.cfg.global_retriever, ctx)
         self._stm: dict[str, ShortTermMemory] = {}
         self._notes: dict[str, _Notes] = {}
-        self._lock = threading.RLock()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="remem-ilstma")
+        self._locks = UserLocks()
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remem-ilstma")
         self._local = threading.local()
 
     # -- writes -------------------------------------------------------------------
 
     def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:
         self.retriever.on_add(user_id, memories)
-        with self._lock:
+        with self._locks(user_id):
             stm = self._stm_for(user_id)
             for m in memories:
                 stm.push_turn(m.index_text)
@@ -117,7 +117,7 @@ class IlstmaEngine(Engine):
 
     def on_delete(self, user_id: str, ids: list[str]) -> None:
         self.retriever.on_delete(user_id, ids)
-        with self._lock:
+        with self._locks(user_id):
             self._notes.pop(user_id, None)
             stm = self._stm.get(user_id)
             if stm is not None:
@@ -130,7 +130,7 @@ class IlstmaEngine(Engine):
 
     def on_delete_user(self, user_id: str) -> None:
         self.retriever.on_delete_user(user_id)
-        with self._lock:
+        with self._locks(user_id):
             self._notes.pop(user_id, None)
             self._stm.pop(user_id, None)
 
@@ -141,8 +141,8 @@ class IlstmaEngine(Engine):
         self.retriever.close()
 
     def flush(self, user_id: str | None = None) -> None:
-        with self._lock:
-            for user in [user_id] if user_id is not None else list(self._stm):
+        for user in [user_id] if user_id is not None else list(self._stm):
+            with self._locks(user):
                 self._flush(user)
 
     def _flush(self, user_id: str) -> None:
@@ -165,10 +165,14 @@ class IlstmaEngine(Engine):
         """Summarise every complete group of ``summary_group`` new memories (3.5)."""
         cfg = self.cfg
         done = 0
-        with self._lock:
+        with self._locks(user_id):
             for _attempt in range(3):
-                notes = self._load_notes(user_id)
-                rows = self.ctx.store.load(user_id, after_seq=notes.summarized_seq)
+                notes = self._load_notes(user_id, profile=False)
+                # one load serves the profile and the summaries: both lag by a few rows
+                start = min(notes.summarized_seq, notes.profile_seq)
+                fresh = self.ctx.store.load(user_id, after_seq=start)
+                self._update_profile(notes, [r for r in fresh if r.seq > notes.profile_seq])
+                rows = [r for r in fresh if r.seq > notes.summarized_seq]
                 groups = len(rows) // cfg.summary_group
                 if groups == 0:
                     return done
@@ -204,7 +208,7 @@ class IlstmaEngine(Engine):
                 return len(rows)
         return done
 
-    def _load_notes(self, user_id: str) -> _Notes:
+    def _load_notes(self, user_id: str, *, profile: bool = True) -> _Notes:
         """The user's summaries (stored) and profile, kept current incrementally.
 
         The offline profile is cheap to derive, so it is computed from the memories
@@ -237,11 +241,15 @@ class IlstmaEngine(Engine):
             notes.summaries = sorted(summaries, key=lambda s: s.sid)
             notes._matrix = None
             notes.summarized_seq = seq
-        new = self.ctx.store.load(user_id, after_seq=notes.profile_seq)
+        if profile:
+            new = self.ctx.store.load(user_id, after_seq=notes.profile_seq)
+            self._update_profile(notes, new)
+        return notes
+
+    def _update_profile(self, notes: _Notes, new: list[StoredMemory]) -> None:
         if new:
             update_profile(notes.profile, traits(new), self.cfg.personality_traits)
             notes.profile_seq = new[-1].seq
-        return notes
 
     # -- retrieval (3.4) ----------------------------------------------------------
 
@@ -295,7 +303,7 @@ class IlstmaEngine(Engine):
                 timings["embed_s"] = time.perf_counter() - t
             return vec[0]
 
-        with self._lock:
+        with self._locks(user_id):
             stm = self._stm_for(user_id)
             stm.questions += 1
             idx = self.ctx.indexes.get(user_id)
@@ -338,17 +346,20 @@ class IlstmaEngine(Engine):
             t = time.perf_counter()
             recalled, ranking = self._retrieve(user_id, query, qv, k)
             timings["retrieve_s"] = time.perf_counter() - t
-            texts = self._texts(user_id, [r.id for r in recalled])
+            # one metadata read and one text read serve the recalled dialogues and the
+            # prefetch window around the first of them
+            window = self._window(user_id, recalled[0].id) if cfg.cache and recalled else []
+            wanted = list(dict.fromkeys([r.id for r in recalled] + [w[0] for w in window]))
+            texts = self._texts(user_id, wanted)
+            meta = self.ctx.store.table_meta(user_id, wanted)
             stm.relevant = [
                 Dialogue(r.id, texts[r.id][1], texts[r.id][0], r.score)
                 for r in recalled
                 if r.id in texts
             ]
-            meta = self.ctx.store.table_meta(user_id, [r.id for r in recalled])
-            self.ctx.store.table_meta_update(
-                user_id,
-                [(r.id, meta.get(r.id, (1, 0.0))[0] + 1, now_s) for r in recalled],
-            )
+            updates = [(r.id, meta.get(r.id, (1, 0.0))[0] + 1, now_s) for r in recalled]
+            self.ctx.store.table_meta_update(user_id, updates)
+            meta.update({m: (n, t) for m, n, t in updates})
             t = time.perf_counter()
             notes = self._load_notes(user_id)
             if notes.summaries:
@@ -356,9 +367,9 @@ class IlstmaEngine(Engine):
                 stm.summary = notes.summaries[int(np.argmax(sims))].text
             stm.personality = render_profile(notes.profile)
             timings["summary_s"] = time.perf_counter() - t
-            if cfg.cache and recalled:
+            if window:
                 t = time.perf_counter()
-                stm.cache = self._prefetch(user_id, recalled[0].id, now_s)
+                stm.cache = self._prefetch(stm, window, meta, texts, now_s)
                 timings["prefetch_s"] = time.perf_counter() - t
             hits = _fill(recalled, ranking, k)
             timings["total_s"] = time.perf_counter() - t0
@@ -383,10 +394,9 @@ class IlstmaEngine(Engine):
         """This thread's latest flow outcome (benchmarks read the recalled ids here)."""
         return getattr(self._local, "last", None)
 
-    def _prefetch(self, user_id: str, centre_id: str, now_s: float) -> list[Dialogue]:
-        """Score the live entries within ``offset`` table positions of the recalled
-        dialogue (Eq. 4) and keep the best ``cache_size``."""
-        cfg = self.cfg
+    def _window(self, user_id: str, centre_id: str) -> list[tuple[str, int, float, int]]:
+        """(id, distance, created, seq) of the live entries within ``offset`` table
+        positions of the recalled dialogue, itself included at distance 0."""
         idx = self.ctx.indexes.get(user_id)
         with idx.lock:
             c = idx.pos.get(centre_id)
@@ -395,33 +405,39 @@ class IlstmaEngine(Engine):
             window = [(c, 0)]
             for step in (-1, 1):
                 p, found = c + step, 0
-                while 0 <= p < idx.dense.size and found < cfg.offset:
+                while 0 <= p < idx.dense.size and found < self.cfg.offset:
                     if idx.dense.is_alive(p):
                         found += 1
                         window.append((p, found))
                     p += step
-            ids = [idx.ids[p] for p, _ in window]
-            created = [idx.times[p] for p, _ in window]
-            seqs = [idx.seqs[p] for p, _ in window]
-        meta = self.ctx.store.table_meta(user_id, ids)
-        stm = self._stm[user_id]
-        times = np.empty(len(ids))
-        last = np.empty(len(ids))
-        for i, memory_id in enumerate(ids):
-            n, t = stm.deferred.get(memory_id) or meta.get(memory_id, (1, created[i]))
-            times[i], last[i] = n, t
+            return [(idx.ids[p], d, idx.times[p], idx.seqs[p]) for p, d in window]
+
+    def _prefetch(
+        self,
+        stm: ShortTermMemory,
+        window: list[tuple[str, int, float, int]],
+        meta: dict[str, tuple[int, float]],
+        texts: dict[str, tuple[str, int]],
+        now_s: float,
+    ) -> list[Dialogue]:
+        """Score the window's entries (Eq. 4) and keep the best ``cache_size``."""
+        cfg = self.cfg
+        n = len(window)
+        times, last, dis = np.empty(n), np.empty(n), np.empty(n)
+        for i, (memory_id, d, created, _seq) in enumerate(window):
+            times[i], last[i] = stm.deferred.get(memory_id) or meta.get(memory_id, (1, created))
+            dis[i] = d
         days = np.floor(np.maximum(now_s - last, 0.0) / DAY)
-        dis = np.array([d for _, d in window], dtype=np.float64)
         score = prefetch_score(
             days, times, dis, cfg.spatial, beta=cfg.beta, alpha=cfg.alpha, xi=cfg.xi, mu=cfg.mu
         )
-        order = sorted(range(len(ids)), key=lambda i: (-score[i], dis[i], seqs[i]))
-        chosen = order[: cfg.cache_size]
-        texts = self._texts(user_id, [ids[i] for i in chosen])
+        order = sorted(range(n), key=lambda i: (-score[i], dis[i], window[i][3]))
         return [
-            Dialogue(ids[i], seqs[i], texts[ids[i]][0], float(score[i]), int(times[i]))
-            for i in chosen
-            if ids[i] in texts
+            Dialogue(
+                window[i][0], window[i][3], texts[window[i][0]][0], float(score[i]), int(times[i])
+            )
+            for i in order[: cfg.cache_size]
+            if window[i][0] in texts
         ]
 
     def _texts(self, user_id: str, ids: list[str]) -> dict[str, tuple[str, int]]:
@@ -470,7 +486,7 @@ class IlstmaEngine(Engine):
         return stm
 
     def short_term(self, user_id: str) -> dict[str, Any]:
-        with self._lock:
+        with self._locks(user_id):
             stm = self._stm.get(user_id) or ShortTermMemory(
                 self.cfg.history_turns, self.cfg.segment_tokens
             )

@@ -24,7 +24,7 @@ import numpy as np
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...types import StoredMemory
-from ..base import Engine, EngineContext, Scored
+from ..base import Engine, EngineContext, Scored, UserLocks
 from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor
 from .config import VARIANTS, SynapseConfig
@@ -75,7 +75,7 @@ class SynapseEngine(Engine):
         self.extractor = extractor or LexicalExtractor(self.cfg.min_concept_chars)
         self._layers: dict[str, SemanticLayer] = {}
         self._graphs: dict[str, tuple[tuple, Graph]] = {}
-        self._lock = threading.RLock()
+        self._locks = UserLocks()
         self._local = threading.local()
         # user -> {("m", memory_id) | ("c", cid): window} reached by queries, not yet stored
         self._pending: dict[str, dict[tuple[str, str], int]] = {}
@@ -97,7 +97,7 @@ class SynapseEngine(Engine):
             self.consolidate(user_id)
 
     def on_delete(self, user_id: str, ids: list[str]) -> None:
-        with self._lock:
+        with self._locks(user_id):
             self._layers.pop(user_id, None)
             self._graphs.pop(user_id, None)
             pending = self._pending.get(user_id)
@@ -108,7 +108,7 @@ class SynapseEngine(Engine):
                     del pending[key]
 
     def on_delete_user(self, user_id: str) -> None:
-        with self._lock:
+        with self._locks(user_id):
             self._pending.pop(user_id, None)
         self.on_delete(user_id, [])
 
@@ -123,13 +123,13 @@ class SynapseEngine(Engine):
         warm = user_id in self._graphs
         n = self._consolidate(user_id)
         if n and warm and self.cfg.graph:
-            with self.ctx.indexes.use(user_id) as idx, self._lock:
+            with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
                 self._graph(user_id, idx, self._layer(user_id))
         return n
 
     def _consolidate(self, user_id: str) -> int:
         store = self.ctx.store
-        with self._lock:
+        with self._locks(user_id):
             for _attempt in range(3):
                 layer = self._layer(user_id)
                 rows = store.load(user_id, after_seq=layer.consolidated_seq, with_embeddings=False)
@@ -171,8 +171,8 @@ class SynapseEngine(Engine):
 
     def flush(self, user_id: str | None = None) -> None:
         """Write the pending dormancy bookkeeping (which nodes queries reached)."""
-        with self._lock:
-            for user in [user_id] if user_id is not None else list(self._pending):
+        for user in [user_id] if user_id is not None else list(self._pending):
+            with self._locks(user):
                 pending = self._pending.pop(user, None)
                 if pending:
                     self.ctx.store.graph_touch(
@@ -306,7 +306,7 @@ class SynapseEngine(Engine):
 
     def graph_stats(self, user_id: str) -> dict[str, int]:
         """Sizes of the user's graph: what is active and what is archived."""
-        with self.ctx.indexes.use(user_id) as idx, self._lock:
+        with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or not self.cfg.graph:
                 return {"active_nodes": 0, "concepts": 0, "episodes": len(idx), "archived": 0}
             g = self._graph(user_id, idx, self._layer(user_id))
@@ -323,7 +323,7 @@ class SynapseEngine(Engine):
         self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
     ) -> list[Scored]:
         cfg = self.cfg
-        with self.ctx.indexes.use(user_id) as idx, self._lock:
+        with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or query_vec is None:
                 self.last_trace = RecallTrace(0.0, True, [])
                 return []
