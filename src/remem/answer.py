@@ -23,14 +23,16 @@ Choices, each configurable on :class:`Answerer`:
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .errors import LLMError
+from .errors import InvalidInputError, LLMError
 from .index.tokenize import stem, tokenize
 from .llm import LLM, prompts
 from .types import Hit, Recall
@@ -45,7 +47,9 @@ _TEMPORAL = re.compile(
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_TIME_WORDS = frozenset(
+# Words a grounded answer may add without the evidence saying them: dates and times
+# (computed from the memories' dates), yes/no, and numbers written as words.
+_FREE_WORDS = frozenset(
     [
         "january",
         "february",
@@ -80,8 +84,34 @@ _TIME_WORDS = frozenset(
         "yesterday",
         "today",
         "tomorrow",
+        "yes",
+        "no",
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "twenty",
+        "thirty",
+        "hundred",
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "once",
+        "twice",
     ]
 )
+_NUMBERISH = re.compile(r"^\d+(?:st|nd|rd|th|s)?$")
 
 
 @dataclass(frozen=True)
@@ -160,24 +190,48 @@ class Answerer:
 
     def fit(self, hits: list[Hit], notes: list[str] = ()) -> tuple[list[Hit], str, int]:
         """The evidence that fits the budget (best first), its context text in time
-        order (notes first), and that text's token count."""
+        order (notes first), and that text's token count.
+
+        Notes (ILSTMA's summary and profile) get at most half the budget; the best
+        memory is always kept, cut to what is left, so the reader sees some evidence."""
         budget = self.max_context_tokens
-        lines: list[str] = [n for n in notes if n]
-        used_tokens = sum(self.llm.count_tokens(n) + 1 for n in lines)
+        lines: list[str] = []
+        used = 0
+        for note in (n for n in notes if n):
+            room = budget // 2 - used
+            if room <= 1:
+                break
+            note = _clip(note, room - 1, self.llm)
+            lines.append(note)
+            used += self.llm.count_tokens(note) + 1
         kept: list[tuple[Hit, str]] = []
         for h in hits:
             line = format_memory(h)
             n = self.llm.count_tokens(line) + 1
-            if used_tokens + n > budget and kept:
-                continue  # a shorter, lower-ranked memory may still fit
-            if used_tokens + n > budget:
-                line = line[: max(40, 4 * (budget - used_tokens))]
+            if used + n > budget:
+                if kept:
+                    continue  # a shorter, lower-ranked memory may still fit
+                line = _clip(line, budget - used - 1, self.llm)
                 n = self.llm.count_tokens(line) + 1
             kept.append((h, line))
-            used_tokens += n
+            used += n
         ordered = sorted(kept, key=lambda x: x[0].timestamp)
         text = "\n".join(lines + [line for _, line in ordered])
         return [h for h, _ in kept], text, self.llm.count_tokens(text) if text else 0
+
+    @staticmethod
+    def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+        """``answer_options`` checked when the Memory is made, not at the first answer."""
+        known = set(inspect.signature(Answerer.__init__).parameters) - {"self", "llm"}
+        unknown = set(options) - known
+        if unknown:
+            raise InvalidInputError(
+                f"unknown answer_options {sorted(unknown)}; known: {sorted(known)}"
+            )
+        return dict(options)
+
+    def _grounded(self, text: str, question: str, context: str) -> bool:
+        return self.grounding <= 0 or grounded_share(text, question, context) >= self.grounding
 
     def answer(
         self,
@@ -209,9 +263,10 @@ class Answerer:
                 **base,
             )
         if prepared is not None:
+            refused = is_refusal(prepared) or not self._grounded(prepared, question, context)
             return Answer(
-                prepared.strip() or REFUSAL,
-                refused=is_refusal(prepared),
+                REFUSAL if refused else clean(prepared),
+                refused=refused,
                 llm_calls=extra_calls,
                 latency_s=time.perf_counter() - t0,
                 **base,
@@ -242,9 +297,7 @@ class Answerer:
                 **base,
             )
         text = clean(c.text)
-        refused = is_refusal(text) or (
-            self.grounding > 0 and grounded_share(text, question, context) < self.grounding
-        )
+        refused = is_refusal(text) or not self._grounded(text, question, context)
         return Answer(
             REFUSAL if refused else text,
             refused=refused,
@@ -256,6 +309,18 @@ class Answerer:
         )
 
 
+def _clip(text: str, tokens: int, llm: LLM) -> str:
+    """``text`` cut (at a word) to at most ``tokens`` tokens of ``llm``'s tokenizer."""
+    tokens = max(1, tokens)
+    if llm.count_tokens(text) <= tokens:
+        return text
+    cut = text[: 4 * tokens]
+    while cut and llm.count_tokens(cut + " ...") > tokens:
+        cut = cut[: int(len(cut) * 0.8)]
+    cut = cut.rsplit(" ", 1)[0] if " " in cut else cut
+    return (cut + " ...") if cut else text[:1]
+
+
 def grounded_share(answer: str, question: str, context: str) -> float:
     """Share of the answer's own content words (stemmed) that occur in the context;
     1.0 when it has none (a yes/no, a number, a date)."""
@@ -263,12 +328,19 @@ def grounded_share(answer: str, question: str, context: str) -> float:
     known = {stem(t) for t in tokenize(context)}
     own = [
         w
-        for t in tokenize(answer)
-        if not t.isdigit() and t not in _TIME_WORDS and (w := stem(t)) not in asked
+        for t in _words(answer)
+        if not _NUMBERISH.match(t) and t not in _FREE_WORDS and (w := stem(t)) not in asked
     ]
     if not own:
         return 1.0
     return sum(w in known for w in own) / len(own)
+
+
+def _words(text: str) -> list[str]:
+    """Content words plus yes/no, which the BM25 stopword list would drop."""
+    low = text.lower()
+    extra = [w for w in ("yes", "no") if re.search(rf"\b{w}\b", low)]
+    return tokenize(text) + extra
 
 
 def clean(text: str) -> str:

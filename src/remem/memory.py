@@ -74,7 +74,7 @@ class Memory:
         self._llm_spec: str | LLM = llm
         self._llm_options = dict(llm_options or {})
         self._llm: LLM | None = llm if isinstance(llm, LLM) else None
-        self._answer_options = dict(answer_options or {})
+        self._answer_options = Answerer.check_options(answer_options or {})
         self._llm_lock = threading.Lock()
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
         self._store = store or open_store(self.path)

@@ -126,8 +126,10 @@ def run_locomo_qa(
 
 
 def _spread(questions: list[Question], limit: int) -> list[Question]:
-    """``limit`` questions per conversation, every category represented in proportion
-    (the first ones of each category, so a subset run is reproducible)."""
+    """About ``limit`` questions per conversation: each category gets
+    ``max(1, round(limit * share))``, so every category is represented and the total
+    can exceed ``limit`` by at most one per category. The first ones of each category
+    are kept, so a subset run is reproducible (and ``--resume`` can match it)."""
     if len(questions) <= limit:
         return questions
     by_cat: dict[int, list[Question]] = {}

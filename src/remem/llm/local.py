@@ -59,11 +59,13 @@ class LocalLLM(LLM):
         if not path.is_file():
             raise LLMError(f"model file {str(path)!r} does not exist")
         self._llama_cpp = llama_cpp
+        threads = n_threads or max(1, min(4, os.cpu_count() or 1))
         try:
             self._model = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
-                n_threads=n_threads or max(1, min(4, os.cpu_count() or 1)),
+                n_threads=threads,
+                n_threads_batch=threads,  # prompt processing, else every core
                 seed=seed,
                 verbose=False,
             )

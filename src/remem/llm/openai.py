@@ -114,7 +114,12 @@ class OpenAILLM(LLM):
                     return json.load(resp)
             except urllib.error.HTTPError as exc:
                 detail = _body(exc)
-                if exc.code in (400, 422) and "response_format" in payload:
+                if "response_format" in payload and (
+                    exc.code in (400, 422)
+                    # llama-cpp-python answers an unknown response_format with a 500
+                    or (exc.code == 500 and "response_format" in detail)
+                    or (exc.code == 500 and "json_object" in detail)
+                ):
                     raise _Rejected(f"HTTP {exc.code}: {detail}") from None
                 last = f"HTTP {exc.code}: {detail}"
                 if exc.code in (401, 403):

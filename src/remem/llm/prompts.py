@@ -59,3 +59,5 @@ def render(task: str, **values: object) -> list[Message]:
         ]
     except KeyError as exc:
         raise LLMError(f"prompt {task!r} needs a value for {exc}") from None
+    except ValueError as exc:  # a malformed "$" in an override file
+        raise LLMError(f"prompt {task!r} is malformed: {exc}") from None

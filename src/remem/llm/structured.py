@@ -85,16 +85,50 @@ def parse_json(text: str) -> Any:
         if 0 <= i < j:
             candidates.append(text[i : j + 1])
     for c in list(candidates):
-        fixed = _TRAILING_COMMA.sub(r"\1", c)
-        fixed = re.sub(r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", fixed))
-        fixed = re.sub(r"\bNone\b", "null", fixed)
-        candidates.append(fixed)
+        candidates.append(_repair(c))
     for c in candidates:
         try:
             return json.loads(c)
         except ValueError:
             continue
     raise ValueError(f"not JSON: {text[:80]!r}")
+
+
+_LITERALS = {"True": "true", "False": "false", "None": "null"}
+
+
+def _repair(text: str) -> str:
+    """Python literals to JSON and trailing commas dropped, outside strings only (a
+    reply's "None of them" must stay as written)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':  # copy a string verbatim, escapes included
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+            continue
+        if ch == ",":
+            j = i + 1
+            while j < n and text[j].isspace():
+                j += 1
+            if j < n and text[j] in "}]":
+                i += 1  # a trailing comma
+                continue
+        if ch.isalpha():
+            j = i
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            word = text[i:j]
+            out.append(_LITERALS.get(word, word))
+            i = j
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -122,7 +156,7 @@ def validate(value: Any, schema: dict[str, Any], path: str = "$") -> None:
         )
         if not ok:
             raise ValueError(f"{path} should be {'/'.join(kinds)}, got {type(value).__name__}")
-    if "enum" in schema and value not in schema["enum"]:
+    if "enum" in schema and not any(value == e and type(value) is type(e) for e in schema["enum"]):
         raise ValueError(f"{path} should be one of {schema['enum']}, got {value!r}")
     if isinstance(value, str) and len(value) > schema.get("maxLength", 1 << 30):
         raise ValueError(f"{path} is longer than {schema['maxLength']} characters")

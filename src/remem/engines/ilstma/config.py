@@ -70,6 +70,12 @@ class IlstmaConfig:
     dialogues, because it drops the stronger retriever's answer exactly when the two
     disagree (docs/benchmarks.md)."""
 
+    verify: str = "none"
+    """"llm": the paper's LLM logic step on the global retriever. When the candidate is
+    not among the cosine top-k, the Memory's LLM is asked whether it answers the
+    question: yes recalls it alone, no recalls the cosine dialogues; a failing call
+    falls back to ``on_disagreement``. "none" (default) applies ``on_disagreement``."""
+
     # -- summaries and personality (3.5) --------------------------------------------------
     summary_group: int = 5
     """paper: dialogues are summarised in groups of 5."""
@@ -99,6 +105,8 @@ class IlstmaConfig:
             raise InvalidInputError(f"spatial must be one of {SPATIAL_FORMS}")
         if cfg.judge not in ("lexical", "embedding", "llm"):
             raise InvalidInputError("judge must be 'lexical', 'embedding' or 'llm'")
+        if cfg.verify not in ("none", "llm"):
+            raise InvalidInputError("verify must be 'none' or 'llm'")
         if cfg.on_disagreement not in ("cosine", "union"):
             raise InvalidInputError("on_disagreement must be 'cosine' or 'union'")
         if cfg.cache_size < 1 or cfg.offset < 1 or cfg.cache_size > 2 * cfg.offset:
@@ -115,5 +123,5 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ilstma-printed": {"spatial": "printed"},
     "ilstma-paper": {"global_retriever": "hybrid", "on_disagreement": "cosine"},
     "ilstma-nocache": {"cache": False},
-    "ilstma-llm": {"judge": "llm"},
+    "ilstma-llm": {"judge": "llm", "verify": "llm"},
 }

@@ -28,6 +28,7 @@ second embedding of every memory is needed.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import LLMError
 from ...index.dense import top_k
+from ...llm import ask_json, prompts
 from ...store.base import NoteRow, timestamp_epoch
 from ...types import StoredMemory
 from ..base import Engine, EngineContext, Scored, UserLocks
@@ -56,6 +59,12 @@ from .summaries import (
 )
 
 DAY = 86_400.0
+VERIFY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"relevant": {"type": "boolean"}},
+    "required": ["relevant"],
+}
+log = logging.getLogger("remem.ilstma")
 
 
 @dataclass
@@ -278,13 +287,42 @@ class IlstmaEngine(Engine):
         if not ranking:
             return cosine, ranking
         candidate = ranking[0]
+        verdict = None
+        if not any(c.id == candidate.id for c in cosine) and self.cfg.verify == "llm":
+            verdict = self._verify(user_id, query, candidate.id)
         if any(c.id == candidate.id for c in cosine):
-            recalled = [candidate]
-        elif self.cfg.on_disagreement == "union":
-            recalled = [candidate] + [c for c in cosine[:1] if c.id != candidate.id]
+            recalled = [replace(candidate, why="recalled: global candidate, confirmed by cosine")]
+        elif verdict is True:
+            recalled = [replace(candidate, why="recalled: global candidate, confirmed by the LLM")]
+        elif verdict is False or self.cfg.on_disagreement == "cosine":
+            recalled = [replace(c, why="recalled: cosine top-k") for c in cosine]
         else:
-            recalled = cosine
-        return recalled, ranking
+            recalled = [replace(candidate, why="recalled: global candidate")] + [
+                replace(c, why="recalled: cosine top-1") for c in cosine[:1] if c.id != candidate.id
+            ]
+        ranked = [replace(r, why=f"global retriever rank {i + 1}") for i, r in enumerate(ranking)]
+        return recalled, ranked
+
+    def _verify(self, user_id: str, query: str, memory_id: str) -> bool | None:
+        """The LLM's check of the global candidate; None when it cannot be asked."""
+        llm = self.ctx.llm()
+        texts = self._texts(user_id, [memory_id])
+        if not llm.generates or memory_id not in texts:
+            return None
+        text, seq = texts[memory_id]
+        try:
+            return ask_json(
+                llm,
+                prompts.render("verify_candidate", question=query, index=seq, dialogue=text),
+                VERIFY_SCHEMA,
+                lambda v: bool(v["relevant"]),
+                task="verify_candidate",
+                retries=1,
+                max_tokens=24,
+            )
+        except LLMError as exc:
+            log.warning("LLM check of the global candidate failed (%s)", exc)
+            return None
 
     # -- the per-question flow (3.6.2) --------------------------------------------------
 

@@ -114,3 +114,60 @@ class LexicalExtractor:
                 continue
             found.setdefault(w, "topic")
         return list(found.items())
+
+
+CONCEPT_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "concepts": {
+            "type": "array",
+            "maxItems": 8,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "label": {"type": "string", "maxLength": 80},
+                    "kind": {"type": "string", "enum": ["entity", "topic", "preference", "event"]},
+                },
+                "required": ["label", "kind"],
+            },
+        }
+    },
+    "required": ["concepts"],
+}
+
+
+class LLMExtractor:
+    """Concepts from the configured LLM (the paper's extraction), one call per memory.
+
+    A failing call raises :class:`remem.LLMError`; the engine then leaves the memories
+    unconsolidated (they are durably stored and still found through the anchors) and
+    retries at the next consolidation, falling back to the lexical extractor after
+    ``llm_attempts`` failed rounds, with a logged warning.
+    """
+
+    def __init__(self, get_llm, min_chars: int = 2):
+        self.get_llm = get_llm  # called at the first extraction: loading a model is slow
+        self.min_chars = min_chars
+
+    def extract(self, text: str) -> list[tuple[str, str]]:
+        from ...errors import LLMError
+        from ...llm import ask_json, prompts
+
+        llm = self.get_llm()
+        if not llm.generates:
+            raise LLMError("extractor='llm' needs an LLM that generates (llm is 'none')")
+        items = ask_json(
+            llm,
+            prompts.render("concepts", text=text[:2000]),
+            CONCEPT_SCHEMA,
+            lambda v: [(str(c["label"]), str(c["kind"])) for c in v["concepts"]],
+            task="concepts",
+            retries=1,
+            max_tokens=200,
+        )
+        found: dict[str, str] = {}
+        for label, kind in items:
+            label = fold(" ".join(label.lower().split()))
+            if len(label) >= self.min_chars and label not in STOPWORDS:
+                found.setdefault(label, kind)
+        return list(found.items())

@@ -51,6 +51,14 @@ class SynapseConfig:
     episodes and their temporal edges; measures what concept extraction adds."""
     min_concept_chars: int = 4
     """choice: shorter words are rarely concepts (and are mostly function words)."""
+    extractor: str = "lexical"
+    """choice: "lexical" (offline, the default: the bundled 135M model cannot extract
+    concepts) or "llm" (the paper's way, through the Memory's LLM: one call per
+    memory at consolidation)."""
+    llm_attempts: int = 3
+    """choice: consolidation rounds a failing LLM extractor is given before that
+    batch falls back to the lexical extractor (with a logged warning). Until then the
+    memories wait, stored and searchable, and are retried at the next consolidation."""
 
     # -- spreading activation -------------------------------------------------------
     anchors: int = 30
@@ -122,7 +130,12 @@ class SynapseConfig:
         unknown = set(options) - known
         if unknown:
             raise InvalidInputError(f"engine 'synapse' has no options {sorted(unknown)}")
-        return replace(base or cls(), **options)
+        cfg = replace(base or cls(), **options)
+        if cfg.extractor not in ("lexical", "llm"):
+            raise InvalidInputError("extractor must be 'lexical' or 'llm'")
+        if cfg.llm_attempts < 1:
+            raise InvalidInputError("llm_attempts must be >= 1")
+        return cfg
 
 
 #: Named variants: the default, the paper-faithful configuration and the ablations.
@@ -136,6 +149,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "synapse-nograph": {"graph": False},
     "synapse-noconcepts": {"concepts": False},
     "synapse-dormant": {"archive_all_dormant": True},
+    "synapse-llm": {"extractor": "llm"},
     # the large-history regime (IVF anchors, candidate scoring) forced on any size
     "synapse-approx": {"ann_above": 1},
     "synapse-vectors": {

@@ -15,20 +15,24 @@ the next add (or ``Memory.consolidate``) picks up every unconsolidated memory.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...types import StoredMemory
 from ..base import Engine, EngineContext, Scored, UserLocks
 from .activation import Dynamics, spread_activation
-from .concepts import ConceptExtractor, LexicalExtractor
+from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import VARIANTS, SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
+
+log = logging.getLogger("remem.synapse")
 
 
 class RecallTrace:
@@ -72,7 +76,11 @@ class SynapseEngine(Engine):
         super().__init__(ctx)
         self.name = variant  # type: ignore[misc]
         self.cfg = SynapseConfig.from_options(SynapseConfig(**VARIANTS[variant]), **options)
-        self.extractor = extractor or LexicalExtractor(self.cfg.min_concept_chars)
+        self.lexical = LexicalExtractor(self.cfg.min_concept_chars)
+        self.extractor = extractor or (
+            LLMExtractor(ctx.llm) if self.cfg.extractor == "llm" else self.lexical
+        )
+        self._llm_failures: dict[str, int] = {}
         self._layers: dict[str, SemanticLayer] = {}
         self._graphs: dict[str, tuple[tuple, Graph]] = {}
         self._locks = UserLocks()
@@ -95,6 +103,40 @@ class SynapseEngine(Engine):
         seq, _ = self.ctx.store.graph_state(user_id)
         if memories and memories[-1].seq - seq >= self.cfg.consolidate_every:
             self.consolidate(user_id)
+
+    def _extract(self, user_id: str, rows: list[StoredMemory]) -> list | None:
+        """(memory id, label, kind, window) mentions of ``rows``; None when the LLM
+        extractor failed and the batch waits for the next consolidation."""
+        if not self.cfg.concepts:
+            return []
+        extractor = self.extractor
+        if extractor is not self.lexical:
+            try:
+                out = [(r, self.extractor.extract(r.text)) for r in rows]
+                self._llm_failures.pop(user_id, None)
+                return self._mentions(out)
+            except LLMError as exc:
+                n = self._llm_failures.get(user_id, 0) + 1
+                self._llm_failures[user_id] = n
+                if n < self.cfg.llm_attempts:
+                    log.warning(
+                        "concept extraction failed for %d memories (%s); queued, attempt %d/%d",
+                        len(rows),
+                        exc,
+                        n,
+                        self.cfg.llm_attempts,
+                    )
+                    return None
+                log.warning("concept extraction failed %d times (%s); lexical fallback", n, exc)
+                self._llm_failures.pop(user_id, None)
+        return self._mentions([(r, self.lexical.extract(r.text)) for r in rows])
+
+    def _mentions(self, extracted: list) -> list:
+        return [
+            (r.id, label, kind, int(window_of(r.seq, self.cfg)))
+            for r, found in extracted
+            for label, kind in found
+        ]
 
     def on_delete(self, user_id: str, ids: list[str]) -> None:
         with self._locks(user_id):
@@ -135,11 +177,9 @@ class SynapseEngine(Engine):
                 rows = store.load(user_id, after_seq=layer.consolidated_seq, with_embeddings=False)
                 if not rows:
                     return 0
-                mentions = [
-                    (r.id, label, kind, int(window_of(r.seq, self.cfg)))
-                    for r in rows
-                    for label, kind in (self.extractor.extract(r.text) if self.cfg.concepts else ())
-                ]
+                mentions = self._extract(user_id, rows)
+                if mentions is None:
+                    return 0
                 new_concepts, new_aliases = self._resolve(layer, mentions)
                 pending = self._pending.get(user_id, {})
                 touched = dict(pending)

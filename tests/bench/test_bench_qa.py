@@ -1,0 +1,409 @@
+"""End-to-end LoCoMo QA (``run_locomo_qa``) on a tiny file in LoCoMo's format with
+llm="none": rows, summary, paired differences, the JSONL audit trail and resume."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from remem.bench import qa
+from remem.bench.locomo import Question, load_locomo
+from remem.bench.qa import (
+    FULL_CONTEXT,
+    _spread,
+    paired_differences,
+    run_locomo_qa,
+    summarise,
+    write_jsonl_summary,
+)
+from remem.bench.qa_metrics import locomo_f1
+
+ENGINES = ["hybrid", "synapse", FULL_CONTEXT]
+SUMMARY_KEYS = {
+    "questions",
+    "f1",
+    "counts",
+    "f1_1to4",
+    "cat5_refusal",
+    "false_refusal",
+    "context_tokens_p50",
+    "context_tokens_mean",
+    "llm_calls_mean",
+    "latency_p50_s",
+    "latency_p95_s",
+    "evidence_recall",
+    "judge_accuracy",
+    "cache_hit_rate",
+}
+ROW_KEYS = {
+    "engine",
+    "conversation",
+    "category",
+    "question",
+    "gold",
+    "prediction",
+    "refused",
+    "f1",
+    "evidence_recall",
+    "evidence",
+    "context_tokens",
+    "prompt_tokens",
+    "llm_calls",
+    "latency_s",
+    "cache_hit",
+}
+
+
+def _locomo_root() -> Path | None:
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "data" / "locomo" / "locomo10.json"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+LOCOMO = _locomo_root()
+
+CONV_A = {
+    "speaker_a": "Ana",
+    "speaker_b": "Ben",
+    "session_1_date_time": "1:56 pm on 8 May, 2023",
+    "session_1": [
+        {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a greyhound named Biscuit."},
+        {"speaker": "Ben", "dia_id": "D1:2", "text": "I started learning the cello in Lisbon."},
+        {
+            "speaker": "Ana",
+            "dia_id": "D1:3",
+            "text": "My sister lives in Paris, my brother in Rome.",
+        },
+    ],
+    "session_2_date_time": "10:00 am on 20 June, 2023",
+    "session_2": [
+        {"speaker": "Ben", "dia_id": "D2:1", "text": "I played my first cello concert yesterday."},
+        {"speaker": "Ana", "dia_id": "D2:2", "text": "Biscuit won a prize at the dog show."},
+    ],
+}
+QA_A = [
+    {
+        "question": "Which cities do Ana's sister and brother live in?",
+        "answer": "Paris, Rome",
+        "category": 1,
+        "evidence": ["D1:3"],
+    },
+    {
+        "question": "When did Ben play his first cello concert?",
+        "answer": "19 June 2023",
+        "category": 2,
+        "evidence": ["D2:1"],
+    },
+    {
+        "question": "What is the name of Ana's greyhound?",
+        "answer": "Biscuit",
+        "category": 4,
+        "evidence": ["D1:1"],
+    },
+    {
+        "question": "What is the name of Ben's parrot?",
+        "adversarial_answer": "Captain",
+        "category": 5,
+        "evidence": [],
+    },
+]
+CONV_B = {
+    "speaker_a": "Cleo",
+    "speaker_b": "Dan",
+    "session_1_date_time": "9:15 am on 2 March, 2023",
+    "session_1": [
+        {"speaker": "Cleo", "dia_id": "D1:1", "text": "I repaired an old typewriter."},
+        {"speaker": "Dan", "dia_id": "D1:2", "text": "My niece won a chess tournament."},
+    ],
+    "session_2_date_time": "7:30 pm on 5 April, 2023",
+    "session_2": [
+        {"speaker": "Cleo", "dia_id": "D2:1", "text": "The typewriter needed a new ribbon."},
+    ],
+}
+QA_B = [
+    {
+        "question": "What did Cleo repair?",
+        "answer": "an old typewriter",
+        "category": 4,
+        "evidence": ["D1:1"],
+    },
+    {
+        "question": "What tournament did Dan's niece win?",
+        "answer": "chess",
+        "category": 2,
+        "evidence": ["D1:2"],
+    },
+    {
+        "question": "Which violin does Dan's niece play?",
+        "adversarial_answer": "a Stradivarius",
+        "category": 5,
+        "evidence": ["D1:2"],
+    },
+]
+N_QUESTIONS = len(QA_A) + len(QA_B)
+N_ANSWERABLE = N_QUESTIONS - 2
+BLOCKS = len(ENGINES) * 2
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    data = [
+        {"sample_id": "conv-a", "conversation": CONV_A, "qa": QA_A},
+        {"sample_id": "conv-b", "conversation": CONV_B, "qa": QA_B},
+    ]
+    path = tmp_path / "locomo_tiny.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _key(r: dict) -> tuple:
+    return (r["engine"], r["conversation"], r["question"])
+
+
+def _scored_gold(r: dict, questions: dict) -> str | None:
+    q = questions[(r["conversation"], r["question"])]
+    return None if q.category == 5 else q.answer
+
+
+@pytest.fixture
+def finished(tiny: Path, tmp_path: Path) -> tuple[dict, Path]:
+    out = tmp_path / "rows.jsonl"
+    progress: list[str] = []
+    result = run_locomo_qa(
+        str(tiny), ENGINES, llm="none", k=5, jsonl=str(out), progress=progress.append
+    )
+    assert len(progress) == 2 and progress[0].startswith("[1/2] conv-a: 4 questions")
+    return result, out
+
+
+def test_rows_and_summary(tiny, finished):
+    result, out = finished
+    assert result["benchmark"] == "locomo-qa"
+    assert result["reader"] == "none"
+    assert result["conversations"] == 2 and result["resumed_blocks"] == 0
+    assert result["k"] == 5 and result["max_context_tokens"] == 900
+    assert set(result["engines"]) == set(ENGINES)
+    rows = _lines(out)
+    assert len(rows) == len(ENGINES) * N_QUESTIONS
+    questions = {(c.sample_id, q.question): q for c in load_locomo(tiny) for q in c.questions}
+    for name in ENGINES:
+        s = result["engines"][name]
+        assert set(s) == SUMMARY_KEYS
+        assert s["questions"] == N_QUESTIONS
+        assert sum(r["engine"] == name for r in rows) == N_QUESTIONS
+        assert s["counts"] == {"1": 1, "2": 2, "3": 0, "4": 2, "5": 2}
+        for c, v in s["f1"].items():
+            if c == "3":
+                assert math.isnan(v)  # no question of that category
+            else:
+                assert 0.0 <= v <= 1.0
+        assert 0.0 <= s["f1_1to4"] <= 1.0
+        assert 0.0 <= s["cat5_refusal"] <= 1.0 and 0.0 <= s["false_refusal"] <= 1.0
+        assert 0.0 <= s["evidence_recall"] <= 1.0
+        assert s["llm_calls_mean"] == 0.0
+        assert s["judge_accuracy"] is None and s["cache_hit_rate"] is None
+        assert s["context_tokens_mean"] > 0
+        mine = [r for r in rows if r["engine"] == name]
+        answerable = [r["f1"] for r in mine if r["category"] != 5]
+        assert len(answerable) == N_ANSWERABLE
+        assert s["f1_1to4"] == pytest.approx(sum(answerable) / len(answerable))
+        refusals = [r["refused"] for r in mine if r["category"] == 5]
+        assert s["cat5_refusal"] == pytest.approx(sum(refusals) / len(refusals))
+    for r in rows:
+        assert set(r) == ROW_KEYS
+        assert 0.0 <= r["f1"] <= 1.0
+        assert r["f1"] == locomo_f1(r["prediction"], _scored_gold(r, questions), r["category"])
+        assert r["llm_calls"] == 0 and r["prompt_tokens"] == 0 and r["cache_hit"] is None
+        assert isinstance(r["refused"], bool)
+        q = questions[(r["conversation"], r["question"])]
+        assert r["gold"] == (q.adversarial_answer if q.category == 5 else q.answer)
+        if r["category"] == 5:
+            assert r["f1"] == (1.0 if "not mentioned" in r["prediction"].lower() else 0.0)
+        if r["engine"] == FULL_CONTEXT:  # the whole (tiny) conversation fits
+            n_turns = 5 if r["conversation"] == "conv-a" else 3
+            assert len(r["evidence"]) == n_turns
+            if r["category"] != 5:
+                assert r["evidence_recall"] == 1.0
+    # the greyhound question: the extractive answer is the evidence turn
+    grey = next(r for r in rows if r["engine"] == "hybrid" and "greyhound" in r["question"])
+    assert grey["prediction"] == "I adopted a greyhound named Biscuit."
+    assert grey["evidence"][0] == "D1:1" and grey["evidence_recall"] == 1.0
+    # i adopt greyhound name biscuit (5 tokens) vs biscuit: P 1/5, R 1 -> F1 1/3
+    assert grey["f1"] == pytest.approx(1 / 3)
+
+
+def test_paired_table_is_each_engine_minus_hybrid(finished):
+    result, out = finished
+    paired = result["paired"]
+    assert set(paired) == {"synapse", FULL_CONTEXT}
+    rows = _lines(out)
+    ref = {(r["conversation"], r["question"]): r["f1"] for r in rows if r["engine"] == "hybrid"}
+    for name, p in paired.items():
+        assert p["minus"] == "hybrid"
+        assert p["questions"] == N_ANSWERABLE
+        diffs = [
+            r["f1"] - ref[(r["conversation"], r["question"])]
+            for r in rows
+            if r["engine"] == name and r["category"] != 5
+        ]
+        assert p["diff"] == pytest.approx(sum(diffs) / len(diffs))
+        lo, hi = p["ci95"]
+        assert lo <= p["diff"] + 1e-12 and p["diff"] <= hi + 1e-12
+        assert min(diffs) <= lo and hi <= max(diffs)
+    assert paired_differences(rows, ["synapse"]) == {}  # no base, no table
+
+
+def test_jsonl_summary_recomputes_the_table(finished):
+    result, out = finished
+    again = write_jsonl_summary(out)
+    assert set(again["engines"]) == set(ENGINES)
+    for name in ENGINES:
+        assert again["engines"][name]["f1_1to4"] == result["engines"][name]["f1_1to4"]
+        assert again["engines"][name]["questions"] == N_QUESTIONS
+    assert again["paired"] == result["paired"]
+    assert (
+        summarise(_lines(out), ["hybrid"])["hybrid"]["f1_1to4"]
+        == (result["engines"]["hybrid"]["f1_1to4"])
+    )
+
+
+def test_resume_on_a_finished_file_runs_nothing(tiny, finished, monkeypatch):
+    result, out = finished
+    before = out.read_text(encoding="utf-8")
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a finished block was run again")
+
+    monkeypatch.setattr(qa, "_run_engine", boom)
+    again = run_locomo_qa(str(tiny), ENGINES, llm="none", k=5, jsonl=str(out), resume=True)
+    assert again["resumed_blocks"] == BLOCKS
+    after = out.read_text(encoding="utf-8")
+    assert len(after.splitlines()) == len(before.splitlines()) == len(ENGINES) * N_QUESTIONS
+    assert sorted(after.splitlines()) == sorted(before.splitlines())
+    for name in ENGINES:
+        assert again["engines"][name]["f1_1to4"] == result["engines"][name]["f1_1to4"]
+    assert again["paired"] == result["paired"]
+
+
+def test_resume_reruns_a_truncated_block_only(tiny, finished, monkeypatch):
+    result, out = finished
+    rows = _lines(out)
+    last = rows[-1]
+    assert (last["engine"], last["conversation"]) == (FULL_CONTEXT, "conv-b")
+    out.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[:-1]), encoding="utf-8"
+    )
+    ran: list[tuple[str, str]] = []
+    real = qa._run_engine
+
+    def spy(name, conv, *args, **kwargs):
+        ran.append((name, conv.sample_id))
+        return real(name, conv, *args, **kwargs)
+
+    monkeypatch.setattr(qa, "_run_engine", spy)
+    again = run_locomo_qa(str(tiny), ENGINES, llm="none", k=5, jsonl=str(out), resume=True)
+    assert ran == [(FULL_CONTEXT, "conv-b")]
+    assert again["resumed_blocks"] == BLOCKS - 1
+    now = _lines(out)
+    assert len(now) == len(rows)
+    assert sorted(map(_key, now)) == sorted(map(_key, rows))
+    assert len(set(map(_key, now))) == len(now)  # no duplicated rows
+    block = [r for r in now if (r["engine"], r["conversation"]) == (FULL_CONTEXT, "conv-b")]
+    assert [r["question"] for r in block] == [q["question"] for q in QA_B]
+    assert again["engines"][FULL_CONTEXT]["questions"] == N_QUESTIONS
+
+
+def test_without_resume_the_file_is_rewritten(tiny, finished):
+    _, out = finished
+    run_locomo_qa(str(tiny), ["hybrid"], llm="none", k=5, jsonl=str(out))
+    rows = _lines(out)
+    assert len(rows) == N_QUESTIONS and {r["engine"] for r in rows} == {"hybrid"}
+
+
+def test_conversation_limit_and_category_filters(tiny):
+    result = run_locomo_qa(
+        str(tiny), ["bm25"], llm="none", conversations=["conv-b"], categories=(2, 4, 5)
+    )
+    assert result["conversations"] == 1
+    s = result["engines"]["bm25"]
+    assert s["questions"] == len(QA_B)
+    assert s["counts"] == {"1": 0, "2": 1, "3": 0, "4": 1, "5": 1}
+    assert result["paired"] == {}  # hybrid did not run
+    assert result["jsonl"] is None
+
+
+# -- _spread -------------------------------------------------------------------------
+
+
+def _questions(counts: dict[int, int]) -> list[Question]:
+    qs = []
+    for i in range(max(counts.values())):  # interleave categories, as LoCoMo does
+        for c, n in counts.items():
+            if i < n:
+                qs.append(Question(f"q{c}-{i}", "a", c, ("D1:1",)))
+    return qs
+
+
+@pytest.mark.parametrize("limit", [1, 3, 5, 8, 20])
+def test_spread_keeps_every_category_and_about_limit(limit):
+    counts = {1: 10, 2: 5, 3: 2, 4: 20, 5: 3}
+    qs = _questions(counts)
+    kept = _spread(qs, limit)
+    assert {q.category for q in kept} == set(counts)  # every category represented
+    assert len(kept) <= limit + len(counts)  # one extra per category at most
+    assert [q for q in qs if q in kept] == kept  # original order, no duplicates
+    for c in counts:
+        mine = [q for q in qs if q.category == c]
+        chosen = [q for q in kept if q.category == c]
+        assert chosen == mine[: len(chosen)]  # the first ones of each category
+    assert _spread(qs, limit) == kept  # reproducible
+
+
+def test_spread_is_proportional():
+    qs = _questions({1: 10, 2: 5, 3: 2, 4: 20, 5: 3})
+    kept = _spread(qs, 20)
+    # shares: round(20 * n / 40) -> 5, 2 (2.5 rounds to even), 1, 10, 2 (1.5 -> 2)
+    assert {c: sum(q.category == c for q in kept) for c in range(1, 6)} == {
+        1: 5,
+        2: 2,
+        3: 1,
+        4: 10,
+        5: 2,
+    }
+
+
+def test_spread_keeps_all_when_under_the_limit():
+    qs = _questions({1: 2, 4: 3})
+    assert _spread(qs, 5) == qs
+    assert _spread(qs, 50) == qs
+
+
+# -- the real data set, when present --------------------------------------------------
+
+
+@pytest.mark.skipif(LOCOMO is None, reason="locomo10.json not available")
+def test_smoke_on_locomo_conv26(tmp_path):
+    out = tmp_path / "conv26.jsonl"
+    result = run_locomo_qa(
+        str(LOCOMO), ["hybrid"], llm="none", conversations=["conv-26"], limit=5, jsonl=str(out)
+    )
+    conv = next(c for c in load_locomo(LOCOMO) if c.sample_id == "conv-26")
+    planned = _spread(conv.questions, 5)
+    rows = _lines(out)
+    assert [r["question"] for r in rows] == [q.question for q in planned]
+    assert {r["category"] for r in rows} == {q.category for q in conv.questions}
+    s = result["engines"]["hybrid"]
+    assert s["questions"] == len(planned)
+    assert 0.0 <= s["f1_1to4"] <= 1.0 and 0.0 <= s["evidence_recall"] <= 1.0
+    assert all(0.0 <= r["f1"] <= 1.0 and r["llm_calls"] == 0 for r in rows)
+    assert all(0 < r["context_tokens"] <= 900 for r in rows if not r["refused"] or r["evidence"])
+    assert result["conversations"] == 1 and result["limit"] == 5
