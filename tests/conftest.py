@@ -56,6 +56,7 @@ def open_memory(embedder: Embedder) -> Iterator[Callable[..., Memory]]:
     opened: list[Memory] = []
 
     def factory(path: str | Path = ":memory:", engine: str = "hybrid", **kw) -> Memory:
+        kw.setdefault("llm", "none")  # the engines' offline paths; LLM tests opt in
         mem = Memory(path, engine=engine, embedder=embedder, **kw)
         opened.append(mem)
         return mem

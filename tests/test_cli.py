@@ -10,6 +10,7 @@ import pytest
 
 from remem import Memory
 from remem.cli import main
+from remem.llm import local_available
 
 
 @pytest.fixture
@@ -150,15 +151,35 @@ def test_version(capsys):
     assert "remem 0.1.0" in capsys.readouterr().out
 
 
+def _demo_figures(out: str) -> tuple[int, int, int, int]:
+    found = re.search(r"Evidence in the top 5 for (\d+) of (\d+)\s+answerable", out)
+    refused = re.search(r"(\d+) of (\d+)\s+never-mentioned\s+questions\s+refused", out)
+    assert found and refused, out[-800:]
+    return tuple(int(x) for x in (*found.groups(), *refused.groups()))  # type: ignore[return-value]
+
+
 def test_demo_runs_and_finds_evidence(capsys):
+    assert main(["demo", "--llm", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "remem demo" in out and "Remembered" in out and "reader none" in out
+    hit, asked, refused, never = _demo_figures(out)
+    assert asked == 10 and never == 2
+    assert hit >= asked // 2
+    assert "reached by" in out and "anchor" in out  # SYNAPSE's paths are shown
+    assert "ILSTMA cache" in out
+
+
+@pytest.mark.skipif(not local_available(), reason="the local model is not installed")
+def test_demo_answers_with_the_local_model_and_refuses_honestly(capsys):
+    """The README's first command: the bundled model answers, and at least one
+    never-mentioned question is refused."""
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert "remem demo" in out and "Remembered" in out
-    found = re.search(r"Evidence in the top 3 for (\d+) of (\d+)\s+answerable", out)
-    assert found, out[-500:]
-    hit, asked = int(found.group(1)), int(found.group(2))
-    assert asked > 0 and 0 < hit <= asked
+    assert "reader local:SmolLM2" in out
+    hit, asked, refused, never = _demo_figures(out)
     assert hit >= asked // 2
+    assert refused >= 1
+    assert "1 LLM call" in out
 
 
 def test_bench_locomo_command(capsys, tmp_path):

@@ -8,6 +8,7 @@ and keep their offline methods). ``auto`` is ``local`` when it is installed, els
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import logging
 import threading
@@ -63,8 +64,18 @@ def create_llm(name: str = "auto", *, shared: bool = True, **options: Any) -> LL
         return _FACTORIES[name](**options)
     with _LOCK:
         if name not in _SHARED:
+            if not _SHARED:
+                atexit.register(_close_shared)
             _SHARED[name] = _FACTORIES[name]()
         return _SHARED[name]
+
+
+def _close_shared() -> None:
+    """Free shared models before interpreter teardown (llama.cpp's own finalizers
+    fail noisily once module globals are gone)."""
+    for llm in _SHARED.values():
+        llm.close()
+    _SHARED.clear()
 
 
 def _local(**options: Any) -> LLM:

@@ -110,6 +110,8 @@ class SynapseEngine(Engine):
         if not self.cfg.concepts:
             return []
         extractor = self.extractor
+        if isinstance(extractor, LLMExtractor) and not self.ctx.llm().generates:
+            extractor = self.lexical  # llm="none" will never extract: no point queueing
         if extractor is not self.lexical:
             try:
                 out = [(r, self.extractor.extract(r.text)) for r in rows]
