@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     qa.add_argument("--llm", default="local", help="reader backend: local, openai or none")
     qa.add_argument("--llm-url", help="reader endpoint (openai; default OPENAI_BASE_URL)")
     qa.add_argument("--llm-model", help="reader model name (openai)")
+    qa.add_argument(
+        "--llm-threads", type=int, help="CPU threads of the local reader (default: up to 4)"
+    )
     qa.add_argument("--answer-k", type=int, default=10, help="memories recalled per question")
     qa.add_argument("--context-tokens", type=int, default=900, help="memory context budget")
     qa.add_argument("--jsonl", help="per-question outputs here (audits)")

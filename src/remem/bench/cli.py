@@ -27,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
         llm_options = {"base_url": args.llm_url} if args.llm_url else {}
         if args.llm_model:
             llm_options["model"] = args.llm_model
+        if args.llm_threads:
+            llm_options["n_threads"] = args.llm_threads
         result = run_locomo_qa(
             args.data,
             args.engines,

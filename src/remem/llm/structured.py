@@ -44,11 +44,12 @@ def ask_json(
     """
     convo = list(messages)
     problem = ""
+    sent = _for_backend(schema)
     for _ in range(retries + 1):
         if on_call is not None:
             on_call()
         reply = llm.complete(
-            convo, task=task, json_schema=schema, max_tokens=max_tokens, temperature=0.0
+            convo, task=task, json_schema=sent, max_tokens=max_tokens, temperature=0.0
         ).text
         try:
             value = parse_json(reply)
@@ -66,6 +67,20 @@ def ask_json(
                 },
             ]
     raise LLMOutputError(f"{llm.name} gave no valid JSON for {task!r}: {problem}")
+
+
+_LENGTH_KEYS = ("maxLength", "minLength", "maxItems", "minItems")
+
+
+def _for_backend(schema: Any) -> Any:
+    """The schema without length bounds: llama.cpp unrolls them into grammar rules
+    (a 1,200-character string does not compile), and max_tokens bounds length anyway;
+    :func:`validate` still checks them on the reply."""
+    if isinstance(schema, dict):
+        return {k: _for_backend(v) for k, v in schema.items() if k not in _LENGTH_KEYS}
+    if isinstance(schema, list):
+        return [_for_backend(v) for v in schema]
+    return schema
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)

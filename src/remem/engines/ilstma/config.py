@@ -87,6 +87,12 @@ class IlstmaConfig:
     when their embeddings reach this cosine (near-duplicate pieces are overwritten by
     the newer one, the rest appended); otherwise it starts a new summary."""
     summary_max_pieces: int = 8
+    summariser: str = "extractive"
+    """choice: "extractive" (offline, the default: the bundled 135M model is useless
+    for summaries) or "llm" (the paper's: the Memory's LLM writes and updates them).
+    A failing LLM leaves the group for the next add, and after ``llm_attempts``
+    failed rounds that group is summarised extractively, with a logged warning."""
+    llm_attempts: int = 3
     personality_traits: int = 8
     """choice: the offline personality profile keeps a speaker's latest first-person
     statements of preference or habit (I love / I prefer / my favourite ...)."""
@@ -105,6 +111,10 @@ class IlstmaConfig:
             raise InvalidInputError(f"spatial must be one of {SPATIAL_FORMS}")
         if cfg.judge not in ("lexical", "embedding", "llm"):
             raise InvalidInputError("judge must be 'lexical', 'embedding' or 'llm'")
+        if cfg.summariser not in ("extractive", "llm"):
+            raise InvalidInputError("summariser must be 'extractive' or 'llm'")
+        if cfg.llm_attempts < 1:
+            raise InvalidInputError("llm_attempts must be >= 1")
         if cfg.verify not in ("none", "llm"):
             raise InvalidInputError("verify must be 'none' or 'llm'")
         if cfg.on_disagreement not in ("cosine", "union"):
@@ -123,5 +133,5 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ilstma-printed": {"spatial": "printed"},
     "ilstma-paper": {"global_retriever": "hybrid", "on_disagreement": "cosine"},
     "ilstma-nocache": {"cache": False},
-    "ilstma-llm": {"judge": "llm", "verify": "llm"},
+    "ilstma-llm": {"judge": "llm", "verify": "llm", "summariser": "llm"},
 }

@@ -49,6 +49,7 @@ from .forgetting import prefetch_score
 from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge
 from .stm import Dialogue, ShortTermMemory
 from .summaries import (
+    LLMSummariser,
     Piece,
     Summary,
     merge,
@@ -111,6 +112,7 @@ class IlstmaEngine(Engine):
         self._stm: dict[str, ShortTermMemory] = {}
         self._notes: dict[str, _Notes] = {}
         self._locks = UserLocks()
+        self._llm_failures: dict[str, int] = {}
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remem-ilstma")
         self._local = threading.local()
 
@@ -188,24 +190,37 @@ class IlstmaEngine(Engine):
                 rows = rows[: groups * cfg.summary_group]
                 summaries = list(notes.summaries)
                 changed: dict[int, Summary] = {}
+                summariser = self._llm_summariser(user_id)
                 for g in range(groups):
                     group = rows[g * cfg.summary_group : (g + 1) * cfg.summary_group]
-                    pieces = summarise_group(group, cfg.summary_pieces)
                     latest = summaries[-1] if summaries else None
                     sid = latest.sid + 1 if latest else 0
-                    s = merge(
-                        latest,
-                        pieces,
-                        sid,
-                        cfg.summary_merge,
-                        cfg.summary_max_pieces,
-                        span=(group[0].seq, group[-1].seq),
-                    )
+                    s = None
+                    if summariser is not None:
+                        try:
+                            s = summariser.summarise(latest, group, sid, cfg.summary_merge)
+                            self._llm_failures.pop(user_id, None)
+                        except LLMError as exc:
+                            if self._queue_after_failure(user_id, exc):
+                                groups = g  # this group and the rest wait for the next add
+                                break
+                    if s is None:
+                        s = merge(
+                            latest,
+                            summarise_group(group, cfg.summary_pieces),
+                            sid,
+                            cfg.summary_merge,
+                            cfg.summary_max_pieces,
+                            span=(group[0].seq, group[-1].seq),
+                        )
                     if latest is not None and s.sid == latest.sid:
                         summaries[-1] = s
                     else:
                         summaries.append(s)
                     changed[s.sid] = s
+                if groups == 0:
+                    return done
+                rows = rows[: groups * cfg.summary_group]
                 out = [_summary_row(s) for s in changed.values()]
                 ok = self.ctx.store.notes_save(user_id, out, rows[-1].seq, notes.summarized_seq)
                 if not ok:  # another process summarised meanwhile: reload, redo
@@ -216,6 +231,28 @@ class IlstmaEngine(Engine):
                 notes.summarized_seq = rows[-1].seq
                 return len(rows)
         return done
+
+    def _llm_summariser(self, user_id: str) -> LLMSummariser | None:
+        if self.cfg.summariser != "llm":
+            return None
+        llm = self.ctx.llm()
+        if not llm.generates:
+            return None  # llm="none" will never summarise: extractive, no queueing
+        return LLMSummariser(llm, self.ctx.embedder.embed_one)
+
+    def _queue_after_failure(self, user_id: str, exc: LLMError) -> bool:
+        """Count a failed LLM summary: True = leave the group queued (its memories are
+        stored; only the summary waits), False = give up and summarise extractively."""
+        n = self._llm_failures.get(user_id, 0) + 1
+        self._llm_failures[user_id] = n
+        if n < self.cfg.llm_attempts:
+            log.warning(
+                "LLM summary failed (%s); queued, attempt %d/%d", exc, n, self.cfg.llm_attempts
+            )
+            return True
+        log.warning("LLM summary failed %d times (%s); extractive fallback", n, exc)
+        self._llm_failures.pop(user_id, None)
+        return False
 
     def _load_notes(self, user_id: str, *, profile: bool = True) -> _Notes:
         """The user's summaries (stored) and profile, kept current incrementally.
@@ -236,6 +273,9 @@ class IlstmaEngine(Engine):
             with self.ctx.indexes.use(user_id) as idx:
 
                 def piece(p: dict) -> Piece | None:
+                    if "vec" in p:  # an LLM-written piece carries its own embedding
+                        vec = np.asarray(p["vec"], dtype=np.float32)
+                        return Piece(p["text"], vec, p["seq"], "")
                     pos = idx.pos.get(p["memory_id"])
                     if pos is None:
                         return None
@@ -546,5 +586,10 @@ def _fill(recalled: list[Scored], ranking: list[Scored], k: int) -> list[Scored]
 
 
 def _summary_row(s: Summary) -> NoteRow:
-    pieces = [{"text": p.text, "seq": p.seq, "memory_id": p.memory_id} for p in s.pieces]
+    pieces = [
+        {"text": p.text, "seq": p.seq, "memory_id": p.memory_id}
+        if p.memory_id
+        else {"text": p.text, "seq": p.seq, "vec": [round(float(x), 6) for x in p.vec]}
+        for p in s.pieces
+    ]
     return NoteRow("summary", s.sid, None, s.first_seq, s.last_seq, json.dumps(pieces))

@@ -15,7 +15,8 @@ extractively, with the embeddings it already has (no extra embedding calls):
 * the profile: per speaker, the latest first-person statements of preference or
   habit ("I love ...", "my favourite ..."), near-duplicates overwritten by the newer.
 
-The LLM versions plug in with the LLM layer; these are what runs offline.
+These run offline; :class:`LLMSummariser` is the paper's LLM path (engine option
+``summariser="llm"``).
 """
 
 from __future__ import annotations
@@ -148,3 +149,50 @@ def render_profile(profile: dict[str, list[Piece]]) -> str:
         for speaker, pieces in sorted(profile.items())
         if pieces
     )
+
+
+SUMMARY_SCHEMA: dict = {
+    "type": "object",
+    "properties": {"summary": {"type": "string", "maxLength": 1200}},
+    "required": ["summary"],
+}
+
+
+class LLMSummariser:
+    """The paper's summaries: the LLM summarises a group, and on the overlap update
+    rewrites the latest summary with the new one (prompts ``summary`` and
+    ``summary_update``). A summary is then one piece: the LLM's text with its own
+    embedding. Failures raise :class:`remem.LLMError` for the engine to handle."""
+
+    def __init__(self, llm, embed):
+        self.llm = llm
+        self.embed = embed  # text -> unit vector
+
+    def _ask(self, task: str, **values: str) -> str:
+        from ...llm import ask_json, prompts
+
+        return ask_json(
+            self.llm,
+            prompts.render(task, **values),
+            SUMMARY_SCHEMA,
+            lambda v: " ".join(str(v["summary"]).split()),
+            task=task,
+            retries=1,
+            max_tokens=200,
+        )
+
+    def summarise(
+        self, latest: Summary | None, group: list[StoredMemory], sid: int, cfg_merge: float
+    ) -> Summary:
+        from ...errors import LLMError
+
+        text = self._ask("summary", dialogues="\n".join(_stamp(m) for m in group))
+        if not text:
+            raise LLMError("the LLM returned an empty summary")
+        piece = Piece(text, self.embed(text), group[-1].seq)  # no memory id: own vector
+        fresh = Summary(sid, group[0].seq, group[-1].seq, [piece])
+        if latest is None or float(latest.vec @ fresh.vec) < cfg_merge:
+            return fresh
+        merged = self._ask("summary_update", old=latest.text, new=text) or text
+        piece = Piece(merged, self.embed(merged), group[-1].seq)
+        return Summary(latest.sid, latest.first_seq, group[-1].seq, [piece])
