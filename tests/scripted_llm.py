@@ -34,7 +34,9 @@ class ScriptedLLM(LLM):
         stop: Sequence[str] | None,
     ) -> Completion:
         msgs = [dict(m) for m in messages]
-        self.calls.append({"messages": msgs, "schema": json_schema, "max_tokens": max_tokens})
+        self.calls.append(
+            {"messages": msgs, "schema": json_schema, "max_tokens": max_tokens, "stop": stop}
+        )
         if self.fail:
             raise LLMError("scripted failure")
         text = self.reply(msgs, json_schema) if callable(self.reply) else self.reply

@@ -7,9 +7,7 @@ with a scripted test double that records its prompts)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
 import pytest
 
@@ -26,10 +24,10 @@ from remem.answer import (
     is_temporal,
 )
 from remem.engines import engine_names
-from remem.errors import LLMError
-from remem.llm import LLM, Completion, create_llm, estimate_tokens, local_available, prompts
+from remem.llm import create_llm, estimate_tokens, local_available, prompts
 from remem.types import Hit, Recall
 from sample_conversation import BASE, TURNS
+from scripted_llm import ScriptedLLM
 
 ENGINES = engine_names()
 ILSTMA = [e for e in ENGINES if e.startswith("ilstma")]
@@ -50,35 +48,7 @@ ANSWER_FIELDS = {
 }
 
 
-class Scripted(LLM):
-    """A reader whose replies are scripted; records every call it receives."""
-
-    name = "scripted"
-
-    def __init__(self, reply: str | Callable[[list[dict], Any], str] = "Paris", fail=False):
-        super().__init__()
-        self.reply = reply
-        self.fail = fail
-        self.calls: list[dict[str, Any]] = []
-
-    def _complete(
-        self,
-        messages: Sequence[dict],
-        *,
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None,
-        stop: Sequence[str] | None,
-    ) -> Completion:
-        msgs = [dict(m) for m in messages]
-        self.calls.append(
-            {"messages": msgs, "max_tokens": max_tokens, "stop": stop, "schema": json_schema}
-        )
-        if self.fail:
-            raise LLMError("scripted failure")
-        text = self.reply(msgs, json_schema) if callable(self.reply) else self.reply
-        prompt = sum(estimate_tokens(m["content"]) for m in msgs)
-        return Completion(text, prompt, estimate_tokens(text), 0.001)
+Scripted = ScriptedLLM  # replies scripted, calls recorded (tests/scripted_llm.py)
 
 
 def _add(mem: Memory, user: str = "u", turns=TURNS) -> list[str]:
@@ -330,6 +300,7 @@ def test_ilstma_llm_judge_answer_costs_no_reader_call(open_memory):
     reader = Scripted(reply)
     mem = open_memory(":memory:", "ilstma-llm", llm=reader)
     ids = _add(mem)
+    del reader.calls[:]  # ilstma-llm also summarises with the LLM while adding
     first = mem.answer(BASSOON, "u")  # miss: nothing cached yet, the reader answers
     assert first.cache_hit is False and first.text == "Ezekiel" and first.llm_calls == 1
     assert [c["schema"] is None for c in reader.calls] == [True]
