@@ -141,3 +141,34 @@ def test_ilstma_llm_check_of_the_global_candidate(embedder, relevant):
             assert out.recalled == [unrelated]
         else:
             assert unrelated not in out.recalled and ids[0] in out.recalled
+
+
+def _notes_reply(messages, schema) -> str:
+    system = messages[0]["content"]
+    if "traits of their personality" in system:
+        who = "Alice" if "of Alice" in system else "Bob"
+        return json.dumps({"traits": [f"{who} loves the outdoors", f"{who} is curious"]})
+    return _summary_reply(messages, schema)
+
+
+def test_ilstma_llm_personality_is_stored_and_survives_restart(tmp_path, embedder):
+    path = tmp_path / "m.db"
+    llm = ScriptedLLM(_notes_reply)
+    opts = {"summariser": "llm", "personality": "llm"}
+    with Memory(path, engine="ilstma", embedder=embedder, llm=llm, engine_options=opts) as mem:
+        _add_all(mem, 10)
+        assert llm.usage.tasks["personality"].calls == 4  # 2 groups x 2 speakers
+        _, rows = mem._store.notes_load("u")
+        traits = [(r.speaker, r.first_seq, r.last_seq) for r in rows if r.kind == "trait"]
+        assert sorted(traits) == [("Alice", 0, 4), ("Alice", 5, 9), ("Bob", 0, 4), ("Bob", 5, 9)]
+        # the same traits from both groups: near-duplicates overwritten, not repeated
+        profile = mem.short_term("u")["personality"] or mem._engine._load_notes("u").profile
+    with Memory(path, engine="ilstma", embedder=embedder, llm="none", engine_options=opts) as mem:
+        rec = mem.recall("What does Alice love?", "u", k=3)
+        assert rec.segments["personality"].count("Alice loves the outdoors") == 1
+        assert "Bob is curious" in rec.segments["personality"]
+        mem.delete(mem.memories("u")[0].id, "u")  # derived notes of its group go
+        _, rows = mem._store.notes_load("u")
+        assert all(r.first_seq > 0 for r in rows if r.kind == "trait")
+        assert "Alice loves" not in mem.recall("What does Alice love?", "u").segments["personality"]
+    assert profile

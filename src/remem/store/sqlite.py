@@ -408,7 +408,8 @@ class SQLiteStore(Store):
             )
         if restart is not None:
             con.execute(
-                "DELETE FROM ilstma_notes WHERE user_id = ? AND kind = 'summary' AND last_seq >= ?",
+                "DELETE FROM ilstma_notes WHERE user_id = ? AND kind IN ('summary', 'trait') "
+                "AND last_seq >= ?",
                 (user_id, restart),
             )
             con.execute(

@@ -92,6 +92,11 @@ class IlstmaConfig:
     for summaries) or "llm" (the paper's: the Memory's LLM writes and updates them).
     A failing LLM leaves the group for the next add, and after ``llm_attempts``
     failed rounds that group is summarised extractively, with a logged warning."""
+    personality: str = "extractive"
+    """choice: "extractive" (offline first-person statements, derived from the
+    memories, the default) or "llm" (the paper's: the Memory's LLM lists each
+    speaker's traits per group; stored, because it is not cheap to redo). Failures
+    are handled as for summaries."""
     llm_attempts: int = 3
     personality_traits: int = 8
     """choice: the offline personality profile keeps a speaker's latest first-person
@@ -111,6 +116,8 @@ class IlstmaConfig:
             raise InvalidInputError(f"spatial must be one of {SPATIAL_FORMS}")
         if cfg.judge not in ("lexical", "embedding", "llm"):
             raise InvalidInputError("judge must be 'lexical', 'embedding' or 'llm'")
+        if cfg.personality not in ("extractive", "llm"):
+            raise InvalidInputError("personality must be 'extractive' or 'llm'")
         if cfg.summariser not in ("extractive", "llm"):
             raise InvalidInputError("summariser must be 'extractive' or 'llm'")
         if cfg.llm_attempts < 1:
@@ -133,5 +140,5 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ilstma-printed": {"spatial": "printed"},
     "ilstma-paper": {"global_retriever": "hybrid", "on_disagreement": "cosine"},
     "ilstma-nocache": {"cache": False},
-    "ilstma-llm": {"judge": "llm", "verify": "llm", "summariser": "llm"},
+    "ilstma-llm": {"judge": "llm", "verify": "llm", "summariser": "llm", "personality": "llm"},
 }

@@ -31,6 +31,7 @@ import json
 import logging
 import threading
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -52,6 +53,7 @@ from .summaries import (
     LLMSummariser,
     Piece,
     Summary,
+    llm_traits,
     merge,
     render_profile,
     summarise_group,
@@ -182,7 +184,8 @@ class IlstmaEngine(Engine):
                 # one load serves the profile and the summaries: both lag by a few rows
                 start = min(notes.summarized_seq, notes.profile_seq)
                 fresh = self.ctx.store.load(user_id, after_seq=start)
-                self._update_profile(notes, [r for r in fresh if r.seq > notes.profile_seq])
+                if cfg.personality == "extractive":
+                    self._update_profile(notes, [r for r in fresh if r.seq > notes.profile_seq])
                 rows = [r for r in fresh if r.seq > notes.summarized_seq]
                 groups = len(rows) // cfg.summary_group
                 if groups == 0:
@@ -191,19 +194,36 @@ class IlstmaEngine(Engine):
                 summaries = list(notes.summaries)
                 changed: dict[int, Summary] = {}
                 summariser = self._llm_summariser(user_id)
+                llm = self._llm(user_id, cfg.personality)
+                profile = {k: list(v) for k, v in notes.profile.items()}
+                trait_rows: list[NoteRow] = []
                 for g in range(groups):
                     group = rows[g * cfg.summary_group : (g + 1) * cfg.summary_group]
                     latest = summaries[-1] if summaries else None
                     sid = latest.sid + 1 if latest else 0
                     s = None
-                    if summariser is not None:
-                        try:
+                    try:
+                        if summariser is not None:
                             s = summariser.summarise(latest, group, sid, cfg.summary_merge)
-                            self._llm_failures.pop(user_id, None)
-                        except LLMError as exc:
-                            if self._queue_after_failure(user_id, exc):
-                                groups = g  # this group and the rest wait for the next add
-                                break
+                        if llm is not None:
+                            for speaker in dict.fromkeys(m.speaker or "user" for m in group):
+                                mine = [m for m in group if (m.speaker or "user") == speaker]
+                                found = llm_traits(
+                                    llm,
+                                    self.ctx.embedder.embed_one,
+                                    speaker,
+                                    mine,
+                                    cfg.personality_traits,
+                                )
+                                update_profile(
+                                    profile, [(speaker, p) for p in found], cfg.personality_traits
+                                )
+                                trait_rows.append(_trait_row(speaker, group, found))
+                        self._llm_failures.pop(user_id, None)
+                    except LLMError as exc:
+                        if self._queue_after_failure(user_id, exc):
+                            groups = g  # this group and the rest wait for the next add
+                            break
                     if s is None:
                         s = merge(
                             latest,
@@ -222,22 +242,31 @@ class IlstmaEngine(Engine):
                     return done
                 rows = rows[: groups * cfg.summary_group]
                 out = [_summary_row(s) for s in changed.values()]
+                out += [r for r in trait_rows if r.last_seq <= rows[-1].seq]
                 ok = self.ctx.store.notes_save(user_id, out, rows[-1].seq, notes.summarized_seq)
                 if not ok:  # another process summarised meanwhile: reload, redo
                     self._notes.pop(user_id, None)
                     continue
+                if llm is not None:
+                    notes.profile = profile
                 notes.summaries = summaries
                 notes._matrix = None
                 notes.summarized_seq = rows[-1].seq
                 return len(rows)
         return done
 
-    def _llm_summariser(self, user_id: str) -> LLMSummariser | None:
-        if self.cfg.summariser != "llm":
+    def _llm(self, user_id: str, setting: str) -> Any:
+        """The Memory's LLM when ``setting`` asks for it and it generates (llm="none"
+        will never summarise: then the offline method, with no queueing)."""
+        if setting != "llm":
             return None
         llm = self.ctx.llm()
-        if not llm.generates:
-            return None  # llm="none" will never summarise: extractive, no queueing
+        return llm if llm.generates else None
+
+    def _llm_summariser(self, user_id: str) -> LLMSummariser | None:
+        llm = self._llm(user_id, self.cfg.summariser)
+        if llm is None:
+            return None
         return LLMSummariser(llm, self.ctx.embedder.embed_one)
 
     def _queue_after_failure(self, user_id: str, exc: LLMError) -> bool:
@@ -283,14 +312,20 @@ class IlstmaEngine(Engine):
                     return Piece(p["text"], vec, p["seq"], p["memory_id"])
 
                 summaries = []
-                for r in rows:
+                stored_traits: dict[str, list[Piece]] = {}
+                for r in sorted(rows, key=lambda r: (r.first_seq, r.kind)):
                     pieces = [x for x in (piece(p) for p in json.loads(r.pieces)) if x]
                     if r.kind == "summary" and pieces:
                         summaries.append(Summary(r.nid, r.first_seq, r.last_seq, pieces))
+                    elif r.kind == "trait":  # replayed in order: newer traits overwrite
+                        found = [(r.speaker or "user", p) for p in pieces]
+                        update_profile(stored_traits, found, self.cfg.personality_traits)
+                if self.cfg.personality == "llm":
+                    notes.profile = stored_traits
             notes.summaries = sorted(summaries, key=lambda s: s.sid)
             notes._matrix = None
             notes.summarized_seq = seq
-        if profile:
+        if profile and self.cfg.personality == "extractive":
             new = self.ctx.store.load(user_id, after_seq=notes.profile_seq)
             self._update_profile(notes, new)
         return notes
@@ -585,11 +620,22 @@ def _fill(recalled: list[Scored], ranking: list[Scored], k: int) -> list[Scored]
     return [Scored(r.id, 1.0 / (1 + i), r.why) for i, r in enumerate(merged)]
 
 
+def _piece_json(p: Piece) -> dict[str, Any]:
+    """A piece as stored: by memory id when it quotes a memory (its vector is the
+    memory's), else with its own vector (LLM-written text)."""
+    if p.memory_id:
+        return {"text": p.text, "seq": p.seq, "memory_id": p.memory_id}
+    return {"text": p.text, "seq": p.seq, "vec": [round(float(x), 6) for x in p.vec]}
+
+
+def _trait_row(speaker: str, group: list[StoredMemory], pieces: list[Piece]) -> NoteRow:
+    """The LLM's traits of one speaker from one group, spanning the group: deleting any
+    of its memories drops them, and re-summarising derives them again."""
+    nid = zlib.crc32(f"{speaker}\x00{group[0].seq}".encode()) & 0x7FFFFFFF
+    body = json.dumps([_piece_json(p) for p in pieces])
+    return NoteRow("trait", nid, speaker, group[0].seq, group[-1].seq, body)
+
+
 def _summary_row(s: Summary) -> NoteRow:
-    pieces = [
-        {"text": p.text, "seq": p.seq, "memory_id": p.memory_id}
-        if p.memory_id
-        else {"text": p.text, "seq": p.seq, "vec": [round(float(x), 6) for x in p.vec]}
-        for p in s.pieces
-    ]
+    pieces = [_piece_json(p) for p in s.pieces]
     return NoteRow("summary", s.sid, None, s.first_seq, s.last_seq, json.dumps(pieces))

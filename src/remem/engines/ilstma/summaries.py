@@ -196,3 +196,30 @@ class LLMSummariser:
         merged = self._ask("summary_update", old=latest.text, new=text) or text
         piece = Piece(merged, self.embed(merged), group[-1].seq)
         return Summary(latest.sid, latest.first_seq, group[-1].seq, [piece])
+
+
+TRAITS_SCHEMA: dict = {
+    "type": "object",
+    "properties": {"traits": {"type": "array", "items": {"type": "string", "maxLength": 200}}},
+    "required": ["traits"],
+}
+
+
+def llm_traits(llm, embed, speaker: str, turns: list[StoredMemory], n: int) -> list[Piece]:
+    """The paper's personality step for one speaker of one group: up to ``n`` traits
+    from the LLM, each a piece with its own embedding (deduplicated by
+    :func:`update_profile` like the offline traits). Raises LLMError on failure."""
+    from ...llm import ask_json, prompts
+
+    found = ask_json(
+        llm,
+        prompts.render(
+            "personality", speaker=speaker, n=n, dialogues="\n".join(_stamp(m) for m in turns)
+        ),
+        TRAITS_SCHEMA,
+        lambda v: [" ".join(str(t).split()) for t in v["traits"]],
+        task="personality",
+        retries=1,
+        max_tokens=160,
+    )
+    return [Piece(t, embed(t), turns[-1].seq) for t in found[:n] if t]
