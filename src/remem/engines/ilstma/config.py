@@ -35,6 +35,10 @@ class IlstmaConfig:
     offset: int = 5
     """choice (the paper gives none): prefetch scans table positions
     [c - offset, c + offset] around the recalled dialogue c; k = cache_size <= 2 offset."""
+    prefetch_around: str = "first"
+    """"first" (the paper: one recalled dialogue is the centre) or "all": when the
+    index check recalls two dialogues (a disagreement), windows around each are
+    scored together, distance counted to the nearer centre."""
     segment_tokens: int = 400
     """choice: each segment is cut to this many tokens (estimated as 4/3 per word),
     so the short-term memory stays bounded (5 segments -> about 2,000 tokens)."""
@@ -122,6 +126,8 @@ class IlstmaConfig:
             raise InvalidInputError("summariser must be 'extractive' or 'llm'")
         if cfg.llm_attempts < 1:
             raise InvalidInputError("llm_attempts must be >= 1")
+        if cfg.prefetch_around not in ("first", "all"):
+            raise InvalidInputError("prefetch_around must be 'first' or 'all'")
         if cfg.verify not in ("none", "llm"):
             raise InvalidInputError("verify must be 'none' or 'llm'")
         if cfg.on_disagreement not in ("cosine", "union"):
@@ -140,5 +146,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ilstma-printed": {"spatial": "printed"},
     "ilstma-paper": {"global_retriever": "hybrid", "on_disagreement": "cosine"},
     "ilstma-nocache": {"cache": False},
+    "ilstma-around": {"prefetch_around": "all"},
     "ilstma-llm": {"judge": "llm", "verify": "llm", "summariser": "llm", "personality": "llm"},
 }

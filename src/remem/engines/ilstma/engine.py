@@ -461,7 +461,8 @@ class IlstmaEngine(Engine):
             timings["retrieve_s"] = time.perf_counter() - t
             # one metadata read and one text read serve the recalled dialogues and the
             # prefetch window around the first of them
-            window = self._window(user_id, recalled[0].id) if cfg.cache and recalled else []
+            centres = recalled if cfg.prefetch_around == "all" else recalled[:1]
+            window = self._window(user_id, [r.id for r in centres]) if cfg.cache else []
             wanted = list(dict.fromkeys([r.id for r in recalled] + [w[0] for w in window]))
             texts = self._texts(user_id, wanted)
             meta = self.ctx.store.table_meta(user_id, wanted)
@@ -507,23 +508,26 @@ class IlstmaEngine(Engine):
         """This thread's latest flow outcome (benchmarks read the recalled ids here)."""
         return getattr(self._local, "last", None)
 
-    def _window(self, user_id: str, centre_id: str) -> list[tuple[str, int, float, int]]:
+    def _window(self, user_id: str, centre_ids: list[str]) -> list[tuple[str, int, float, int]]:
         """(id, distance, created, seq) of the live entries within ``offset`` table
-        positions of the recalled dialogue, itself included at distance 0."""
+        positions of a recalled dialogue (the centres themselves at distance 0); with
+        several centres an entry's distance is to the nearest."""
         idx = self.ctx.indexes.get(user_id)
         with idx.lock:
-            c = idx.pos.get(centre_id)
-            if c is None:
-                return []
-            window = [(c, 0)]
-            for step in (-1, 1):
-                p, found = c + step, 0
-                while 0 <= p < idx.dense.size and found < self.cfg.offset:
-                    if idx.dense.is_alive(p):
-                        found += 1
-                        window.append((p, found))
-                    p += step
-            return [(idx.ids[p], d, idx.times[p], idx.seqs[p]) for p, d in window]
+            best: dict[int, int] = {}
+            for centre_id in centre_ids:
+                c = idx.pos.get(centre_id)
+                if c is None:
+                    continue
+                best[c] = 0
+                for step in (-1, 1):
+                    p, found = c + step, 0
+                    while 0 <= p < idx.dense.size and found < self.cfg.offset:
+                        if idx.dense.is_alive(p):
+                            found += 1
+                            best[p] = min(best.get(p, found), found)
+                        p += step
+            return [(idx.ids[p], d, idx.times[p], idx.seqs[p]) for p, d in sorted(best.items())]
 
     def _prefetch(
         self,
