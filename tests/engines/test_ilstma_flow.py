@@ -529,3 +529,22 @@ def test_last_outcome_follows_every_question(open_memory):
     mem.recall(Q[0], "nobody")
     out = mem._engine.last_outcome
     assert out.hits == [] and out.recalled == []
+
+
+def test_prefetch_around_every_recalled_dialogue(open_memory):
+    """With two recalled dialogues far apart, "all" scores both windows together and
+    caches each centre; "first" (the paper) only the first one's neighbourhood."""
+    from remem.engines.base import Scored
+
+    for around, expect_both in (("first", False), ("all", True)):
+        mem = _ilstma(open_memory, offset=2, cache_size=4, prefetch_around=around)
+        ids = _add(mem)
+        mem._engine._retrieve = lambda *a, ids=ids: (
+            [Scored(ids[1], 1.0), Scored(ids[8], 0.9)],
+            [Scored(ids[1], 1.0), Scored(ids[8], 0.9)],
+        )
+        mem.recall(Q[1], "u")
+        cached = set(_cache_pos(mem, ids))
+        assert 1 in cached
+        assert (8 in cached) is expect_both
+        assert cached <= (set(range(10)) - {4, 5} if expect_both else {0, 1, 2, 3})
