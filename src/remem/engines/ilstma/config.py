@@ -38,7 +38,8 @@ class IlstmaConfig:
     prefetch_around: str = "first"
     """"first" (the paper: one recalled dialogue is the centre) or "all": when the
     index check recalls two dialogues (a disagreement), windows around each are
-    scored together, distance counted to the nearer centre."""
+    scored together, distance counted to the nearer centre. Measured on LoCoMo: no
+    gain (docs/benchmarks.md), so "first" stays the default."""
     segment_tokens: int = 400
     """choice: each segment is cut to this many tokens (estimated as 4/3 per word),
     so the short-term memory stays bounded (5 segments -> about 2,000 tokens)."""
