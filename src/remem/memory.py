@@ -256,6 +256,7 @@ class Memory:
         ``llm="none"`` the answer is the best evidence sentence.
         """
         t0 = time.perf_counter()
+        question = check_text(question, self.max_text_chars, what="question")
         flow = getattr(self._engine, "recall_flow", None)
         notes: list[str] = []
         prepared, calls = None, 0
