@@ -407,3 +407,22 @@ def test_smoke_on_locomo_conv26(tmp_path):
     assert all(0.0 <= r["f1"] <= 1.0 and r["llm_calls"] == 0 for r in rows)
     assert all(0 < r["context_tokens"] <= 900 for r in rows if not r["refused"] or r["evidence"])
     assert result["conversations"] == 1 and result["limit"] == 5
+
+
+def test_optional_llm_judge_scores_answerable_questions(tiny, tmp_path):
+    """The judge sees question, gold and prediction; category 5 is never judged; a
+    failing judge leaves the score empty and the run goes on."""
+    from scripted_llm import ScriptedLLM
+
+    def verdict(messages, schema):
+        return '{"correct": true}' if "Biscuit" in messages[-1]["content"] else '{"correct": false}'
+
+    judge = ScriptedLLM(verdict)
+    result = run_locomo_qa(str(tiny), ["hybrid"], llm="none", judge=judge, jsonl=None)
+    s = result["engines"]["hybrid"]
+    assert len(judge.calls) == N_ANSWERABLE  # category 5 is scored by refusal instead
+    prompts = [c["messages"][-1]["content"] for c in judge.calls]
+    assert any("Gold answer: Biscuit" in p for p in prompts)
+    assert 0.0 < s["judge_accuracy"] < 1.0  # only the greyhound question is judged right
+    broken = run_locomo_qa(str(tiny), ["hybrid"], llm="none", judge=ScriptedLLM(fail=True))
+    assert broken["engines"]["hybrid"]["judge_accuracy"] is None
