@@ -45,6 +45,7 @@ ANSWER_FIELDS = {
     "completion_tokens",
     "explanations",
     "timings",
+    "draft",
 }
 
 

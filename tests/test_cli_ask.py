@@ -23,6 +23,7 @@ ANSWER_KEYS = {
     "evidence",
     "explanations",
     "timings",
+    "draft",
 }
 KAYAK = "I bought a turquoise kayak in Tromso."
 BASSOON = "My cousin Ezekiel plays the bassoon in a jazz quartet."

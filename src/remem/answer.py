@@ -135,6 +135,8 @@ class Answer:
     completion_tokens: int = 0
     #: how each evidence memory was reached (anchor, edge path, cache, ...)
     explanations: dict[str, str] = field(default_factory=dict)
+    #: the reader's own reply before the refusal checks (for audits); "" without one
+    draft: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -150,6 +152,7 @@ class Answer:
             "evidence": [h.to_dict() for h in self.evidence],
             "explanations": self.explanations,
             "timings": self.timings,
+            "draft": self.draft,
         }
 
 
@@ -266,6 +269,7 @@ class Answerer:
             refused = is_refusal(prepared) or not self._grounded(prepared, question, context)
             return Answer(
                 REFUSAL if refused else clean(prepared),
+                draft=prepared,
                 refused=refused,
                 llm_calls=extra_calls,
                 latency_s=time.perf_counter() - t0,
@@ -300,6 +304,7 @@ class Answerer:
         refused = is_refusal(text) or not self._grounded(text, question, context)
         return Answer(
             REFUSAL if refused else text,
+            draft=c.text,
             refused=refused,
             llm_calls=extra_calls + 1,
             latency_s=time.perf_counter() - t0,

@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     qa.add_argument("--answer-k", type=int, default=10, help="memories recalled per question")
     qa.add_argument("--context-tokens", type=int, default=900, help="memory context budget")
+    qa.add_argument(
+        "--grounding", type=float, default=0.5, help="answer-grounding check (0 turns it off)"
+    )
     qa.add_argument("--jsonl", help="per-question outputs here (audits)")
     qa.add_argument(
         "--resume", action="store_true", help="keep the finished blocks of --jsonl, run the rest"

@@ -45,6 +45,7 @@ ROW_KEYS = {
     "question",
     "gold",
     "prediction",
+    "draft",
     "refused",
     "f1",
     "evidence_recall",

@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
             llm_options=llm_options,
             k=args.answer_k,
             max_context_tokens=args.context_tokens,
+            grounding=args.grounding,
             conversations=args.conversations,
             limit=args.limit,
             judge=judge,

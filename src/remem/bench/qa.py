@@ -54,6 +54,7 @@ def run_locomo_qa(
     llm_options: dict[str, Any] | None = None,
     k: int = 10,
     max_context_tokens: int = 900,
+    grounding: float = 0.5,
     conversations: Sequence[str] | None = None,
     limit: int | None = None,
     categories: Sequence[int] = ALL_CATEGORIES,
@@ -98,9 +99,8 @@ def run_locomo_qa(
             for name in engines:
                 if (name, conv.sample_id) in done:
                     continue
-                for row in _run_engine(
-                    name, conv, questions, reader, embedder, k, max_context_tokens, judge
-                ):
+                opts = {"max_context_tokens": max_context_tokens, "grounding": grounding}
+                for row in _run_engine(name, conv, questions, reader, embedder, k, opts, judge):
                     rows.append(row)
                     if out:
                         out.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -115,6 +115,7 @@ def run_locomo_qa(
         "reader": reader.name,
         "k": k,
         "max_context_tokens": max_context_tokens,
+        "grounding": grounding,
         "conversations": len(convs),
         "limit": limit,
         "wall_s": time.time() - started,
@@ -147,18 +148,21 @@ def _run_engine(
     reader: LLM,
     embedder: Any,
     k: int,
-    budget: int,
+    opts: dict[str, Any],
     judge: LLM | None,
 ) -> list[dict[str, Any]]:
     engine = "hybrid" if name == FULL_CONTEXT else name
-    opts = {"max_context_tokens": budget}
     rows = []
     with Memory(
         ":memory:", engine=engine, embedder=embedder, llm=reader, answer_options=opts
     ) as mem:
         for session in conv.sessions:
             mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
-        full = FullContext(mem, conv.sample_id, reader) if name == FULL_CONTEXT else None
+        full = (
+            FullContext(mem, conv.sample_id, reader, grounding=opts["grounding"])
+            if name == FULL_CONTEXT
+            else None
+        )
         for q in questions:
             a = full.answer(q.question) if full else mem.answer(q.question, conv.sample_id, k)
             rows.append(_row(name, conv, q, a, judge))
@@ -168,14 +172,18 @@ def _run_engine(
 class FullContext:
     """The reader over the whole conversation, newest turns kept when it overflows."""
 
-    def __init__(self, mem: Memory, user_id: str, reader: LLM, answer_tokens: int = 48):
+    def __init__(
+        self, mem: Memory, user_id: str, reader: LLM, answer_tokens: int = 48, grounding=0.5
+    ):
         self.hits = list(reversed(mem.memories(user_id)))  # newest first = kept first
         overhead = max(
             reader.count_tokens(m["content"])
             for m in [*prompt_files.render("answer_temporal", context="", question="")]
         ) + 2 * reader.count_tokens(" ".join(["word"] * 40))
         budget = max(256, reader.context_window - overhead - answer_tokens - 64)
-        self.answerer = Answerer(reader, max_context_tokens=budget, max_answer_tokens=answer_tokens)
+        self.answerer = Answerer(
+            reader, max_context_tokens=budget, max_answer_tokens=answer_tokens, grounding=grounding
+        )
 
     def answer(self, question: str) -> Answer:
         return self.answerer.answer(question, Recall(self.hits, 1.0, False))
@@ -191,6 +199,7 @@ def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | Non
         "question": q.question,
         "gold": gold,
         "prediction": a.text,
+        "draft": a.draft,
         "refused": a.refused,
         "f1": locomo_f1(a.text, q.answer if q.category != 5 else None, q.category),
         "evidence_recall": evidence_recall(q.evidence, ids, len(ids)) if q.evidence else None,
