@@ -208,10 +208,21 @@ def test_ask_json_valid_first_time() -> None:
     assert llm.usage.tasks["probe"].calls == 1
     assert llm.usage.tasks["probe"].failures == 0
     sent = llm.sent[0]
-    assert sent["json_schema"] == SCHEMA  # handed to the backend for constrained decoding
+    # handed to the backend for constrained decoding, without length bounds (llama.cpp
+    # unrolls them into grammar rules); the reply is still validated against them
+    expected = json.loads(json.dumps(SCHEMA))
+    del expected["properties"]["label"]["maxLength"]
+    assert sent["json_schema"] == expected
     assert sent["temperature"] == 0.0
     assert sent["max_tokens"] == 256
     assert sent["messages"] == MESSAGES
+
+
+def test_ask_json_still_enforces_the_length_bounds_it_does_not_send() -> None:
+    llm = ScriptedLLM(['{"ok": true, "label": "far too long a label"}', '{"ok": true}'])
+    assert ask_json(llm, MESSAGES, SCHEMA, lambda v: v, task="probe") == {"ok": True}
+    assert llm.usage.calls == 2
+    assert "longer than 10" in llm.sent[1]["messages"][-1]["content"]
 
 
 def test_ask_json_repairs_without_retry() -> None:
