@@ -115,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     mb.add_argument("--data", required=True, help="path to memory_bank_en.json")
     mb.add_argument("--labels", default=None, help="evidence labels (default: the bundled ones)")
     _retrieval_args(mb)
+    gr = bsub.add_parser(
+        "grounding", help="replay the answer-grounding check on a --grounding 0 QA run"
+    )
+    gr.add_argument("--data", required=True, help="path to locomo10.json")
+    gr.add_argument("--jsonl", required=True, help="rows of a --answer --grounding 0 run")
+    gr.add_argument("--json", dest="json_out")
+    gr.add_argument("--markdown")
     sc = bsub.add_parser("scale", help="ingest and search latency on a synthetic history")
     sc.add_argument("--engines", type=_names, default=None)
     sc.add_argument("--n", type=_ints, default=[1000, 10000])

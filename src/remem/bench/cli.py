@@ -8,7 +8,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from .report import locomo_tables, markdown, print_tables, qa_tables, scale_tables
+from .report import (
+    grounding_tables,
+    locomo_tables,
+    markdown,
+    print_tables,
+    qa_tables,
+    scale_tables,
+)
 
 
 def _progress(msg: str) -> None:
@@ -17,7 +24,12 @@ def _progress(msg: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     command = "remem " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    if args.bench == "locomo" and args.answer:
+    if args.bench == "grounding":
+        from .qa import grounding_sweep
+
+        result = grounding_sweep(args.data, args.jsonl)
+        tables = grounding_tables(result)
+    elif args.bench == "locomo" and args.answer:
         from ..llm import create_llm
         from .qa import run_locomo_qa
 

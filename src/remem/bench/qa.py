@@ -308,3 +308,48 @@ def write_jsonl_summary(path: str | Path) -> dict[str, Any]:
     rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
     engines = list(dict.fromkeys(r["engine"] for r in rows))
     return {"engines": summarise(rows, engines), "paired": paired_differences(rows, engines)}
+
+
+SWEEP = (0.0, 0.25, 0.34, 0.5, 0.67, 0.75)
+
+
+def grounding_sweep(
+    data_path: str, jsonl: str, thresholds: Sequence[float] = SWEEP
+) -> dict[str, Any]:
+    """Replay the grounding check on a run made with ``--grounding 0``: each row's
+    draft is checked against its evidence (rebuilt from the data by turn id) at each
+    threshold. Greedy decoding makes the reader's draft the same at any threshold, so
+    this measures the check's trade-off without calling the reader again."""
+    from ..answer import REFUSAL, clean, grounded_share, is_refusal
+
+    turns = {
+        (c.sample_id, t.dia_id): f"{t.speaker}: {t.text}"
+        for c in load_locomo(data_path)
+        for t in c.turns
+    }
+    rows = [json.loads(x) for x in Path(jsonl).read_text(encoding="utf-8").splitlines() if x]
+    out: dict[str, list[dict[str, float]]] = {}
+    for name in dict.fromkeys(r["engine"] for r in rows):
+        mine = [r for r in rows if r["engine"] == name]
+        for t in thresholds:
+            scored = []
+            for r in mine:
+                text = clean(r["draft"]) if r["draft"] else r["prediction"]
+                context = "\n".join(turns.get((r["conversation"], e), "") for e in r["evidence"])
+                refused = is_refusal(text) or (
+                    t > 0 and grounded_share(text, r["question"], context) < t
+                )
+                pred = REFUSAL if refused else text
+                gold = None if r["category"] == 5 else r["gold"]
+                scored.append((r["category"], locomo_f1(pred, gold, r["category"]), refused))
+            ans = [s for s in scored if s[0] != 5]
+            adv = [s for s in scored if s[0] == 5]
+            out.setdefault(name, []).append(
+                {
+                    "threshold": t,
+                    "f1_1to4": mean(f for _, f, _ in ans),
+                    "cat5_refusal": mean(float(x) for *_, x in adv),
+                    "false_refusal": mean(float(x) for *_, x in ans),
+                }
+            )
+    return {"benchmark": "locomo-qa-grounding", "jsonl": jsonl, "engines": out}

@@ -258,7 +258,8 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
     tables = [
         (
             f"LoCoMo QA, official F1 by raw category (reader {result['reader']}, k={result['k']}, "
-            f"context budget {result['max_context_tokens']} tokens)",
+            f"context budget {result['max_context_tokens']} tokens, "
+            f"grounding check {result.get('grounding', 0.5)})",
             header,
             f1_rows,
         ),
@@ -286,3 +287,25 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
             )
         )
     return tables
+
+
+def grounding_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    rows = [
+        [
+            name,
+            _fmt(r["threshold"], 2),
+            _fmt(r["f1_1to4"]),
+            _fmt(r["cat5_refusal"]),
+            _fmt(r["false_refusal"]),
+        ]
+        for name, sweep in result["engines"].items()
+        for r in sweep
+    ]
+    return [
+        (
+            "Grounding check replayed on saved drafts (no reader calls): threshold vs F1 "
+            "1-4, refusal on raw category 5 and false refusal on 1-4",
+            ["engine", "threshold", "F1 1-4", "cat5 refusal", "false refusal 1-4"],
+            rows,
+        )
+    ]
