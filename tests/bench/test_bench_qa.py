@@ -427,3 +427,27 @@ def test_optional_llm_judge_scores_answerable_questions(tiny, tmp_path):
     assert 0.0 < s["judge_accuracy"] < 1.0  # only the greyhound question is judged right
     broken = run_locomo_qa(str(tiny), ["hybrid"], llm="none", judge=ScriptedLLM(fail=True))
     assert broken["engines"]["hybrid"]["judge_accuracy"] is None
+
+
+def test_grounding_sweep_replays_the_check_on_saved_drafts(tiny, tmp_path, monkeypatch):
+    """At threshold 0 the replay equals the run; a threshold refuses the ungrounded
+    reply ("Madrid" is in no evidence) and keeps the grounded one ("Biscuit")."""
+    from remem.bench.qa import grounding_sweep
+    from remem.llm import create_llm
+    from scripted_llm import ScriptedLLM
+
+    def reply(messages, schema):
+        asked = messages[-1]["content"].rsplit("Question:", 1)[-1]
+        return "Biscuit" if "greyhound" in asked else "Madrid"
+
+    out = tmp_path / "g0.jsonl"
+    reader = ScriptedLLM(reply)
+    reader.count_tokens = create_llm("none").count_tokens
+    monkeypatch.setattr(qa, "create_llm", lambda name, **kw: reader)  # the scripted reader
+    run = run_locomo_qa(str(tiny), ["hybrid"], llm="scripted", grounding=0, jsonl=str(out))
+    sweep = grounding_sweep(str(tiny), str(out), thresholds=(0.0, 0.5))["engines"]["hybrid"]
+    off, on = sweep
+    assert off["f1_1to4"] == pytest.approx(run["engines"]["hybrid"]["f1_1to4"])
+    assert off["false_refusal"] == 0.0 and off["cat5_refusal"] == 0.0
+    assert on["cat5_refusal"] == 1.0  # "Madrid" for the parrot and violin: refused
+    assert 0.0 < on["false_refusal"] < 1.0  # "Biscuit" stays, the other Madrids go
