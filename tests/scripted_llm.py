@@ -6,11 +6,11 @@ Real backends are tested against a real llama.cpp server and the bundled model
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from remem.errors import LLMError
-from remem.llm.base import LLM, Completion, estimate_tokens
+from remem.llm.base import LLM, Completion, Request, estimate_tokens
 
 Reply = str | Callable[[list[dict], Any], str]
 
@@ -24,22 +24,19 @@ class ScriptedLLM(LLM):
         self.fail = fail
         self.calls: list[dict[str, Any]] = []
 
-    def _complete(
-        self,
-        messages: Sequence[dict],
-        *,
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None,
-        stop: Sequence[str] | None,
-    ) -> Completion:
-        msgs = [dict(m) for m in messages]
+    def _complete(self, req: Request) -> Completion:
+        msgs = [dict(m) for m in req.messages]
         self.calls.append(
-            {"messages": msgs, "schema": json_schema, "max_tokens": max_tokens, "stop": stop}
+            {
+                "messages": msgs,
+                "schema": req.json_schema,
+                "max_tokens": req.max_tokens,
+                "stop": req.stop,
+            }
         )
         if self.fail:
             raise LLMError("scripted failure")
-        text = self.reply(msgs, json_schema) if callable(self.reply) else self.reply
+        text = self.reply(msgs, req.json_schema) if callable(self.reply) else self.reply
         return Completion(
             text, sum(estimate_tokens(m["content"]) for m in msgs), estimate_tokens(text), 0.001
         )

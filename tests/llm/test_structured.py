@@ -16,6 +16,7 @@ import pytest
 
 from remem.errors import LLMError, RememError
 from remem.llm import LLM, Completion, LLMOutputError, Message, ask_json, estimate_tokens, prompts
+from remem.llm.base import Request
 from remem.llm.structured import parse_json, validate
 
 SCHEMA = {
@@ -38,21 +39,14 @@ class ScriptedLLM(LLM):
         self.replies = list(replies)
         self.sent: list[dict[str, Any]] = []
 
-    def _complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None,
-        stop: Sequence[str] | None,
-    ) -> Completion:
+    def _complete(self, req: Request) -> Completion:
+        messages = req.messages
         self.sent.append(
             {
                 "messages": [dict(m) for m in messages],
-                "max_tokens": max_tokens,
-                "temperature": temperature,
-                "json_schema": json_schema,
+                "max_tokens": req.max_tokens,
+                "temperature": req.temperature,
+                "json_schema": req.json_schema,
             }
         )
         if not self.replies:

@@ -21,6 +21,18 @@ Message = dict[str, str]
 
 
 @dataclass(frozen=True)
+class Request:
+    """One completion request, as a backend receives it."""
+
+    messages: Sequence[Message]
+    max_tokens: int
+    temperature: float
+    #: JSON schema the reply must follow (backends that can enforce it do)
+    json_schema: dict[str, Any] | None = None
+    stop: Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
 class Completion:
     text: str
     prompt_tokens: int
@@ -81,15 +93,7 @@ class LLM(ABC):
         self.usage = Usage()
 
     @abstractmethod
-    def _complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None,
-        stop: Sequence[str] | None,
-    ) -> Completion: ...
+    def _complete(self, req: Request) -> Completion: ...
 
     def complete(
         self,
@@ -105,13 +109,7 @@ class LLM(ABC):
         if not self.generates:
             raise LLMError("no LLM is configured (llm='none'): nothing can be generated")
         try:
-            out = self._complete(
-                messages,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                json_schema=json_schema,
-                stop=stop,
-            )
+            out = self._complete(Request(messages, max_tokens, temperature, json_schema, stop))
         except LLMError:
             self.usage.record(task, None)
             raise

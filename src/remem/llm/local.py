@@ -14,12 +14,11 @@ import importlib.util
 import os
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import LLMError
-from .base import LLM, Completion, Message
+from .base import LLM, Completion, Request
 
 
 def find_smollm2() -> Path:
@@ -75,24 +74,16 @@ class LocalLLM(LLM):
         self.context_window = n_ctx
         self._lock = threading.Lock()  # a llama.cpp context serves one call at a time
 
-    def _complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None,
-        stop: Sequence[str] | None,
-    ) -> Completion:
+    def _complete(self, req: Request) -> Completion:
         kwargs: dict[str, Any] = {
-            "messages": [dict(m) for m in messages],
-            "max_tokens": max_tokens,
-            "temperature": temperature,
+            "messages": [dict(m) for m in req.messages],
+            "max_tokens": req.max_tokens,
+            "temperature": req.temperature,
         }
-        if stop:
-            kwargs["stop"] = list(stop)
-        if json_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+        if req.stop:
+            kwargs["stop"] = list(req.stop)
+        if req.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": req.json_schema}
         with self._lock:
             t0 = time.perf_counter()
             out = self._model.create_chat_completion(**kwargs)

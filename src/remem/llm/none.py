@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from ..errors import LLMError
-from .base import LLM, Completion, Message
+from .base import LLM, Completion, Request
 
 
 class NoLLM(LLM):
@@ -14,13 +11,5 @@ class NoLLM(LLM):
     generates = False
     context_window = 4096
 
-    def _complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None,
-        stop: Sequence[str] | None,
-    ) -> Completion:
+    def _complete(self, req: Request) -> Completion:
         raise LLMError("no LLM is configured (llm='none')")

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import LLMError
-from .base import LLM, Completion, Message, estimate_tokens
+from .base import LLM, Completion, Message, Request, estimate_tokens
 
 SCHEMA_MODES = ("auto", "json_schema", "json_object", "off")
 
@@ -62,23 +62,16 @@ class OpenAILLM(LLM):
         )
         self._mode_lock = threading.Lock()
 
-    def _complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None,
-        stop: Sequence[str] | None,
-    ) -> Completion:
+    def _complete(self, req: Request) -> Completion:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": [dict(m) for m in messages],
-            "max_tokens": max_tokens,
-            "temperature": temperature,
+            "messages": [dict(m) for m in req.messages],
+            "max_tokens": req.max_tokens,
+            "temperature": req.temperature,
         }
-        if stop:
-            body["stop"] = list(stop)
+        if req.stop:
+            body["stop"] = list(req.stop)
+        json_schema = req.json_schema
         while True:
             mode = self._modes[0] if json_schema is not None else "off"
             payload = dict(body)
@@ -98,7 +91,7 @@ class OpenAILLM(LLM):
                         self._modes.pop(0)  # this server wants another structured form
                         continue
                 raise LLMError(f"{self.base_url} rejected the request: {exc}") from None
-            return self._parse(reply, messages, time.perf_counter() - t0)
+            return self._parse(reply, req.messages, time.perf_counter() - t0)
 
     def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
