@@ -205,6 +205,7 @@ class IlstmaEngine(Engine):
                     try:
                         if summariser is not None:
                             s = summariser.summarise(latest, group, sid, cfg.summary_merge)
+                        group_traits = []  # applied only once the whole group succeeded
                         if llm is not None:
                             for speaker in dict.fromkeys(m.speaker or "user" for m in group):
                                 mine = [m for m in group if (m.speaker or "user") == speaker]
@@ -215,10 +216,12 @@ class IlstmaEngine(Engine):
                                     mine,
                                     cfg.personality_traits,
                                 )
-                                update_profile(
-                                    profile, [(speaker, p) for p in found], cfg.personality_traits
-                                )
-                                trait_rows.append(_trait_row(speaker, group, found))
+                                group_traits.append((speaker, found))
+                        for speaker, found in group_traits:
+                            update_profile(
+                                profile, [(speaker, p) for p in found], cfg.personality_traits
+                            )
+                            trait_rows.append(_trait_row(speaker, group, found))
                         self._llm_failures.pop(user_id, None)
                     except LLMError as exc:
                         if self._queue_after_failure(user_id, exc):
@@ -242,7 +245,7 @@ class IlstmaEngine(Engine):
                     return done
                 rows = rows[: groups * cfg.summary_group]
                 out = [_summary_row(s) for s in changed.values()]
-                out += [r for r in trait_rows if r.last_seq <= rows[-1].seq]
+                out += trait_rows
                 ok = self.ctx.store.notes_save(user_id, out, rows[-1].seq, notes.summarized_seq)
                 if not ok:  # another process summarised meanwhile: reload, redo
                     self._notes.pop(user_id, None)
