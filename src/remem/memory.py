@@ -22,8 +22,8 @@ from .engines import EngineContext, check_engine_name, create_engine
 from .errors import InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
 from .llm import LLM, create_llm
-from .llm.base import estimate_tokens
 from .store import Store, open_store
+from .tokens import clip_tokens
 from .types import Hit, Recall, StoredMemory
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
@@ -264,9 +264,9 @@ class Memory:
             rec, out = self._recall_flow_outcome(flow, question, user_id, k, now)
             seg = rec.segments
             if seg.get("summary"):
-                notes.append("Summary: " + _clip(seg["summary"], 120))
+                notes.append("Summary: " + clip_tokens(seg["summary"], 120))
             if seg.get("personality"):
-                notes.append("About them: " + _clip(seg["personality"], 60))
+                notes.append("About them: " + clip_tokens(seg["personality"], 60))
             prepared, calls = out.answer, out.llm_calls
         else:
             rec = self.recall(question, user_id, k)
@@ -377,9 +377,3 @@ class Memory:
     def users(self) -> list[str]:
         self._check_open()
         return self._store.users()
-
-
-def _clip(text: str, tokens: int) -> str:
-    if estimate_tokens(text) <= tokens:
-        return text
-    return text[: 4 * tokens].rsplit(" ", 1)[0] + " ..."

@@ -9,25 +9,13 @@ on cache hits are flushed when the cache is overwritten and on close.
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...tokens import clip_tokens, estimate_tokens
 
-def estimate_tokens(text: str) -> int:
-    """Word-piece tokens, estimated as 4/3 per whitespace word (MiniLM and most LLM
-    tokenizers land near that on English chat)."""
-    return math.ceil(len(text.split()) * 4 / 3)
-
-
-def clip_tokens(text: str, budget: int) -> str:
-    """The longest word prefix of ``text`` within ``budget`` estimated tokens."""
-    words = text.split()
-    if len(words) <= int(budget * 3 / 4):
-        return text
-    keep = max(int(budget * 3 / 4) - 1, 0)  # the ellipsis counts as a word
-    return " ".join(words[:keep] + ["..."])
+__all__ = ["Dialogue", "ShortTermMemory", "clip_tokens", "estimate_tokens"]
 
 
 @dataclass(frozen=True)
