@@ -193,8 +193,8 @@ class IlstmaEngine(Engine):
                 rows = rows[: groups * cfg.summary_group]
                 summaries = list(notes.summaries)
                 changed: dict[int, Summary] = {}
-                summariser = self._llm_summariser(user_id)
-                llm = self._llm(user_id, cfg.personality)
+                summariser = self._llm_summariser()
+                llm = self._llm(cfg.personality)
                 profile = {k: list(v) for k, v in notes.profile.items()}
                 trait_rows: list[NoteRow] = []
                 for g in range(groups):
@@ -258,7 +258,7 @@ class IlstmaEngine(Engine):
                 return len(rows)
         return done
 
-    def _llm(self, user_id: str, setting: str) -> Any:
+    def _llm(self, setting: str) -> Any:
         """The Memory's LLM when ``setting`` asks for it and it generates (llm="none"
         will never summarise: then the offline method, with no queueing)."""
         if setting != "llm":
@@ -266,8 +266,8 @@ class IlstmaEngine(Engine):
         llm = self.ctx.llm()
         return llm if llm.generates else None
 
-    def _llm_summariser(self, user_id: str) -> LLMSummariser | None:
-        llm = self._llm(user_id, self.cfg.summariser)
+    def _llm_summariser(self) -> LLMSummariser | None:
+        llm = self._llm(self.cfg.summariser)
         if llm is None:
             return None
         return LLMSummariser(llm, self.ctx.embedder.embed_one)
