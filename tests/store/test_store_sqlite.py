@@ -42,9 +42,9 @@ def store(db_path: Path):
 def test_schema_version_recorded(db_path, embedder, sql):
     with Memory(db_path, engine="bm25", embedder=embedder) as m:
         m.add("hello", user_id="u")
-    assert SCHEMA_VERSION == 4
+    assert SCHEMA_VERSION == 5
     assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
-    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("4",)]
+    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("5",)]
     tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
     assert {
         "memories",

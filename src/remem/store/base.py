@@ -55,6 +55,19 @@ class NoteRow:
     pieces: str
 
 
+@dataclass(frozen=True)
+class KeyRow:
+    """One API key of the HTTP server (see ``remem/keys.py``): only its SHA-256 digest
+    is stored; ``revoked`` is the revocation time (epoch seconds) or None."""
+
+    key_id: str
+    tenant: str
+    digest: str
+    label: str | None
+    created: float
+    revoked: float | None
+
+
 class Store(ABC):
     """Durable home of memories, their embeddings and (later) engine state."""
 
@@ -158,6 +171,31 @@ class Store(ABC):
     ) -> bool:
         """Upsert notes and advance the summarised position atomically; False (nothing
         written) when another writer moved it from ``expect_seq`` meanwhile."""
+
+    # -- API keys of the HTTP server (one table, shared by every worker) ---------------
+
+    @abstractmethod
+    def key_add(self, row: KeyRow) -> None:
+        """Insert a key; a duplicate ``key_id`` is a StoreError."""
+
+    @abstractmethod
+    def key_get(self, key_id: str) -> KeyRow | None: ...
+
+    @abstractmethod
+    def key_list(self, tenant: str | None = None) -> list[KeyRow]:
+        """Every key (of one tenant when given), oldest first, revoked ones included."""
+
+    @abstractmethod
+    def key_revoke(self, key_id: str, when: float) -> bool:
+        """Mark a key revoked; False when no such key or already revoked."""
+
+    # -- optional server-side vector search ---------------------------------------------
+
+    def vector_search(self, user_id: str, vec: np.ndarray, k: int) -> list[tuple[str, float]] | None:
+        """The user's k memories of highest cosine similarity to ``vec`` (unit vectors),
+        best first, as (memory id, cosine); None when this backend has no vector search
+        of its own, and the engines use their in-process index."""
+        return None
 
     def schema_version(self) -> int:
         return int(self.get_meta("schema_version") or 0)

@@ -29,7 +29,15 @@ import numpy as np
 
 from ..errors import StoreError
 from ..types import NewMemory, StoredMemory
-from .base import GraphRows, NoteRow, Store, UserState, metadata_from_json, timestamp_epoch
+from .base import (
+    GraphRows,
+    KeyRow,
+    NoteRow,
+    Store,
+    UserState,
+    metadata_from_json,
+    timestamp_epoch,
+)
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -142,6 +150,21 @@ CREATE TABLE IF NOT EXISTS ilstma_state (
 """
 
 
+# The HTTP server's API keys: a public key id, the tenant it is bound to, and the
+# SHA-256 digest of its secret part (never the secret itself).
+_SCHEMA_V5 = """
+CREATE TABLE IF NOT EXISTS api_keys (
+    key_id  TEXT PRIMARY KEY,
+    tenant  TEXT NOT NULL,
+    digest  TEXT NOT NULL,
+    label   TEXT,
+    created REAL NOT NULL,
+    revoked REAL
+);
+CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys (tenant)
+"""
+
+
 def _run_script(script: str) -> Callable[[sqlite3.Connection], None]:
     """``executescript`` would COMMIT the migration transaction; run statements one by one."""
 
@@ -159,6 +182,7 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
     (2, _run_script(_SCHEMA_V2)),
     (3, _run_script(_SCHEMA_V3)),
     (4, _run_script(_SCHEMA_V4)),
+    (5, _run_script(_SCHEMA_V5)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -689,6 +713,44 @@ class SQLiteStore(Store):
                 (user_id, summarized_seq),
             )
         return True
+
+    # -- API keys ---------------------------------------------------------------------
+
+    _KEY_COLUMNS = "key_id, tenant, digest, label, created, revoked"
+
+    def key_add(self, row: KeyRow) -> None:
+        try:
+            with self._write() as con:
+                con.execute(
+                    f"INSERT INTO api_keys ({self._KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.key_id, row.tenant, row.digest, row.label, row.created, row.revoked),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"an API key with id {row.key_id!r} exists") from exc
+
+    def key_get(self, key_id: str) -> KeyRow | None:
+        with self._lock:
+            row = self._con.execute(
+                f"SELECT {self._KEY_COLUMNS} FROM api_keys WHERE key_id = ?", (key_id,)
+            ).fetchone()
+        return KeyRow(*row) if row else None
+
+    def key_list(self, tenant: str | None = None) -> list[KeyRow]:
+        sql = f"SELECT {self._KEY_COLUMNS} FROM api_keys"
+        args: tuple = ()
+        if tenant is not None:
+            sql, args = sql + " WHERE tenant = ?", (tenant,)
+        with self._lock:
+            rows = self._con.execute(sql + " ORDER BY created, key_id", args).fetchall()
+        return [KeyRow(*r) for r in rows]
+
+    def key_revoke(self, key_id: str, when: float) -> bool:
+        with self._write() as con:
+            n = con.execute(
+                "UPDATE api_keys SET revoked = ? WHERE key_id = ? AND revoked IS NULL",
+                (when, key_id),
+            ).rowcount
+        return n > 0
 
     def close(self) -> None:
         with self._lock:
