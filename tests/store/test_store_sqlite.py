@@ -58,6 +58,7 @@ def test_schema_version_recorded(db_path, embedder, sql):
         "table_meta",
         "ilstma_notes",
         "ilstma_state",
+        "api_keys",
     } <= tables
     columns = {r[1] for r in sql(db_path, "PRAGMA table_info(syn_concepts)")}
     assert "archived" not in columns  # v3: archiving is derived, not stored
