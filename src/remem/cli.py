@@ -85,6 +85,34 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("path")
     i.add_argument("--user", required=True)
 
+    sv = sub.add_parser("serve", help="the HTTP API (needs the 'server' extra)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8080)
+    sv.add_argument("--workers", type=int, default=1, help="worker processes")
+    sv.add_argument("--llm", default=os.environ.get("REMEM_LLM", "none"), help="reader")
+    sv.add_argument("--max-body-bytes", type=int, default=8 * 1024 * 1024)
+    sv.add_argument("--cors", type=_names, default=[], help="allowed origins (default: none)")
+    sv.add_argument("--key-cache", type=float, default=0.0, help="seconds a verified key is cached")
+    sv.add_argument("--log-level", default="info")
+
+    ks = sub.add_parser("keys", help="API keys of the servers (each bound to one tenant)")
+    ksub = ks.add_subparsers(dest="keys", required=True)
+    kc = ksub.add_parser("create", help="a new key for a tenant; printed once")
+    kc.add_argument("--tenant", required=True)
+    kc.add_argument("--label")
+    kl = ksub.add_parser("list", help="keys (never their secrets)")
+    kl.add_argument("--tenant")
+    kl.add_argument("--json", action="store_true")
+    kr = ksub.add_parser("revoke", help="revoke a key by its id")
+    kr.add_argument("key_id")
+
+    mc = sub.add_parser("mcp", help="the MCP server over stdio or HTTP (needs the 'mcp' extra)")
+    mc.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    mc.add_argument("--host", default="127.0.0.1")
+    mc.add_argument("--port", type=int, default=8765)
+    mc.add_argument("--tenant", help="stdio: scope every user id to this tenant")
+    mc.add_argument("--llm", default=os.environ.get("REMEM_LLM", "auto"), help="reader")
+
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)
     lo = bsub.add_parser("locomo", help="evidence recall on LoCoMo, engines side by side")
@@ -161,8 +189,32 @@ def run(args: argparse.Namespace) -> int:
 
         return bench_cli.run(args)
 
+    if args.command == "serve":
+        from .server import serve
+
+        serve(
+            args.db,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            engine=args.engine,
+            llm=args.llm,
+            max_body_bytes=args.max_body_bytes,
+            cors_origins=args.cors,
+            key_cache_s=args.key_cache,
+            log_level=args.log_level,
+        )
+        return 0
+    if args.command == "mcp":
+        from .mcp import run as run_mcp
+
+        return run_mcp(args) or 0
+
     from .memory import Memory
 
+    if args.command == "keys":
+        with Memory(args.db, engine=args.engine, llm="none") as mem:
+            return _keys(mem, args)
     llm = getattr(args, "llm", "auto")
     with Memory(args.db, engine=args.engine, llm=llm) as mem:
         if args.command == "ask":
@@ -212,6 +264,28 @@ def run(args: argparse.Namespace) -> int:
             print(mem.export_table(args.user, args.path))
         elif args.command == "import-table":
             print(len(mem.import_table(args.path, args.user)))
+    return 0
+
+
+def _keys(mem: Any, args: argparse.Namespace) -> int:
+    if args.keys == "create":
+        key, info = mem.keys.create(args.tenant, args.label)
+        print(key)
+        print(
+            f"key id {info.key_id} for tenant {info.tenant}: store the key now, it is "
+            "not shown again",
+            file=sys.stderr,
+        )
+    elif args.keys == "list":
+        for info in mem.keys.list(args.tenant):
+            if args.json:
+                print(json.dumps(info.to_dict()))
+            else:
+                state = "active" if info.active else "revoked"
+                print(f"{info.key_id}  {info.tenant}  {state}  {info.label or ''}".rstrip())
+    elif args.keys == "revoke" and not mem.keys.revoke(args.key_id):
+        print(f"remem: no active key {args.key_id}", file=sys.stderr)
+        return 1
     return 0
 
 

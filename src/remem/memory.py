@@ -21,6 +21,7 @@ from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
 from .errors import InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
+from .keys import KeyRing
 from .llm import LLM, create_llm
 from .store import Store, open_store
 from .tokens import clip_tokens
@@ -315,14 +316,18 @@ class Memory:
     def export_table(self, user_id: str, path: str | os.PathLike[str]) -> int:
         """Write the user's global memory table (ILSTMA's one-JSON-file shape, for any
         engine) to ``path``; returns the number of entries."""
-        user_id = check_id(user_id, "user_id")
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
-        self._check_open()
-        self._engine.flush(user_id)  # recall metadata buffered by cache hits
-        data = table.export_rows(self._store, user_id, self._embedder_id)
+        data = self.export_data(user_id)
         table.write_json(data, path)
         return len(data["entries"])
+
+    def export_data(self, user_id: str) -> dict[str, Any]:
+        """The user's global memory table as the JSON-ready dict ``export_table`` writes."""
+        user_id = check_id(user_id, "user_id")
+        self._check_open()
+        self._engine.flush(user_id)  # recall metadata buffered by cache hits
+        return table.export_rows(self._store, user_id, self._embedder_id)
 
     def import_table(self, path: str | os.PathLike[str], user_id: str) -> list[str]:
         """Add every entry of an exported table to ``user_id`` (all or nothing), keeping
@@ -333,6 +338,16 @@ class Memory:
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
         self._check_open()
         parsed = table.read(path, self._embedder_id, self._embedder.dim, self.max_text_chars)
+        return self._import(parsed, user_id)
+
+    def import_data(self, data: Mapping[str, Any], user_id: str) -> list[str]:
+        """``import_table`` for a table already decoded from JSON (a request body)."""
+        user_id = check_id(user_id, "user_id")
+        self._check_open()
+        parsed = table.parse(data, self._embedder_id, self._embedder.dim, self.max_text_chars)
+        return self._import(parsed, user_id)
+
+    def _import(self, parsed: table.ImportedTable, user_id: str) -> list[str]:
         if not parsed.memories:
             return []
         if len(parsed.memories) > MAX_BATCH:
@@ -343,6 +358,22 @@ class Memory:
             [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
         )
         return [m.id for m in stored]
+
+    @property
+    def keys(self) -> KeyRing:
+        """The API keys of the servers over this database (``remem keys``)."""
+        return self.key_ring()
+
+    def key_ring(self, cache_s: float = 0.0) -> KeyRing:
+        """The API keys, verified with a per-process cache of ``cache_s`` seconds (a
+        revoked key keeps working that long in a process that has just seen it)."""
+        self._check_open()
+        return KeyRing(self._store, cache_s=cache_s)
+
+    def ping(self) -> None:
+        """Raise StoreError unless the store answers (health checks)."""
+        self._check_open()
+        self._store.get_meta("schema_version")
 
     @property
     def _embedder_id(self) -> str:

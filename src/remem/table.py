@@ -80,6 +80,11 @@ def read(path: str | os.PathLike[str], embedder_id: str, dim: int, max_chars: in
         raise InvalidInputError(
             f"cannot read a memory table from {os.fspath(path)!r}: {exc}"
         ) from None
+    return parse(data, embedder_id, dim, max_chars)
+
+
+def parse(data: Any, embedder_id: str, dim: int, max_chars: int) -> ImportedTable:
+    """Validate a table already decoded from JSON (a file or a request body)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InvalidInputError(f"not a remem memory table (expected format {FORMAT!r})")
     entries = data.get("entries")

@@ -1,0 +1,154 @@
+"""API keys for the HTTP and MCP servers, each bound to one tenant.
+
+Choices, and why:
+
+* A key is ``rmm_<key id>_<secret>``. The key id is public (it names the key in
+  ``remem keys list`` and in logs of key management); the secret is 32 random bytes.
+  Only the SHA-256 digest of the secret is stored. A slow password hash buys nothing
+  for a 256-bit random secret (nobody can brute-force it) and would cost every
+  request milliseconds; a plain digest still means a stolen database yields no key.
+* The digest is compared in constant time, and a wrong id, a wrong secret and a
+  revoked key all give the same answer (None), so a caller learns nothing from
+  the difference.
+* Keys live in the memory database (``api_keys``), so every worker over one
+  PostgreSQL sees a revocation at its next request (no per-worker key cache unless
+  ``cache_s`` is set, which bounds how long a revoked key may still work).
+* A tenant's users are stored as ``<tenant>:<user id>``. Tenant names cannot contain
+  ``:``, so the first colon always splits the two and no tenant can name a user of
+  another: another tenant's user looks exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+
+from .errors import InvalidInputError, InvalidTypeError
+from .store.base import KeyRow, Store
+
+PREFIX = "rmm_"
+_ID_HEX = 12
+_TENANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_KEY = re.compile(rf"{PREFIX}([0-9a-f]{{{_ID_HEX}}})_([A-Za-z0-9_-]{{20,128}})")
+SEPARATOR = ":"
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """A key as management shows it: never the secret, never the digest."""
+
+    key_id: str
+    tenant: str
+    label: str | None
+    created: float
+    revoked: float | None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked is None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "key_id": self.key_id,
+            "tenant": self.tenant,
+            "label": self.label,
+            "created": self.created,
+            "revoked": self.revoked,
+            "active": self.active,
+        }
+
+
+def check_tenant(tenant: object) -> str:
+    if not isinstance(tenant, str):
+        raise InvalidTypeError(f"tenant must be a str, not {type(tenant).__name__}")
+    if not _TENANT.fullmatch(tenant):
+        raise InvalidInputError(
+            "tenant must be 1-64 characters of letters, digits, '_', '.', '-', "
+            "starting with a letter or digit"
+        )
+    return tenant
+
+
+def scoped_user(tenant: str, user_id: str) -> str:
+    """The stored user id of a tenant's user."""
+    return f"{tenant}{SEPARATOR}{user_id}"
+
+
+def unscoped_user(tenant: str, stored: str) -> str | None:
+    """The tenant's own name for a stored user id, or None when it is not theirs."""
+    head = tenant + SEPARATOR
+    return stored[len(head) :] if stored.startswith(head) else None
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("ascii")).hexdigest()
+
+
+def _info(row: KeyRow) -> KeyInfo:
+    return KeyInfo(row.key_id, row.tenant, row.label, row.created, row.revoked)
+
+
+class KeyRing:
+    """Create, verify, list and revoke API keys kept in a store."""
+
+    def __init__(self, store: Store, *, cache_s: float = 0.0):
+        self._store = store
+        self._cache_s = cache_s
+        self._cache: dict[str, tuple[float, str | None]] = {}
+        self._lock = threading.Lock()
+
+    def create(self, tenant: str, label: str | None = None) -> tuple[str, KeyInfo]:
+        """A new key for ``tenant``: (the key, shown once and never stored; its info)."""
+        tenant = check_tenant(tenant)
+        if label is not None and (not isinstance(label, str) or len(label) > 200):
+            raise InvalidInputError("label must be a string of at most 200 characters")
+        key_id = secrets.token_hex(_ID_HEX // 2)
+        secret = secrets.token_urlsafe(32)
+        row = KeyRow(key_id, tenant, _digest(secret), label, time.time(), None)
+        self._store.key_add(row)
+        return f"{PREFIX}{key_id}_{secret}", _info(row)
+
+    def verify(self, key: object) -> str | None:
+        """The tenant of a valid, unrevoked key; None for anything else."""
+        if not isinstance(key, str):
+            return None
+        m = _KEY.fullmatch(key.strip())
+        if m is None:
+            return None
+        if self._cache_s > 0:
+            with self._lock:
+                hit = self._cache.get(key)
+            if hit is not None and hit[0] > time.monotonic():
+                return hit[1]
+        key_id, secret = m.groups()
+        row = self._store.key_get(key_id)
+        tenant = None
+        if row is not None and hmac.compare_digest(row.digest, _digest(secret)):
+            tenant = row.tenant if row.revoked is None else None
+        if self._cache_s > 0:
+            with self._lock:
+                if len(self._cache) > 10_000:
+                    self._cache.clear()
+                self._cache[key] = (time.monotonic() + self._cache_s, tenant)
+        return tenant
+
+    def list(self, tenant: str | None = None) -> list[KeyInfo]:
+        if tenant is not None:
+            tenant = check_tenant(tenant)
+        return [_info(r) for r in self._store.key_list(tenant)]
+
+    def revoke(self, key_id: str) -> bool:
+        """Revoke by key id (or by the whole key); False when unknown or already revoked."""
+        if not isinstance(key_id, str):
+            raise InvalidTypeError(f"key id must be a str, not {type(key_id).__name__}")
+        m = _KEY.fullmatch(key_id.strip())
+        key_id = m.group(1) if m else key_id.strip()
+        ok = self._store.key_revoke(key_id, time.time())
+        with self._lock:
+            self._cache.clear()
+        return ok

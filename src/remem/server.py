@@ -1,0 +1,488 @@
+"""``remem serve``: the HTTP API, a thin face over :class:`~remem.service.TenantMemory`.
+
+Choices, and why:
+
+* Every route but ``/v1/health`` and ``/metrics`` needs an API key
+  (``Authorization: Bearer rmm_...`` or ``X-API-Key``), and the key's tenant scopes
+  every user id of the request (see ``keys.py``). Another tenant's user, and another
+  user's memory, look exactly like missing ones: 404 for a memory, empty results
+  for a search.
+* User ids travel in the body or the query string, never in the path: a user id may
+  hold any character, and a ``/`` in a path segment would change the route.
+* Errors are JSON ``{"error": {"code", "message"}}`` with stable codes a client can
+  switch on; the message of an unexpected failure never carries internals.
+* Request bodies are capped (``max_body_bytes``, default 8 MiB) before they are read
+  into memory: the cap is checked on ``Content-Length`` and again on the bytes
+  actually received, so a chunked body cannot slip past it.
+* Keys never reach a log: they travel only in headers, and neither the access log
+  nor the error handlers print headers.
+* Metrics are kept per worker process in Prometheus text format (``/metrics``); with
+  several workers a scraper sees one worker per scrape, which the ``pid`` label makes
+  visible. No tenant or user appears in a metric label.
+* Handlers are plain functions run in the server's thread pool: the library is
+  thread-safe and its work (SQLite, ONNX, llama.cpp) releases the GIL.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Annotated, Any
+
+from fastapi import Body, Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from . import __version__
+from .errors import (
+    EmbedderError,
+    InvalidInputError,
+    InvalidTypeError,
+    LLMError,
+    NotFoundError,
+    RememError,
+    StoreError,
+    TextTooLongError,
+    UnknownComponentError,
+)
+from .memory import Memory
+from .service import TenantMemory
+
+log = logging.getLogger("remem.server")
+
+DEFAULT_MAX_BODY = 8 * 1024 * 1024
+MAX_K = 200
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+# -- request bodies (strict: "5" is not a number, 5 is not a string) ----------------------
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Metadata(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class MemoryIn(_Body):
+    text: StrictStr
+    speaker: StrictStr | None = None
+    timestamp: StrictStr | None = Field(None, description="ISO 8601; default: now (UTC)")
+    session_id: StrictStr | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class AddRequest(MemoryIn):
+    user_id: StrictStr
+
+
+class AddManyRequest(_Body):
+    user_id: StrictStr
+    items: list[MemoryIn] = Field(..., max_length=10_000)
+
+
+class QueryRequest(_Body):
+    user_id: StrictStr
+    query: StrictStr
+    k: StrictInt = Field(10, ge=1, le=MAX_K)
+
+
+class AnswerRequest(_Body):
+    user_id: StrictStr
+    question: StrictStr
+    k: StrictInt = Field(10, ge=1, le=MAX_K)
+
+
+# -- errors ------------------------------------------------------------------------------
+
+_ERRORS: list[tuple[type[BaseException], int, str]] = [
+    (TextTooLongError, 422, "text_too_long"),
+    (InvalidTypeError, 422, "invalid_type"),
+    (InvalidInputError, 422, "invalid_input"),
+    (UnknownComponentError, 422, "invalid_input"),
+    (NotFoundError, 404, "not_found"),
+    (LLMError, 503, "llm_unavailable"),
+    (EmbedderError, 503, "embedder_unavailable"),
+    (StoreError, 503, "store_unavailable"),
+]
+
+
+def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    body: dict[str, Any] = {"error": {"code": code, "message": message, **extra}}
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _remem_error(_: Request, exc: Exception) -> JSONResponse:
+    for kind, status, code in _ERRORS:
+        if isinstance(exc, kind):
+            if status >= 500:
+                log.warning("%s: %s", code, exc)
+            return _error(status, code, str(exc))
+    log.exception("unexpected remem error")
+    return _error(500, "internal", "internal error")
+
+
+def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = []
+    for e in exc.errors():
+        if e.get("type") in ("json_invalid", "json_type"):
+            return _error(400, "malformed_json", "the request body is not valid JSON")
+        where = ".".join(str(p) for p in e.get("loc", ()))
+        problems.append({"field": where, "problem": str(e.get("msg", ""))})
+    text = "; ".join(f"{p['field']}: {p['problem']}" for p in problems) or "invalid request"
+    return _error(422, "invalid_request", text, fields=problems)
+
+
+def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    codes = {401: "unauthorized", 404: "no_route", 405: "method_not_allowed"}
+    code = codes.get(exc.status_code, "http_error")
+    return _error(exc.status_code, code, str(exc.detail))
+
+
+def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    log.error("unexpected error: %s", type(exc).__name__, exc_info=exc)
+    return _error(500, "internal", "internal error")
+
+
+# -- body size cap -----------------------------------------------------------------------
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse bodies above ``limit`` bytes with 413, by header and by bytes received."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    too_big = int(value) > self.limit
+                except ValueError:
+                    too_big = False
+                if too_big:
+                    await self._refuse(scope, receive, send)
+                    return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except _TooLarge:
+            if not started:
+                await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = _error(
+            413, "body_too_large", f"the request body is larger than {self.limit} bytes"
+        )
+        await response(scope, receive, send)
+
+
+# -- metrics -----------------------------------------------------------------------------
+
+_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class Metrics:
+    """Request counts and latency histograms per route template, in Prometheus text."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count: dict[tuple[str, str, int], int] = {}
+        self._hist: dict[tuple[str, str], list[float]] = {}  # buckets..., sum, count
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        with self._lock:
+            key = (method, route, status)
+            self._count[key] = self._count.get(key, 0) + 1
+            h = self._hist.setdefault((method, route), [0.0] * (len(_BUCKETS) + 2))
+            for i, bound in enumerate(_BUCKETS):
+                if seconds <= bound:
+                    h[i] += 1
+            h[-2] += seconds
+            h[-1] += 1
+
+    def render(self) -> str:
+        pid = os.getpid()
+        lines = [
+            "# HELP remem_requests_total HTTP requests by route and status.",
+            "# TYPE remem_requests_total counter",
+        ]
+        with self._lock:
+            for (method, route, status), n in sorted(self._count.items()):
+                lines.append(
+                    f'remem_requests_total{{pid="{pid}",method="{method}",route="{route}",'
+                    f'status="{status}"}} {n}'
+                )
+            lines += [
+                "# HELP remem_request_seconds HTTP request latency by route.",
+                "# TYPE remem_request_seconds histogram",
+            ]
+            for (method, route), h in sorted(self._hist.items()):
+                labels = f'pid="{pid}",method="{method}",route="{route}"'
+                for bound, n in zip(_BUCKETS, h, strict=False):
+                    lines.append(f'remem_request_seconds_bucket{{{labels},le="{bound}"}} {n:g}')
+                lines.append(f'remem_request_seconds_bucket{{{labels},le="+Inf"}} {h[-1]:g}')
+                lines.append(f"remem_request_seconds_sum{{{labels}}} {h[-2]:.6f}")
+                lines.append(f"remem_request_seconds_count{{{labels}}} {h[-1]:g}")
+        return "\n".join(lines) + "\n"
+
+
+# -- the application ---------------------------------------------------------------------
+
+_bearer = HTTPBearer(auto_error=False, description="an API key from `remem keys create`")
+_header_key = APIKeyHeader(name="X-API-Key", auto_error=False)
+
+
+def _tenant(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    header: Annotated[str | None, Depends(_header_key)],
+) -> TenantMemory:
+    """The request's tenant view, from its API key; 401 for anything but a live key."""
+    key = bearer.credentials if bearer is not None else header
+    name = request.app.state.keyring.verify(key) if key else None
+    if name is None:
+        raise StarletteHTTPException(401, "a valid API key is required")
+    return TenantMemory(request.app.state.memory, name)
+
+
+Tenant = Annotated[TenantMemory, Depends(_tenant)]
+UserQ = Annotated[str, Query(min_length=1, max_length=256, description="the user's id")]
+
+
+def create_app(
+    mem: Memory,
+    *,
+    max_body_bytes: int = DEFAULT_MAX_BODY,
+    cors_origins: list[str] | None = None,
+    key_cache_s: float = 0.0,
+    metrics: bool = True,
+) -> FastAPI:
+    """The API over ``mem``; the caller owns ``mem`` (closing the app does not close it)."""
+    keyring = mem.key_ring(cache_s=key_cache_s)
+    stats = Metrics()
+    app = FastAPI(
+        title="remem",
+        version=__version__,
+        description="Long-term memory for LLM agents. Every /v1 route but /v1/health "
+        "needs an API key; the key's tenant scopes every user id.",
+    )
+    app.state.memory = mem
+    app.state.keyring = keyring
+    app.state.metrics = stats
+
+    @app.middleware("http")
+    async def _observe(request: Request, call_next: Callable[..., Awaitable[Any]]) -> Any:
+        t0 = time.perf_counter()
+        status = 500
+        try:
+            response = await call_next(request)
+            status = response.status_code
+            return response
+        finally:
+            route = request.scope.get("route")
+            path = getattr(route, "path", None) or "unmatched"
+            stats.observe(request.method, path, status, time.perf_counter() - t0)
+
+    @app.get("/v1/health", tags=["ops"])
+    def health() -> dict[str, Any]:
+        """Liveness and store reachability (no key needed)."""
+        mem.ping()
+        return {"status": "ok", "version": __version__, "engine": mem.engine_name}
+
+    if metrics:
+
+        @app.get("/metrics", tags=["ops"], response_class=PlainTextResponse)
+        def prometheus() -> str:
+            """Prometheus text exposition of this worker's request metrics."""
+            return stats.render()
+
+    @app.post("/v1/memories", status_code=201, tags=["memories"])
+    def add(body: AddRequest, t: Tenant) -> dict[str, Any]:
+        """Store one memory; returns its id."""
+        fields = body.model_dump(exclude={"user_id", "text"}, exclude_none=True)
+        return t.add(body.user_id, body.text, **fields)
+
+    @app.post("/v1/memories/batch", status_code=201, tags=["memories"])
+    def add_many(body: AddManyRequest, t: Tenant) -> dict[str, Any]:
+        """Store many memories in one transaction (all or none); ids in order."""
+        items = [i.model_dump(exclude_none=True) for i in body.items]
+        return t.add_many(body.user_id, items)
+
+    @app.get("/v1/memories", tags=["memories"])
+    def list_memories(
+        t: Tenant,
+        user_id: UserQ,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> dict[str, Any]:
+        """The user's memories in insertion order, a page at a time."""
+        return t.memories(user_id, limit, offset)
+
+    @app.get("/v1/memories/{memory_id}", tags=["memories"])
+    def get(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
+        """One memory by id; 404 when this user has no such memory."""
+        hit = t.get(user_id, memory_id)
+        if hit is None:
+            raise NotFoundError(f"user has no memory {memory_id!r}")
+        return hit
+
+    @app.delete("/v1/memories/{memory_id}", tags=["memories"])
+    def delete(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
+        """Delete one memory; 404 when this user has no such memory."""
+        out = t.delete(user_id, memory_id)
+        if not out["deleted"]:
+            raise NotFoundError(f"user has no memory {memory_id!r}")
+        return out
+
+    @app.get("/v1/users", tags=["users"])
+    def users(t: Tenant) -> dict[str, Any]:
+        """This tenant's users."""
+        return t.users()
+
+    @app.delete("/v1/users", tags=["users"])
+    def delete_user(t: Tenant, user_id: UserQ) -> dict[str, Any]:
+        """Erase every memory and all derived state of the user."""
+        return t.delete_user(user_id)
+
+    @app.post("/v1/search", tags=["retrieval"])
+    def search(body: QueryRequest, t: Tenant) -> dict[str, Any]:
+        """The user's k most relevant memories, best first."""
+        return t.search(body.user_id, body.query, body.k)
+
+    @app.post("/v1/recall", tags=["retrieval"])
+    def recall(body: QueryRequest, t: Tenant) -> dict[str, Any]:
+        """Search plus the engine's confidence, refusal verdict and explanations."""
+        return t.recall(body.user_id, body.query, body.k)
+
+    @app.post("/v1/answer", tags=["retrieval"])
+    def answer(body: AnswerRequest, t: Tenant) -> dict[str, Any]:
+        """Answer from the user's memory or refuse ("Not mentioned in the conversation")."""
+        return t.answer(body.user_id, body.question, body.k)
+
+    @app.get("/v1/export", tags=["users"])
+    def export(t: Tenant, user_id: UserQ) -> dict[str, Any]:
+        """The user's global memory table (the one-JSON-file shape of export_table)."""
+        return t.export_table(user_id)
+
+    @app.post("/v1/import", status_code=201, tags=["users"])
+    def import_table(
+        t: Tenant, user_id: UserQ, table: Annotated[dict[str, Any], Body()]
+    ) -> dict[str, Any]:
+        """Add every entry of an exported table to the user (all or nothing)."""
+        return t.import_table(user_id, table)
+
+    app.add_exception_handler(RememError, _remem_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)
+    if cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=cors_origins,
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "X-API-Key", "Content-Type"],
+        )
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
+    return app
+
+
+# -- running it --------------------------------------------------------------------------
+
+ENV_PREFIX = "REMEM_SERVE_"
+
+
+def app_from_env() -> FastAPI:
+    """The uvicorn factory each worker process calls (``--workers N``): settings come
+    from ``REMEM_SERVE_*`` variables set by :func:`serve`; the Memory closes with the app."""
+    env = os.environ
+    mem = Memory(
+        env.get(ENV_PREFIX + "DB", "remem.db"),
+        engine=env.get(ENV_PREFIX + "ENGINE", "hybrid"),
+        llm=env.get(ENV_PREFIX + "LLM", "none"),
+    )
+    cors = [o for o in env.get(ENV_PREFIX + "CORS", "").split(",") if o]
+    app = create_app(
+        mem,
+        max_body_bytes=int(env.get(ENV_PREFIX + "MAX_BODY", DEFAULT_MAX_BODY)),
+        cors_origins=cors,
+        key_cache_s=float(env.get(ENV_PREFIX + "KEY_CACHE_S", "0")),
+    )
+    app.router.on_shutdown.append(mem.close)
+    return app
+
+
+def serve(
+    db: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    workers: int = 1,
+    engine: str = "hybrid",
+    llm: str = "none",
+    max_body_bytes: int = DEFAULT_MAX_BODY,
+    cors_origins: list[str] | None = None,
+    key_cache_s: float = 0.0,
+    log_level: str = "info",
+) -> None:
+    import uvicorn
+
+    os.environ.update(
+        {
+            ENV_PREFIX + "DB": db,
+            ENV_PREFIX + "ENGINE": engine,
+            ENV_PREFIX + "LLM": llm,
+            ENV_PREFIX + "MAX_BODY": str(max_body_bytes),
+            ENV_PREFIX + "CORS": ",".join(cors_origins or []),
+            ENV_PREFIX + "KEY_CACHE_S": str(key_cache_s),
+        }
+    )
+    uvicorn.run(
+        "remem.server:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+    )

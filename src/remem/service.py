@@ -1,0 +1,101 @@
+"""One tenant's view of a :class:`~remem.Memory`, with JSON-ready results.
+
+The HTTP server and the MCP server are both thin faces over this class, so the one
+rule that keeps tenants apart - every user id is scoped by the tenant before it
+reaches the library, and only the tenant's own users come back - is written once.
+A view without a tenant (the local stdio MCP server, a trusted process on the same
+machine) passes user ids through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import InvalidInputError, InvalidTypeError
+from .keys import check_tenant, scoped_user, unscoped_user
+from .memory import Memory
+from .types import Hit
+from .validation import check_id
+
+
+class TenantMemory:
+    def __init__(self, mem: Memory, tenant: str | None = None):
+        self.mem = mem
+        self.tenant = check_tenant(tenant) if tenant is not None else None
+
+    # -- scoping ----------------------------------------------------------------------
+
+    def _user(self, user_id: Any) -> str:
+        user_id = check_id(user_id, "user_id")
+        return user_id if self.tenant is None else scoped_user(self.tenant, user_id)
+
+    @staticmethod
+    def _hit(hit: Hit) -> dict[str, Any]:
+        return hit.to_dict()
+
+    # -- writes -----------------------------------------------------------------------
+
+    def add(self, user_id: str, text: str, **fields: Any) -> dict[str, Any]:
+        allowed = {"speaker", "timestamp", "session_id", "metadata"}
+        extra = set(fields) - allowed
+        if extra:
+            raise InvalidInputError(f"unknown fields {sorted(extra)}")
+        return {"id": self.mem.add(text, user_id=self._user(user_id), **fields)}
+
+    def add_many(self, user_id: str, items: Sequence[Mapping[str, Any] | str]) -> dict[str, Any]:
+        return {"ids": self.mem.add_many(items, user_id=self._user(user_id))}
+
+    def delete(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        return {"deleted": self.mem.delete(memory_id, user_id=self._user(user_id))}
+
+    def delete_user(self, user_id: str) -> dict[str, Any]:
+        return {"deleted": self.mem.delete_user(self._user(user_id))}
+
+    def import_table(self, user_id: str, data: Any) -> dict[str, Any]:
+        if not isinstance(data, Mapping):
+            raise InvalidTypeError("a memory table must be a JSON object")
+        return {"ids": self.mem.import_data(data, user_id=self._user(user_id))}
+
+    # -- reads ------------------------------------------------------------------------
+
+    def search(self, user_id: str, query: str, k: int = 10) -> dict[str, Any]:
+        hits = self.mem.search(query, user_id=self._user(user_id), k=k)
+        return {"hits": [self._hit(h) for h in hits]}
+
+    def recall(self, user_id: str, query: str, k: int = 10) -> dict[str, Any]:
+        rec = self.mem.recall(query, user_id=self._user(user_id), k=k)
+        return {
+            "hits": [self._hit(h) for h in rec.hits],
+            "confidence": rec.confidence,
+            "refuse": rec.refuse,
+            "concepts": [[c, s] for c, s in rec.concepts],
+            "explanations": rec.explanations,
+            "cache_hit": rec.cache_hit,
+            "timings": rec.timings,
+        }
+
+    def answer(self, user_id: str, question: str, k: int = 10) -> dict[str, Any]:
+        return self.mem.answer(question, user_id=self._user(user_id), k=k).to_dict()
+
+    def get(self, user_id: str, memory_id: str) -> dict[str, Any] | None:
+        hit = self.mem.get(memory_id, user_id=self._user(user_id))
+        return self._hit(hit) if hit else None
+
+    def memories(self, user_id: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+        hits = self.mem.memories(self._user(user_id))
+        return {
+            "count": len(hits),
+            "memories": [self._hit(h) for h in hits[offset : offset + limit]],
+        }
+
+    def users(self) -> dict[str, Any]:
+        names = self.mem.users()
+        if self.tenant is not None:
+            names = [u for u in (unscoped_user(self.tenant, n) for n in names) if u is not None]
+        return {"users": names}
+
+    def export_table(self, user_id: str) -> dict[str, Any]:
+        data = self.mem.export_data(self._user(user_id))
+        data["user_id"] = user_id  # the tenant's own name, never the stored one
+        return data
