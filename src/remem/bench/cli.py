@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .report import (
     grounding_tables,
+    load_tables,
     locomo_tables,
     markdown,
     print_tables,
@@ -57,6 +58,21 @@ def run(args: argparse.Namespace) -> int:
             progress=_progress,
         )
         tables = qa_tables(result)
+    elif args.bench == "load":
+        from .load import run_load
+
+        result = run_load(
+            db=args.url,
+            workers=args.workers,
+            clients=args.clients,
+            duration=args.duration,
+            engine=args.engine,
+            llm=args.llm,
+            users_per_tenant=args.users,
+            seed=args.seed,
+            log_path=args.server_log,
+        )
+        tables = load_tables(result)
     elif args.bench in ("locomo", "memorybank"):
         from .runner import run_locomo, run_memorybank
 

@@ -309,3 +309,29 @@ def grounding_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[
             rows,
         )
     ]
+
+
+def load_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    s = result
+    title = (
+        f"Load test: {s['clients']} concurrent clients for {s['duration_s']:.0f} s against "
+        f"remem serve --workers {s['workers']} ({s['engine']}, answers by the "
+        f"{s['llm']!r} reader) over {s['backend']}; {s['requests']:,} requests, "
+        f"{s['requests_per_s']:.1f}/s, {s['errors']} errors; writes acknowledged "
+        f"{s['writes_acknowledged']:,}, found afterwards {s['writes_found']:,}, lost "
+        f"{s['writes_lost']}, phantom {s['writes_phantom']}"
+    )
+    header = ["operation", "requests", "per s", "p50 ms", "p95 ms", "p99 ms", "errors"]
+    rows = [
+        [
+            op,
+            f"{o['n']:,}",
+            _fmt(o["per_s"], 1),
+            _fmt(o["p50_ms"], 1),
+            _fmt(o["p95_ms"], 1),
+            _fmt(o["p99_ms"], 1),
+            str(o["errors"]),
+        ]
+        for op, o in s["ops"].items()
+    ]
+    return [(title, header, rows)]
