@@ -285,20 +285,26 @@ def paired_differences(
     for name in engines:
         if name == base:
             continue
-        pairs = [
-            (r["f1"], ref[key(r)])
-            for r in rows
-            if r["engine"] == name and r["category"] != 5 and key(r) in ref
-        ]
-        if not pairs:
+        mine = [r for r in rows if r["engine"] == name and r["category"] != 5 and key(r) in ref]
+        if not mine:
             continue
-        d = np.array([a - b for a, b in pairs])
+        d = np.array([r["f1"] - ref[key(r)] for r in mine])
         boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
+        # The spread over independent repeats: each conversation is its own run of
+        # ingest + questions, so the per-conversation differences show how much the
+        # result moves from one history to the next.
+        by_conv: dict[str, list[float]] = {}
+        for r, x in zip(mine, d.tolist(), strict=True):
+            by_conv.setdefault(r["conversation"], []).append(x)
+        per_conv = {c: float(np.mean(v)) for c, v in by_conv.items()}
         out[name] = {
             "minus": base,
             "diff": float(d.mean()),
             "ci95": [float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))],
             "questions": len(d),
+            "per_conversation": per_conv,
+            "conversations_better": sum(v > 0 for v in per_conv.values()),
+            "conversations_worse": sum(v < 0 for v in per_conv.values()),
         }
     return out
 

@@ -252,6 +252,8 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
             _fmt(p["diff"]),
             f"[{_fmt(p['ci95'][0])}, {_fmt(p['ci95'][1])}]",
             str(p["questions"]),
+            _spread(p.get("per_conversation")),
+            f"{p.get('conversations_better', '-')} / {p.get('conversations_worse', '-')}",
         ]
         for name, p in (result.get("paired") or {}).items()
     ]
@@ -282,11 +284,27 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
         tables.append(
             (
                 "F1 1-4 difference on the same questions (95% paired bootstrap)",
-                ["engine", "minus", "diff", "ci95", "questions"],
+                [
+                    "engine",
+                    "minus",
+                    "diff",
+                    "ci95",
+                    "questions",
+                    "per conversation min / median / max",
+                    "conversations better / worse",
+                ],
                 paired,
             )
         )
     return tables
+
+
+def _spread(per_conv: dict[str, float] | None) -> str:
+    if not per_conv:
+        return "-"
+    v = sorted(per_conv.values())
+    mid = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    return f"{_fmt(v[0])} / {_fmt(mid)} / {_fmt(v[-1])}"
 
 
 def grounding_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:

@@ -2,6 +2,12 @@
 
 Every later engine is measured against these, and they stay in the product as the
 simple, predictable options.
+
+The dense channel runs in the store when it offers a vector search of its own
+(``Store.vector_search``, e.g. PostgreSQL with pgvector): the same exact cosine
+ranking, computed where the rows live. SYNAPSE and ILSTMA keep searching in process
+on every backend: their graph, activation and cache need each memory's vector in
+memory anyway, so a round trip would add latency and save nothing.
 """
 
 from __future__ import annotations
@@ -10,8 +16,37 @@ from typing import Any
 
 import numpy as np
 
+from ..index.cache import UserIndex
 from ..index.dense import top_k
 from .base import Engine, EngineContext, Scored
+
+
+def dense_ranking(
+    ctx: EngineContext, idx: UserIndex, user_id: str, query_vec: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, cosines) of the k memories nearest the query, best first: from the
+    store's own vector search when it has one, else from the in-process index.
+
+    Only memories in ``idx`` count (rows another process added after the index was
+    synchronised are skipped, as the in-process path would not see them either), so
+    both paths rank the same set; the store is asked again for more when skipping
+    left fewer than k.
+    """
+    want = k
+    while True:
+        found = ctx.store.vector_search(user_id, query_vec, want)
+        if found is None:
+            scores = idx.dense.scores(query_vec)
+            best = top_k(scores, k)
+            return best, scores[best]
+        pos = [(idx.pos[i], s) for i, s in found if i in idx.pos]
+        if len(pos) >= k or len(found) < want:
+            pos = pos[:k]
+            return (
+                np.array([p for p, _ in pos], dtype=np.int64),
+                np.array([s for _, s in pos], dtype=np.float64),
+            )
+        want *= 2
 
 
 class DenseEngine(Engine):
@@ -25,8 +60,11 @@ class DenseEngine(Engine):
         with self.ctx.indexes.use(user_id) as idx:
             if len(idx) == 0 or query_vec is None:
                 return []
-            scores = idx.dense.scores(query_vec)
-            return [Scored(idx.ids[p], float(scores[p]), "dense") for p in top_k(scores, k)]
+            best, scores = dense_ranking(self.ctx, idx, user_id, query_vec, k)
+            return [
+                Scored(idx.ids[p], float(s), "dense")
+                for p, s in zip(best.tolist(), scores.tolist(), strict=True)
+            ]
 
 
 class BM25Engine(Engine):
@@ -77,7 +115,7 @@ class HybridEngine(Engine):
         with self.ctx.indexes.use(user_id) as idx:
             if len(idx) == 0 or query_vec is None:
                 return []
-            dense = top_k(idx.dense.scores(query_vec), depth)
+            dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, depth)
             lexical = top_k(idx.bm25.scores(query), depth, 0.0)
             fused = rrf([dense, lexical], self.constant)
             best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]

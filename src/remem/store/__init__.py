@@ -8,13 +8,20 @@ __all__ = ["Store", "UserState", "open_store"]
 
 
 def open_store(path: str, **options: object) -> Store:
-    """``:memory:`` or a file path gives SQLite; PostgreSQL URLs come with a later extra."""
+    """``:memory:`` or a file path gives SQLite; a ``postgresql://`` (or ``postgres://``)
+    URL gives PostgreSQL, which needs the ``postgres`` extra (psycopg and its pool)."""
     if path.startswith(("postgresql://", "postgres://")):
-        from ..errors import UnknownComponentError
+        from ..errors import StoreError
 
-        raise UnknownComponentError(
-            "the PostgreSQL backend is not available in this version of remem; use a SQLite path"
-        )
+        try:
+            from .postgres import PostgresStore
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] not in ("psycopg", "psycopg_pool"):
+                raise
+            raise StoreError(
+                "PostgreSQL URLs need psycopg 3 and psycopg_pool: pip install 'remem[postgres]'"
+            ) from exc
+        return PostgresStore(path, **options)  # type: ignore[arg-type]
     from .sqlite import SQLiteStore
 
     return SQLiteStore(path, **options)  # type: ignore[arg-type]
