@@ -578,12 +578,27 @@ def test_extractive_picks_the_best_sentence_and_refuses_without_overlap():
     assert extractive("painting kids", [_hit(2, "The kid painted a fence.")]) == (
         "The kid painted a fence."
     )
+    # "name" meets "named"; a shared "my" alone says nothing
+    dog = [_hit(0, "My sister lives in Lisbon."), _hit(1, "I adopted a greyhound named Biscuit.")]
+    assert extractive("What is my dog's name?", dog) == dog[1].text
+    assert extractive("What colour is my car?", dog) == REFUSAL
     assert extractive("xylophone", hits) == REFUSAL
     assert extractive("the a of", hits) == REFUSAL  # stopwords share nothing
     assert extractive("Paris", []) == REFUSAL
     # only the top three memories are read
     deep = [_hit(i, "Nothing here.") for i in range(3)] + [_hit(3, "Paris!")]
     assert extractive("Paris", deep) == REFUSAL
+
+
+def test_answer_with_naive_and_aware_timestamps_for_one_user(open_memory):
+    # an ISO time without offset is stored naive, an omitted one as aware "now":
+    # ordering the evidence by time must not compare the two raw
+    mem = open_memory(engine="hybrid")
+    mem.add("I adopted a greyhound named Biscuit", user_id="u", timestamp="2023-05-08T13:56:00")
+    mem.add("My sister lives in Lisbon", user_id="u")
+    a = mem.answer("What is my dog's name?", user_id="u")
+    assert a.text == "I adopted a greyhound named Biscuit" and not a.refused
+    assert len(a.evidence) == 2
 
 
 def test_fit_keeps_best_first_within_budget_and_orders_by_time():

@@ -35,6 +35,7 @@ from typing import Any
 from .errors import InvalidInputError, LLMError
 from .index.tokenize import stem, tokenize
 from .llm import LLM, prompts
+from .store.base import timestamp_epoch
 from .types import Hit, Recall
 
 log = logging.getLogger("remem.answer")
@@ -218,7 +219,8 @@ class Answerer:
                 n = self.llm.count_tokens(line) + 1
             kept.append((h, line))
             used += n
-        ordered = sorted(kept, key=lambda x: x[0].timestamp)
+        # naive times are UTC (as in storage); sorting mixed ones raw would raise
+        ordered = sorted(kept, key=lambda x: timestamp_epoch(x[0].timestamp))
         text = "\n".join(lines + [line for _, line in ordered])
         return [h for h, _ in kept], text, self.llm.count_tokens(text) if text else 0
 
@@ -355,15 +357,56 @@ def clean(text: str) -> str:
     return re.sub(r"^(?:answer|a)\s*:\s*", "", line, flags=re.I).strip()
 
 
+# Words that tie a question to any sentence about the same person ("my", "did"):
+# sharing only these says nothing about the answer.
+_PERSONAL = frozenset(
+    [
+        "my",
+        "me",
+        "mine",
+        "your",
+        "yours",
+        "our",
+        "ours",
+        "their",
+        "theirs",
+        "them",
+        "his",
+        "her",
+        "hers",
+        "its",
+        "we",
+        "you",
+        "they",
+        "he",
+        "she",
+        "did",
+        "does",
+        "do",
+        "have",
+        "has",
+        "had",
+        "was",
+        "were",
+        "been",
+    ]
+)
+
+
+def _content_keys(text: str) -> set[str]:
+    """Stemmed content words, final "e" dropped so "name" meets "named"."""
+    return {stem(t).rstrip("e") or t for t in tokenize(text) if t not in _PERSONAL}
+
+
 def extractive(question: str, evidence: list[Hit]) -> str:
-    """Without a reader: the sentence of the top evidence sharing most (stemmed) words
-    with the question, ties to the better-ranked memory; a refusal when none shares
-    a word, since then nothing in memory speaks to the question."""
-    q = {stem(t) for t in tokenize(question)}
+    """Without a reader: the sentence of the top evidence sharing most (stemmed)
+    content words with the question, ties to the better-ranked memory; a refusal
+    when none shares one, since then nothing in memory speaks to the question."""
+    q = _content_keys(question)
     best, best_score = "", 0.0
     for rank, h in enumerate(evidence[:3]):
         for sentence in _SENTENCE.split(h.text):
-            overlap = len(q & {stem(t) for t in tokenize(sentence)})
+            overlap = len(q & _content_keys(sentence))
             score = overlap - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score = sentence, score

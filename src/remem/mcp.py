@@ -1,0 +1,426 @@
+"""``remem mcp``: remem as a Model Context Protocol server, built on the official SDK.
+
+Choices, and why:
+
+* **The tools map one-to-one onto** :class:`~remem.service.TenantMemory`. The HTTP
+  server is a face over the same class, so tenant scoping, validation and the shape of
+  every result are written once; a tool here only names the method, describes it for
+  the agent, and turns remem's errors into tool errors. Tool names say what an agent
+  wants to do (``search_memory``, ``forget``) rather than mirror the library's verbs.
+* **stdio is trusted, HTTP is keyed.** A stdio server is a child process of the agent
+  on the same machine: whoever can start it can already read the database, so it serves
+  one fixed view (``--tenant``, or raw user ids without one) and asks for no key. Over
+  streamable HTTP every request must carry ``Authorization: Bearer rmm_...``; the key
+  is checked with :meth:`remem.keys.KeyRing.verify` on *every* request (so a revoked
+  key stops working at its next request, even inside an open MCP session) and the
+  key's tenant scopes that request. A missing, wrong or revoked key never reaches a
+  tool: the SDK's bearer middleware answers HTTP 401.
+* **The SDK's own auth path, no middleware of ours.** The SDK runs a
+  :class:`TokenVerifier` per HTTP request and carries the result into the tool call
+  (``get_access_token()``); we plug :class:`KeyVerifier` into it. The verifier keeps
+  only a fingerprint of the key (never the key) in the access token it returns, and
+  nothing here logs a key. The fingerprint is the token's subject, so the SDK binds an
+  MCP session to the key that opened it: another key, even the same tenant's, cannot
+  ride that session.
+* **Errors are the agent's to read, internals are not.** A :class:`~remem.errors.RememError`
+  (bad input, a missing memory, a failing LLM or store) becomes a tool result with
+  ``isError`` and remem's own message, so the agent can correct itself and the session
+  goes on. Anything else is a bug: the agent sees only a generic message, the
+  traceback goes to the server's log (stderr).
+* **The SDK is optional.** ``add_parser``/``run`` import nothing from ``mcp`` until the
+  server starts, so ``remem --help`` works without ``pip install 'remem[mcp]'``.
+* **Blocking work leaves the event loop.** Tools are async only to read the request's
+  tenant; the Memory call itself runs on a worker thread (embedding and SQLite block),
+  so one slow answer does not stall other requests.
+"""
+
+import argparse
+import functools
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
+
+from .errors import InvalidInputError, NotFoundError, RememError
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+    from mcp.server.mcpserver import MCPServer
+
+    from .memory import Memory
+    from .service import TenantMemory
+
+SERVER_NAME = "remem"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+HTTP_PATH = "/mcp"
+DESCRIPTION = (
+    "Serve remem as an MCP server: over stdio for a local agent (trusted, no key), or "
+    f"over streamable HTTP at http://HOST:PORT{HTTP_PATH}, where every request needs an "
+    "API key (Authorization: Bearer rmm_...) and the key's tenant scopes it."
+)
+
+INSTRUCTIONS = """\
+Long-term memory across conversations. Every memory belongs to one user_id; use a stable \
+id for the person you are talking to and the same id in every call.
+- Store facts worth keeping (preferences, plans, names, dates, events) with add_memory, or \
+many turns at once with add_memories. Store them as plain sentences in the user's words.
+- Before answering anything that depends on the past, call search_memory (raw memories, best \
+first) or answer_question (a short answer grounded in memory).
+- "Not mentioned in the conversation" from answer_question means memory does not hold the \
+answer: say you don't know or ask, do not guess.
+- forget / forget_user delete permanently."""
+
+# -- the tools ------------------------------------------------------------------------
+
+
+def _tool_error(message: str) -> Exception:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    return ToolError(message)
+
+
+def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
+    """Register the tools; ``view()`` gives the calling request's TenantMemory.
+
+    Defined in here so pydantic and the SDK are imported only when a server is built.
+    """
+    import anyio
+    from mcp.types import ToolAnnotations
+    from pydantic import ConfigDict, Field
+    from typing_extensions import NotRequired, TypedDict
+
+    async def call(method: str, *args: Any, **kwargs: Any) -> Any:
+        tm = view()  # here, in the request's context, not on the worker thread
+        fn = functools.partial(getattr(tm, method), *args, **kwargs)
+        try:
+            return await anyio.to_thread.run_sync(fn)
+        except RememError as exc:
+            raise _tool_error(str(exc)) from None
+
+    User = Annotated[
+        str,
+        Field(
+            description="The person whose memory this is: a stable id (at most 256 "
+            "characters). Each user's memories are private to that user."
+        ),
+    ]
+    MemoryId = Annotated[str, Field(description="A memory id, as add_memory or a search gave it.")]
+    K = Annotated[int, Field(description="How many memories to return or use (1 or more).")]
+    Speaker = Annotated[
+        str | None, Field(description="Who said it (a name helps later questions).")
+    ]
+    Timestamp = Annotated[
+        str | None,
+        Field(description="When it was said or happened, ISO-8601 (default: now)."),
+    ]
+    SessionId = Annotated[str | None, Field(description="The conversation it came from.")]
+    Metadata = Annotated[
+        dict[str, Any] | None,
+        Field(description="Any JSON object to keep with it; returned exactly as stored."),
+    ]
+
+    class MemoryItem(TypedDict):
+        __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+        text: Annotated[str, Field(description="What to remember, as plain text.")]
+        speaker: NotRequired[Speaker]
+        timestamp: NotRequired[Timestamp]
+        session_id: NotRequired[SessionId]
+        metadata: NotRequired[Metadata]
+
+    async def add_memory(
+        user_id: User,
+        text: Annotated[
+            str,
+            Field(description="What to remember: a fact or a conversation turn, as plain text."),
+        ],
+        speaker: Speaker = None,
+        timestamp: Timestamp = None,
+        session_id: SessionId = None,
+        metadata: Metadata = None,
+    ) -> dict[str, Any]:
+        """Remember one thing about a user for later conversations.
+
+        Use it whenever the user tells you something worth knowing next time: a
+        preference, a plan, a person, a date, an event. Store it as a plain sentence,
+        ideally in the user's words, with the speaker and the time it was said.
+        Returns {"id": ...}, the memory's id (for get_memory and forget)."""
+        return await call(
+            "add",
+            user_id,
+            text,
+            speaker=speaker,
+            timestamp=timestamp,
+            session_id=session_id,
+            metadata=metadata,
+        )
+
+    async def add_memories(
+        user_id: User,
+        items: Annotated[
+            list[MemoryItem | str],
+            Field(
+                description="The memories, oldest first: objects with add_memory's fields "
+                '("text" required) or plain strings; at most 10,000.'
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """Remember many things about a user at once, e.g. a whole conversation.
+
+        All or nothing: one invalid item rejects the batch (the error names it) and
+        nothing is stored. Returns {"ids": [...]}, in the order of the items."""
+        return await call("add_many", user_id, items)
+
+    async def search_memory(
+        user_id: User,
+        query: Annotated[
+            str, Field(description="What you are looking for: a question or a few words.")
+        ],
+        k: K = 10,
+    ) -> dict[str, Any]:
+        """Find a user's memories relevant to a question or topic, best first.
+
+        Use it before answering anything that depends on earlier conversations, when
+        you want to read the memories yourself. Returns {"hits": [...]}, each with id,
+        text, speaker, timestamp, session_id, metadata and a score (comparable only
+        within one result). An empty list means nothing relevant is stored."""
+        return await call("search", user_id, query, k=k)
+
+    async def answer_question(
+        user_id: User,
+        question: Annotated[str, Field(description="The question, in plain language.")],
+        k: K = 10,
+    ) -> dict[str, Any]:
+        """Answer a question from a user's memory, or say that memory does not hold it.
+
+        Use it for a direct question about the user's past ("when did I move?", "what
+        is my sister's name?"). Returns {"text", "refused", "evidence", ...}: text is a
+        short answer grounded in the evidence memories. When refused is true the text is
+        "Not mentioned in the conversation": memory lacks the answer, so tell the user
+        you don't know (or ask them) instead of guessing."""
+        return await call("answer", user_id, question, k=k)
+
+    async def get_memory(user_id: User, memory_id: MemoryId) -> dict[str, Any]:
+        """Read one memory of a user by its id: id, text, speaker, timestamp,
+        session_id, metadata. An error when the user has no memory with that id."""
+        hit = await call("get", user_id, memory_id)
+        if hit is None:
+            raise _tool_error(str(NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")))
+        return hit
+
+    async def forget(user_id: User, memory_id: MemoryId) -> dict[str, Any]:
+        """Delete one memory of a user permanently, e.g. when the user asks you to
+        forget it or it turned out wrong. Returns {"deleted": true}, or false when the
+        user has no memory with that id (nothing changed)."""
+        return await call("delete", user_id, memory_id)
+
+    async def forget_user(user_id: User) -> dict[str, Any]:
+        """Erase everything remembered about a user, permanently (for example when
+        they ask to delete their data). Returns {"deleted": n}, the memories removed."""
+        return await call("delete_user", user_id)
+
+    async def list_users() -> dict[str, Any]:
+        """The user ids that have memories here. Returns {"users": [...]}."""
+        return await call("users")
+
+    read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    write = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    erase = ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+    )
+    for fn, title, annotations in (
+        (add_memory, "Remember", write),
+        (add_memories, "Remember many", write),
+        (search_memory, "Search memory", read),
+        (answer_question, "Answer from memory", read),
+        (get_memory, "Read a memory", read),
+        (forget, "Forget a memory", erase),
+        (forget_user, "Forget a user", erase),
+        (list_users, "List users", read),
+    ):
+        server.add_tool(fn, title=title, annotations=annotations)
+
+
+# -- API keys -------------------------------------------------------------------------
+
+
+class KeyVerifier:
+    """The SDK's ``TokenVerifier`` over remem's API keys.
+
+    The returned access token names the key's tenant (``client_id`` and the
+    ``tenant`` claim) and carries a fingerprint of the key instead of the key.
+    """
+
+    def __init__(self, mem: "Memory"):
+        self._keys = mem.keys
+
+    async def verify_token(self, token: str) -> "AccessToken | None":
+        import anyio
+        from mcp.server.auth.provider import AccessToken
+
+        tenant = await anyio.to_thread.run_sync(self._keys.verify, token)
+        if tenant is None:
+            return None
+        fingerprint = hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:32]
+        return AccessToken(
+            token=fingerprint,
+            client_id=tenant,
+            scopes=[],
+            subject=fingerprint,
+            claims={"tenant": tenant},
+        )
+
+
+def _request_tenant() -> str:
+    from mcp.server.auth.middleware.auth_context import get_access_token
+
+    token = get_access_token()
+    tenant = (token.claims or {}).get("tenant") if token is not None else None
+    if not isinstance(tenant, str):  # unreachable behind the bearer middleware: fail closed
+        raise _tool_error("this server needs an API key (Authorization: Bearer rmm_...)")
+    return tenant
+
+
+# -- the server -----------------------------------------------------------------------
+
+
+def create_server(
+    mem: "Memory",
+    *,
+    tenant: str | None = None,
+    require_keys: bool = False,
+    name: str = SERVER_NAME,
+    log_level: str = "INFO",
+) -> "MCPServer":
+    """An MCP server (the SDK's ``MCPServer``) whose tools act on ``mem``.
+
+    Without keys every call uses one view, ``TenantMemory(mem, tenant)`` (``tenant``
+    None: user ids are used as given); that is for stdio, a trusted local process.
+    With ``require_keys`` the streamable HTTP app asks every request for an API key
+    and scopes the call to the key's tenant; ``tenant`` must then be None.
+    """
+    try:
+        from mcp.server.auth.settings import AuthSettings
+        from mcp.server.mcpserver import MCPServer
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            f"the MCP server needs the MCP SDK 2.x (pip install 'remem[mcp]'): {exc}"
+        ) from exc
+
+    if require_keys and tenant is not None:
+        raise InvalidInputError("with require_keys the API key's tenant scopes each request")
+
+    from .service import TenantMemory
+
+    if require_keys:
+
+        def view() -> TenantMemory:
+            return TenantMemory(mem, _request_tenant())
+
+        auth: dict[str, Any] = {
+            "token_verifier": KeyVerifier(mem),
+            # The SDK's auth settings are OAuth's. remem's keys use none of the OAuth
+            # endpoints: no resource server URL (so no metadata route is published),
+            # and the issuer, a required field, is never advertised nor contacted.
+            "auth": AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None),
+        }
+    else:
+        local = TenantMemory(mem, tenant)
+
+        def view() -> TenantMemory:
+            return local
+
+        auth = {}
+
+    from . import __version__
+
+    server = MCPServer(
+        name, instructions=INSTRUCTIONS, version=__version__, log_level=log_level, **auth
+    )
+    _add_tools(server, view)
+    return server
+
+
+def serve_stdio(server: "MCPServer") -> None:
+    server.run("stdio")
+
+
+def serve_http(
+    server: "MCPServer", host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, log_level: str = "info"
+) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+    # uvicorn's access log has the method, path and status, never a header: no key.
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level)).run()
+
+
+# -- command line ---------------------------------------------------------------------
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add the ``mcp`` subcommand to the remem CLI's subparsers."""
+    p = sub.add_parser(
+        "mcp",
+        help="serve memory to agents over the Model Context Protocol",
+        description=DESCRIPTION,
+    )
+    _mcp_args(p)
+    return p
+
+
+def _mcp_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP host (default {DEFAULT_HOST})")
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})"
+    )
+    p.add_argument("--tenant", help="stdio only: serve this tenant's users (default: raw user ids)")
+    p.add_argument(
+        "--llm",
+        default=os.environ.get("REMEM_LLM", "auto"),
+        help="reader for answer_question: auto, local, openai, none (env REMEM_LLM)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted (``remem mcp``); the Memory is closed on the way out."""
+    if args.transport == "http" and args.tenant is not None:
+        print(
+            "remem: --tenant is for stdio; over HTTP each API key's tenant scopes its requests",
+            file=sys.stderr,
+        )
+        return 2
+    from .memory import Memory
+
+    mem = Memory(args.db, engine=args.engine, llm=args.llm)
+    try:
+        if args.transport == "stdio":
+            serve_stdio(create_server(mem, tenant=args.tenant, log_level="WARNING"))
+        else:
+            serve_http(create_server(mem, require_keys=True), args.host, args.port)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        mem.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m remem.mcp``: the ``mcp`` subcommand with remem's global options."""
+    p = argparse.ArgumentParser(prog="python -m remem.mcp", description=DESCRIPTION)
+    p.add_argument("--db", default=os.environ.get("REMEM_DB", "remem.db"), help="database")
+    p.add_argument("--engine", default=os.environ.get("REMEM_ENGINE", "hybrid"))
+    _mcp_args(p)
+    args = p.parse_args(argv)
+    try:
+        return run(args)
+    except RememError as exc:
+        print(f"remem: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
