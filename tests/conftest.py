@@ -11,6 +11,9 @@ import pytest
 from remem import Memory
 from remem.embed import Embedder, create_embedder
 
+# PostgreSQL fixtures (tests/pg.py; tests/ is on sys.path like sample_conversation.py)
+pytest_plugins = ["pg"]
+
 SENTENCES = [
     "I adopted a retired racing greyhound named Biscuit last spring.",
     "My sister is getting married in Lisbon next September.",

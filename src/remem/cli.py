@@ -106,13 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     kr = ksub.add_parser("revoke", help="revoke a key by its id")
     kr.add_argument("key_id")
 
-    mc = sub.add_parser("mcp", help="the MCP server over stdio or HTTP (needs the 'mcp' extra)")
-    mc.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    mc.add_argument("--host", default="127.0.0.1")
-    mc.add_argument("--port", type=int, default=8765)
-    mc.add_argument("--tenant", help="stdio: scope every user id to this tenant")
-    mc.add_argument("--llm", default=os.environ.get("REMEM_LLM", "auto"), help="reader")
+    from .mcp import add_parser as add_mcp_parser  # imports no MCP SDK
 
+    add_mcp_parser(sub)
     b = sub.add_parser("bench", help="benchmarks")
     bsub = b.add_subparsers(dest="bench", required=True)
     lo = bsub.add_parser("locomo", help="evidence recall on LoCoMo, engines side by side")
