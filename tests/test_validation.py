@@ -9,6 +9,7 @@ from remem import (
     InvalidTypeError,
     Memory,
     RememError,
+    StoreError,
     TextTooLongError,
     UnknownComponentError,
 )
@@ -247,9 +248,30 @@ def test_bad_path_type(embedder):
         Memory(123, engine="bm25", embedder=embedder)  # type: ignore[arg-type]
 
 
-def test_postgres_url_is_a_clear_unknown_component(embedder):
-    with pytest.raises(UnknownComponentError, match="PostgreSQL"):
-        Memory("postgresql://localhost/db", engine="bm25", embedder=embedder)
+def test_unreachable_postgres_url_is_a_store_error_without_the_password(embedder):
+    with pytest.raises(StoreError, match="PostgreSQL") as err:
+        Memory("postgresql://bob:s3cret@127.0.0.1:1/db", engine="bm25", embedder=embedder)
+    assert "s3cret" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.add("a\x00b", user_id="u"),
+        lambda m: m.add("text", user_id="u\x00"),
+        lambda m: m.add("text", user_id="u", speaker="A\x00"),
+        lambda m: m.add("text", user_id="u", metadata={"k": "v\x00"}),
+        lambda m: m.add("text", user_id="u", metadata={"k\x00": "v"}),
+        lambda m: m.add_many([{"text": "ok"}, {"text": "b\x00"}], user_id="u"),
+        lambda m: m.search("q\x00", user_id="u"),
+    ],
+)
+def test_nul_characters_are_refused_before_anything_is_stored(embedder, call):
+    # PostgreSQL cannot store NUL in text: every backend refuses it the same way
+    with Memory(":memory:", engine="bm25", embedder=embedder, llm="none") as m:
+        with pytest.raises(InvalidInputError, match="NUL"):
+            call(m)
+        assert m.count("u") == 0
 
 
 @pytest.mark.parametrize("engine", ["dense", "bm25", "hybrid"])

@@ -65,7 +65,7 @@ class Memory:
     ):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
-        self.path = (
+        target = (
             str(Path(path)) if not str(path).startswith(("postgres", ":memory:")) else str(path)
         )
         self.max_text_chars = max_text_chars
@@ -78,7 +78,9 @@ class Memory:
         self._answer_options = Answerer.check_options(answer_options or {})
         self._llm_lock = threading.Lock()
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
-        self._store = store or open_store(self.path)
+        self._store = store or open_store(target)
+        #: Where the memories live, for messages: a database URL without its password.
+        self.path = str(getattr(self._store, "location", target))
         try:
             self._check_embedder()
             self._indexes = IndexCache(self._store, self._embedder.dim, max_cached_users)

@@ -26,7 +26,11 @@ MAX_METADATA_BYTES = 64_000
 
 
 def check_utf8(value: str, what: str) -> None:
-    """Reject lone surrogates: SQLite, PostgreSQL and JSON all need valid UTF-8."""
+    """Reject lone surrogates (SQLite, PostgreSQL and JSON all need valid UTF-8) and NUL
+    characters (PostgreSQL cannot store them in text; refusing them everywhere keeps
+    every backend accepting exactly the same input)."""
+    if "\x00" in value:
+        raise InvalidInputError(f"{what} contains a NUL character (\\x00)")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:

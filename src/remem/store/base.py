@@ -191,7 +191,9 @@ class Store(ABC):
 
     # -- optional server-side vector search ---------------------------------------------
 
-    def vector_search(self, user_id: str, vec: np.ndarray, k: int) -> list[tuple[str, float]] | None:
+    def vector_search(
+        self, user_id: str, vec: np.ndarray, k: int
+    ) -> list[tuple[str, float]] | None:
         """The user's k memories of highest cosine similarity to ``vec`` (unit vectors),
         best first, as (memory id, cosine); None when this backend has no vector search
         of its own, and the engines use their in-process index."""

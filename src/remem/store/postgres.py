@@ -1,0 +1,936 @@
+"""PostgreSQL storage (psycopg 3 with a connection pool): for several servers or
+workers sharing one database over the network.
+
+Choices, and why:
+
+* The same rows and semantics as ``sqlite.py``: embeddings as little-endian float32
+  ``bytea`` beside the row, timestamps and metadata as the exact text SQLite keeps
+  (``jsonb`` would reorder keys and refuse ``\\u0000``), ``COLLATE "C"`` on ids so
+  ``users()`` and key lists sort by code point as in SQLite, not by the server's locale.
+  Engines and caches cannot tell the backends apart.
+* Every write that touches one user runs in one transaction holding a per-user
+  advisory lock (``pg_advisory_xact_lock``), the counterpart of SQLite's
+  ``BEGIN IMMEDIATE`` but per user: sequence numbers stay dense and ordered, a delete
+  and a concurrent consolidation cannot interleave (no mention of a deleted memory
+  survives), and different users never wait for each other. Seq allocation also locks
+  the ``users`` row (``INSERT ... ON CONFLICT DO NOTHING`` then ``FOR UPDATE``).
+  The compare-and-swap writes (``graph_save``, ``notes_save``) read their revision
+  ``FOR UPDATE`` under that lock, so exactly one of two racing writers wins.
+* Multi-statement reads (``graph_load``, ``notes_load``) run in one REPEATABLE READ
+  snapshot, so rows and their revision always agree.
+* Migrations are versioned like SQLite's (:data:`MIGRATIONS`, the version in
+  ``schema_migrations`` and in meta ``schema_version``, the same numbers as
+  :data:`remem.store.sqlite.SCHEMA_VERSION`) and run in one transaction holding a
+  database-wide advisory lock: N workers starting at once migrate exactly once, and a
+  database from a newer remem is refused instead of misread.
+* pgvector, when present, adds a dimension-less ``vec`` column filled on add and an
+  exact per-user ``ORDER BY vec <=> q`` scan (:meth:`PostgresStore.vector_search`), so
+  the dense channel can run where the data is. No ANN index is created by default:
+  one user's memories are few (thousands), an exact scan of them through the
+  ``(user_id, seq)`` index takes milliseconds, and an HNSW index is global: under a
+  ``user_id`` filter it fetches the ``ef_search`` nearest rows of *all* users and
+  filters them afterwards, so a small user's results are silently lost (pgvector 0.8's
+  iterative scans soften this, within ``max_scan_tuples``). An exact scan also ranks
+  exactly like the in-process index, so switching backends never changes answers.
+  Rows written without the column (an
+  instance with ``vector="off"``, a database that got pgvector later) are filled in
+  from ``embedding`` on the next search of their user, so the scan never misses rows.
+* Connections come from a ``psycopg_pool`` pool; construction connects once directly
+  first, so an unreachable server or bad credentials fail at once with libpq's own
+  reason and the host (never the password), not after a pool timeout.
+* Erasing a user deletes every row in one transaction, but PostgreSQL's MVCC keeps the
+  dead row versions in the table files until (auto)vacuum prunes them, and the WAL
+  keeps them until its segments are recycled. ``vacuum_on_erase=True`` runs ``VACUUM``
+  on the affected tables right after an erase, so the dead versions are pruned at once
+  instead of whenever autovacuum comes by; pruning frees the space but does not zero
+  it, so the bytes can linger in a page until overwritten. ``vacuum_on_erase="full"``
+  runs ``VACUUM FULL``, which rewrites the tables without them (measured: the text is
+  then gone from the table files) at the price of an exclusive lock on each table while
+  it is copied, which is why it is not the default. WAL archives and backups are out of
+  reach of any of this; the operator's retention governs them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool
+
+from ..errors import StoreError
+from ..types import NewMemory, StoredMemory
+from .base import GraphRows, KeyRow, NoteRow, Store, UserState, timestamp_epoch
+from .sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
+from .sqlite import _row_to_memory
+
+#: pg_advisory_xact_lock(bigint) key serialising migrations ("remem" + 1).
+MIGRATION_LOCK = 0x72656D656D0001
+#: First key of pg_advisory_xact_lock(int, int) per-user write locks (the two-key
+#: space does not overlap the one-key space of the migration lock).
+USER_LOCK_CLASS = 0x72656D00
+
+# Version 5 in one step: the final shape of SQLite's v1..v5 (see ``sqlite.py`` for what
+# each table is for). Text keys use the "C" collation: byte order like SQLite, and
+# cheaper comparisons than a locale's. Embeddings are stored uncompressed (EXTERNAL):
+# float32 bytes do not compress, so pglz's attempt on every row would be wasted.
+_SCHEMA_V5 = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT COLLATE "C" PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS users (
+    user_id  TEXT COLLATE "C" PRIMARY KEY,
+    epoch    TEXT NOT NULL,
+    next_seq BIGINT NOT NULL,
+    del_rev  BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memories (
+    id         TEXT COLLATE "C" PRIMARY KEY,
+    user_id    TEXT COLLATE "C" NOT NULL,
+    seq        BIGINT NOT NULL,
+    text       TEXT NOT NULL,
+    speaker    TEXT,
+    ts         TEXT NOT NULL,
+    ts_epoch   DOUBLE PRECISION NOT NULL,
+    session_id TEXT,
+    metadata   TEXT NOT NULL,
+    embedding  BYTEA,
+    created_at DOUBLE PRECISION NOT NULL
+);
+ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL;
+CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq);
+CREATE TABLE IF NOT EXISTS syn_mentions (
+    user_id   TEXT COLLATE "C" NOT NULL,
+    memory_id TEXT COLLATE "C" NOT NULL,
+    label     TEXT COLLATE "C" NOT NULL,
+    kind      TEXT NOT NULL,
+    PRIMARY KEY (user_id, memory_id, label)
+);
+CREATE INDEX IF NOT EXISTS syn_mentions_label ON syn_mentions (user_id, label);
+CREATE TABLE IF NOT EXISTS syn_concepts (
+    user_id   TEXT COLLATE "C" NOT NULL,
+    cid       BIGINT NOT NULL,
+    label     TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    embedding BYTEA NOT NULL,
+    PRIMARY KEY (user_id, cid)
+);
+CREATE TABLE IF NOT EXISTS syn_aliases (
+    user_id TEXT COLLATE "C" NOT NULL,
+    label   TEXT COLLATE "C" NOT NULL,
+    cid     BIGINT NOT NULL,
+    PRIMARY KEY (user_id, label)
+);
+CREATE TABLE IF NOT EXISTS syn_state (
+    user_id          TEXT COLLATE "C" PRIMARY KEY,
+    consolidated_seq BIGINT NOT NULL,
+    rev              BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS syn_activity (
+    user_id TEXT COLLATE "C" NOT NULL,
+    kind    TEXT COLLATE "C" NOT NULL,
+    ref     TEXT COLLATE "C" NOT NULL,
+    win     BIGINT NOT NULL,
+    PRIMARY KEY (user_id, kind, ref)
+);
+CREATE TABLE IF NOT EXISTS table_meta (
+    user_id      TEXT COLLATE "C" NOT NULL,
+    memory_id    TEXT COLLATE "C" NOT NULL,
+    recall_times BIGINT NOT NULL,
+    last_recall  DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (user_id, memory_id)
+);
+CREATE TABLE IF NOT EXISTS ilstma_notes (
+    user_id   TEXT COLLATE "C" NOT NULL,
+    kind      TEXT COLLATE "C" NOT NULL,
+    nid       BIGINT NOT NULL,
+    speaker   TEXT,
+    first_seq BIGINT NOT NULL,
+    last_seq  BIGINT NOT NULL,
+    pieces    TEXT NOT NULL,
+    PRIMARY KEY (user_id, kind, nid)
+);
+CREATE TABLE IF NOT EXISTS ilstma_state (
+    user_id        TEXT COLLATE "C" PRIMARY KEY,
+    summarized_seq BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+    key_id  TEXT COLLATE "C" PRIMARY KEY,
+    tenant  TEXT COLLATE "C" NOT NULL,
+    digest  TEXT NOT NULL,
+    label   TEXT,
+    created DOUBLE PRECISION NOT NULL,
+    revoked DOUBLE PRECISION
+);
+CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys (tenant)
+"""
+
+# The optional pgvector column; not part of the versioned schema because whether the
+# extension can be installed depends on the server, not on the remem version. The
+# partial index finds rows still lacking their vector without scanning the user.
+_VECTOR_DDL = """
+ALTER TABLE memories ADD COLUMN IF NOT EXISTS vec vector;
+CREATE INDEX IF NOT EXISTS memories_vec_missing ON memories (user_id)
+    WHERE vec IS NULL AND embedding IS NOT NULL
+"""
+
+
+def _run_script(script: str) -> Callable[[psycopg.Connection], None]:
+    def step(con: psycopg.Connection) -> None:
+        for statement in script.split(";"):
+            if statement.strip():
+                con.execute(statement)
+
+    return step
+
+
+#: (version reached, function applying it); each runs inside the migration transaction.
+#: A fresh database goes straight to 5; later versions append steps here, numbered as
+#: SQLite's, so both backends move together.
+MIGRATIONS: list[tuple[int, Callable[[psycopg.Connection], None]]] = [
+    (5, _run_script(_SCHEMA_V5)),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION, "PostgreSQL and SQLite schemas must move together"
+
+_USER_TABLES = (
+    "memories",
+    "users",
+    "syn_mentions",
+    "syn_concepts",
+    "syn_aliases",
+    "syn_state",
+    "syn_activity",
+    "table_meta",
+    "ilstma_notes",
+    "ilstma_state",
+)
+_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
+_KEY_COLUMNS = "key_id, tenant, digest, label, created, revoked"
+_VECTOR_MODES = ("auto", "pgvector", "off")
+
+
+def _vec_text(vec: np.ndarray) -> str:
+    """pgvector's text input; a float32's double repr parses back to the same float32."""
+    return "[" + ",".join(map(repr, np.asarray(vec, dtype=np.float32).ravel().tolist())) + "]"
+
+
+class PostgresStore(Store):
+    """A remem database in PostgreSQL, shared by any number of processes.
+
+    ``url`` is a libpq URL (``postgresql://user:password@host:port/dbname``, with
+    query parameters such as ``sslmode`` or ``options=-csearch_path%3Dremem``); the
+    pool keeps ``min_size`` to ``max_size`` connections. ``vector``: "auto" uses
+    pgvector when it is installed or can be, "pgvector" requires it, "off" never
+    touches it. ``vacuum_on_erase``: False, True (``VACUUM`` after ``delete_user``) or
+    "full" (``VACUUM FULL``); see the module notes.
+    """
+
+    shared = True
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        connect_timeout: float = 10,
+        vector: str = "auto",
+        vacuum_on_erase: bool | str = False,
+    ):
+        if vector not in _VECTOR_MODES:
+            raise StoreError(f"vector must be one of {', '.join(_VECTOR_MODES)}, not {vector!r}")
+        if vacuum_on_erase not in (False, True, "full"):
+            raise StoreError(
+                f"vacuum_on_erase must be False, True or 'full', not {vacuum_on_erase!r}"
+            )
+        self._pool: ConnectionPool | None = None
+        try:
+            info = conninfo_to_dict(url)
+        except psycopg.Error as exc:
+            reason = re.sub(r"(://[^:/@\s]*):[^@\s]*@", r"\1:***@", str(exc))  # hide password
+            raise StoreError(
+                f"invalid PostgreSQL URL ({reason}); "
+                "expected postgresql://user:password@host:port/dbname"
+            ) from None
+        self._password = str(info.get("password") or "")
+        host = str(info.get("host") or "")
+        port = f":{info['port']}" if info.get("port") else ""
+        user = f"{info['user']}@" if info.get("user") else ""
+        dbname = info.get("dbname") or ""
+        #: Where this store points, for messages: never the password.
+        self.location = (
+            f"postgresql://{user}/{dbname}?host={host}"  # a Unix socket directory
+            if host.startswith("/")
+            else f"postgresql://{user}{host or 'localhost'}{port}/{dbname}"
+        )
+        self.vacuum_on_erase = vacuum_on_erase
+        self.vector = False  # set by _setup: whether vec is filled and searched
+        timeout = max(float(connect_timeout), 1.0)
+        try:
+            con = psycopg.connect(url, autocommit=True, connect_timeout=max(int(timeout), 2))
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot connect to PostgreSQL at {self.location}: {self._scrub(exc)}"
+            ) from None
+        try:
+            self._setup(con, vector)
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot use {self.location} as a remem database: {self._scrub(exc)}"
+            ) from exc
+        finally:
+            con.close()
+        pool = ConnectionPool(
+            url,
+            min_size=min_size,
+            max_size=max(max_size, min_size),
+            kwargs={"autocommit": True, "connect_timeout": max(int(timeout), 2)},
+            timeout=max(timeout, 30.0),
+            name="remem",
+            open=False,
+        )
+        try:
+            pool.open(wait=True, timeout=timeout)
+        except psycopg.Error as exc:
+            pool.close()
+            raise StoreError(
+                f"cannot open a connection pool to {self.location}: {self._scrub(exc)}"
+            ) from None
+        self._pool = pool
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.location!r})"
+
+    # -- plumbing -----------------------------------------------------------------
+
+    def _scrub(self, exc: BaseException) -> str:
+        msg = str(exc).strip() or type(exc).__name__
+        if self._password:
+            msg = msg.replace(self._password, "***")
+        return msg
+
+    def _setup(self, con: psycopg.Connection, vector: str) -> None:
+        with con.transaction():
+            con.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            version = 0
+            if con.execute("SELECT to_regclass('schema_migrations')").fetchone()[0]:
+                version = con.execute(
+                    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
+                ).fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.location} has schema version {version}, newer than this remem "
+                    f"understands ({SCHEMA_VERSION}); upgrade remem"
+                )
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+            for target, step in MIGRATIONS:
+                if version < target:
+                    step(con)
+                    con.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (target,))
+                    version = target
+            con.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(version),),
+            )
+            if vector != "off":
+                self.vector = self._enable_vector(con, required=vector == "pgvector")
+
+    def _enable_vector(self, con: psycopg.Connection, *, required: bool) -> bool:
+        """Install pgvector and the vec column in a savepoint: on a server without the
+        extension (or without the right to create it) "auto" carries on without."""
+        try:
+            with con.transaction():  # a savepoint inside the migration transaction
+                con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                _run_script(_VECTOR_DDL)(con)
+        except psycopg.Error as exc:
+            if required:
+                raise StoreError(
+                    f"pgvector is not usable on {self.location}: {self._scrub(exc)}"
+                ) from None
+            return False
+        return True
+
+    def _connection(self) -> Any:
+        if self._pool is None:
+            raise StoreError("this PostgreSQL store is closed")
+        return self._pool.connection()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """psycopg and pool failures surface as StoreError; our own errors pass through."""
+        try:
+            yield
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL error on {self.location}: {self._scrub(exc)}") from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection in autocommit: each statement sees the latest commits."""
+        with self._errors(), self._connection() as con:
+            yield con
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[psycopg.Connection]:
+        """Several reads from one consistent snapshot."""
+        with self._errors(), self._connection() as con, con.transaction():
+            con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield con
+
+    @contextmanager
+    def _write(self, user_id: str | None = None) -> Iterator[psycopg.Connection]:
+        """One transaction; with ``user_id``, serialised against the user's other writes."""
+        with self._errors(), self._connection() as con, con.transaction():
+            if user_id is not None:
+                con.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (USER_LOCK_CLASS, user_id)
+                )
+            yield con
+
+    @staticmethod
+    def _existing(con: psycopg.Connection, user_id: str, ids: Sequence[str]) -> list[str]:
+        """The given ids that are the user's memories, deduplicated, in the given order."""
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return []
+        have = {
+            r[0]
+            for r in con.execute(
+                "SELECT id FROM memories WHERE user_id = %s AND id = ANY(%s)", (user_id, unique)
+            )
+        }
+        return [i for i in unique if i in have]
+
+    # -- writes -------------------------------------------------------------------
+
+    def add(
+        self, user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None
+    ) -> list[StoredMemory]:
+        if embeddings is not None and len(embeddings) != len(memories):
+            raise StoreError("one embedding per memory is required")
+        now = time.time()
+        with self._write(user_id) as con:
+            con.execute(
+                "INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES (%s, %s, 0, 0) "
+                "ON CONFLICT (user_id) DO NOTHING",
+                (user_id, uuid.uuid4().hex),
+            )
+            seq0 = con.execute(
+                "SELECT next_seq FROM users WHERE user_id = %s FOR UPDATE", (user_id,)
+            ).fetchone()[0]
+            out: list[StoredMemory] = []
+            params = []
+            for i, mem in enumerate(memories):
+                vec = None
+                blob = None
+                if embeddings is not None:
+                    vec = np.ascontiguousarray(embeddings[i], dtype="<f4")
+                    blob = vec.tobytes()
+                stored = StoredMemory(
+                    id=uuid.uuid4().hex,
+                    user_id=user_id,
+                    seq=seq0 + i,
+                    text=mem.text,
+                    speaker=mem.speaker,
+                    timestamp=mem.timestamp,
+                    session_id=mem.session_id,
+                    metadata=mem.metadata,
+                    embedding=vec,
+                )
+                out.append(stored)
+                row = [
+                    stored.id,
+                    user_id,
+                    stored.seq,
+                    mem.text,
+                    mem.speaker,
+                    mem.timestamp.isoformat(),
+                    timestamp_epoch(mem.timestamp),
+                    mem.session_id,
+                    json.dumps(mem.metadata, ensure_ascii=False),
+                    blob,
+                    now,
+                ]
+                if self.vector:
+                    row.append(None if vec is None else _vec_text(vec))
+                params.append(row)
+            if params:
+                cols = (
+                    "id, user_id, seq, text, speaker, ts, ts_epoch, session_id, metadata, "
+                    "embedding, created_at"
+                )
+                marks = "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
+                if self.vector:
+                    cols, marks = cols + ", vec", marks + ", %s::vector"
+                with con.cursor() as cur:
+                    cur.executemany(f"INSERT INTO memories ({cols}) VALUES ({marks})", params)
+            con.execute(
+                "UPDATE users SET next_seq = %s WHERE user_id = %s",
+                (seq0 + len(memories), user_id),
+            )
+        return out
+
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        if not ids:
+            return []
+        with self._write(user_id) as con:
+            found = self._existing(con, user_id, ids)
+            if found:
+                self._drop_notes(con, user_id, found)
+                con.execute(
+                    "DELETE FROM table_meta WHERE user_id = %s AND memory_id = ANY(%s)",
+                    (user_id, found),
+                )
+                con.execute(
+                    "DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", (user_id, found)
+                )
+                con.execute(
+                    "DELETE FROM syn_mentions WHERE user_id = %s AND memory_id = ANY(%s)",
+                    (user_id, found),
+                )
+                con.execute(
+                    "DELETE FROM syn_activity WHERE user_id = %s AND kind = 'm' AND ref = ANY(%s)",
+                    (user_id, found),
+                )
+                self._drop_orphan_concepts(con, user_id)
+                con.execute("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = %s", (user_id,))
+        return found
+
+    @staticmethod
+    def _drop_notes(con: psycopg.Connection, user_id: str, ids: list[str]) -> None:
+        """Notes quoting a deleted memory go; summarising resumes before the earliest
+        dropped summary, so the surviving memories of its group are summarised again
+        (as in SQLite, set-based instead of one memory at a time)."""
+        seqs = [
+            r[0]
+            for r in con.execute(
+                "SELECT seq FROM memories WHERE user_id = %s AND id = ANY(%s)", (user_id, ids)
+            )
+        ]
+        if not seqs:
+            return
+        covers = (
+            "user_id = %s AND EXISTS (SELECT 1 FROM unnest(%s::bigint[]) AS d(seq) "
+            "WHERE first_seq <= d.seq AND last_seq >= d.seq)"
+        )
+        restart = con.execute(
+            f"SELECT MIN(first_seq) FROM ilstma_notes WHERE kind = 'summary' AND {covers}",
+            (user_id, seqs),
+        ).fetchone()[0]
+        con.execute(f"DELETE FROM ilstma_notes WHERE {covers}", (user_id, seqs))
+        if restart is not None:
+            con.execute(
+                "DELETE FROM ilstma_notes WHERE user_id = %s AND kind IN ('summary', 'trait') "
+                "AND last_seq >= %s",
+                (user_id, restart),
+            )
+            con.execute(
+                "UPDATE ilstma_state SET summarized_seq = LEAST(summarized_seq, %s) "
+                "WHERE user_id = %s",
+                (restart - 1, user_id),
+            )
+
+    @staticmethod
+    def _drop_orphan_concepts(con: psycopg.Connection, user_id: str) -> None:
+        """Concepts no remaining memory mentions go too: no dangling semantic nodes."""
+        con.execute(
+            "DELETE FROM syn_aliases a WHERE a.user_id = %s AND NOT EXISTS "
+            "(SELECT 1 FROM syn_mentions s WHERE s.user_id = a.user_id AND s.label = a.label)",
+            (user_id,),
+        )
+        con.execute(
+            "DELETE FROM syn_concepts c WHERE c.user_id = %s AND NOT EXISTS "
+            "(SELECT 1 FROM syn_aliases a WHERE a.user_id = c.user_id AND a.cid = c.cid)",
+            (user_id,),
+        )
+        con.execute(
+            "DELETE FROM syn_activity t WHERE t.user_id = %s AND t.kind = 'c' AND NOT EXISTS "
+            "(SELECT 1 FROM syn_concepts c WHERE c.user_id = t.user_id AND c.cid::text = t.ref)",
+            (user_id,),
+        )
+        con.execute("UPDATE syn_state SET rev = rev + 1 WHERE user_id = %s", (user_id,))
+
+    def delete_user(self, user_id: str) -> int:
+        with self._write(user_id) as con:
+            n = con.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount
+            for table in _USER_TABLES[1:]:
+                con.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))
+        if self.vacuum_on_erase:
+            # VACUUM cannot run in a transaction block: the pooled connections are in
+            # autocommit, and this runs after the erase committed.
+            full = "FULL " if self.vacuum_on_erase == "full" else ""
+            with self._read() as con:
+                con.execute(f"VACUUM {full}{', '.join(_USER_TABLES)}")
+        return max(n, 0)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._write() as con:
+            con.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # -- reads --------------------------------------------------------------------
+
+    def get(self, user_id: str, ids: Sequence[str]) -> dict[str, StoredMemory]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE user_id = %s AND id = ANY(%s)",
+                (user_id, unique),
+            ).fetchall()
+        return {row[0]: _row_to_memory(row) for row in rows}
+
+    def load(
+        self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
+    ) -> list[StoredMemory]:
+        cols = _COLUMNS + (", embedding" if with_embeddings else "")
+        with self._read() as con, con.cursor(binary=True) as cur:
+            # binary results: bytea arrives as raw bytes, not hex text to decode
+            rows = cur.execute(
+                f"SELECT {cols} FROM memories WHERE user_id = %s AND seq > %s ORDER BY seq",
+                (user_id, after_seq),
+            ).fetchall()
+        if with_embeddings:
+            return [_row_to_memory(r[:-1], r[-1]) for r in rows]
+        return [_row_to_memory(r) for r in rows]
+
+    def user_state(self, user_id: str) -> UserState | None:
+        with self._read() as con:
+            row = con.execute(
+                "SELECT epoch, next_seq, del_rev FROM users WHERE user_id = %s", (user_id,)
+            ).fetchone()
+        return UserState(*row) if row else None
+
+    def count(self, user_id: str) -> int:
+        with self._read() as con:
+            return con.execute(
+                "SELECT COUNT(*) FROM memories WHERE user_id = %s", (user_id,)
+            ).fetchone()[0]
+
+    def users(self) -> list[str]:
+        with self._read() as con:
+            return [r[0] for r in con.execute("SELECT user_id FROM users ORDER BY user_id")]
+
+    def get_meta(self, key: str) -> str | None:
+        with self._read() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else None
+
+    def vector_search(
+        self, user_id: str, vec: np.ndarray, k: int
+    ) -> list[tuple[str, float]] | None:
+        """Exact cosine scan of the user's rows in the server (see the module notes);
+        None without pgvector, so the engines search in process."""
+        if not self.vector:
+            return None
+        with self._read() as con:
+            self._fill_vectors(con, user_id)
+            rows = con.execute(
+                "SELECT id, vec <=> %s::vector AS d FROM memories "
+                "WHERE user_id = %s AND vec IS NOT NULL ORDER BY d, seq LIMIT %s",
+                (_vec_text(vec), user_id, int(k)),
+            ).fetchall()
+        return [(i, 1.0 - float(d)) for i, d in rows]
+
+    @staticmethod
+    def _fill_vectors(con: psycopg.Connection, user_id: str) -> None:
+        """Give ``vec`` to the user's rows written without it (one partial-index probe
+        when there are none)."""
+        missing = con.execute(
+            "SELECT id, embedding FROM memories "
+            "WHERE user_id = %s AND vec IS NULL AND embedding IS NOT NULL",
+            (user_id,),
+        ).fetchall()
+        if missing:
+            with con.transaction(), con.cursor() as cur:
+                cur.executemany(
+                    "UPDATE memories SET vec = %s::vector WHERE id = %s AND vec IS NULL",
+                    [(_vec_text(np.frombuffer(blob, dtype="<f4")), i) for i, blob in missing],
+                )
+
+    # -- SYNAPSE semantic layer ----------------------------------------------------
+
+    def graph_state(self, user_id: str) -> tuple[int, int]:
+        """(consolidated_seq, rev); (-1, 0) for a user never consolidated."""
+        with self._read() as con:
+            row = con.execute(
+                "SELECT consolidated_seq, rev FROM syn_state WHERE user_id = %s", (user_id,)
+            ).fetchone()
+        return (row[0], row[1]) if row else (-1, 0)
+
+    def graph_load(self, user_id: str) -> GraphRows:
+        with self._snapshot() as con:
+            mentions = [
+                tuple(r)
+                for r in con.execute(
+                    "SELECT s.memory_id, s.label, s.kind, m.seq FROM syn_mentions s "
+                    "JOIN memories m ON m.id = s.memory_id AND m.user_id = s.user_id "
+                    "WHERE s.user_id = %s ORDER BY m.seq, s.label",
+                    (user_id,),
+                )
+            ]
+            concepts = [
+                (cid, label, kind, np.frombuffer(blob, dtype="<f4"))
+                for cid, label, kind, blob in con.execute(
+                    "SELECT cid, label, kind, embedding FROM syn_concepts "
+                    "WHERE user_id = %s ORDER BY cid",
+                    (user_id,),
+                )
+            ]
+            aliases = {
+                label: cid
+                for label, cid in con.execute(
+                    "SELECT label, cid FROM syn_aliases WHERE user_id = %s", (user_id,)
+                )
+            }
+            activity = {
+                (kind, ref): win
+                for kind, ref, win in con.execute(
+                    "SELECT kind, ref, win FROM syn_activity WHERE user_id = %s", (user_id,)
+                )
+            }
+            row = con.execute(
+                "SELECT consolidated_seq, rev FROM syn_state WHERE user_id = %s", (user_id,)
+            ).fetchone()
+        seq, rev = (row[0], row[1]) if row else (-1, 0)
+        return GraphRows(mentions, concepts, aliases, activity, seq, rev)
+
+    def graph_save(
+        self,
+        user_id: str,
+        *,
+        mentions: Sequence[tuple[str, str, str]],
+        concepts: Sequence[tuple[int, str, str, np.ndarray]],
+        aliases: Sequence[tuple[str, int]],
+        consolidated_seq: int,
+        expect_rev: int,
+        activity: Sequence[tuple[str, str, int]] = (),
+    ) -> int | None:
+        """Write one consolidation window atomically; returns the new rev, or None when
+        another writer consolidated meanwhile (the caller reloads and retries)."""
+        with self._write(user_id) as con:
+            row = con.execute(
+                "SELECT rev FROM syn_state WHERE user_id = %s FOR UPDATE", (user_id,)
+            ).fetchone()
+            rev = row[0] if row else 0
+            if rev != expect_rev:
+                return None
+            # Skip mentions of memories deleted since they were read.
+            live = set(self._existing(con, user_id, [m for m, _, _ in mentions]))
+            with con.cursor() as cur:
+                rows: list[tuple[Any, ...]] = [
+                    (user_id, m, label, kind) for m, label, kind in mentions if m in live
+                ]
+                if rows:
+                    cur.executemany(
+                        "INSERT INTO syn_mentions (user_id, memory_id, label, kind) "
+                        "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        rows,
+                    )
+                rows = [
+                    (user_id, int(cid), label, kind, np.asarray(vec, dtype="<f4").tobytes())
+                    for cid, label, kind, vec in concepts
+                ]
+                if rows:
+                    cur.executemany(
+                        "INSERT INTO syn_concepts (user_id, cid, label, kind, embedding) "
+                        "VALUES (%s, %s, %s, %s, %s)",
+                        rows,
+                    )
+                rows = [(user_id, label, int(cid)) for label, cid in aliases]
+                if rows:
+                    cur.executemany(
+                        "INSERT INTO syn_aliases (user_id, label, cid) VALUES (%s, %s, %s) "
+                        "ON CONFLICT (user_id, label) DO UPDATE SET cid = excluded.cid",
+                        rows,
+                    )
+            con.execute(
+                "INSERT INTO syn_state (user_id, consolidated_seq, rev) VALUES (%s, %s, %s) "
+                "ON CONFLICT (user_id) DO UPDATE SET consolidated_seq = excluded.consolidated_seq, "
+                "rev = excluded.rev",
+                (user_id, int(consolidated_seq), rev + 1),
+            )
+            self._upsert_activity(con, user_id, activity)
+        return rev + 1
+
+    def graph_touch(self, user_id: str, activity: Sequence[tuple[str, str, int]]) -> None:
+        if activity:
+            with self._write(user_id) as con:
+                self._upsert_activity(con, user_id, activity)
+
+    def _upsert_activity(
+        self, con: psycopg.Connection, user_id: str, activity: Sequence[tuple[str, str, int]]
+    ) -> None:
+        """Keep the later window; rows of memories deleted meanwhile are not recreated."""
+        if not activity:
+            return
+        mids = [ref for kind, ref, _ in activity if kind == "m"]
+        live = {("m", m) for m in self._existing(con, user_id, mids)}
+        live |= {
+            ("c", str(r[0]))
+            for r in con.execute("SELECT cid FROM syn_concepts WHERE user_id = %s", (user_id,))
+        }
+        rows = [
+            (user_id, kind, ref, int(win)) for kind, ref, win in activity if (kind, ref) in live
+        ]
+        if rows:
+            with con.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO syn_activity (user_id, kind, ref, win) VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (user_id, kind, ref) "
+                    "DO UPDATE SET win = GREATEST(syn_activity.win, excluded.win)",
+                    rows,
+                )
+
+    # -- the global memory table and ILSTMA's notes -----------------------------------
+
+    def table_meta(
+        self, user_id: str, ids: Sequence[str] | None = None
+    ) -> dict[str, tuple[int, float]]:
+        sql = "SELECT memory_id, recall_times, last_recall FROM table_meta WHERE user_id = %s"
+        with self._read() as con:
+            if ids is None:
+                rows = con.execute(sql, (user_id,)).fetchall()
+            else:
+                rows = con.execute(
+                    sql + " AND memory_id = ANY(%s)",
+                    (user_id, list(dict.fromkeys(ids))),
+                ).fetchall()
+        return {m: (int(n), float(t)) for m, n, t in rows}
+
+    def table_meta_update(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        if not rows:
+            return
+        with self._write(user_id) as con:
+            live = set(self._existing(con, user_id, [r[0] for r in rows]))
+            params = [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live]
+            if params:
+                with con.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) "
+                        "VALUES (%s, %s, %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
+                        "recall_times = excluded.recall_times, last_recall = excluded.last_recall",
+                        params,
+                    )
+
+    def notes_state(self, user_id: str) -> int:
+        with self._read() as con:
+            row = con.execute(
+                "SELECT summarized_seq FROM ilstma_state WHERE user_id = %s", (user_id,)
+            ).fetchone()
+        return row[0] if row else -1
+
+    def notes_load(self, user_id: str) -> tuple[int, list[NoteRow]]:
+        with self._snapshot() as con:
+            row = con.execute(
+                "SELECT summarized_seq FROM ilstma_state WHERE user_id = %s", (user_id,)
+            ).fetchone()
+            notes = [
+                NoteRow(*r)
+                for r in con.execute(
+                    "SELECT kind, nid, speaker, first_seq, last_seq, pieces FROM ilstma_notes "
+                    "WHERE user_id = %s ORDER BY kind, nid",
+                    (user_id,),
+                )
+            ]
+        return (row[0] if row else -1), notes
+
+    def notes_save(
+        self, user_id: str, notes: Sequence[NoteRow], summarized_seq: int, expect_seq: int
+    ) -> bool:
+        with self._write(user_id) as con:
+            row = con.execute(
+                "SELECT summarized_seq FROM ilstma_state WHERE user_id = %s FOR UPDATE",
+                (user_id,),
+            ).fetchone()
+            if (row[0] if row else -1) != expect_seq:
+                return False
+            params = [
+                (
+                    user_id,
+                    n.kind,
+                    int(n.nid),
+                    n.speaker,
+                    int(n.first_seq),
+                    int(n.last_seq),
+                    n.pieces,
+                )
+                for n in notes
+            ]
+            if params:
+                with con.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO ilstma_notes "
+                        "(user_id, kind, nid, speaker, first_seq, last_seq, pieces) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                        "ON CONFLICT (user_id, kind, nid) DO UPDATE SET "
+                        "speaker = excluded.speaker, first_seq = excluded.first_seq, "
+                        "last_seq = excluded.last_seq, pieces = excluded.pieces",
+                        params,
+                    )
+            con.execute(
+                "INSERT INTO ilstma_state (user_id, summarized_seq) VALUES (%s, %s) "
+                "ON CONFLICT (user_id) DO UPDATE SET summarized_seq = excluded.summarized_seq",
+                (user_id, int(summarized_seq)),
+            )
+        return True
+
+    # -- API keys ---------------------------------------------------------------------
+
+    def key_add(self, row: KeyRow) -> None:
+        try:
+            with self._errors(), self._connection() as con:
+                con.execute(
+                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
+                    (row.key_id, row.tenant, row.digest, row.label, row.created, row.revoked),
+                )
+        except StoreError as exc:
+            if isinstance(exc.__cause__, pg_errors.UniqueViolation):
+                raise StoreError(f"an API key with id {row.key_id!r} exists") from exc.__cause__
+            raise
+
+    def key_get(self, key_id: str) -> KeyRow | None:
+        with self._read() as con:
+            row = con.execute(
+                f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE key_id = %s", (key_id,)
+            ).fetchone()
+        return KeyRow(*row) if row else None
+
+    def key_list(self, tenant: str | None = None) -> list[KeyRow]:
+        sql = f"SELECT {_KEY_COLUMNS} FROM api_keys"
+        args: tuple = ()
+        if tenant is not None:
+            sql, args = sql + " WHERE tenant = %s", (tenant,)
+        with self._read() as con:
+            rows = con.execute(sql + " ORDER BY created, key_id", args).fetchall()
+        return [KeyRow(*r) for r in rows]
+
+    def key_revoke(self, key_id: str, when: float) -> bool:
+        with self._read() as con:
+            n = con.execute(
+                "UPDATE api_keys SET revoked = %s WHERE key_id = %s AND revoked IS NULL",
+                (when, key_id),
+            ).rowcount
+        return n > 0
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
