@@ -170,7 +170,8 @@ def test_recalled_dialogues_are_counted_at_once_on_a_miss(open_memory):
     mem.recall(Q[0], "u")
     mem.recall(Q[9], "u")
     meta = mem._store.table_meta("u")
-    assert meta[ids[9]] == (3, NOW)
+    # counted as increments; the last recall is the latest one ("later" is after NOW)
+    assert meta[ids[9]] == (3, timestamp_epoch(later))
     assert meta[ids[0]] == (2, NOW)
     assert set(meta) == {ids[0], ids[9]}
 

@@ -365,6 +365,24 @@ def test_table_meta_update_and_read(store):
     store.table_meta_update("u", [])
 
 
+def test_table_meta_bump_adds_increments_and_keeps_the_latest_recall(store):
+    ids = [m.id for m in store.add("u", [_new(f"m{i}") for i in range(2)], _vecs(2))]
+    store.table_meta_bump("u", [(ids[0], 1, 10.0), ("nope", 1, 1.0)])
+    assert store.table_meta("u") == {ids[0]: (2, 10.0)}  # from the default 1
+    store.table_meta_bump("u", [(ids[0], 3, 5.0), (ids[1], 2, 7.0)])
+    assert store.table_meta("u") == {ids[0]: (5, 10.0), ids[1]: (3, 7.0)}
+    store.table_meta_bump("v", [(ids[0], 1, 99.0)])  # another user's memory: skipped
+    assert store.table_meta("u")[ids[0]] == (5, 10.0) and store.table_meta("v") == {}
+    store.table_meta_bump("u", [])
+
+
+def test_table_meta_bumps_from_several_processes_all_count(make_store):
+    stores = [make_store() for _ in range(4)]
+    (mid,) = [m.id for m in stores[0].add("u", [_new("m")], _vecs(1))]
+    _race(4, lambda i: [stores[i].table_meta_bump("u", [(mid, 1, float(i))]) for _ in range(5)])
+    assert stores[0].table_meta("u") == {mid: (21, 3.0)}
+
+
 def _note(kind: str, nid: int, first: int, last: int, text: str = "x") -> NoteRow:
     return NoteRow(kind, nid, "S", first, last, json.dumps([{"text": text}]))
 

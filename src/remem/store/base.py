@@ -158,6 +158,13 @@ class Store(ABC):
         """Set (memory_id, recall times, last recall); deleted memories are skipped."""
 
     @abstractmethod
+    def table_meta_bump(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        """Atomically add (memory_id, recalls, when): recall times grow by ``recalls``
+        from the stored value (1 when none), the last recall becomes the later of the
+        two. Increments, not values: two workers recalling one memory at once both
+        count. Deleted memories are skipped."""
+
+    @abstractmethod
     def notes_state(self, user_id: str) -> int:
         """The last summarised sequence number, or -1 (one indexed row: cheap)."""
 

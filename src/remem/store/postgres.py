@@ -830,6 +830,22 @@ class PostgresStore(Store):
                         params,
                     )
 
+    def table_meta_bump(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        if not rows:
+            return
+        with self._write(user_id) as con:
+            live = set(self._existing(con, user_id, [r[0] for r in rows]))
+            params = [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live]
+            if params:
+                with con.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) "
+                        "VALUES (%s, %s, 1 + %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE "
+                        "SET recall_times = table_meta.recall_times + excluded.recall_times - 1, "
+                        "last_recall = GREATEST(table_meta.last_recall, excluded.last_recall)",
+                        params,
+                    )
+
     def notes_state(self, user_id: str) -> int:
         with self._read() as con:
             row = con.execute(

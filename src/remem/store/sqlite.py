@@ -666,6 +666,19 @@ class SQLiteStore(Store):
                 [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live],
             )
 
+    def table_meta_bump(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        if not rows:
+            return
+        with self._write() as con:
+            live = set(self._existing(con, user_id, [r[0] for r in rows]))
+            con.executemany(
+                "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) "
+                "VALUES (?, ?, 1 + ?, ?) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
+                "recall_times = recall_times + excluded.recall_times - 1, "
+                "last_recall = MAX(last_recall, excluded.last_recall)",
+                [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live],
+            )
+
     def notes_state(self, user_id: str) -> int:
         with self._lock:
             row = self._con.execute(

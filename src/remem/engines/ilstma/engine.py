@@ -139,6 +139,7 @@ class IlstmaEngine(Engine):
                 stm.relevant = [d for d in stm.relevant if d.memory_id not in gone]
                 for memory_id in gone:
                     stm.deferred.pop(memory_id, None)
+                    stm.pending.pop(memory_id, None)
                 stm.summary = ""  # it may quote a deleted memory
 
     def on_delete_user(self, user_id: str) -> None:
@@ -161,8 +162,8 @@ class IlstmaEngine(Engine):
     def _flush(self, user_id: str) -> None:
         stm = self._stm.get(user_id)
         if stm is not None and stm.deferred:
-            rows = [(m, n, t) for m, (n, t) in stm.deferred.items()]
-            self.ctx.store.table_meta_update(user_id, rows)
+            rows = [(m, n, t) for m, (n, t) in stm.pending.items()]
+            self.ctx.store.table_meta_bump(user_id, rows)
             # the cache stays: its dialogues now carry the counts just written
             stm.cache = [
                 replace(d, recall_times=stm.deferred[d.memory_id][0])
@@ -171,6 +172,7 @@ class IlstmaEngine(Engine):
                 for d in stm.cache
             ]
             stm.deferred.clear()
+            stm.pending.clear()
 
     # -- summaries and profile ----------------------------------------------------
 
@@ -438,6 +440,8 @@ class IlstmaEngine(Engine):
                 for d in used:
                     n = stm.deferred.get(d.memory_id, (d.recall_times, 0.0))[0]
                     stm.deferred[d.memory_id] = (n + 1, now_s)
+                    inc = stm.pending.get(d.memory_id, (0, 0.0))[0]
+                    stm.pending[d.memory_id] = (inc + 1, now_s)
                 rest = [d for d in stm.cache if d not in used]
                 hits = [
                     Scored(d.memory_id, 1.0 / (1 + i), "cache")
@@ -475,7 +479,7 @@ class IlstmaEngine(Engine):
                 if r.id in texts
             ]
             updates = [(r.id, meta.get(r.id, (1, 0.0))[0] + 1, now_s) for r in recalled]
-            self.ctx.store.table_meta_update(user_id, updates)
+            self.ctx.store.table_meta_bump(user_id, [(r.id, 1, now_s) for r in recalled])
             meta.update({m: (n, t) for m, n, t in updates})
             t = time.perf_counter()
             notes = self._load_notes(user_id)

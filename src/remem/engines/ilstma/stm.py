@@ -38,8 +38,11 @@ class ShortTermMemory:
     personality: str = ""
     relevant: list[Dialogue] = field(default_factory=list)
     history: deque[str] = field(default_factory=deque)
-    #: recall-metadata updates of cache hits, written when the cache is overwritten
+    #: recall metadata of cache hits as this process sees it (recall times, last recall)
     deferred: dict[str, tuple[int, float]] = field(default_factory=dict)
+    #: the same hits as increments (recalls, last recall), written as such when the
+    #: cache is overwritten, so hits counted by other workers meanwhile are kept
+    pending: dict[str, tuple[int, float]] = field(default_factory=dict)
     questions: int = 0
 
     def push_turn(self, text: str) -> None:
