@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--max-body-bytes", type=int, default=8 * 1024 * 1024)
     sv.add_argument("--cors", type=_names, default=[], help="allowed origins (default: none)")
     sv.add_argument("--key-cache", type=float, default=0.0, help="seconds a verified key is cached")
+    sv.add_argument(
+        "--pool-size", type=int, default=0, help="PostgreSQL connections per worker (default 10)"
+    )
     sv.add_argument("--log-level", default="info")
 
     ks = sub.add_parser("keys", help="API keys of the servers (each bound to one tenant)")
@@ -209,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
             max_body_bytes=args.max_body_bytes,
             cors_origins=args.cors,
             key_cache_s=args.key_cache,
+            pool_size=args.pool_size,
             log_level=args.log_level,
         )
         return 0

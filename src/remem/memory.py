@@ -59,6 +59,7 @@ class Memory:
         max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
         max_cached_users: int = 256,
         store: Store | None = None,
+        store_options: Mapping[str, Any] | None = None,
         llm: str | LLM = "auto",
         llm_options: Mapping[str, Any] | None = None,
         answer_options: Mapping[str, Any] | None = None,
@@ -78,7 +79,7 @@ class Memory:
         self._answer_options = Answerer.check_options(answer_options or {})
         self._llm_lock = threading.Lock()
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
-        self._store = store or open_store(target)
+        self._store = store or open_store(target, **dict(store_options or {}))
         #: Where the memories live, for messages: a database URL without its password.
         self.path = str(getattr(self._store, "location", target))
         try:

@@ -437,10 +437,13 @@ def app_from_env() -> FastAPI:
     """The uvicorn factory each worker process calls (``--workers N``): settings come
     from ``REMEM_SERVE_*`` variables set by :func:`serve`; the Memory closes with the app."""
     env = os.environ
+    db = env.get(ENV_PREFIX + "DB", "remem.db")
+    pool = int(env.get(ENV_PREFIX + "POOL", "0"))
     mem = Memory(
-        env.get(ENV_PREFIX + "DB", "remem.db"),
+        db,
         engine=env.get(ENV_PREFIX + "ENGINE", "hybrid"),
         llm=env.get(ENV_PREFIX + "LLM", "none"),
+        store_options={"max_size": pool} if pool and db.startswith("postgres") else None,
     )
     cors = [o for o in env.get(ENV_PREFIX + "CORS", "").split(",") if o]
     app = create_app(
@@ -464,8 +467,11 @@ def serve(
     max_body_bytes: int = DEFAULT_MAX_BODY,
     cors_origins: list[str] | None = None,
     key_cache_s: float = 0.0,
+    pool_size: int = 0,
     log_level: str = "info",
 ) -> None:
+    """Run uvicorn with ``workers`` processes, each building its app with
+    :func:`app_from_env`; ``pool_size`` caps each worker's PostgreSQL connections."""
     import uvicorn
 
     os.environ.update(
@@ -476,6 +482,7 @@ def serve(
             ENV_PREFIX + "MAX_BODY": str(max_body_bytes),
             ENV_PREFIX + "CORS": ",".join(cors_origins or []),
             ENV_PREFIX + "KEY_CACHE_S": str(key_cache_s),
+            ENV_PREFIX + "POOL": str(pool_size),
         }
     )
     uvicorn.run(
