@@ -102,7 +102,11 @@ def free_port() -> int:
 @contextmanager
 def temporary_postgres() -> Iterator[str]:
     """A throwaway PostgreSQL server (the ``pgserver`` wheel), removed afterwards."""
-    import pgserver
+    import warnings
+
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import pgserver
 
     with tempfile.TemporaryDirectory(prefix="remem-load-pg-") as tmp:
         srv = pgserver.get_server(tmp, cleanup_mode="stop")
