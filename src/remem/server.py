@@ -29,7 +29,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Body, Depends, FastAPI, Query, Request
@@ -298,11 +299,24 @@ def create_app(
     cors_origins: list[str] | None = None,
     key_cache_s: float = 0.0,
     metrics: bool = True,
+    close_memory: bool = False,
 ) -> FastAPI:
-    """The API over ``mem``; the caller owns ``mem`` (closing the app does not close it)."""
+    """The API over ``mem``. The caller owns ``mem`` unless ``close_memory``: then the
+    app closes it when the server shuts down, which writes ILSTMA's buffered recall
+    counts (a clean shutdown loses nothing)."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if close_memory:
+                mem.close()
+
     keyring = mem.key_ring(cache_s=key_cache_s)
     stats = Metrics()
     app = FastAPI(
+        lifespan=lifespan,
         title="remem",
         version=__version__,
         description="Long-term memory for LLM agents. Every /v1 route but /v1/health "
@@ -451,8 +465,8 @@ def app_from_env() -> FastAPI:
         max_body_bytes=int(env.get(ENV_PREFIX + "MAX_BODY", DEFAULT_MAX_BODY)),
         cors_origins=cors,
         key_cache_s=float(env.get(ENV_PREFIX + "KEY_CACHE_S", "0")),
+        close_memory=True,
     )
-    app.router.on_shutdown.append(mem.close)
     return app
 
 
