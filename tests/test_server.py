@@ -1,0 +1,1490 @@
+"""The HTTP API (``remem serve``): the real FastAPI app over real SQLite files.
+
+Everything runs for real: FastAPI's TestClient drives the app in-process, and one
+test starts ``remem serve --workers 2`` as a subprocess and talks to it over TCP.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+
+from remem import Memory
+from remem.server import create_app
+
+ENGINES = ["hybrid", "synapse", "ilstma"]
+TENANTS = ("acme", "globex")
+
+# A's user "bob": three facts, as a client would send them
+BOB_A = [
+    {
+        "text": "I adopted a retired racing greyhound named Biscuit last spring.",
+        "speaker": "Bob",
+        "timestamp": "2023-05-08T13:56:00+00:00",
+        "session_id": "s1",
+        "metadata": {"source": "chat", "turn": 1, "tags": ["pets", "dog"]},
+    },
+    {
+        "text": "My sister is getting married in Lisbon next September.",
+        "speaker": "Bob",
+        "timestamp": "2023-05-09T10:00:00+00:00",
+        "session_id": "s1",
+    },
+    {
+        "text": "I'm allergic to penicillin, so I always tell new doctors.",
+        "speaker": "Bob",
+        "timestamp": "2023-06-01T09:30:00+00:00",
+        "session_id": "s2",
+        "metadata": {"source": "intake form"},
+    },
+]
+# B's user of the same name: nothing in common with A's
+BOB_B = [
+    {
+        "text": "I play the cello in a community orchestra on Thursdays.",
+        "speaker": "Bob",
+        "timestamp": "2023-07-01T18:00:00+00:00",
+    }
+]
+A_MARKERS = ("greyhound", "Biscuit", "Lisbon", "penicillin")
+QUESTION = "What is the name of Bob's greyhound?"
+
+TEMPLATES = {
+    "/v1/health",
+    "/metrics",
+    "/v1/memories",
+    "/v1/memories/batch",
+    "/v1/memories/{memory_id}",
+    "/v1/users",
+    "/v1/search",
+    "/v1/recall",
+    "/v1/answer",
+    "/v1/export",
+    "/v1/import",
+}
+
+
+# -- the app under test ----------------------------------------------------------------------
+
+
+@dataclass
+class Api:
+    client: TestClient
+    mem: Memory
+    db: Path
+    keys: dict[str, str] = field(default_factory=dict)  # tenant -> key
+    key_ids: dict[str, str] = field(default_factory=dict)
+
+    def auth(self, tenant: str = "acme", how: str = "bearer") -> dict[str, str]:
+        key = self.keys[tenant]
+        return {"Authorization": f"Bearer {key}"} if how == "bearer" else {"X-API-Key": key}
+
+    def req(self, method: str, path: str, tenant: str | None = "acme", **kw: Any):
+        headers = dict(kw.pop("headers", {}) or {})
+        if tenant is not None:
+            headers.update(self.auth(tenant))
+        return self.client.request(method, path, headers=headers, **kw)
+
+    def raw(self, method: str, path: str, body: Any, tenant: str | None = "acme", **kw: Any):
+        """Send ``body`` as JSON text with every non-ASCII character escaped (so lone
+        surrogates travel as legal ``\\ud800`` escapes)."""
+        data = json.dumps(body).encode("ascii") if not isinstance(body, bytes) else body
+        headers = {"content-type": "application/json", **kw.pop("headers", {})}
+        return self.req(method, path, tenant, content=data, headers=headers, **kw)
+
+    # shorthands, each asserting success
+    def add(self, user: str, tenant: str = "acme", **item: Any) -> str:
+        r = self.req("POST", "/v1/memories", tenant, json={"user_id": user, **item})
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
+    def add_many(self, user: str, items: list[dict], tenant: str = "acme") -> list[str]:
+        r = self.req("POST", "/v1/memories/batch", tenant, json={"user_id": user, "items": items})
+        assert r.status_code == 201, r.text
+        return r.json()["ids"]
+
+    def listing(self, user: str, tenant: str = "acme", **params: Any) -> dict:
+        r = self.req("GET", "/v1/memories", tenant, params={"user_id": user, **params})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def count(self, user: str, tenant: str = "acme") -> int:
+        return self.listing(user, tenant)["count"]
+
+    def search(self, user: str, query: str, tenant: str = "acme", k: int = 10) -> list[dict]:
+        r = self.req("POST", "/v1/search", tenant, json={"user_id": user, "query": query, "k": k})
+        assert r.status_code == 200, r.text
+        return r.json()["hits"]
+
+    def users(self, tenant: str = "acme") -> list[str]:
+        r = self.req("GET", "/v1/users", tenant)
+        assert r.status_code == 200, r.text
+        return r.json()["users"]
+
+
+@pytest.fixture
+def make_api(open_memory, tmp_path: Path) -> Iterator[Callable[..., Api]]:
+    clients: list[TestClient] = []
+    made = 0
+
+    def factory(
+        engine: str = "hybrid",
+        *,
+        max_text_chars: int | None = None,
+        tenants: tuple[str, ...] = TENANTS,
+        **app_kw: Any,
+    ) -> Api:
+        nonlocal made
+        made += 1
+        db = tmp_path / f"server-{made}.db"
+        mem_kw = {} if max_text_chars is None else {"max_text_chars": max_text_chars}
+        mem = open_memory(db, engine, **mem_kw)
+        client = TestClient(create_app(mem, **app_kw), raise_server_exceptions=False)
+        clients.append(client)
+        api = Api(client, mem, db)
+        for t in tenants:
+            api.keys[t], info = mem.keys.create(t, label=f"{t} test key")
+            api.key_ids[t] = info.key_id
+        return api
+
+    yield factory
+    for c in clients:
+        c.close()
+
+
+@pytest.fixture
+def api(make_api) -> Api:
+    return make_api()
+
+
+def _error_code(r) -> str:
+    assert r.headers["content-type"].startswith("application/json"), r.headers
+    body = r.json()
+    assert set(body) == {"error"}, body
+    assert isinstance(body["error"]["message"], str)
+    return body["error"]["code"]
+
+
+def _table_names(db: Path) -> set[str]:
+    con = sqlite3.connect(db)
+    try:
+        return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    finally:
+        con.close()
+
+
+def _seed(api: Api) -> tuple[list[str], list[str]]:
+    """A (acme) stores bob's three facts and one of alice's; B (globex) one of its bob."""
+    a_ids = api.add_many("bob", BOB_A, tenant="acme")
+    api.add("alice", tenant="acme", text="Alice collects vintage fountain pens.")
+    b_ids = api.add_many("bob", BOB_B, tenant="globex")
+    return a_ids, b_ids
+
+
+# -- every /v1 route wants a key ---------------------------------------------------------------
+
+TABLE = {"format": "remem.global-memory-table/1", "entries": [{"text": "imported fact"}]}
+ROUTES: list[tuple[str, str, dict[str, Any]]] = [
+    ("POST", "/v1/memories", {"json": {"user_id": "bob", "text": "a new fact"}}),
+    ("POST", "/v1/memories/batch", {"json": {"user_id": "bob", "items": [{"text": "x"}]}}),
+    ("GET", "/v1/memories", {"params": {"user_id": "bob"}}),
+    ("GET", "/v1/memories/{id}", {"params": {"user_id": "bob"}}),
+    ("DELETE", "/v1/memories/{id}", {"params": {"user_id": "bob"}}),
+    ("GET", "/v1/users", {}),
+    ("DELETE", "/v1/users", {"params": {"user_id": "bob"}}),
+    ("POST", "/v1/search", {"json": {"user_id": "bob", "query": "greyhound"}}),
+    ("POST", "/v1/recall", {"json": {"user_id": "bob", "query": "greyhound"}}),
+    ("POST", "/v1/answer", {"json": {"user_id": "bob", "question": QUESTION}}),
+    ("GET", "/v1/export", {"params": {"user_id": "bob"}}),
+    ("POST", "/v1/import", {"params": {"user_id": "bob"}, "json": TABLE}),
+]
+ROUTE_IDS = [f"{m} {p}" for m, p, _ in ROUTES]
+
+
+def _bad_auth(api: Api) -> dict[str, dict[str, str]]:
+    key = api.keys["acme"]
+    key_id = api.key_ids["acme"]
+    secret = key.split("_", 2)[2]
+    wrong = ("A" if secret[0] != "A" else "B") + secret[1:]
+    return {
+        "none": {},
+        "wrong secret": {"Authorization": f"Bearer rmm_{key_id}_{wrong}"},
+        "unknown id": {"Authorization": f"Bearer rmm_000000000000_{secret}"},
+        "malformed": {"Authorization": "Bearer hunter2"},
+        "malformed x-api-key": {"X-API-Key": "rmm_"},
+        "empty x-api-key": {"X-API-Key": ""},
+        "basic scheme": {"Authorization": f"Basic {key}"},
+        "no scheme": {"Authorization": key},
+        "bearer, nothing": {"Authorization": "Bearer "},
+        "key in wrong header": {"X-Api-Token": key},
+    }
+
+
+def _route_call(api: Api, route: tuple[str, str, dict], mid: str, headers: dict[str, str]):
+    method, path, kw = route
+    return api.client.request(method, path.replace("{id}", mid), headers=headers, **kw)
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=ROUTE_IDS)
+def test_every_v1_route_needs_a_valid_key(api: Api, route):
+    (mid,) = api.add_many("bob", BOB_A[:1])
+    before = api.listing("bob")
+    for name, headers in _bad_auth(api).items():
+        r = _route_call(api, route, mid, headers)
+        assert r.status_code == 401, (name, r.status_code, r.text)
+        assert _error_code(r) == "unauthorized", name
+        assert r.headers["www-authenticate"] == "Bearer"
+    # nothing a refused request asked for happened
+    assert api.listing("bob") == before
+    assert api.users() == ["bob"]
+    # ... and both headers carry a valid key
+    for how in ("bearer", "x-api-key"):
+        r = _route_call(api, route, mid, api.auth("acme", how))
+        assert r.status_code < 400, (how, r.status_code, r.text)
+        if route[0] == "DELETE":
+            mid = api.add("bob", text="another fact")
+
+
+def test_bearer_scheme_is_case_insensitive_and_bearer_wins(api: Api):
+    key = api.keys["acme"]
+    for scheme in ("bearer", "BEARER", "Bearer"):
+        r = api.client.get("/v1/users", headers={"Authorization": f"{scheme} {key}"})
+        assert r.status_code == 200, scheme
+    # Authorization wins: a wrong Bearer key is not rescued by a right X-API-Key ...
+    r = api.client.get(
+        "/v1/users", headers={"Authorization": "Bearer rmm_x", "X-API-Key": api.keys["acme"]}
+    )
+    assert r.status_code == 401
+    r = api.client.get(
+        "/v1/users",
+        headers={"Authorization": f"Bearer {key}", "X-API-Key": "rmm_000000000000_" + "a" * 43},
+    )
+    assert r.status_code == 200
+
+
+def test_health_metrics_and_schema_need_no_key(api: Api):
+    r = api.client.get("/v1/health")
+    assert r.status_code == 200
+    assert r.json()["status"] == "ok" and r.json()["engine"] == "hybrid"
+    assert api.client.get("/metrics").status_code == 200
+    assert api.client.get("/openapi.json").status_code == 200
+    # a garbage key on an open route changes nothing
+    assert api.client.get("/v1/health", headers={"Authorization": "Bearer nope"}).status_code == 200
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=ROUTE_IDS)
+def test_a_key_revoked_while_the_app_runs_is_refused_at_once(api: Api, route):
+    (mid,) = api.add_many("bob", BOB_A[:1])
+    assert api.req("GET", "/v1/users").status_code == 200  # the key worked a moment ago
+    assert api.mem.keys.revoke(api.key_ids["acme"]) is True
+    for how in ("bearer", "x-api-key"):
+        r = _route_call(api, route, mid, api.auth("acme", how))
+        assert r.status_code == 401, (how, r.text)
+        assert _error_code(r) == "unauthorized"
+    # the other tenant's key is untouched
+    assert api.req("GET", "/v1/users", "globex").status_code == 200
+
+
+def test_key_cache_bounds_how_long_a_revoked_key_works(make_api):
+    api = make_api(key_cache_s=0.5)
+    assert api.req("GET", "/v1/users").status_code == 200  # now cached
+    api.mem.keys.revoke(api.key_ids["acme"])  # another ring: the app's cache answers
+    assert api.req("GET", "/v1/users").status_code == 200
+    time.sleep(0.7)
+    assert api.req("GET", "/v1/users").status_code == 401
+
+
+def test_a_key_created_while_the_app_runs_works_at_once(api: Api):
+    key, _ = api.mem.keys.create("initech")
+    r = api.client.get("/v1/users", headers={"X-API-Key": key})
+    assert r.status_code == 200 and r.json() == {"users": []}
+
+
+# -- tenants never meet ------------------------------------------------------------------------
+
+
+def _no_a(text: str) -> None:
+    for marker in A_MARKERS:
+        assert marker not in text, marker
+    assert "acme" not in text
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("action", ["search", "recall", "answer"])
+def test_other_tenant_retrieves_nothing_of_ours(make_api, engine: str, action: str):
+    api = make_api(engine)
+    a_ids, b_ids = _seed(api)
+    field_name = "question" if action == "answer" else "query"
+    # A asks first (ILSTMA caches per user; SYNAPSE activates A's graph)
+    for tenant in ("acme", "globex"):
+        for q in (QUESTION, "greyhound Biscuit Lisbon penicillin", "cello"):
+            body = {"user_id": "bob", field_name: q, "k": 10}
+            r = api.req("POST", f"/v1/{action}", tenant, json=body)
+            assert r.status_code == 200, r.text
+            out = r.json()
+            hits = out["evidence"] if action == "answer" else out["hits"]
+            ids = {h["id"] for h in hits}
+            if tenant == "globex":
+                assert ids <= set(b_ids), (q, out)
+                _no_a(r.text)
+                if action == "recall":
+                    assert set(out["explanations"]) <= set(b_ids)
+            else:
+                assert ids <= set(a_ids)
+                assert "cello" not in r.text
+    # an A question for which B has nothing at all
+    for user in ("bob", "alice", "nobody"):
+        body = {"user_id": user, field_name: QUESTION, "k": 5}
+        r = api.req("POST", f"/v1/{action}", "globex", json=body)
+        assert r.status_code == 200
+        _no_a(r.text)
+        if user != "bob":
+            out = r.json()
+            if action == "answer":
+                assert out["evidence"] == [] and out["refused"] is True
+            else:
+                assert out["hits"] == []
+
+
+def test_other_tenant_cannot_get_or_delete_our_memories(api: Api):
+    a_ids, b_ids = _seed(api)
+    for mid in a_ids:
+        for user in ("bob", "acme:bob", "alice", ":bob"):
+            r = api.req("GET", f"/v1/memories/{mid}", "globex", params={"user_id": user})
+            assert r.status_code == 404 and _error_code(r) == "not_found"
+            _no_a(r.text)
+            r = api.req("DELETE", f"/v1/memories/{mid}", "globex", params={"user_id": user})
+            assert r.status_code == 404 and _error_code(r) == "not_found"
+    for mid in a_ids:  # all still there, for A
+        r = api.req("GET", f"/v1/memories/{mid}", params={"user_id": "bob"})
+        assert r.status_code == 200
+    assert api.count("bob") == 3
+    # and A cannot reach B's
+    r = api.req("GET", f"/v1/memories/{b_ids[0]}", params={"user_id": "bob"})
+    assert r.status_code == 404
+
+
+def test_other_tenant_lists_and_counts_only_its_own(api: Api):
+    a_ids, b_ids = _seed(api)
+    out = api.listing("bob", "globex")
+    assert out["count"] == 1 and [m["id"] for m in out["memories"]] == b_ids
+    _no_a(json.dumps(out))
+    assert api.listing("alice", "globex") == {"count": 0, "memories": []}
+    assert api.listing("bob")["count"] == 3
+
+
+def test_users_are_per_tenant(api: Api):
+    _seed(api)
+    assert sorted(api.users("acme")) == ["alice", "bob"]
+    assert api.users("globex") == ["bob"]
+    key, _ = api.mem.keys.create("initech")
+    r = api.client.get("/v1/users", headers={"X-API-Key": key})
+    assert r.json() == {"users": []}
+
+
+def test_other_tenant_delete_user_erases_only_its_own(api: Api):
+    a_ids, b_ids = _seed(api)
+    r = api.req("DELETE", "/v1/users", "globex", params={"user_id": "alice"})
+    assert r.status_code == 200 and r.json() == {"deleted": 0}
+    r = api.req("DELETE", "/v1/users", "globex", params={"user_id": "acme:bob"})
+    assert r.json() == {"deleted": 0}
+    r = api.req("DELETE", "/v1/users", "globex", params={"user_id": "bob"})
+    assert r.json() == {"deleted": 1}
+    assert api.count("bob") == 3 and api.count("alice") == 1
+    assert {h["id"] for h in api.search("bob", "greyhound")} == set(a_ids)
+    assert api.users("globex") == []
+
+
+def test_other_tenant_export_holds_none_of_ours(api: Api):
+    _seed(api)
+    for user in ("bob", "alice", "acme:bob"):
+        r = api.req("GET", "/v1/export", "globex", params={"user_id": user})
+        assert r.status_code == 200
+        data = r.json()
+        assert data["user_id"] == user
+        assert len(data["entries"]) == (1 if user == "bob" else 0)
+        _no_a(json.dumps({k: v for k, v in data.items() if k != "user_id"}))
+
+
+def test_import_goes_to_the_importing_tenant_only(api: Api):
+    a_ids, b_ids = _seed(api)
+    exported = api.req("GET", "/v1/export", params={"user_id": "bob"}).json()
+    assert exported["user_id"] == "bob" and len(exported["entries"]) == 3
+    r = api.req("POST", "/v1/import", "globex", params={"user_id": "bob"}, json=exported)
+    assert r.status_code == 201, r.text
+    new_ids = r.json()["ids"]
+    assert len(new_ids) == 3 and not set(new_ids) & set(a_ids)
+    assert api.count("bob", "globex") == 4
+    assert api.count("bob", "acme") == 3  # A unchanged
+    assert {h["id"] for h in api.search("bob", "greyhound", "acme")} == set(a_ids)
+    assert api.users("acme") == sorted(api.users("acme"))  # no new users for A
+    assert sorted(api.users("acme")) == ["alice", "bob"]
+    # import can't target another tenant through the table's own user_id field
+    forged = {**exported, "user_id": "acme:alice"}
+    r = api.req("POST", "/v1/import", "globex", params={"user_id": "carol"}, json=forged)
+    assert r.status_code == 201
+    assert api.count("alice", "acme") == 1 and api.count("carol", "globex") == 3
+
+
+def test_other_tenant_writes_stay_its_own(api: Api):
+    a_ids, _ = _seed(api)
+    api.add("bob", "globex", text="I drive a red greyhound bus called Biscuit too.")
+    api.add_many("bob", [{"text": "greyhound"}], tenant="globex")
+    assert api.count("bob") == 3
+    assert {h["id"] for h in api.search("bob", "greyhound bus Biscuit")} == set(a_ids)
+
+
+@pytest.mark.parametrize(
+    "user", ["globex:bob", "globex::bob", ":globex:bob", "globex:", "globex", "bob:globex"]
+)
+def test_colons_in_user_ids_cannot_reach_another_tenant(api: Api, user: str):
+    """B (globex) keeps user "bob", stored as "globex:bob"; A (acme) tries user ids
+    that spell B's stored name. All land in A's own space."""
+    (b_id,) = api.add_many("bob", BOB_B, tenant="globex")
+    assert api.search(user, "cello orchestra") == []
+    assert api.listing(user)["count"] == 0
+    r = api.req("GET", f"/v1/memories/{b_id}", params={"user_id": user})
+    assert r.status_code == 404
+    r = api.req("DELETE", f"/v1/memories/{b_id}", params={"user_id": user})
+    assert r.status_code == 404
+    r = api.req("DELETE", "/v1/users", params={"user_id": user})
+    assert r.json() == {"deleted": 0}
+    assert api.req("GET", "/v1/export", params={"user_id": user}).json()["entries"] == []
+    r = api.req("POST", "/v1/recall", json={"user_id": user, "query": "cello"})
+    assert r.json()["hits"] == []
+    # A writes under that name: it is A's user, B's bob is untouched
+    mine = api.add(user, text="I also play the cello, badly.")
+    assert api.users("acme") == [user]
+    assert api.count("bob", "globex") == 1
+    assert [h["id"] for h in api.search("bob", "cello", "globex")] == [b_id]
+    assert api.users("globex") == ["bob"]
+    r = api.req("GET", f"/v1/memories/{mine}", "globex", params={"user_id": "bob"})
+    assert r.status_code == 404
+
+
+def test_tenants_sharing_a_name_prefix_stay_apart(make_api):
+    api = make_api(tenants=("acme", "acme.eu", "acme-eu", "acm"))
+    api.add("bob", "acme", text="I adopted a greyhound named Biscuit.")
+    api.add("bob", "acme.eu", text="I keep bees on the roof.")
+    api.add("eu:bob", "acme", text="I collect stamps.")
+    assert sorted(api.users("acme")) == ["bob", "eu:bob"]
+    assert api.users("acme.eu") == ["bob"]
+    assert api.users("acme-eu") == [] and api.users("acm") == []
+    assert [h["text"] for h in api.search("bob", "hobby", "acme.eu")] == [
+        "I keep bees on the roof."
+    ]
+    assert api.search("bob", "anything", "acm") == []
+
+
+# -- full round trips ---------------------------------------------------------------------------
+
+
+def test_add_get_list_delete_round_trip(api: Api):
+    item = BOB_A[0]
+    r = api.req("POST", "/v1/memories", json={"user_id": "bob", **item})
+    assert r.status_code == 201
+    mid = r.json()["id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", mid)
+    r = api.req("GET", f"/v1/memories/{mid}", params={"user_id": "bob"})
+    assert r.status_code == 200
+    got = r.json()
+    assert got == {
+        "id": mid,
+        "text": item["text"],
+        "score": 1.0,
+        "speaker": "Bob",
+        "timestamp": "2023-05-08T13:56:00+00:00",
+        "session_id": "s1",
+        "metadata": item["metadata"],
+    }
+    # default timestamp: now, in UTC
+    plain = api.add("bob", text="I had pancakes for breakfast.")
+    got = api.req("GET", f"/v1/memories/{plain}", params={"user_id": "bob"}).json()
+    assert got["speaker"] is None and got["session_id"] is None and got["metadata"] == {}
+    assert got["timestamp"].endswith("+00:00")
+
+    ids = api.add_many("bob", BOB_A[1:])
+    out = api.listing("bob")
+    assert out["count"] == 4
+    assert [m["id"] for m in out["memories"]] == [mid, plain, *ids]
+    page = api.listing("bob", limit=2, offset=1)
+    assert page["count"] == 4 and [m["id"] for m in page["memories"]] == [plain, ids[0]]
+    assert api.listing("bob", offset=10)["memories"] == []
+
+    r = api.req("DELETE", f"/v1/memories/{mid}", params={"user_id": "bob"})
+    assert r.status_code == 200 and r.json() == {"deleted": True}
+    r = api.req("GET", f"/v1/memories/{mid}", params={"user_id": "bob"})
+    assert r.status_code == 404 and _error_code(r) == "not_found"
+    r = api.req("DELETE", f"/v1/memories/{mid}", params={"user_id": "bob"})
+    assert r.status_code == 404
+    assert api.count("bob") == 3
+    assert mid not in {h["id"] for h in api.search("bob", "greyhound Biscuit")}
+
+
+def test_batch_is_all_or_nothing(api: Api):
+    ids = api.add_many("bob", BOB_A)
+    assert len(ids) == 3 and len(set(ids)) == 3
+    assert [m["text"] for m in api.listing("bob")["memories"]] == [i["text"] for i in BOB_A]
+    bad = [{"text": "fine"}, {"text": "   "}, {"text": "also fine"}]
+    r = api.req("POST", "/v1/memories/batch", json={"user_id": "bob", "items": bad})
+    assert r.status_code == 422 and _error_code(r) == "invalid_input"
+    assert "item 1" in r.json()["error"]["message"]
+    assert api.count("bob") == 3
+    r = api.req("POST", "/v1/memories/batch", json={"user_id": "bob", "items": []})
+    assert r.status_code == 201 and r.json() == {"ids": []}
+
+
+def test_users_and_delete_user_round_trip(api: Api):
+    api.add_many("bob", BOB_A)
+    api.add("alice", text="Alice collects vintage fountain pens.")
+    assert sorted(api.users()) == ["alice", "bob"]
+    r = api.req("DELETE", "/v1/users", params={"user_id": "bob"})
+    assert r.status_code == 200 and r.json() == {"deleted": 3}
+    assert api.users() == ["alice"]
+    assert api.search("bob", "greyhound") == []
+    assert api.req("DELETE", "/v1/users", params={"user_id": "bob"}).json() == {"deleted": 0}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_search_recall_answer_round_trip(make_api, engine: str):
+    api = make_api(engine)
+    ids = api.add_many("bob", BOB_A)
+    hits = api.search("bob", QUESTION, k=2)
+    assert len(hits) == 2 and hits[0]["id"] == ids[0]
+    assert hits[0]["text"] == BOB_A[0]["text"] and hits[0]["metadata"] == BOB_A[0]["metadata"]
+    assert hits[0]["score"] >= hits[1]["score"]
+    assert len(api.search("bob", QUESTION, k=1)) == 1
+    assert len(api.search("bob", QUESTION, k=200)) == 3
+
+    r = api.req("POST", "/v1/recall", json={"user_id": "bob", "query": QUESTION, "k": 3})
+    assert r.status_code == 200
+    rec = r.json()
+    assert set(rec) == {
+        "hits",
+        "confidence",
+        "refuse",
+        "concepts",
+        "explanations",
+        "cache_hit",
+        "timings",
+    }
+    assert rec["hits"][0]["id"] == ids[0]
+    assert isinstance(rec["confidence"], float) and isinstance(rec["refuse"], bool)
+    assert set(rec["explanations"]) == {h["id"] for h in rec["hits"]}
+
+    r = api.req("POST", "/v1/answer", json={"user_id": "bob", "question": QUESTION, "k": 3})
+    assert r.status_code == 200
+    ans = r.json()
+    assert "Biscuit" in ans["text"] and ans["refused"] is False
+    assert ids[0] in {e["id"] for e in ans["evidence"]}
+    assert ans["llm_calls"] == 0  # llm="none": extractive
+    r = api.req(
+        "POST",
+        "/v1/answer",
+        json={"user_id": "bob", "question": "What car does Bob drive?", "k": 3},
+    )
+    assert r.status_code == 200 and r.json()["refused"] is True
+    r = api.req("POST", "/v1/answer", json={"user_id": "nobody", "question": QUESTION})
+    assert r.json()["refused"] is True and r.json()["evidence"] == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_export_import_round_trip(make_api, engine: str):
+    api = make_api(engine)
+    ids = api.add_many("bob", BOB_A)
+    r = api.req("GET", "/v1/export", params={"user_id": "bob"})
+    assert r.status_code == 200
+    data = r.json()
+    assert data["format"] == "remem.global-memory-table/1" and data["user_id"] == "bob"
+    assert "acme:" not in r.text  # the stored (scoped) name never shows
+    assert [e["id"] for e in data["entries"]] == ids
+    assert [e["text"] for e in data["entries"]] == [i["text"] for i in BOB_A]
+    assert data["entries"][0]["metadata"] == BOB_A[0]["metadata"]
+    r = api.req("POST", "/v1/import", params={"user_id": "carol"}, json=data)
+    assert r.status_code == 201
+    new = r.json()["ids"]
+    assert len(new) == 3 and not set(new) & set(ids)
+    carol = api.listing("carol")["memories"]
+    assert [(m["text"], m["timestamp"], m["speaker"], m["session_id"]) for m in carol] == [
+        (i["text"], i["timestamp"], i["speaker"], i["session_id"]) for i in BOB_A
+    ]
+    assert api.search("carol", QUESTION, k=1)[0]["text"] == BOB_A[0]["text"]
+    # a broken table imports nothing
+    broken = {**data, "entries": [*data["entries"], {"text": 5}]}
+    r = api.req("POST", "/v1/import", params={"user_id": "dave"}, json=broken)
+    assert r.status_code == 422 and _error_code(r) == "invalid_input"
+    assert api.count("dave") == 0
+    r = api.req("POST", "/v1/import", params={"user_id": "dave"}, json={"format": "nope"})
+    assert r.status_code == 422 and api.count("dave") == 0
+
+
+# -- errors with stable codes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"{", b'{"user_id": "bob", "text": }', b"not json at all", b'{"a": 1,}', b"\xff\xfe"],
+)
+def test_malformed_json_is_400(api: Api, body: bytes):
+    for path in ("/v1/memories", "/v1/search", "/v1/import?user_id=bob"):
+        r = api.raw("POST", path, body)
+        assert r.status_code == 400, (path, r.text)
+        assert _error_code(r) == "malformed_json"
+    assert api.users() == []
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/memories", {"user_id": "bob", "text": 5}),
+        ("/v1/memories", {"user_id": 5, "text": "hello"}),
+        ("/v1/memories", {"user_id": "bob", "text": "hello", "metadata": []}),
+        ("/v1/memories", {"user_id": "bob", "text": "hello", "metadata": "x"}),
+        ("/v1/memories", {"user_id": "bob", "text": "hello", "speaker": 1}),
+        ("/v1/memories", {"user_id": "bob", "text": "hello", "timestamp": 1683554160}),
+        ("/v1/memories", {"user_id": "bob", "text": "hello", "session_id": ["s1"]}),
+        ("/v1/memories", {"user_id": "bob", "text": ["hello"]}),
+        ("/v1/memories", {"user_id": "bob", "text": None}),
+        ("/v1/memories", {"user_id": "bob"}),
+        ("/v1/memories", {"text": "hello"}),
+        ("/v1/memories", {"user_id": "bob", "text": "hello", "color": "red"}),
+        ("/v1/memories", ["bob", "hello"]),
+        ("/v1/memories/batch", {"user_id": "bob", "items": {"text": "x"}}),
+        ("/v1/memories/batch", {"user_id": "bob", "items": "x"}),
+        ("/v1/memories/batch", {"user_id": "bob", "items": [{"text": "x", "extra": 1}]}),
+        ("/v1/memories/batch", {"user_id": "bob", "items": [{"speaker": "x"}]}),
+        ("/v1/memories/batch", {"user_id": "bob", "items": [5]}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": "5"}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": 5.0}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": True}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": 0}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": -1}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": 201}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": 10**30}),
+        ("/v1/search", {"user_id": "bob", "query": 5}),
+        ("/v1/search", {"user_id": "bob", "question": "q"}),
+        ("/v1/recall", {"user_id": "bob", "query": "q", "k": 0}),
+        ("/v1/recall", {"user_id": "bob", "query": "q", "k": 201}),
+        ("/v1/answer", {"user_id": "bob", "question": "q", "k": 0}),
+        ("/v1/answer", {"user_id": "bob", "question": "q", "k": 201}),
+        ("/v1/answer", {"user_id": "bob", "query": "q"}),
+        ("/v1/import?user_id=bob", ["not", "a", "table"]),
+        ("/v1/import", TABLE),  # no user_id
+    ],
+)
+def test_wrong_types_and_unknown_fields_are_422(api: Api, path: str, body: Any):
+    r = api.req("POST", path, json=body)
+    assert r.status_code == 422, r.text
+    assert _error_code(r) == "invalid_request"
+    fields = r.json()["error"]["fields"]
+    assert fields and all({"field", "problem"} == set(f) for f in fields)
+    assert api.users() == []
+
+
+def test_k_bounds_are_inclusive(api: Api):
+    api.add_many("bob", BOB_A)
+    for k in (1, 200):
+        for path, name in (("/v1/search", "query"), ("/v1/recall", "query")):
+            r = api.req("POST", path, json={"user_id": "bob", name: "dog", "k": k})
+            assert r.status_code == 200, (path, k)
+        r = api.req("POST", "/v1/answer", json={"user_id": "bob", "question": "dog?", "k": k})
+        assert r.status_code == 200
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t  "])
+def test_empty_text_is_invalid_input(api: Api, text: str):
+    r = api.req("POST", "/v1/memories", json={"user_id": "bob", "text": text})
+    assert r.status_code == 422 and _error_code(r) == "invalid_input"
+    for path, name in (
+        ("/v1/search", "query"),
+        ("/v1/recall", "query"),
+        ("/v1/answer", "question"),
+    ):
+        r = api.req("POST", path, json={"user_id": "bob", name: text})
+        assert r.status_code == 422 and _error_code(r) == "invalid_input", path
+    r = api.req("POST", "/v1/memories", json={"user_id": "", "text": "hi"})
+    assert r.status_code == 422 and _error_code(r) == "invalid_input"
+    r = api.req("GET", "/v1/memories", params={"user_id": ""})
+    assert r.status_code == 422 and _error_code(r) == "invalid_request"
+    r = api.req("GET", "/v1/memories")  # no user_id at all
+    assert r.status_code == 422 and _error_code(r) == "invalid_request"
+    assert api.users() == []
+
+
+def test_text_over_the_limit_is_text_too_long(make_api):
+    api = make_api(max_text_chars=50)
+    assert api.add("bob", text="x" * 50)
+    r = api.req("POST", "/v1/memories", json={"user_id": "bob", "text": "x" * 51})
+    assert r.status_code == 422 and _error_code(r) == "text_too_long"
+    items = [{"text": "fine"}, {"text": "y" * 51}]
+    r = api.req("POST", "/v1/memories/batch", json={"user_id": "bob", "items": items})
+    assert r.status_code == 422 and _error_code(r) == "text_too_long"
+    for path, name in (
+        ("/v1/search", "query"),
+        ("/v1/recall", "query"),
+        ("/v1/answer", "question"),
+    ):
+        r = api.req("POST", path, json={"user_id": "bob", name: "q" * 51})
+        assert r.status_code == 422 and _error_code(r) == "text_too_long", path
+    assert api.count("bob") == 1
+
+
+def test_unknown_memory_route_and_method(api: Api):
+    r = api.req("GET", "/v1/memories/0123456789abcdef0123456789abcdef", params={"user_id": "bob"})
+    assert r.status_code == 404 and _error_code(r) == "not_found"
+    for path in ("/v2/memories", "/v1/nope", "/", "/v1/memories/a/b"):
+        r = api.req("GET", path, params={"user_id": "bob"})
+        assert r.status_code == 404 and _error_code(r) == "no_route", path
+    for method, path in (
+        ("PUT", "/v1/memories"),
+        ("PATCH", "/v1/memories/abc"),
+        ("GET", "/v1/search"),
+        ("POST", "/v1/users"),
+        ("DELETE", "/v1/export"),
+        ("POST", "/v1/health"),
+    ):
+        r = api.req(method, path)
+        assert r.status_code == 405 and _error_code(r) == "method_not_allowed", (method, path)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: 405 responses drop Starlette's Allow header")
+def test_405_names_the_allowed_methods(api: Api):
+    """RFC 9110 15.5.6: a 405 MUST carry Allow. ``_http_error`` rebuilds the response
+    from the exception's status and detail and loses ``exc.headers``."""
+    r = api.req("PUT", "/v1/memories")
+    assert r.status_code == 405
+    assert set(r.headers.get("allow", "").replace(" ", "").split(",")) == {"GET", "POST"}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: a user id of 256 characters (the documented limit, and the "
+    "schema's maxLength) is refused once the tenant prefix is added",
+)
+def test_user_ids_up_to_256_characters_work_for_every_tenant(api: Api):
+    """``check_id`` caps user ids at 256 characters, the query parameters say
+    ``maxLength: 256``, but the library re-checks the *scoped* id ``<tenant>:<user>``:
+    for tenant "acme" anything above 251 characters is refused ("user_id is longer
+    than 256 characters"), and for a 64-character tenant anything above 191."""
+    user = "u" * 256
+    r = api.req("POST", "/v1/memories", json={"user_id": user, "text": "hello"})
+    assert r.status_code == 201, r.text
+    assert api.listing(user)["count"] == 1
+
+
+def test_user_ids_over_256_characters_are_refused(api: Api):
+    user = "u" * 257
+    r = api.req("POST", "/v1/memories", json={"user_id": user, "text": "hello"})
+    assert r.status_code == 422
+    r = api.req("GET", "/v1/memories", params={"user_id": user})
+    assert r.status_code == 422
+    assert api.users() == []
+
+
+# -- body size cap --------------------------------------------------------------------------------
+
+CAP = 4096
+
+
+def _body_of(size: int) -> bytes:
+    """An add request of exactly ``size`` bytes."""
+    base = json.dumps({"user_id": "bob", "text": ""}).encode()
+    text = "x" * (size - len(base))
+    out = json.dumps({"user_id": "bob", "text": text}).encode()
+    assert len(out) == size
+    return out
+
+
+def _chunks(data: bytes, n: int = 512) -> Iterator[bytes]:
+    for i in range(0, len(data), n):
+        yield data[i : i + n]
+
+
+def test_content_length_over_the_cap_is_413(make_api):
+    api = make_api(max_body_bytes=CAP)
+    for path in ("/v1/memories", "/v1/memories/batch", "/v1/import?user_id=bob", "/v1/search"):
+        r = api.raw("POST", path, _body_of(CAP + 1))
+        assert r.status_code == 413, path
+        assert _error_code(r) == "body_too_large"
+    # refused before the key is even looked at: no key, same answer
+    r = api.raw("POST", "/v1/memories", _body_of(CAP * 10), tenant=None)
+    assert r.status_code == 413
+    assert api.users() == []
+
+
+def test_a_body_at_or_just_under_the_cap_works(make_api):
+    api = make_api(max_body_bytes=CAP)
+    assert api.raw("POST", "/v1/memories", _body_of(CAP - 1)).status_code == 201
+    assert api.raw("POST", "/v1/memories", _body_of(CAP)).status_code == 201
+    r = api.req(
+        "POST",
+        "/v1/memories",
+        content=_chunks(_body_of(CAP - 10)),
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 201, r.text
+    assert api.count("bob") == 3
+
+
+def test_a_chunked_body_over_the_cap_stores_nothing(make_api):
+    api = make_api(max_body_bytes=CAP)
+    for body in (_body_of(CAP + 1), _body_of(CAP * 4)):
+        r = api.req(
+            "POST",
+            "/v1/memories",
+            content=_chunks(body),
+            headers={"content-type": "application/json"},
+        )
+        assert 400 <= r.status_code < 500, r.text
+        assert r.json()["error"]["code"]
+    assert api.users() == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: a chunked body over max_body_bytes gets 400 http_error, not 413 "
+    "body_too_large (FastAPI turns BodyLimit's _TooLarge into a parse error)",
+)
+@pytest.mark.parametrize("path", ["/v1/memories", "/v1/memories/batch", "/v1/import?user_id=bob"])
+def test_a_chunked_body_over_the_cap_is_413(make_api, path: str):
+    """``BodyLimit`` raises ``_TooLarge`` from ``receive``; FastAPI reads the body
+    inside ``try: ... except Exception: raise HTTPException(400, "There was an error
+    parsing the body")``, so the 413 the middleware means to send never happens."""
+    api = make_api(max_body_bytes=CAP)
+    r = api.req(
+        "POST",
+        path,
+        content=_chunks(_body_of(CAP * 2)),
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 413 and _error_code(r) == "body_too_large"
+
+
+# -- injection attempts in every string field ----------------------------------------------------
+
+NASTY = {
+    "sql-drop": "'; DROP TABLE memories; --",
+    "sql-or": '" OR 1=1 --',
+    "sql-like": "%_%' OR user_id LIKE '%",
+    "traversal": "../../etc/passwd",
+    "traversal-win": "..\\..\\windows\\win.ini",
+    "nul": "a\x00b",
+    "control": "\x01\x07\x1b[31mred\x7f\r\n\x0b",
+    "rtl": "\u202eevil\u202c\u200f\u200b",
+    "emoji": "😀 👨‍👩‍👧 🏳️‍🌈",
+    "cjk-combining": "記憶 e\u0301 \ufeff",
+    "surrogate": "x\ud800y",
+    "html": "<script>alert(1)</script><img src=x onerror=alert(1)>",
+    "json": '{"$ne": null, "__proto__": {}}',
+    "percent": "%00%2F%2e%2e%2F",
+    "colon": "globex:bob",
+    "long-257": "L" * 257,
+    "blank": "   ",
+}
+FIELDS = [
+    "user_id",
+    "text",
+    "speaker",
+    "session_id",
+    "metadata_key",
+    "metadata_value",
+    "query",
+    "question",
+    "memory_id",
+    "timestamp",
+]
+
+
+@pytest.fixture(scope="module")
+def shared_api(embedder, tmp_path_factory) -> Iterator[Api]:
+    """One app for all injection cases: every case also checks the db still works
+    after all the ones before it."""
+    db = tmp_path_factory.mktemp("inject") / "inject.db"
+    mem = Memory(db, engine="hybrid", embedder=embedder, llm="none")
+    client = TestClient(create_app(mem), raise_server_exceptions=False)
+    api = Api(client, mem, db)
+    for t in TENANTS:
+        api.keys[t], info = mem.keys.create(t)
+        api.key_ids[t] = info.key_id
+    api.add("baseline", text="I adopted a greyhound named Biscuit.", tenant="globex")
+    yield api
+    client.close()
+    mem.close()
+
+
+def _ok_or_4xx(r) -> bool:
+    assert r.status_code < 500, (r.status_code, r.text)
+    if r.status_code >= 400:
+        _error_code(r)
+        return False
+    return True
+
+
+@pytest.mark.parametrize("field_name", FIELDS)
+@pytest.mark.parametrize("name", list(NASTY))
+def test_injection_is_literal_or_refused(shared_api: Api, name: str, field_name: str):
+    api = shared_api
+    value = NASTY[name]
+    user = f"inj-{name}-{field_name}"
+    item: dict[str, Any] = {"text": "a plain note about nothing in particular"}
+    if field_name in ("text", "speaker", "session_id", "timestamp"):
+        item[field_name] = value
+    elif field_name == "metadata_key":
+        item["metadata"] = {value: "v"}
+    elif field_name == "metadata_value":
+        item["metadata"] = {"k": value, "nested": [value, {"deeper": value}]}
+    if field_name == "user_id":
+        user = value
+
+    r = api.raw("POST", "/v1/memories", {"user_id": user, **item})
+    stored = _ok_or_4xx(r)
+    if name in ("long-257", "blank", "surrogate") and field_name in (
+        "user_id",
+        "speaker",
+        "session_id",
+    ):
+        assert not stored and r.status_code == 422
+    if name == "surrogate" and field_name in ("text", "metadata_key", "metadata_value"):
+        assert not stored
+    if field_name == "timestamp":
+        assert not stored and r.status_code == 422  # none of these is ISO 8601
+    if stored:
+        mid = r.json()["id"]
+        r = api.req("GET", f"/v1/memories/{mid}", params={"user_id": user})
+        assert r.status_code == 200, r.text
+        got = r.json()
+        for k, v in item.items():
+            assert got[k] == v, k  # the very same characters come back
+        assert user in api.users()
+        if field_name == "user_id":
+            listed = api.listing(user)
+            assert listed["count"] == 1 and listed["memories"][0]["id"] == mid
+            r = api.req("GET", "/v1/export", params={"user_id": user})
+            assert r.status_code == 200 and r.json()["user_id"] == user
+        # search with the value itself as the query
+        if value.strip() and "\ud800" not in value:
+            _ok_or_4xx(api.raw("POST", "/v1/search", {"user_id": user, "query": value}))
+    else:
+        assert user not in api.users() or field_name != "user_id"
+
+    if field_name in ("query", "question", "user_id"):
+        body_field = "question" if field_name == "question" else "query"
+        q = value if field_name != "user_id" else "greyhound"
+        for path in ("/v1/search", "/v1/recall", "/v1/answer"):
+            key = "question" if path == "/v1/answer" else "query"
+            body = {"user_id": user if field_name == "user_id" else "baseline", key: q}
+            if body_field == "question" and path != "/v1/answer":
+                continue
+            r = api.raw("POST", path, body, tenant="globex" if field_name != "user_id" else "acme")
+            if _ok_or_4xx(r) and field_name != "user_id":
+                assert "Biscuit" in r.text or r.json().get("refused") or r.json().get("hits") == []
+        if field_name == "user_id":  # the query-string routes (percent-encoded by hand)
+            q = "?user_id=" + quote(value, safe="", errors="surrogatepass")
+            for method, path in (
+                ("GET", "/v1/memories"),
+                ("GET", "/v1/export"),
+                ("DELETE", "/v1/users"),
+            ):
+                _ok_or_4xx(api.req(method, path + q))
+            r = api.raw("POST", "/v1/import" + q, TABLE)
+            if _ok_or_4xx(r):  # a lone surrogate arrives as U+FFFD (invalid UTF-8 bytes)
+                as_sent = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+                assert api.users().count(as_sent) == 1
+                api.req("DELETE", "/v1/users" + q)
+
+    if field_name == "memory_id":
+        path = "/v1/memories/" + quote(value, safe="", errors="surrogatepass")
+        for method in ("GET", "DELETE"):
+            r = api.req(method, path, params={"user_id": "baseline"}, tenant="globex")
+            assert not _ok_or_4xx(r), (method, r.text)
+            assert r.status_code in (404, 422)
+
+    # the database is intact and still works
+    assert {"memories", "api_keys"} <= _table_names(api.db)
+    hits = api.search("baseline", "greyhound", tenant="globex")
+    assert [h["text"] for h in hits] == ["I adopted a greyhound named Biscuit."]
+    assert api.req("GET", "/v1/health").status_code == 200
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: metadata nested >= ~253 levels is stored (201) but every later read "
+    "of the memory (get, list, search, export) fails with 500",
+)
+def test_deeply_nested_metadata_never_poisons_reads(api: Api):
+    """``check_metadata`` bounds the JSON size, not its depth. Python's json accepts
+    the ~300-deep value, so add stores it; pydantic's response serializer then stops at
+    its maximum depth ("Maximum serialization depth exceeded") on every response that
+    carries the memory, so one request makes the user's memory unreadable for good.
+    Either refuse it on the way in (422) or serve it back."""
+    deep = "[" * 300 + "]" * 300
+    body = f'{{"user_id": "bob", "text": "a deep thought", "metadata": {{"a": {deep}}}}}'
+    r = api.raw("POST", "/v1/memories", body.encode())
+    assert r.status_code in (201, 422)
+    for r in (
+        api.req("GET", "/v1/memories", params={"user_id": "bob"}),
+        api.req("POST", "/v1/search", json={"user_id": "bob", "query": "thought"}),
+        api.req("GET", "/v1/export", params={"user_id": "bob"}),
+    ):
+        assert r.status_code < 500, r.text
+
+
+def test_deeply_nested_json_bodies_are_refused_not_crashed(api: Api):
+    for depth in (2_000, 100_000):
+        deep = "[" * depth + "]" * depth
+        body = f'{{"user_id": "bob", "text": "x", "metadata": {{"a": {deep}}}}}'
+        r = api.raw("POST", "/v1/memories", body.encode())
+        assert 400 <= r.status_code < 500
+    assert api.users() == []
+
+
+def test_answer_with_naive_and_aware_timestamps(api: Api):
+    """A timestamp without an offset ("2023-05-08") is stored naive; the default (now,
+    UTC) is aware. The evidence of one answer may hold both (a 500 once: Python
+    refuses to compare the two)."""
+    api.add("bob", text="I went to the cinema to see a French film.", timestamp="2023-05-08")
+    api.add("bob", text="I like pizza with olives.")  # default timestamp: now, aware
+    for q in ("What film did I see?", "When did I go to the cinema?", "What do I like?"):
+        r = api.req("POST", "/v1/answer", json={"user_id": "bob", "question": q})
+        assert r.status_code == 200, r.text
+        assert len(r.json()["evidence"]) == 2
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: export is a 500 for a memory whose (accepted) timestamp sits at "
+    "the edge of the datetime range",
+)
+@pytest.mark.parametrize("ts", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-05:00"])
+def test_export_with_extreme_timestamps(api: Api, ts: str):
+    """add accepts these ISO 8601 times; ``table.export_rows`` turns the epoch back
+    into a UTC datetime (``datetime.fromtimestamp(last, timezone.utc)``), which is
+    year 0 or year 10000: "ValueError: year 0 is out of range"."""
+    api.add("bob", text="I went to the cinema.", timestamp=ts)
+    assert api.req("GET", "/v1/memories", params={"user_id": "bob"}).status_code == 200
+    r = api.req("GET", "/v1/export", params={"user_id": "bob"})
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: export is a 500 after importing a table whose last_recall sits at "
+    "the edge of the datetime range",
+)
+def test_export_after_importing_an_extreme_last_recall(api: Api):
+    """Same root cause as test_export_with_extreme_timestamps, through import: the
+    table's last_recall is accepted, stored as an epoch, and cannot be turned back."""
+    table = {
+        "format": "remem.global-memory-table/1",
+        "entries": [{"text": "a fact", "last_recall": "9999-12-31T23:59:59-05:00"}],
+    }
+    r = api.req("POST", "/v1/import", params={"user_id": "bob"}, json=table)
+    assert r.status_code in (201, 422)
+    r = api.req("GET", "/v1/export", params={"user_id": "bob"})
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: import with a recall_times over 2**63-1 is a 500 "
+    "(OverflowError from SQLite) instead of a 422",
+)
+def test_import_with_a_huge_recall_count(api: Api):
+    table = {
+        "format": "remem.global-memory-table/1",
+        "entries": [{"text": "a fact", "recall_times": 2**70}],
+    }
+    r = api.req("POST", "/v1/import", params={"user_id": "bob"}, json=table)
+    assert r.status_code == 422, r.text
+    assert api.count("bob") == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: import is not all-or-nothing: the memories are committed before "
+    "the recall metadata, and a failure in that second step leaves them stored",
+)
+def test_import_with_a_huge_recall_count_stores_nothing(api: Api):
+    """``Memory._import`` runs ``_insert`` (one transaction) and then
+    ``store.table_meta_update`` (another). When the second raises (here SQLite's
+    OverflowError on recall_times), the client gets a 500, yet the entries are in."""
+    table = {
+        "format": "remem.global-memory-table/1",
+        "entries": [{"text": "a fact", "recall_times": 2**70}],
+    }
+    api.req("POST", "/v1/import", params={"user_id": "bob"}, json=table)
+    # all or nothing: whatever the status, the failed import left no memory behind
+    assert api.count("bob") == 0
+
+
+# -- keys never reach a log ---------------------------------------------------------------------
+
+
+def test_keys_never_appear_in_logs(make_api, caplog, capfd):
+    caplog.set_level(logging.DEBUG)  # the root logger, so every logger's records land here
+    for name in ("remem", "remem.server", "fastapi", "uvicorn", "httpx", "starlette"):
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    api = make_api()
+    ring = api.mem.keys
+    revoked, rinfo = ring.create("acme", label="to revoke")
+    ring.revoke(rinfo.key_id)
+    good, gid = api.keys["acme"], api.key_ids["acme"]
+    wrong = f"rmm_{gid}_{'Z' * 43}"
+    keys = [good, api.keys["globex"], revoked, wrong]
+    secrets = [k.split("_", 2)[2] for k in keys]
+
+    def hdr(key: str, how: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}"} if how == 0 else {"X-API-Key": key}
+
+    c = api.client
+    for key in keys:
+        for how in (0, 1):
+            h = hdr(key, how)
+            c.post(
+                "/v1/memories",
+                json={"user_id": "bob", "text": "a fact", "timestamp": "2023-05-08"},
+                headers=h,
+            )
+            c.post("/v1/memories", json={"user_id": "bob", "text": ""}, headers=h)  # 422
+            c.post("/v1/memories", json={"user_id": "bob", "text": 5}, headers=h)  # 422
+            c.post(
+                "/v1/memories", content=b"{oops", headers={**h, "content-type": "application/json"}
+            )  # 400
+            c.get("/v1/memories/deadbeef", params={"user_id": "bob"}, headers=h)  # 404
+            c.get("/v1/nowhere", headers=h)  # 404 no_route
+            c.put("/v1/memories", headers=h)  # 405
+            c.post("/v1/search", json={"user_id": "bob", "query": "fact", "k": 0}, headers=h)
+            c.post("/v1/answer", json={"user_id": "bob", "question": "what fact?"}, headers=h)
+            c.get("/v1/export", params={"user_id": "bob"}, headers=h)
+    # a genuine server-side failure, logged by the app: the store is gone
+    api.mem.close()
+    for how in (0, 1):
+        r = c.get("/v1/health", headers=hdr(good, how))
+        assert r.status_code == 503 and _error_code(r) == "store_unavailable"
+        r = c.post("/v1/search", json={"user_id": "bob", "query": "x"}, headers=hdr(good, how))
+        assert r.status_code in (500, 503)  # 500: see test_a_closed_store_is_503_everywhere
+    assert "store_unavailable" in caplog.text  # proof the records are captured
+    out, err = capfd.readouterr()
+    everything = caplog.text + out + err + "".join(map(str, caplog.records))
+    for k in keys + secrets:
+        assert k not in everything
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: with the Memory closed, key verification raises AttributeError "
+    "(500 internal) where /v1/health says 503 store_unavailable",
+)
+def test_a_closed_store_is_503_everywhere(api: Api):
+    """``KeyRing`` talks to the store directly and skips ``Memory._check_open``; the
+    closed SQLite store's ``_con`` is None, so ``key_get`` fails with "'NoneType' object
+    has no attribute 'execute'" instead of a StoreError (which would map to 503)."""
+    api.mem.close()
+    assert api.client.get("/v1/health").status_code == 503
+    r = api.req("GET", "/v1/users")
+    assert r.status_code == 503 and _error_code(r) == "store_unavailable"
+
+
+# -- CORS ----------------------------------------------------------------------------------------
+
+PREFLIGHT = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "x-api-key"}
+
+
+def test_cors_is_off_by_default(api: Api):
+    r = api.req("GET", "/v1/users", headers={"Origin": "https://app.example"})
+    assert r.status_code == 200
+    assert "access-control-allow-origin" not in r.headers
+    r = api.client.options("/v1/search", headers={"Origin": "https://app.example", **PREFLIGHT})
+    assert r.status_code in (401, 404, 405)
+    assert "access-control-allow-origin" not in r.headers
+
+
+def test_cors_allows_only_the_listed_origins(make_api):
+    api = make_api(cors_origins=["https://app.example"])
+    r = api.req("GET", "/v1/users", headers={"Origin": "https://app.example"})
+    assert r.status_code == 200
+    assert r.headers["access-control-allow-origin"] == "https://app.example"
+    r = api.client.options("/v1/search", headers={"Origin": "https://app.example", **PREFLIGHT})
+    assert r.status_code == 200
+    assert r.headers["access-control-allow-origin"] == "https://app.example"
+    assert "POST" in r.headers["access-control-allow-methods"]
+    assert "x-api-key" in r.headers["access-control-allow-headers"].lower()
+    for origin in ("https://evil.example", "https://app.example.evil", "http://app.example"):
+        r = api.req("GET", "/v1/users", headers={"Origin": origin})
+        assert "access-control-allow-origin" not in r.headers, origin
+        r = api.client.options("/v1/search", headers={"Origin": origin, **PREFLIGHT})
+        assert r.status_code >= 400
+        assert "access-control-allow-origin" not in r.headers
+    # CORS opens nothing up: still a key for every /v1 route
+    r = api.client.get("/v1/users", headers={"Origin": "https://app.example"})
+    assert r.status_code == 401
+
+
+# -- metrics -------------------------------------------------------------------------------------
+
+_SAMPLE = re.compile(r"^(\w+)\{(.*)\} (\S+)$")
+
+
+def _samples(text: str) -> list[tuple[str, dict[str, str], float]]:
+    out = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = _SAMPLE.match(line)
+        assert m, line
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+        out.append((m.group(1), labels, float(m.group(3))))
+    return out
+
+
+def _count(text: str, method: str, route: str, status: int) -> float:
+    for name, labels, value in _samples(text):
+        if (
+            name == "remem_requests_total"
+            and labels["method"] == method
+            and labels["route"] == route
+            and labels["status"] == str(status)
+        ):
+            return value
+    return 0.0
+
+
+def test_metrics_count_per_route_template(api: Api):
+    ids = api.add_many("bob", BOB_A)
+    before = api.client.get("/metrics").text
+    for mid in ids:
+        api.req("GET", f"/v1/memories/{mid}", params={"user_id": "bob"})
+    api.req("GET", "/v1/memories/ffffffffffffffffffffffffffffffff", params={"user_id": "bob"})
+    for _ in range(3):
+        api.search("bob", "greyhound")
+    api.req("POST", "/v1/search", json={"user_id": "bob", "query": "x", "k": 0})
+    api.client.get("/v1/users")  # 401
+    api.client.get("/v1/secret-path-xyz")
+    after = api.client.get("/metrics")
+    assert after.status_code == 200
+    assert after.headers["content-type"].startswith("text/plain")
+    text = after.text
+    assert "# TYPE remem_requests_total counter" in text
+    assert "# TYPE remem_request_seconds histogram" in text
+    route = "/v1/memories/{memory_id}"
+    assert _count(text, "GET", route, 200) - _count(before, "GET", route, 200) == 3
+    assert _count(text, "GET", route, 404) - _count(before, "GET", route, 404) == 1
+    assert _count(text, "POST", "/v1/search", 200) - _count(before, "POST", "/v1/search", 200) == 3
+    assert _count(text, "POST", "/v1/search", 422) == 1
+    assert _count(text, "GET", "/v1/users", 401) == 1
+    assert _count(text, "GET", "unmatched", 404) == 1
+    assert _count(text, "POST", "/v1/memories/batch", 201) == 1
+    # labels hold templates only: no id, user, tenant, key or raw path
+    for _name, labels, _ in _samples(text):
+        assert labels["route"] in TEMPLATES | {"unmatched"}, labels
+        assert set(labels) <= {"pid", "method", "route", "status", "le"}
+    for secret in (*ids, "bob", "acme", "globex", "secret-path-xyz", *api.keys.values()):
+        assert secret not in text, secret
+
+
+def test_metrics_histograms_are_cumulative(api: Api):
+    api.add_many("bob", BOB_A)
+    for _ in range(4):
+        api.search("bob", "greyhound")
+        api.client.get("/v1/health")
+    samples = _samples(api.client.get("/metrics").text)
+    series: dict[tuple, list[tuple[float, float]]] = {}
+    counts, sums = {}, {}
+    for name, labels, value in samples:
+        key = (labels.get("method"), labels.get("route"))
+        if name == "remem_request_seconds_bucket":
+            le = float("inf") if labels["le"] == "+Inf" else float(labels["le"])
+            series.setdefault(key, []).append((le, value))
+        elif name == "remem_request_seconds_count":
+            counts[key] = value
+        elif name == "remem_request_seconds_sum":
+            sums[key] = value
+    assert ("POST", "/v1/search") in series and ("GET", "/v1/health") in series
+    totals: dict[tuple, float] = {}
+    for name, labels, value in samples:
+        if name == "remem_requests_total":
+            key = (labels["method"], labels["route"])
+            totals[key] = totals.get(key, 0) + value
+    for key, buckets in series.items():
+        les = [le for le, _ in buckets]
+        assert les == sorted(les) and les[-1] == float("inf")
+        values = [v for _, v in buckets]
+        assert values == sorted(values), (key, values)  # monotone
+        assert values[-1] == counts[key] == totals[key]
+        assert sums[key] >= 0
+    assert counts[("POST", "/v1/search")] == 4
+
+
+def test_metrics_can_be_turned_off(make_api):
+    api = make_api(metrics=False)
+    r = api.client.get("/metrics")
+    assert r.status_code == 404 and _error_code(r) == "no_route"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: the metrics 'method' label is the raw request method, so any client "
+    "(no key needed) can mint unbounded label values",
+)
+def test_metrics_method_label_is_bounded(api: Api):
+    """Each made-up method ("FOO1", "FOO2", ...) that h11 accepts creates a new counter
+    and a 14-line histogram that live for the worker's lifetime: unbounded cardinality
+    (memory growth, scraper blow-up) from unauthenticated requests. Unknown methods
+    should fold into one value (for example "other")."""
+    for i in range(5):
+        api.client.request(f"FOO{i}", "/v1/health")
+    text = api.client.get("/metrics").text
+    methods = {labels["method"] for _, labels, _ in _samples(text)}
+    assert not any(m.startswith("FOO") for m in methods), methods
+
+
+# -- a real server: remem serve --workers 2 --------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _http(
+    method: str, url: str, key: str | None = None, body: Any = None, timeout: float = 30
+) -> tuple[int, str]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method)
+    if key:
+        req.add_header("Authorization", f"Bearer {key}")
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
+    db = tmp_path / "served.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    env.update({"REMEM_LLM": "none", "PYTHONUNBUFFERED": "1"})
+    cli = [sys.executable, "-m", "remem.cli", "--db", str(db)]
+    made = subprocess.run(
+        [*cli, "keys", "create", "--tenant", "acme"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    key = made.stdout.strip()
+    assert re.fullmatch(r"rmm_[0-9a-f]{12}_[A-Za-z0-9_-]+", key)
+    assert key not in made.stderr
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "server.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [*cli, "serve", "--port", str(port), "--workers", "2"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, log_path.read_text()
+            try:
+                if _http("GET", f"{base}/v1/health", timeout=2)[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "server did not come up in 60 s"
+            time.sleep(0.25)
+
+        assert _http("GET", f"{base}/v1/users")[0] == 401
+        status, body = _http("POST", f"{base}/v1/memories", key, {"user_id": "bob", **BOB_A[0]})
+        assert status == 201, body
+        mid = json.loads(body)["id"]
+
+        # many searches on fresh connections, in parallel, until both workers have
+        # answered: every answer holds the memory, whichever worker stored it
+        def searches(expected: set[str], n: int = 16) -> None:
+            def one(_: int) -> None:
+                status, body = _http(
+                    "POST", f"{base}/v1/search", key, {"user_id": "bob", "query": QUESTION}
+                )
+                assert status == 200, body
+                assert {h["id"] for h in json.loads(body)["hits"]} == expected
+
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(one, range(n)))
+
+        def searches_per_worker() -> dict[str, float]:
+            """Each scrape reaches one worker: merge several."""
+            seen: dict[str, float] = {}
+            for _ in range(10):
+                for name, labels, value in _samples(_http("GET", f"{base}/metrics")[1]):
+                    if name == "remem_requests_total" and labels["route"] == "/v1/search":
+                        seen[labels["pid"]] = max(seen.get(labels["pid"], 0), value)
+            return seen
+
+        def until_both_workers(expected: set[str], floor: dict[str, float]) -> dict[str, float]:
+            deadline = time.monotonic() + 45
+            while True:
+                searches(expected)
+                seen = searches_per_worker()
+                if len([p for p, n in seen.items() if n > floor.get(p, 0)]) >= 2:
+                    return seen
+                assert time.monotonic() < deadline, f"only worker(s) {seen} answered searches"
+
+        first = until_both_workers({mid}, {})
+        assert len(first) == 2
+        # both workers have loaded bob's index by now; a memory stored through one of
+        # them must show in the next search of each
+        status, body = _http("POST", f"{base}/v1/memories", key, {"user_id": "bob", **BOB_A[1]})
+        assert status == 201, body
+        mid2 = json.loads(body)["id"]
+        until_both_workers({mid, mid2}, first)
+        status, body = _http("GET", f"{base}/v1/memories/{mid}?user_id=bob", key)
+        assert status == 200 and json.loads(body)["text"] == BOB_A[0]["text"]
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(stop)
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+    output = log_path.read_text()
+    assert code == 0, output
+    assert "Finished server process" in output
+    assert "Traceback" not in output
+    assert key not in output and key.split("_", 2)[2] not in output
+    # no worker outlived the parent (zombies, exited but not yet reaped, don't count)
+    time.sleep(0.5)
+    ps = subprocess.run(["ps", "-eo", "pid,pgid,stat"], capture_output=True, text=True).stdout
+    alive = [r.split() for r in ps.strip().splitlines()[1:]]
+    assert not [r for r in alive if r[1] == str(proc.pid) and not r[2].startswith("Z")]
