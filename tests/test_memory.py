@@ -376,7 +376,7 @@ ROUND_TRIP_METADATA = [
     {"float": 3.141592653589793, "tiny": 5e-324, "neg": -0.5, "exp": 1.5e300},
     {"bools": [True, False], "none": None, "mixed": [1, "1", 1.0, None, False, {}, []]},
     {"empty_list": [], "empty_dict": {}, "empty_str": ""},
-    {"quotes": 'she said "hi"\n\ttab\\backslash', "nul": "a\x00b"},
+    {"quotes": 'she said "hi"\n\ttab\\backslash', "bell": "a\x07b"},
 ]
 
 

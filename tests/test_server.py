@@ -766,7 +766,6 @@ def test_unknown_memory_route_and_method(api: Api):
         assert r.status_code == 405 and _error_code(r) == "method_not_allowed", (method, path)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: 405 responses drop Starlette's Allow header")
 def test_405_names_the_allowed_methods(api: Api):
     """RFC 9110 15.5.6: a 405 MUST carry Allow. ``_http_error`` rebuilds the response
     from the exception's status and detail and loses ``exc.headers``."""
@@ -775,11 +774,6 @@ def test_405_names_the_allowed_methods(api: Api):
     assert set(r.headers.get("allow", "").replace(" ", "").split(",")) == {"GET", "POST"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a user id of 256 characters (the documented limit, and the "
-    "schema's maxLength) is refused once the tenant prefix is added",
-)
 def test_user_ids_up_to_256_characters_work_for_every_tenant(api: Api):
     """``check_id`` caps user ids at 256 characters, the query parameters say
     ``maxLength: 256``, but the library re-checks the *scoped* id ``<tenant>:<user>``:
@@ -859,11 +853,6 @@ def test_a_chunked_body_over_the_cap_stores_nothing(make_api):
     assert api.users() == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a chunked body over max_body_bytes gets 400 http_error, not 413 "
-    "body_too_large (FastAPI turns BodyLimit's _TooLarge into a parse error)",
-)
 @pytest.mark.parametrize("path", ["/v1/memories", "/v1/memories/batch", "/v1/import?user_id=bob"])
 def test_a_chunked_body_over_the_cap_is_413(make_api, path: str):
     """``BodyLimit`` raises ``_TooLarge`` from ``receive``; FastAPI reads the body
@@ -1025,11 +1014,6 @@ def test_injection_is_literal_or_refused(shared_api: Api, name: str, field_name:
     assert api.req("GET", "/v1/health").status_code == 200
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: metadata nested >= ~253 levels is stored (201) but every later read "
-    "of the memory (get, list, search, export) fails with 500",
-)
 def test_deeply_nested_metadata_never_poisons_reads(api: Api):
     """``check_metadata`` bounds the JSON size, not its depth. Python's json accepts
     the ~300-deep value, so add stores it; pydantic's response serializer then stops at
@@ -1069,27 +1053,26 @@ def test_answer_with_naive_and_aware_timestamps(api: Api):
         assert len(r.json()["evidence"]) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: export is a 500 for a memory whose (accepted) timestamp sits at "
-    "the edge of the datetime range",
-)
 @pytest.mark.parametrize("ts", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-05:00"])
+def test_times_that_do_not_exist_in_utc_are_refused_at_add(api: Api, ts: str):
+    """Year 0 or year 10000 in UTC: refused when stored (they could never be ordered
+    or exported), so nothing accepted can break a later read."""
+    r = api.req("POST", "/v1/memories", json={"user_id": "bob", "text": "cinema", "timestamp": ts})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input", r.text
+    assert "range" in r.json()["error"]["message"]
+    assert api.req("GET", "/v1/memories", params={"user_id": "bob"}).json()["count"] == 0
+
+
+@pytest.mark.parametrize("ts", ["0001-01-01T00:00:00+00:00", "9999-12-31T23:59:59Z"])
 def test_export_with_extreme_timestamps(api: Api, ts: str):
-    """add accepts these ISO 8601 times; ``table.export_rows`` turns the epoch back
-    into a UTC datetime (``datetime.fromtimestamp(last, timezone.utc)``), which is
-    year 0 or year 10000: "ValueError: year 0 is out of range"."""
+    """The first and last UTC instants are stored, listed and exported."""
     api.add("bob", text="I went to the cinema.", timestamp=ts)
     assert api.req("GET", "/v1/memories", params={"user_id": "bob"}).status_code == 200
     r = api.req("GET", "/v1/export", params={"user_id": "bob"})
     assert r.status_code == 200, r.text
+    assert len(r.json()["entries"]) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: export is a 500 after importing a table whose last_recall sits at "
-    "the edge of the datetime range",
-)
 def test_export_after_importing_an_extreme_last_recall(api: Api):
     """Same root cause as test_export_with_extreme_timestamps, through import: the
     table's last_recall is accepted, stored as an epoch, and cannot be turned back."""
@@ -1103,11 +1086,6 @@ def test_export_after_importing_an_extreme_last_recall(api: Api):
     assert r.status_code == 200, r.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: import with a recall_times over 2**63-1 is a 500 "
-    "(OverflowError from SQLite) instead of a 422",
-)
 def test_import_with_a_huge_recall_count(api: Api):
     table = {
         "format": "remem.global-memory-table/1",
@@ -1118,11 +1096,6 @@ def test_import_with_a_huge_recall_count(api: Api):
     assert api.count("bob") == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: import is not all-or-nothing: the memories are committed before "
-    "the recall metadata, and a failure in that second step leaves them stored",
-)
 def test_import_with_a_huge_recall_count_stores_nothing(api: Api):
     """``Memory._import`` runs ``_insert`` (one transaction) and then
     ``store.table_meta_update`` (another). When the second raises (here SQLite's
@@ -1189,11 +1162,6 @@ def test_keys_never_appear_in_logs(make_api, caplog, capfd):
         assert k not in everything
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: with the Memory closed, key verification raises AttributeError "
-    "(500 internal) where /v1/health says 503 store_unavailable",
-)
 def test_a_closed_store_is_503_everywhere(api: Api):
     """``KeyRing`` talks to the store directly and skips ``Memory._check_open``; the
     closed SQLite store's ``_con`` is None, so ``key_get`` fails with "'NoneType' object
@@ -1340,11 +1308,6 @@ def test_metrics_can_be_turned_off(make_api):
     assert r.status_code == 404 and _error_code(r) == "no_route"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the metrics 'method' label is the raw request method, so any client "
-    "(no key needed) can mint unbounded label values",
-)
 def test_metrics_method_label_is_bounded(api: Api):
     """Each made-up method ("FOO1", "FOO2", ...) that h11 accepts creates a new counter
     and a 14-line histogram that live for the worker's lifetime: unbounded cardinality

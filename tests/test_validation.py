@@ -17,6 +17,7 @@ from remem.memory import MAX_BATCH
 from remem.validation import (
     DEFAULT_MAX_TEXT_CHARS,
     MAX_ID_CHARS,
+    MAX_USER_ID_CHARS,
     check_id,
     check_k,
     check_metadata,
@@ -105,7 +106,7 @@ def test_bad_fields_in_add_and_add_many(seeded, field, value, error):
         ("user\udfffname", InvalidInputError),
         ("", InvalidInputError),
         ("  ", InvalidInputError),
-        ("u" * (MAX_ID_CHARS + 1), InvalidInputError),
+        ("u" * (MAX_USER_ID_CHARS + 1), InvalidInputError),
         (None, InvalidTypeError),
         (17, InvalidTypeError),
         (b"u", InvalidTypeError),
@@ -341,3 +342,32 @@ def test_check_metadata_none_is_empty_dict():
 def test_parse_timestamp_none_is_aware_now():
     ts = parse_timestamp(None)
     assert ts.tzinfo is not None
+
+
+def test_metadata_nesting_is_bounded(embedder):
+    from remem.validation import MAX_METADATA_DEPTH
+
+    def nest(levels: int) -> dict:
+        value: dict = {"leaf": 1}
+        for _ in range(levels):
+            value = {"k": value}
+        return value
+
+    with Memory(":memory:", engine="bm25", embedder=embedder, llm="none") as m:
+        ok = nest(MAX_METADATA_DEPTH - 1)
+        mid = m.add("fine", user_id="u", metadata=ok)
+        assert m.get(mid, "u").metadata == ok
+        with pytest.raises(InvalidInputError, match="nested deeper"):
+            m.add("too deep", user_id="u", metadata=nest(MAX_METADATA_DEPTH + 1))
+        with pytest.raises(InvalidInputError, match="nested deeper"):
+            m.add("too deep", user_id="u", metadata={"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]})
+        assert m.count("u") == 1
+
+
+def test_user_ids_may_hold_a_tenant_prefix(embedder):
+    from remem.validation import MAX_USER_ID_CHARS
+
+    with Memory(":memory:", engine="bm25", embedder=embedder, llm="none") as m:
+        long_user = "t" * 64 + ":" + "u" * 256
+        m.add("hello", user_id=long_user)
+        assert m.count(long_user) == 1 and len(long_user) <= MAX_USER_ID_CHARS

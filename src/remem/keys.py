@@ -105,8 +105,10 @@ class KeyRing:
     def create(self, tenant: str, label: str | None = None) -> tuple[str, KeyInfo]:
         """A new key for ``tenant``: (the key, shown once and never stored; its info)."""
         tenant = check_tenant(tenant)
-        if label is not None and (not isinstance(label, str) or len(label) > 200):
-            raise InvalidInputError("label must be a string of at most 200 characters")
+        if label is not None and not isinstance(label, str):
+            raise InvalidTypeError(f"label must be a str, not {type(label).__name__}")
+        if label is not None and len(label) > 200:
+            raise InvalidInputError("label must be at most 200 characters")
         key_id = secrets.token_hex(_ID_HEX // 2)
         secret = secrets.token_urlsafe(32)
         row = KeyRow(key_id, tenant, _digest(secret), label, time.time(), None)

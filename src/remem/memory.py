@@ -33,6 +33,7 @@ from .validation import (
     check_id,
     check_k,
     check_text,
+    check_user_id,
     parse_timestamp,
 )
 
@@ -153,7 +154,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> str:
         """Store one memory and return its id."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         new = build_memory(
             text,
             speaker=speaker,
@@ -166,7 +167,7 @@ class Memory:
 
     def add_many(self, items: Iterable[Mapping[str, Any] | str], user_id: str) -> list[str]:
         """Store many memories in one transaction (all or none); ids come back in order."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
             raise InvalidTypeError("items must be a list of dicts (or of str)")
         items = list(items)
@@ -190,7 +191,7 @@ class Memory:
 
     def delete(self, memory_id: str, user_id: str) -> bool:
         """Delete one memory; False when the user has no memory with that id."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
         with self._lock:
@@ -204,7 +205,7 @@ class Memory:
 
     def delete_user(self, user_id: str) -> int:
         """Erase everything of the user (rows, vectors, indexes); returns memories removed."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         self._check_open()
         with self._lock:
             n = self._store.delete_user(user_id)
@@ -217,7 +218,7 @@ class Memory:
     def search(self, query: str, user_id: str, k: int = 10) -> list[Hit]:
         """The user's k most relevant memories for the query, best first."""
         query = check_text(query, self.max_text_chars, what="query")
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         k = check_k(k)
         self._check_open()
         qvec = self._embedder.embed_one(query) if self._engine.needs_query_vector else None
@@ -286,7 +287,7 @@ class Memory:
         self, flow: Any, query: str, user_id: str, k: int, now: Any
     ) -> tuple[Recall, Any]:
         query = check_text(query, self.max_text_chars, what="query")
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         k = check_k(k)
         when = None if now is None else parse_timestamp(now)
         self._check_open()
@@ -309,7 +310,7 @@ class Memory:
     def short_term(self, user_id: str) -> dict[str, Any]:
         """The engine's short-term memory of the user (ILSTMA): its five segments, their
         estimated tokens, the questions seen and the buffered metadata writes."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         self._check_open()
         stm = getattr(self._engine, "short_term", None)
         if stm is None:
@@ -327,7 +328,7 @@ class Memory:
 
     def export_data(self, user_id: str) -> dict[str, Any]:
         """The user's global memory table as the JSON-ready dict ``export_table`` writes."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         self._check_open()
         self._engine.flush(user_id)  # recall metadata buffered by cache hits
         return table.export_rows(self._store, user_id, self._embedder_id)
@@ -336,7 +337,7 @@ class Memory:
         """Add every entry of an exported table to ``user_id`` (all or nothing), keeping
         order, times and recall metadata; vectors are reused when the file was made with
         this embedder, else recomputed. Returns the new ids in table order."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
         self._check_open()
@@ -345,7 +346,7 @@ class Memory:
 
     def import_data(self, data: Mapping[str, Any], user_id: str) -> list[str]:
         """``import_table`` for a table already decoded from JSON (a request body)."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         self._check_open()
         parsed = table.parse(data, self._embedder_id, self._embedder.dim, self.max_text_chars)
         return self._import(parsed, user_id)
@@ -356,10 +357,20 @@ class Memory:
         if len(parsed.memories) > MAX_BATCH:
             raise InvalidInputError(f"a table imports at most {MAX_BATCH:,} entries at once")
         stored = self._insert(user_id, parsed.memories, parsed.vectors)
-        self._store.table_meta_update(
-            user_id,
-            [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
-        )
+        try:
+            self._store.table_meta_update(
+                user_id,
+                [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
+            )
+        except BaseException:
+            # all or nothing: take the entries back out before the error propagates
+            ids = [m.id for m in stored]
+            with self._lock:
+                before = self._indexes.get(user_id).state
+                gone = self._store.delete(user_id, ids)
+                self._indexes.deleted(user_id, gone, before)
+            self._engine.on_delete(user_id, gone)
+            raise
         return [m.id for m in stored]
 
     @property
@@ -384,14 +395,14 @@ class Memory:
 
     def consolidate(self, user_id: str) -> int:
         """Run the engine's pending consolidation now; returns memories processed."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         self._check_open()
         run = getattr(self._engine, "consolidate", None)
         return int(run(user_id)) if run else 0
 
     def get(self, memory_id: str, user_id: str) -> Hit | None:
         """One memory by id (score 1.0), or None; another user's id looks missing."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
         row = self._store.get(user_id, [memory_id]).get(memory_id)
@@ -399,12 +410,12 @@ class Memory:
 
     def memories(self, user_id: str) -> list[Hit]:
         """All of the user's memories in insertion order (score 1.0)."""
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         self._check_open()
         return [m.to_hit(1.0) for m in self._store.load(user_id, with_embeddings=False)]
 
     def count(self, user_id: str) -> int:
-        user_id = check_id(user_id, "user_id")
+        user_id = check_user_id(user_id)
         self._check_open()
         return self._store.count(user_id)
 

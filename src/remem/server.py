@@ -149,11 +149,27 @@ def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     return _error(422, "invalid_request", text, fields=problems)
 
 
-def _http_error(_: Request, exc: Exception) -> JSONResponse:
+def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     codes = {401: "unauthorized", 404: "no_route", 405: "method_not_allowed"}
     code = codes.get(exc.status_code, "http_error")
-    return _error(exc.status_code, code, str(exc.detail))
+    if exc.status_code == 400 and "parsing the body" in str(exc.detail):
+        code = "malformed_json"  # e.g. JSON nested deeper than the parser allows
+    response = _error(exc.status_code, code, str(exc.detail))
+    for name, value in (exc.headers or {}).items():
+        response.headers.setdefault(name, value)
+    if exc.status_code == 405:
+        # Starlette names only the first route's methods; a path may have several
+        allowed = {
+            m
+            for route in request.app.routes
+            if getattr(route, "path_regex", None) is not None
+            and route.path_regex.match(request.url.path)
+            for m in getattr(route, "methods", None) or ()
+        }
+        if allowed:
+            response.headers["Allow"] = ", ".join(sorted(allowed))
+    return response
 
 
 def _unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -164,12 +180,11 @@ def _unexpected(_: Request, exc: Exception) -> JSONResponse:
 # -- body size cap -----------------------------------------------------------------------
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class BodyLimit:
-    """Refuse bodies above ``limit`` bytes with 413, by header and by bytes received."""
+    """Refuse bodies above ``limit`` bytes with 413: at once on ``Content-Length``,
+    otherwise while receiving, before the app has read any of it. The body is read
+    here (at most ``limit`` bytes held) and replayed to the app, so a chunked body
+    over the cap never reaches a handler, which would report it as a parse error."""
 
     def __init__(self, app: Callable[..., Awaitable[None]], limit: int):
         self.app = app
@@ -188,29 +203,31 @@ class BodyLimit:
                 if too_big:
                     await self._refuse(scope, receive, send)
                     return
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return message
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counted, tracked)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
                 await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = _error(
@@ -221,6 +238,7 @@ class BodyLimit:
 
 # -- metrics -----------------------------------------------------------------------------
 
+_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -233,6 +251,8 @@ class Metrics:
         self._hist: dict[tuple[str, str], list[float]] = {}  # buckets..., sum, count
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        if method not in _METHODS:  # clients choose methods: keep the label set bounded
+            method = "other"
         with self._lock:
             key = (method, route, status)
             self._count[key] = self._count.get(key, 0) + 1
@@ -325,6 +345,8 @@ def create_app(
     app.state.memory = mem
     app.state.keyring = keyring
     app.state.metrics = stats
+
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
 
     @app.middleware("http")
     async def _observe(request: Request, call_next: Callable[..., Awaitable[Any]]) -> Any:
@@ -438,7 +460,6 @@ def create_app(
             allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "X-API-Key", "Content-Type"],
         )
-    app.add_middleware(BodyLimit, limit=max_body_bytes)
     return app
 
 

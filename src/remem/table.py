@@ -22,10 +22,12 @@ import numpy as np
 from .errors import InvalidInputError
 from .store.base import Store, timestamp_epoch
 from .types import NewMemory
-from .validation import build_memory_item
+from .validation import build_memory_item, parse_timestamp
 
 FORMAT = "remem.global-memory-table/1"
 DAY = 86_400.0
+MAX_RECALL_TIMES = 2**31 - 1
+"""Recall counts are 32-bit in storage, and no real memory is recalled 2 billion times."""
 
 
 def export_rows(store: Store, user_id: str, embedder_id: str) -> dict[str, Any]:
@@ -106,10 +108,16 @@ def parse(data: Any, embedder_id: str, dim: int, max_chars: int) -> ImportedTabl
         }
         memories.append(build_memory_item(item, i, max_chars))
         times = e.get("recall_times", 1)
-        if not isinstance(times, int) or isinstance(times, bool) or times < 0:
-            raise InvalidInputError(f"entry {i}: recall_times must be a whole number >= 0")
+        if (
+            not isinstance(times, int)
+            or isinstance(times, bool)
+            or not 0 <= times <= MAX_RECALL_TIMES
+        ):
+            raise InvalidInputError(
+                f"entry {i}: recall_times must be a whole number from 0 to {MAX_RECALL_TIMES:,}"
+            )
         try:
-            last = timestamp_epoch(datetime.fromisoformat(str(e["last_recall"])))
+            last = timestamp_epoch(parse_timestamp(str(e["last_recall"])))
         except (KeyError, ValueError):
             last = timestamp_epoch(memories[-1].timestamp)
         meta.append((times, last))

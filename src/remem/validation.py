@@ -22,7 +22,13 @@ a 1 MB "memory" is almost always a document pasted by mistake, and the embedder 
 reads its first 256 tokens anyway. Raise it with ``Memory(max_text_chars=...)``."""
 
 MAX_ID_CHARS = 256
+MAX_USER_ID_CHARS = 512
+"""User ids may be longer than other ids: the servers store a tenant's user as
+``<tenant>:<user id>``, and a tenant's own ids must still get the full 256."""
 MAX_METADATA_BYTES = 64_000
+MAX_METADATA_DEPTH = 32
+"""Nesting limit of metadata: JSON serialisers and parsers (pydantic, browsers) give
+up somewhere past 250 levels, and a memory stored deeper could never be read back."""
 
 
 def check_utf8(value: str, what: str) -> None:
@@ -53,16 +59,20 @@ def check_text(text: Any, max_chars: int = DEFAULT_MAX_TEXT_CHARS, what: str = "
     return text
 
 
-def check_id(value: Any, what: str) -> str:
+def check_id(value: Any, what: str, max_chars: int = MAX_ID_CHARS) -> str:
     """User ids, memory ids and session ids: short non-empty strings."""
     if not isinstance(value, str):
         raise InvalidTypeError(f"{what} must be a str, not {type(value).__name__}")
     if not value.strip():
         raise InvalidInputError(f"{what} must not be empty")
-    if len(value) > MAX_ID_CHARS:
-        raise InvalidInputError(f"{what} is longer than {MAX_ID_CHARS} characters")
+    if len(value) > max_chars:
+        raise InvalidInputError(f"{what} is longer than {max_chars} characters")
     check_utf8(value, what)
     return value
+
+
+def check_user_id(value: Any) -> str:
+    return check_id(value, "user_id", MAX_USER_ID_CHARS)
 
 
 def check_optional_name(value: Any, what: str) -> str | None:
@@ -84,7 +94,7 @@ def parse_timestamp(value: Any) -> datetime:
     if value is None:
         return datetime.now(timezone.utc)
     if isinstance(value, datetime):
-        return value
+        return _in_range(value, value)
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day)
     if isinstance(value, str):
@@ -92,17 +102,30 @@ def parse_timestamp(value: Any) -> datetime:
         if text.endswith(("Z", "z")):  # Python 3.10's fromisoformat does not know "Z"
             text = text[:-1] + "+00:00"
         try:
-            return datetime.fromisoformat(text)
+            parsed = datetime.fromisoformat(text)
         except ValueError:
             raise InvalidInputError(
                 f"timestamp {value!r} is not ISO-8601 (for example 2023-05-08T13:56:00)"
             ) from None
+        return _in_range(parsed, value)
     raise InvalidTypeError(
         f"timestamp must be a datetime or ISO-8601 str, not {type(value).__name__}"
     )
 
 
-def _check_json_value(value: Any, path: str) -> None:
+def _in_range(ts: datetime, raw: Any) -> datetime:
+    """Times must exist in UTC too (0001-01-01T00:00+01:00 does not): they are ordered
+    and exported as UTC, which must never fail after the memory was accepted."""
+    try:
+        ts.astimezone(timezone.utc) if ts.tzinfo else ts.replace(tzinfo=timezone.utc).timestamp()
+    except (OverflowError, ValueError, OSError):
+        raise InvalidInputError(f"timestamp {raw!r} is outside the range of UTC times") from None
+    return ts
+
+
+def _check_json_value(value: Any, path: str, depth: int = 0) -> None:
+    if depth > MAX_METADATA_DEPTH:
+        raise InvalidInputError(f"metadata is nested deeper than {MAX_METADATA_DEPTH} levels")
     if value is None or isinstance(value, (str, bool, int)):
         if isinstance(value, str):
             check_utf8(value, path)
@@ -113,14 +136,14 @@ def _check_json_value(value: Any, path: str) -> None:
         return
     if isinstance(value, list):
         for i, item in enumerate(value):
-            _check_json_value(item, f"{path}[{i}]")
+            _check_json_value(item, f"{path}[{i}]", depth + 1)
         return
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidTypeError(f"{path} has a non-string key {key!r}")
             check_utf8(key, f"{path} key")
-            _check_json_value(item, f"{path}[{key!r}]")
+            _check_json_value(item, f"{path}[{key!r}]", depth + 1)
         return
     raise InvalidTypeError(
         f"{path} holds a {type(value).__name__}; metadata must be plain JSON "

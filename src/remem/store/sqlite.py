@@ -767,9 +767,17 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         with self._lock:
-            if self._con is not None:
+            if not isinstance(self._con, _Closed):
                 self._con.close()
-                self._con = None  # type: ignore[assignment]
+                self._con = _Closed()  # type: ignore[assignment]
+
+
+class _Closed:
+    """Stands in for the connection after ``close``: any use is a clear StoreError
+    (not an AttributeError on None), whoever still holds the store."""
+
+    def __getattr__(self, name: str) -> object:
+        raise StoreError("this SQLite store is closed")
 
 
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
