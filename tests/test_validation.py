@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from remem import (
@@ -360,7 +362,7 @@ def test_metadata_nesting_is_bounded(embedder):
         with pytest.raises(InvalidInputError, match="nested deeper"):
             m.add("too deep", user_id="u", metadata=nest(MAX_METADATA_DEPTH + 1))
         with pytest.raises(InvalidInputError, match="nested deeper"):
-            m.add("too deep", user_id="u", metadata={"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]})
+            m.add("too deep", user_id="u", metadata={"a": json.loads("[" * 34 + "1" + "]" * 34)})
         assert m.count("u") == 1
 
 
