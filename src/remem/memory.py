@@ -19,6 +19,7 @@ from . import table
 from .answer import Answer, Answerer
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
+from .engines.base import UserLocks
 from .errors import InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
 from .keys import KeyRing
@@ -94,6 +95,8 @@ class Memory:
             raise
         self._closed = False
         self._lock = threading.RLock()
+        self._user_locks = UserLocks()
+        self._embedder_recorded = False
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -182,9 +185,14 @@ class Memory:
         self._check_open()
         if vectors is None:
             vectors = self._embedder.embed([m.index_text for m in new])
-        with self._lock:
-            if self._store.get_meta("embedder") is None:
-                self._store.set_meta("embedder", f"{self._embedder.name}/{self._embedder.dim}")
+        if not self._embedder_recorded:  # once per Memory: not a round trip per add
+            with self._lock:
+                if self._store.get_meta("embedder") is None:
+                    self._store.set_meta("embedder", self._embedder_id)
+                self._embedder_recorded = True
+        # Per user, not per Memory: the store orders one user's writes itself, and a
+        # server's threads adding for different users must not queue behind each other.
+        with self._user_locks(user_id):
             stored = self._store.add(user_id, new, vectors)
         self._engine.on_add(user_id, stored)
         return stored
@@ -194,7 +202,7 @@ class Memory:
         user_id = check_user_id(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
-        with self._lock:
+        with self._user_locks(user_id):
             before = self._indexes.get(user_id).state
             gone = self._store.delete(user_id, [memory_id])
             if gone:
@@ -207,7 +215,7 @@ class Memory:
         """Erase everything of the user (rows, vectors, indexes); returns memories removed."""
         user_id = check_user_id(user_id)
         self._check_open()
-        with self._lock:
+        with self._user_locks(user_id):
             n = self._store.delete_user(user_id)
             self._indexes.drop(user_id)
         self._engine.on_delete_user(user_id)
@@ -365,7 +373,7 @@ class Memory:
         except BaseException:
             # all or nothing: take the entries back out before the error propagates
             ids = [m.id for m in stored]
-            with self._lock:
+            with self._user_locks(user_id):
                 before = self._indexes.get(user_id).state
                 gone = self._store.delete(user_id, ids)
                 self._indexes.deleted(user_id, gone, before)
