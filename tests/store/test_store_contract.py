@@ -21,21 +21,9 @@ from remem import StoreError
 from remem.store import Store, UserState
 from remem.store.base import KeyRow, NoteRow
 from remem.store.sqlite import SQLiteStore
-from remem.types import NewMemory
+from store_rows import new_memory, vectors  # noqa: E402
 
-
-def _new(text: str, **kw) -> NewMemory:
-    return NewMemory(
-        text=text,
-        speaker=kw.get("speaker"),
-        timestamp=kw.get("timestamp", datetime(2024, 1, 1, tzinfo=timezone.utc)),
-        session_id=kw.get("session_id"),
-        metadata=kw.get("metadata", {}),
-    )
-
-
-def _vecs(n: int, dim: int = 4, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+_new, _vecs = new_memory, vectors
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

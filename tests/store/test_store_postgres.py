@@ -9,7 +9,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -19,25 +18,13 @@ from remem import Memory, StoreError
 from remem.index.cache import IndexCache
 from remem.store import open_store
 from remem.store.sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
-from remem.types import NewMemory
 
 pytest.importorskip("psycopg")
 from pg import PLAIN_PASSWORD  # noqa: E402
 from remem.store.postgres import SCHEMA_VERSION, PostgresStore  # noqa: E402
+from store_rows import TABLES, new_memory, vectors  # noqa: E402
 
-
-def _new(text: str, **kw) -> NewMemory:
-    return NewMemory(
-        text=text,
-        speaker=kw.get("speaker"),
-        timestamp=kw.get("timestamp", datetime(2024, 1, 1, tzinfo=timezone.utc)),
-        session_id=kw.get("session_id"),
-        metadata=kw.get("metadata", {}),
-    )
-
-
-def _vecs(n: int, dim: int = 4, seed: int = 0) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+_new, _vecs = new_memory, vectors
 
 
 @pytest.fixture
@@ -76,21 +63,7 @@ def test_schema_version_recorded(stores, pg_sql):
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
         )
     }
-    assert {
-        "schema_migrations",
-        "memories",
-        "users",
-        "meta",
-        "syn_mentions",
-        "syn_concepts",
-        "syn_aliases",
-        "syn_state",
-        "syn_activity",
-        "table_meta",
-        "ilstma_notes",
-        "ilstma_state",
-        "api_keys",
-    } <= tables
+    assert {"schema_migrations", *TABLES} <= tables
     stores().close()  # reopening applies nothing twice
     assert pg_sql("SELECT version FROM schema_migrations") == [(5,)]
 

@@ -10,6 +10,7 @@ import pytest
 from remem import Memory, StoreError
 from remem.store import open_store
 from remem.store.sqlite import SCHEMA_VERSION, SQLiteStore
+from store_rows import TABLES
 
 # -- schema, WAL, refusals -------------------------------------------------------------
 
@@ -21,20 +22,7 @@ def test_schema_version_recorded(db_path, embedder, sql):
     assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("5",)]
     tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {
-        "memories",
-        "users",
-        "meta",
-        "syn_mentions",
-        "syn_concepts",
-        "syn_aliases",
-        "syn_state",
-        "syn_activity",
-        "table_meta",
-        "ilstma_notes",
-        "ilstma_state",
-        "api_keys",
-    } <= tables
+    assert tables >= TABLES
     columns = {r[1] for r in sql(db_path, "PRAGMA table_info(syn_concepts)")}
     assert "archived" not in columns  # v3: archiving is derived, not stored
 

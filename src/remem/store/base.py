@@ -6,6 +6,9 @@ filter, never a ranking hint, so no caller can reach another user's rows by mist
 
 from __future__ import annotations
 
+import json
+import time
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -210,6 +213,65 @@ class Store(ABC):
         return int(self.get_meta("schema_version") or 0)
 
 
+#: Every table holding rows of one user besides ``memories`` and ``users`` (erased with
+#: the user). Both backends create exactly these.
+USER_TABLES = (
+    "syn_mentions",
+    "syn_concepts",
+    "syn_aliases",
+    "syn_state",
+    "syn_activity",
+    "table_meta",
+    "ilstma_notes",
+    "ilstma_state",
+)
+MEMORY_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
+"""The columns a :class:`StoredMemory` is read from, in ``_row_to_memory`` order."""
+KEY_COLUMNS = "key_id, tenant, digest, label, created, revoked"
+INSERT_COLUMNS = (
+    "id, user_id, seq, text, speaker, ts, ts_epoch, session_id, metadata, embedding, created_at"
+)
+
+
+def new_rows(
+    user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None, seq0: int
+) -> list[tuple[StoredMemory, list[Any]]]:
+    """The stored memories an add creates (new ids, sequence numbers from ``seq0``) and
+    their ``INSERT_COLUMNS`` values, the same for every backend."""
+    now = time.time()
+    out = []
+    for i, mem in enumerate(memories):
+        vec = None
+        if embeddings is not None:
+            vec = np.ascontiguousarray(embeddings[i], dtype="<f4")
+        stored = StoredMemory(
+            id=uuid.uuid4().hex,
+            user_id=user_id,
+            seq=seq0 + i,
+            text=mem.text,
+            speaker=mem.speaker,
+            timestamp=mem.timestamp,
+            session_id=mem.session_id,
+            metadata=mem.metadata,
+            embedding=vec,
+        )
+        values = [
+            stored.id,
+            user_id,
+            stored.seq,
+            mem.text,
+            mem.speaker,
+            mem.timestamp.isoformat(),
+            timestamp_epoch(mem.timestamp),
+            mem.session_id,
+            json.dumps(mem.metadata, ensure_ascii=False),
+            None if vec is None else vec.tobytes(),
+            now,
+        ]
+        out.append((stored, values))
+    return out
+
+
 def timestamp_epoch(ts: datetime) -> float:
     """Seconds since 1970 for ordering and time decay; naive times are taken as UTC."""
     if ts.tzinfo is None:
@@ -218,6 +280,4 @@ def timestamp_epoch(ts: datetime) -> float:
 
 
 def metadata_from_json(raw: Any) -> dict[str, Any]:
-    import json
-
     return json.loads(raw) if raw else {}

@@ -52,9 +52,7 @@ Choices, and why:
 
 from __future__ import annotations
 
-import json
 import re
-import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -68,7 +66,18 @@ from psycopg_pool import ConnectionPool
 
 from ..errors import StoreError
 from ..types import NewMemory, StoredMemory
-from .base import GraphRows, KeyRow, NoteRow, Store, UserState, timestamp_epoch
+from .base import (
+    INSERT_COLUMNS,
+    KEY_COLUMNS,
+    MEMORY_COLUMNS,
+    USER_TABLES,
+    GraphRows,
+    KeyRow,
+    NoteRow,
+    Store,
+    UserState,
+    new_rows,
+)
 from .sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 from .sqlite import _row_to_memory
 
@@ -202,20 +211,7 @@ MIGRATIONS: list[tuple[int, Callable[[psycopg.Connection], None]]] = [
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION, "PostgreSQL and SQLite schemas must move together"
 
-_USER_TABLES = (
-    "memories",
-    "users",
-    "syn_mentions",
-    "syn_concepts",
-    "syn_aliases",
-    "syn_state",
-    "syn_activity",
-    "table_meta",
-    "ilstma_notes",
-    "ilstma_state",
-)
-_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
-_KEY_COLUMNS = "key_id, tenant, digest, label, created, revoked"
+_USER_TABLES = ("memories", "users", *USER_TABLES)
 _VECTOR_MODES = ("auto", "pgvector", "off")
 
 
@@ -421,7 +417,6 @@ class PostgresStore(Store):
     ) -> list[StoredMemory]:
         if embeddings is not None and len(embeddings) != len(memories):
             raise StoreError("one embedding per memory is required")
-        now = time.time()
         with self._write(user_id) as con:
             con.execute(
                 "INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES (%s, %s, 0, 0) "
@@ -431,48 +426,17 @@ class PostgresStore(Store):
             seq0 = con.execute(
                 "SELECT next_seq FROM users WHERE user_id = %s FOR UPDATE", (user_id,)
             ).fetchone()[0]
-            out: list[StoredMemory] = []
-            params = []
-            for i, mem in enumerate(memories):
-                vec = None
-                blob = None
-                if embeddings is not None:
-                    vec = np.ascontiguousarray(embeddings[i], dtype="<f4")
-                    blob = vec.tobytes()
-                stored = StoredMemory(
-                    id=uuid.uuid4().hex,
-                    user_id=user_id,
-                    seq=seq0 + i,
-                    text=mem.text,
-                    speaker=mem.speaker,
-                    timestamp=mem.timestamp,
-                    session_id=mem.session_id,
-                    metadata=mem.metadata,
-                    embedding=vec,
-                )
-                out.append(stored)
-                row = [
-                    stored.id,
-                    user_id,
-                    stored.seq,
-                    mem.text,
-                    mem.speaker,
-                    mem.timestamp.isoformat(),
-                    timestamp_epoch(mem.timestamp),
-                    mem.session_id,
-                    json.dumps(mem.metadata, ensure_ascii=False),
-                    blob,
-                    now,
-                ]
-                if self.vector:
-                    row.append(None if vec is None else _vec_text(vec))
-                params.append(row)
+            rows = new_rows(user_id, memories, embeddings, seq0)
+            out = [stored for stored, _ in rows]
+            params = [
+                values + ([None if m.embedding is None else _vec_text(m.embedding)])
+                if self.vector
+                else values
+                for m, values in rows
+            ]
             if params:
-                cols = (
-                    "id, user_id, seq, text, speaker, ts, ts_epoch, session_id, metadata, "
-                    "embedding, created_at"
-                )
-                marks = "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
+                cols = INSERT_COLUMNS
+                marks = ", ".join(["%s"] * len(cols.split(",")))
                 if self.vector:
                     cols, marks = cols + ", vec", marks + ", %s::vector"
                 with con.cursor() as cur:
@@ -592,7 +556,7 @@ class PostgresStore(Store):
             return {}
         with self._read() as con:
             rows = con.execute(
-                f"SELECT {_COLUMNS} FROM memories WHERE user_id = %s AND id = ANY(%s)",
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = %s AND id = ANY(%s)",
                 (user_id, unique),
             ).fetchall()
         return {row[0]: _row_to_memory(row) for row in rows}
@@ -600,7 +564,7 @@ class PostgresStore(Store):
     def load(
         self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
     ) -> list[StoredMemory]:
-        cols = _COLUMNS + (", embedding" if with_embeddings else "")
+        cols = MEMORY_COLUMNS + (", embedding" if with_embeddings else "")
         with self._read() as con, con.cursor(binary=True) as cur:
             # binary results: bytea arrives as raw bytes, not hex text to decode
             rows = cur.execute(
@@ -816,21 +780,25 @@ class PostgresStore(Store):
         return {m: (int(n), float(t)) for m, n, t in rows}
 
     def table_meta_update(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
-        if not rows:
-            return
-        with self._write(user_id) as con:
-            live = set(self._existing(con, user_id, [r[0] for r in rows]))
-            params = [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live]
-            if params:
-                with con.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) "
-                        "VALUES (%s, %s, %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
-                        "recall_times = excluded.recall_times, last_recall = excluded.last_recall",
-                        params,
-                    )
+        self._meta_write(
+            user_id,
+            rows,
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
+            "recall_times = excluded.recall_times, last_recall = excluded.last_recall",
+        )
 
     def table_meta_bump(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        self._meta_write(
+            user_id,
+            rows,
+            "VALUES (%s, %s, 1 + %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE "
+            "SET recall_times = table_meta.recall_times + excluded.recall_times - 1, "
+            "last_recall = GREATEST(table_meta.last_recall, excluded.last_recall)",
+        )
+
+    def _meta_write(self, user_id: str, rows: Sequence[tuple[str, int, float]], sql: str) -> None:
+        """``table_meta`` rows of the user's live memories, written with ``sql`` (what
+        follows the column list of the INSERT)."""
         if not rows:
             return
         with self._write(user_id) as con:
@@ -840,9 +808,7 @@ class PostgresStore(Store):
                 with con.cursor() as cur:
                     cur.executemany(
                         "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) "
-                        "VALUES (%s, %s, 1 + %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE "
-                        "SET recall_times = table_meta.recall_times + excluded.recall_times - 1, "
-                        "last_recall = GREATEST(table_meta.last_recall, excluded.last_recall)",
+                        + sql,
                         params,
                     )
 
@@ -914,7 +880,7 @@ class PostgresStore(Store):
         try:
             with self._errors(), self._connection() as con:
                 con.execute(
-                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
+                    f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
                     (row.key_id, row.tenant, row.digest, row.label, row.created, row.revoked),
                 )
         except StoreError as exc:
@@ -925,12 +891,12 @@ class PostgresStore(Store):
     def key_get(self, key_id: str) -> KeyRow | None:
         with self._read() as con:
             row = con.execute(
-                f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE key_id = %s", (key_id,)
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE key_id = %s", (key_id,)
             ).fetchone()
         return KeyRow(*row) if row else None
 
     def key_list(self, tenant: str | None = None) -> list[KeyRow]:
-        sql = f"SELECT {_KEY_COLUMNS} FROM api_keys"
+        sql = f"SELECT {KEY_COLUMNS} FROM api_keys"
         args: tuple = ()
         if tenant is not None:
             sql, args = sql + " WHERE tenant = %s", (tenant,)

@@ -15,7 +15,6 @@ Choices, and why:
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -30,13 +29,17 @@ import numpy as np
 from ..errors import StoreError
 from ..types import NewMemory, StoredMemory
 from .base import (
+    INSERT_COLUMNS,
+    KEY_COLUMNS,
+    MEMORY_COLUMNS,
+    USER_TABLES,
     GraphRows,
     KeyRow,
     NoteRow,
     Store,
     UserState,
     metadata_from_json,
-    timestamp_epoch,
+    new_rows,
 )
 
 BUSY_TIMEOUT_MS = 60_000
@@ -186,18 +189,6 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
-_SYN_TABLES = (
-    "syn_mentions",
-    "syn_concepts",
-    "syn_aliases",
-    "syn_state",
-    "syn_activity",
-    "table_meta",
-    "ilstma_notes",
-    "ilstma_state",
-)
-_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
-
 
 def _row_to_memory(row: tuple, embedding: bytes | None = None) -> StoredMemory:
     vec = None
@@ -308,7 +299,6 @@ class SQLiteStore(Store):
     ) -> list[StoredMemory]:
         if embeddings is not None and len(embeddings) != len(memories):
             raise StoreError("one embedding per memory is required")
-        now = time.time()
         with self._write() as con:
             row = con.execute("SELECT next_seq FROM users WHERE user_id = ?", (user_id,)).fetchone()
             if row is None:
@@ -319,46 +309,12 @@ class SQLiteStore(Store):
                 seq0 = 0
             else:
                 seq0 = row[0]
-            out: list[StoredMemory] = []
-            params = []
-            for i, mem in enumerate(memories):
-                vec = None
-                blob = None
-                if embeddings is not None:
-                    vec = np.ascontiguousarray(embeddings[i], dtype="<f4")
-                    blob = vec.tobytes()
-                stored = StoredMemory(
-                    id=uuid.uuid4().hex,
-                    user_id=user_id,
-                    seq=seq0 + i,
-                    text=mem.text,
-                    speaker=mem.speaker,
-                    timestamp=mem.timestamp,
-                    session_id=mem.session_id,
-                    metadata=mem.metadata,
-                    embedding=vec,
-                )
-                out.append(stored)
-                params.append(
-                    (
-                        stored.id,
-                        user_id,
-                        stored.seq,
-                        mem.text,
-                        mem.speaker,
-                        mem.timestamp.isoformat(),
-                        timestamp_epoch(mem.timestamp),
-                        mem.session_id,
-                        json.dumps(mem.metadata, ensure_ascii=False),
-                        blob,
-                        now,
-                    )
-                )
+            rows = new_rows(user_id, memories, embeddings, seq0)
+            out = [stored for stored, _ in rows]
+            marks = ", ".join("?" * len(INSERT_COLUMNS.split(",")))
             con.executemany(
-                "INSERT INTO memories (id, user_id, seq, text, speaker, ts, ts_epoch, "
-                "session_id, metadata, embedding, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                params,
+                f"INSERT INTO memories ({INSERT_COLUMNS}) VALUES ({marks})",
+                [values for _, values in rows],
             )
             con.execute(
                 "UPDATE users SET next_seq = ? WHERE user_id = ?",
@@ -465,7 +421,7 @@ class SQLiteStore(Store):
         with self._write() as con:
             n = con.execute("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount
             con.execute("DELETE FROM users WHERE user_id = ?", (user_id,))
-            for table in _SYN_TABLES:
+            for table in USER_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
         if self.shared:
             # Move the WAL's copies of the erased pages into the (zeroed) main file and
@@ -488,7 +444,7 @@ class SQLiteStore(Store):
             for chunk in _chunks(list(dict.fromkeys(ids)), 500):
                 marks = ",".join("?" * len(chunk))
                 for row in self._con.execute(
-                    f"SELECT {_COLUMNS} FROM memories WHERE +user_id = ? AND id IN ({marks})",
+                    f"SELECT {MEMORY_COLUMNS} FROM memories WHERE +user_id = ? AND id IN ({marks})",
                     (user_id, *chunk),
                 ):
                     out[row[0]] = _row_to_memory(row)
@@ -497,7 +453,7 @@ class SQLiteStore(Store):
     def load(
         self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
     ) -> list[StoredMemory]:
-        cols = _COLUMNS + (", embedding" if with_embeddings else "")
+        cols = MEMORY_COLUMNS + (", embedding" if with_embeddings else "")
         with self._lock:
             rows = self._con.execute(
                 f"SELECT {cols} FROM memories WHERE user_id = ? AND seq > ? ORDER BY seq",
@@ -656,26 +612,31 @@ class SQLiteStore(Store):
         return {m: (int(n), float(t)) for m, n, t in rows}
 
     def table_meta_update(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
-        if not rows:
-            return
-        with self._write() as con:
-            live = set(self._existing(con, user_id, [r[0] for r in rows]))
-            con.executemany(
-                "INSERT OR REPLACE INTO table_meta (user_id, memory_id, recall_times, last_recall) "
-                "VALUES (?, ?, ?, ?)",
-                [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live],
-            )
+        self._meta_write(
+            user_id,
+            rows,
+            "VALUES (?, ?, ?, ?) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
+            "recall_times = excluded.recall_times, last_recall = excluded.last_recall",
+        )
 
     def table_meta_bump(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
+        self._meta_write(
+            user_id,
+            rows,
+            "VALUES (?, ?, 1 + ?, ?) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
+            "recall_times = recall_times + excluded.recall_times - 1, "
+            "last_recall = MAX(last_recall, excluded.last_recall)",
+        )
+
+    def _meta_write(self, user_id: str, rows: Sequence[tuple[str, int, float]], sql: str) -> None:
+        """``table_meta`` rows of the user's live memories, written with ``sql`` (what
+        follows the column list of the INSERT)."""
         if not rows:
             return
         with self._write() as con:
             live = set(self._existing(con, user_id, [r[0] for r in rows]))
             con.executemany(
-                "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) "
-                "VALUES (?, ?, 1 + ?, ?) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
-                "recall_times = recall_times + excluded.recall_times - 1, "
-                "last_recall = MAX(last_recall, excluded.last_recall)",
+                "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) " + sql,
                 [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live],
             )
 
@@ -729,13 +690,11 @@ class SQLiteStore(Store):
 
     # -- API keys ---------------------------------------------------------------------
 
-    _KEY_COLUMNS = "key_id, tenant, digest, label, created, revoked"
-
     def key_add(self, row: KeyRow) -> None:
         try:
             with self._write() as con:
                 con.execute(
-                    f"INSERT INTO api_keys ({self._KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
                     (row.key_id, row.tenant, row.digest, row.label, row.created, row.revoked),
                 )
         except sqlite3.IntegrityError as exc:
@@ -744,12 +703,12 @@ class SQLiteStore(Store):
     def key_get(self, key_id: str) -> KeyRow | None:
         with self._lock:
             row = self._con.execute(
-                f"SELECT {self._KEY_COLUMNS} FROM api_keys WHERE key_id = ?", (key_id,)
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE key_id = ?", (key_id,)
             ).fetchone()
         return KeyRow(*row) if row else None
 
     def key_list(self, tenant: str | None = None) -> list[KeyRow]:
-        sql = f"SELECT {self._KEY_COLUMNS} FROM api_keys"
+        sql = f"SELECT {KEY_COLUMNS} FROM api_keys"
         args: tuple = ()
         if tenant is not None:
             sql, args = sql + " WHERE tenant = ?", (tenant,)
