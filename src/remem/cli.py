@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--user", required=True)
 
     sv = sub.add_parser("serve", help="the HTTP API (needs the 'server' extra)")
+    sv.add_argument("--path", help="database file or postgresql:// URL (default: --db)")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8080)
     sv.add_argument("--workers", type=int, default=1, help="worker processes")
@@ -203,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         from .server import serve
 
         serve(
-            args.db,
+            args.path or args.db,
             host=args.host,
             port=args.port,
             workers=args.workers,
