@@ -381,3 +381,17 @@ def test_memory_never_shows_the_database_password(pg_url_plain, embedder):
     with pytest.raises(StoreError, match="holds vectors") as err:
         Memory(pg_url_plain, engine="bm25", embedder=Other(), llm="none")
     assert PLAIN_PASSWORD not in str(err.value)
+
+
+def test_connections_killed_by_the_server_are_replaced_not_failed(stores, pg_sql):
+    # what a PostgreSQL restart or failover does to a pool: every connection dies
+    store = stores()
+    store.add("u", [_new("before")], _vecs(1))
+    killed = pg_sql(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    assert killed[0][0] >= 1
+    assert store.count("u") == 1  # no error: the dead connection was replaced
+    store.add("u", [_new("after")], _vecs(1))
+    assert [m.text for m in store.load("u")] == ["before", "after"]

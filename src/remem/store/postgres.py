@@ -294,6 +294,10 @@ class PostgresStore(Store):
             timeout=max(timeout, 30.0),
             name="remem",
             open=False,
+            # a connection broken by a server restart or failover is replaced when it
+            # is checked out, not discovered by the caller's query (one empty round
+            # trip per checkout: about 0.08 ms measured on a local socket)
+            check=ConnectionPool.check_connection,
         )
         try:
             pool.open(wait=True, timeout=timeout)
