@@ -352,6 +352,11 @@ class PostgresStore(Store):
     def _enable_vector(self, con: psycopg.Connection, *, required: bool) -> bool:
         """Install pgvector and the vec column in a savepoint: on a server without the
         extension (or without the right to create it) "auto" carries on without."""
+        available = con.execute(
+            "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+        ).fetchone()
+        if available is None and not required:
+            return False  # asking anyway would leave an error in the server's log per open
         try:
             with con.transaction():  # a savepoint inside the migration transaction
                 con.execute("CREATE EXTENSION IF NOT EXISTS vector")
