@@ -26,6 +26,7 @@ import numpy as np
 from ..embed import Embedder
 from ..embed.base import MemoEmbedder
 from ..memory import Memory
+from .engines import open_engine
 from .locomo import Conversation, Question
 from .metrics import evidence_recall, mean, percentile
 
@@ -113,7 +114,7 @@ def _run_order(
     baseline: Memory,
 ) -> None:
     switch = _Switch(embedder)
-    mems = {name: Memory(":memory:", engine=name, embedder=switch) for name in engines}
+    mems = {name: open_engine(name, switch) for name in engines}
     # each engine's own configuration with the cache off (the off path ignores the
     # spatial form, so variants that differ only there share one)
     offs: dict[str, Memory] = {}
@@ -121,9 +122,7 @@ def _run_order(
     for name, mem in mems.items():
         key = repr(replace(mem._engine.cfg, spatial="intent"))  # noqa: SLF001
         if key not in offs:
-            offs[key] = Memory(
-                ":memory:", engine=name, embedder=switch, engine_options={"cache": False}
-            )
+            offs[key] = open_engine(name, switch, cache=False)
         off_of[name] = offs[key]
     user = conv.sample_id
     try:

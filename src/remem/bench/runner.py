@@ -20,6 +20,7 @@ import numpy as np
 from ..embed import Embedder, create_embedder
 from ..embed.base import MemoEmbedder
 from ..memory import Memory
+from .engines import open_engine
 from .flow import FlowRun, run_flows, summarise_flows
 from .locomo import (
     Conversation,
@@ -134,7 +135,7 @@ def run_retrieval(
         vectors: dict[str, np.ndarray] | None = None
         for name in engines:
             opts = (engine_options or {}).get(name, {})
-            with Memory(":memory:", engine=name, embedder=embedder, engine_options=opts) as mem:
+            with open_engine(name, embedder, **opts) as mem:
                 run = runs[name]
                 _ingest(mem, conv, run)
                 if vectors is None:

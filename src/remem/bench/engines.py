@@ -1,0 +1,33 @@
+"""Engines as the benchmarks name them: a registered name, optionally with options."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..embed import Embedder
+from ..errors import InvalidInputError
+from ..memory import Memory
+
+
+def engine_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``name`` or ``name@key=value+key=value``: an engine with options, so one run can
+    compare settings of one engine side by side (values are read as JSON when they
+    parse, else kept as text), e.g. ``ilstma@hit_threshold=0.8``."""
+    name, _, rest = spec.partition("@")
+    options: dict[str, Any] = {}
+    for part in filter(None, rest.split("+")):
+        key, sep, raw = part.partition("=")
+        if not sep or not key:
+            raise InvalidInputError(f"engine option {part!r} in {spec!r} is not key=value")
+        try:
+            options[key] = json.loads(raw)
+        except ValueError:
+            options[key] = raw
+    return name, options
+
+
+def open_engine(spec: str, embedder: Embedder, **options: Any) -> Memory:
+    """An in-memory Memory for an engine spec (see :func:`engine_spec`)."""
+    name, opts = engine_spec(spec)
+    return Memory(":memory:", engine=name, embedder=embedder, engine_options={**opts, **options})
