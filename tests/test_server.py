@@ -1451,3 +1451,19 @@ def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
     ps = subprocess.run(["ps", "-eo", "pid,pgid,stat"], capture_output=True, text=True).stdout
     alive = [r.split() for r in ps.strip().splitlines()[1:]]
     assert not [r for r in alive if r[1] == str(proc.pid) and not r[2].startswith("Z")]
+
+
+def test_a_body_that_is_not_sent_as_json_is_415(api: Api):
+    # curl -d sends application/x-www-form-urlencoded unless told otherwise
+    body = '{"user_id": "bob", "text": "hello"}'
+    r = api.req(
+        "POST",
+        "/v1/memories",
+        content=body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert r.status_code == 415, r.text
+    assert r.json()["error"]["code"] == "unsupported_media_type"
+    assert "application/json" in r.json()["error"]["message"]
+    r = api.req("POST", "/v1/memories", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 201

@@ -137,8 +137,19 @@ def _remem_error(_: Request, exc: Exception) -> JSONResponse:
     return _error(500, "internal", "internal error")
 
 
-def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if (
+        kind
+        and kind != "application/json"
+        and any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors())
+    ):
+        return _error(
+            415,
+            "unsupported_media_type",
+            f"the body must be JSON sent as Content-Type: application/json, not {kind}",
+        )
     problems = []
     for e in exc.errors():
         if e.get("type") in ("json_invalid", "json_type"):
