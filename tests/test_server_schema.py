@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from remem import Memory
 from remem.server import create_app
@@ -119,7 +120,8 @@ def test_no_operation_is_a_server_error(api_schema, served: Served, path: str, m
         response = case.call(headers=served.headers)
         seen.append(response.status_code)
         assert response.status_code < 500, (case.method, case.path, response.text)
-        case.validate_response(response, checks=[not_a_server_error])
+        # every response, success or error, has the shape the schema documents
+        case.validate_response(response, checks=[not_a_server_error, response_schema_conformance])
         if response.status_code >= 400:  # every error has the stable JSON shape
             body = response.json()
             assert set(body) == {"error"} and isinstance(body["error"]["code"], str)

@@ -107,6 +107,95 @@ class AnswerRequest(_Body):
     k: StrictInt = Field(10, ge=1, le=MAX_K)
 
 
+# -- responses (documented in the OpenAPI schema; the returned dicts are checked) ---------
+
+
+class HitOut(BaseModel):
+    id: str
+    text: str
+    score: float
+    speaker: str | None
+    timestamp: str = Field(description="ISO 8601, as stored")
+    session_id: str | None
+    metadata: dict[str, Any]
+
+
+class IdOut(BaseModel):
+    id: str
+
+
+class IdsOut(BaseModel):
+    ids: list[str]
+
+
+class DeletedOut(BaseModel):
+    deleted: bool
+
+
+class ErasedOut(BaseModel):
+    deleted: int = Field(description="memories removed")
+
+
+class MemoriesOut(BaseModel):
+    count: int = Field(description="the user's memories in all")
+    memories: list[HitOut]
+
+
+class UsersOut(BaseModel):
+    users: list[str]
+
+
+class SearchOut(BaseModel):
+    hits: list[HitOut]
+
+
+class RecallOut(BaseModel):
+    hits: list[HitOut]
+    confidence: float
+    refuse: bool
+    concepts: list[tuple[str, float]]
+    explanations: dict[str, str]
+    cache_hit: bool | None
+    timings: dict[str, float]
+
+
+class AnswerOut(BaseModel):
+    text: str
+    refused: bool
+    cache_hit: bool | None
+    context_tokens: int
+    llm_calls: int
+    latency_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    evidence: list[HitOut]
+    explanations: dict[str, str]
+    timings: dict[str, float]
+    draft: str
+
+
+class HealthOut(BaseModel):
+    status: str
+    version: str
+    engine: str
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="stable: switch on this, not on the message")
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": ErrorOut} for status in statuses}
+
+
+_KEYED = _errors(401, 413, 415, 422, 503)
+
+
 # -- errors ------------------------------------------------------------------------------
 
 _ERRORS: list[tuple[type[BaseException], int, str]] = [
@@ -372,7 +461,7 @@ def create_app(
             path = getattr(route, "path", None) or "unmatched"
             stats.observe(request.method, path, status, time.perf_counter() - t0)
 
-    @app.get("/v1/health", tags=["ops"])
+    @app.get("/v1/health", tags=["ops"], response_model=HealthOut, responses=_errors(503))
     def health() -> dict[str, Any]:
         """Liveness and store reachability (no key needed)."""
         mem.ping()
@@ -385,19 +474,27 @@ def create_app(
             """Prometheus text exposition of this worker's request metrics."""
             return stats.render()
 
-    @app.post("/v1/memories", status_code=201, tags=["memories"])
+    @app.post(
+        "/v1/memories", status_code=201, tags=["memories"], response_model=IdOut, responses=_KEYED
+    )
     def add(body: AddRequest, t: Tenant) -> dict[str, Any]:
         """Store one memory; returns its id."""
         fields = body.model_dump(exclude={"user_id", "text"}, exclude_none=True)
         return t.add(body.user_id, body.text, **fields)
 
-    @app.post("/v1/memories/batch", status_code=201, tags=["memories"])
+    @app.post(
+        "/v1/memories/batch",
+        status_code=201,
+        tags=["memories"],
+        response_model=IdsOut,
+        responses=_KEYED,
+    )
     def add_many(body: AddManyRequest, t: Tenant) -> dict[str, Any]:
         """Store many memories in one transaction (all or none); ids in order."""
         items = [i.model_dump(exclude_none=True) for i in body.items]
         return t.add_many(body.user_id, items)
 
-    @app.get("/v1/memories", tags=["memories"])
+    @app.get("/v1/memories", tags=["memories"], response_model=MemoriesOut, responses=_KEYED)
     def list_memories(
         t: Tenant,
         user_id: UserQ,
@@ -407,7 +504,12 @@ def create_app(
         """The user's memories in insertion order, a page at a time."""
         return t.memories(user_id, limit, offset)
 
-    @app.get("/v1/memories/{memory_id}", tags=["memories"])
+    @app.get(
+        "/v1/memories/{memory_id}",
+        tags=["memories"],
+        response_model=HitOut,
+        responses={**_KEYED, **_errors(404)},
+    )
     def get(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
         """One memory by id; 404 when this user has no such memory."""
         hit = t.get(user_id, memory_id)
@@ -415,7 +517,12 @@ def create_app(
             raise NotFoundError(f"user has no memory {memory_id!r}")
         return hit
 
-    @app.delete("/v1/memories/{memory_id}", tags=["memories"])
+    @app.delete(
+        "/v1/memories/{memory_id}",
+        tags=["memories"],
+        response_model=DeletedOut,
+        responses={**_KEYED, **_errors(404)},
+    )
     def delete(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
         """Delete one memory; 404 when this user has no such memory."""
         out = t.delete(user_id, memory_id)
@@ -423,37 +530,39 @@ def create_app(
             raise NotFoundError(f"user has no memory {memory_id!r}")
         return out
 
-    @app.get("/v1/users", tags=["users"])
+    @app.get("/v1/users", tags=["users"], response_model=UsersOut, responses=_KEYED)
     def users(t: Tenant) -> dict[str, Any]:
         """This tenant's users."""
         return t.users()
 
-    @app.delete("/v1/users", tags=["users"])
+    @app.delete("/v1/users", tags=["users"], response_model=ErasedOut, responses=_KEYED)
     def delete_user(t: Tenant, user_id: UserQ) -> dict[str, Any]:
         """Erase every memory and all derived state of the user."""
         return t.delete_user(user_id)
 
-    @app.post("/v1/search", tags=["retrieval"])
+    @app.post("/v1/search", tags=["retrieval"], response_model=SearchOut, responses=_KEYED)
     def search(body: QueryRequest, t: Tenant) -> dict[str, Any]:
         """The user's k most relevant memories, best first."""
         return t.search(body.user_id, body.query, body.k)
 
-    @app.post("/v1/recall", tags=["retrieval"])
+    @app.post("/v1/recall", tags=["retrieval"], response_model=RecallOut, responses=_KEYED)
     def recall(body: QueryRequest, t: Tenant) -> dict[str, Any]:
         """Search plus the engine's confidence, refusal verdict and explanations."""
         return t.recall(body.user_id, body.query, body.k)
 
-    @app.post("/v1/answer", tags=["retrieval"])
+    @app.post("/v1/answer", tags=["retrieval"], response_model=AnswerOut, responses=_KEYED)
     def answer(body: AnswerRequest, t: Tenant) -> dict[str, Any]:
         """Answer from the user's memory or refuse ("Not mentioned in the conversation")."""
         return t.answer(body.user_id, body.question, body.k)
 
-    @app.get("/v1/export", tags=["users"])
+    @app.get("/v1/export", tags=["users"], responses=_KEYED)
     def export(t: Tenant, user_id: UserQ) -> dict[str, Any]:
         """The user's global memory table (the one-JSON-file shape of export_table)."""
         return t.export_table(user_id)
 
-    @app.post("/v1/import", status_code=201, tags=["users"])
+    @app.post(
+        "/v1/import", status_code=201, tags=["users"], response_model=IdsOut, responses=_KEYED
+    )
     def import_table(
         t: Tenant, user_id: UserQ, table: Annotated[dict[str, Any], Body()]
     ) -> dict[str, Any]:
