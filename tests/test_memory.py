@@ -510,3 +510,18 @@ def test_timestamp_of_wrong_type_rejected(mem, bad):
     with pytest.raises(remem.InvalidTypeError, match="timestamp"):
         mem.add("bad time", user_id="u", timestamp=bad)
     assert mem.count("u") == 0
+
+
+def test_memories_pages_and_checks_its_arguments(open_memory):
+    m = open_memory(":memory:", "bm25")
+    ids = m.add_many([f"note {i}" for i in range(5)], user_id="u")
+    assert [h.id for h in m.memories("u")] == ids
+    assert [h.id for h in m.memories("u", limit=2, offset=1)] == ids[1:3]
+    assert [h.id for h in m.memories("u", offset=4)] == ids[4:]
+    assert m.memories("v", limit=3) == []
+    with pytest.raises(InvalidInputError):
+        m.memories("u", limit=0)
+    with pytest.raises(InvalidInputError):
+        m.memories("u", offset=-1)
+    with pytest.raises(InvalidTypeError):
+        m.memories("u", offset="1")

@@ -416,11 +416,19 @@ class Memory:
         row = self._store.get(user_id, [memory_id]).get(memory_id)
         return row.to_hit(1.0) if row else None
 
-    def memories(self, user_id: str) -> list[Hit]:
-        """All of the user's memories in insertion order (score 1.0)."""
+    def memories(self, user_id: str, *, limit: int | None = None, offset: int = 0) -> list[Hit]:
+        """The user's memories in insertion order (score 1.0); ``limit`` and ``offset``
+        page through them without reading the rest."""
         user_id = check_user_id(user_id)
+        if limit is not None:
+            limit = check_k(limit)
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise InvalidTypeError(f"offset must be an int, not {type(offset).__name__}")
+        if offset < 0:
+            raise InvalidInputError(f"offset must not be negative, got {offset}")
         self._check_open()
-        return [m.to_hit(1.0) for m in self._store.load(user_id, with_embeddings=False)]
+        rows = self._store.load(user_id, with_embeddings=False, limit=limit, offset=offset)
+        return [m.to_hit(1.0) for m in rows]
 
     def count(self, user_id: str) -> int:
         user_id = check_user_id(user_id)

@@ -83,11 +83,9 @@ class TenantMemory:
         return self._hit(hit) if hit else None
 
     def memories(self, user_id: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-        hits = self.mem.memories(self._user(user_id))
-        return {
-            "count": len(hits),
-            "memories": [self._hit(h) for h in hits[offset : offset + limit]],
-        }
+        user = self._user(user_id)
+        hits = self.mem.memories(user, limit=limit, offset=offset)
+        return {"count": self.mem.count(user), "memories": [self._hit(h) for h in hits]}
 
     def users(self) -> dict[str, Any]:
         names = self.mem.users()

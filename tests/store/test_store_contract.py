@@ -513,3 +513,15 @@ def test_api_keys(store):
     assert store.key_revoke("nope", 1.0) is False
     assert store.key_get("k1").revoked == 300.5
     assert store.key_list("acme")[0].revoked == 300.5
+
+
+def test_load_pages_in_the_database(store):
+    ids = [m.id for m in store.add("u", [_new(f"m{i}") for i in range(7)], _vecs(7))]
+    page = lambda **kw: [m.id for m in store.load("u", with_embeddings=False, **kw)]  # noqa: E731
+    assert page() == ids
+    assert page(limit=3) == ids[:3]
+    assert page(limit=3, offset=3) == ids[3:6]
+    assert page(limit=3, offset=6) == ids[6:]
+    assert page(offset=5) == ids[5:]
+    assert page(limit=3, offset=10) == []
+    assert [m.id for m in store.load("u", after_seq=2, limit=2)] == ids[3:5]

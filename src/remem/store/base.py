@@ -89,9 +89,16 @@ class Store(ABC):
 
     @abstractmethod
     def load(
-        self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
+        self,
+        user_id: str,
+        after_seq: int = -1,
+        with_embeddings: bool = True,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[StoredMemory]:
-        """The user's memories with ``seq > after_seq``, in insertion order."""
+        """The user's memories with ``seq > after_seq``, in insertion order; ``limit``
+        and ``offset`` page through them in the database (listing APIs)."""
 
     @abstractmethod
     def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:

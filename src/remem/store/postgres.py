@@ -571,14 +571,21 @@ class PostgresStore(Store):
         return {row[0]: _row_to_memory(row) for row in rows}
 
     def load(
-        self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
+        self,
+        user_id: str,
+        after_seq: int = -1,
+        with_embeddings: bool = True,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[StoredMemory]:
         cols = MEMORY_COLUMNS + (", embedding" if with_embeddings else "")
         with self._read() as con, con.cursor(binary=True) as cur:
             # binary results: bytea arrives as raw bytes, not hex text to decode
             rows = cur.execute(
-                f"SELECT {cols} FROM memories WHERE user_id = %s AND seq > %s ORDER BY seq",
-                (user_id, after_seq),
+                f"SELECT {cols} FROM memories WHERE user_id = %s AND seq > %s ORDER BY seq "
+                "LIMIT %s OFFSET %s",
+                (user_id, after_seq, limit, int(offset)),
             ).fetchall()
         if with_embeddings:
             return [_row_to_memory(r[:-1], r[-1]) for r in rows]

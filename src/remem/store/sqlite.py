@@ -451,13 +451,20 @@ class SQLiteStore(Store):
         return out
 
     def load(
-        self, user_id: str, after_seq: int = -1, with_embeddings: bool = True
+        self,
+        user_id: str,
+        after_seq: int = -1,
+        with_embeddings: bool = True,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[StoredMemory]:
         cols = MEMORY_COLUMNS + (", embedding" if with_embeddings else "")
         with self._lock:
             rows = self._con.execute(
-                f"SELECT {cols} FROM memories WHERE user_id = ? AND seq > ? ORDER BY seq",
-                (user_id, after_seq),
+                f"SELECT {cols} FROM memories WHERE user_id = ? AND seq > ? ORDER BY seq "
+                "LIMIT ? OFFSET ?",
+                (user_id, after_seq, -1 if limit is None else int(limit), int(offset)),
             ).fetchall()
         if with_embeddings:
             return [_row_to_memory(r[:-1], r[-1]) for r in rows]
