@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 import remem
-from remem import Hit, Memory, StoreError
+from remem import Hit, InvalidInputError, InvalidTypeError, Memory, StoreError
 
 ENGINES = ["dense", "bm25", "hybrid"]
 
