@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -14,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from remem import Memory
-from remem.bench.load import _wait_up, free_port
+from remem.bench.load import free_port, start_server, stop_server, wait_up
 
 
 def _children(pid: int) -> list[int]:
@@ -27,14 +25,7 @@ def test_killed_worker_loses_no_acknowledged_write(pg_url, tmp_path):
         key, _ = mem.keys.create("acme")
     port = free_port()
     log = open(tmp_path / "server.log", "w")  # noqa: SIM115
-    cmd = [sys.executable, "-m", "remem.cli", "--db", pg_url, "serve", "--port", str(port)]
-    proc = subprocess.Popen(
-        [*cmd, "--workers", "2", "--llm", "none", "--log-level", "warning"],
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
+    proc, base = start_server(pg_url, workers=2, engine="hybrid", llm="none", port=port, log=log)
     headers = {"Authorization": f"Bearer {key}"}
     acked: list[int] = []
     failed: list[str] = []
@@ -62,7 +53,6 @@ def test_killed_worker_loses_no_acknowledged_write(pg_url, tmp_path):
                 n += 4
 
     try:
-        _wait_up(base, proc, timeout=120)
         workers = _children(proc.pid)
         threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
         for t in threads:
@@ -78,7 +68,7 @@ def test_killed_worker_loses_no_acknowledged_write(pg_url, tmp_path):
             t.join()
         assert len(acked) > 10  # the writers really wrote, before and after the kill
         # the survivor (and any replacement) keeps serving
-        _wait_up(base, proc, timeout=60)
+        wait_up(base, proc, timeout=60)
         with httpx.Client(base_url=base, timeout=60) as http:
             found: list[dict] = []
             while True:
@@ -102,10 +92,5 @@ def test_killed_worker_loses_no_acknowledged_write(pg_url, tmp_path):
         assert all(n == 10 for n in batches.values())  # ...and no batch is half there
     finally:
         stop.set()
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_server(proc)
         log.close()

@@ -116,43 +116,46 @@ def temporary_postgres() -> Iterator[str]:
             srv.cleanup()
 
 
+def start_server(
+    db: str, *, workers: int, engine: str, llm: str, port: int, log: Any
+) -> tuple[subprocess.Popen, str]:
+    """``remem serve`` in its own process group, up and answering: (process, base URL)."""
+    cmd = [sys.executable, "-m", "remem.cli", "--db", db, "--engine", engine, "serve"]
+    cmd += ["--port", str(port), "--workers", str(workers), "--llm", llm]
+    proc = subprocess.Popen(
+        [*cmd, "--log-level", "warning"], stdout=log, stderr=log, start_new_session=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_up(base, proc, timeout=120)
+    except BaseException:
+        stop_server(proc)
+        raise
+    return proc, base
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """Ask for a clean shutdown (SIGINT), then kill the whole group if it hangs."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 @contextmanager
 def running_server(
     db: str, *, workers: int, engine: str, llm: str, port: int, log: Any
 ) -> Iterator[str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "remem.cli",
-        "--db",
-        db,
-        "--engine",
-        engine,
-        "serve",
-        "--port",
-        str(port),
-        "--workers",
-        str(workers),
-        "--llm",
-        llm,
-        "--log-level",
-        "warning",
-    ]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+    proc, base = start_server(db, workers=workers, engine=engine, llm=llm, port=port, log=log)
     try:
-        _wait_up(base, proc, timeout=120)
         yield base
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_server(proc)
 
 
-def _wait_up(base: str, proc: subprocess.Popen, timeout: float) -> None:
+def wait_up(base: str, proc: subprocess.Popen, timeout: float) -> None:
     import httpx
 
     deadline = time.monotonic() + timeout
