@@ -135,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
     qa.add_argument(
         "--resume", action="store_true", help="keep the finished blocks of --jsonl, run the rest"
     )
+    qa.add_argument(
+        "--resume-from",
+        action="append",
+        metavar="JSONL",
+        help="also keep the complete blocks of this JSONL (a part run in parallel); repeatable",
+    )
     qa.add_argument("--judge-url", help="optional LLM judge endpoint (OpenAI-compatible)")
     qa.add_argument("--judge-model", help="optional LLM judge model")
     mb = bsub.add_parser(

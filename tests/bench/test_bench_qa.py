@@ -323,6 +323,36 @@ def test_resume_reruns_a_truncated_block_only(tiny, finished, monkeypatch):
     assert again["engines"][FULL_CONTEXT]["questions"] == N_QUESTIONS
 
 
+def test_parts_run_in_parallel_are_merged_with_resume_from(tiny, finished, monkeypatch, tmp_path):
+    _, out = finished
+    rows = _lines(out)
+    # part A holds conv-a's blocks plus half of a conv-b block; part B holds conv-b
+    # complete and conv-a's hybrid block again (taken once, from the first file)
+    a_rows = [r for r in rows if r["conversation"] == "conv-a"]
+    b_rows = [r for r in rows if r["conversation"] == "conv-b"]
+    part_a, part_b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    part_a.write_text("".join(json.dumps(r) + "\n" for r in a_rows + b_rows[:1]))
+    dup = [r for r in a_rows if r["engine"] == "hybrid"]
+    part_b.write_text("".join(json.dumps(r) + "\n" for r in b_rows + dup))
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a block complete in one of the parts was run again")
+
+    monkeypatch.setattr(qa, "_run_engine", boom)
+    merged = run_locomo_qa(
+        str(tiny),
+        ENGINES,
+        llm="none",
+        k=5,
+        jsonl=str(part_a),
+        resume=True,
+        resume_from=[str(part_b)],
+    )
+    assert merged["resumed_blocks"] == BLOCKS
+    now = _lines(part_a)
+    assert sorted(map(_key, now)) == sorted(map(_key, rows))  # each row exactly once
+
+
 def test_without_resume_the_file_is_rewritten(tiny, finished):
     _, out = finished
     run_locomo_qa(str(tiny), ["hybrid"], llm="none", k=5, jsonl=str(out))

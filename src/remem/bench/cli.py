@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
             judge=judge,
             jsonl=args.jsonl,
             resume=args.resume,
+            resume_from=args.resume_from or (),
             progress=_progress,
         )
         tables = qa_tables(result)

@@ -61,11 +61,14 @@ def run_locomo_qa(
     judge: LLM | None = None,
     jsonl: str | None = None,
     resume: bool = False,
+    resume_from: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Answer the questions with every engine; ``resume`` keeps the complete
     (engine, conversation) blocks of an earlier ``jsonl`` and runs only the rest, so a
-    full run (hours on 2 CPU cores) can be done in parts."""
+    full run (hours on 2 CPU cores) can be done in parts. ``resume_from`` names more
+    JSONL files (parts run in parallel) whose complete blocks are taken in too; a
+    block found complete in several files is taken once, from the first."""
     convs = load_locomo(data_path)
     if conversations:
         wanted = set(conversations)
@@ -78,10 +81,16 @@ def run_locomo_qa(
         questions = [q for q in conv.questions if q.category in categories]
         plan[conv.sample_id] = _spread(questions, limit) if limit is not None else questions
     done: set[tuple[str, str]] = set()
-    if resume and jsonl and Path(jsonl).is_file():
-        old = [json.loads(x) for x in Path(jsonl).read_text(encoding="utf-8").splitlines() if x]
+    sources = [jsonl] if resume and jsonl else []
+    sources += list(resume_from)
+    for source in sources:
+        if not Path(source).is_file():
+            continue
+        old = [json.loads(x) for x in Path(source).read_text(encoding="utf-8").splitlines() if x]
         for name in engines:
             for cid, qs in plan.items():
+                if (name, cid) in done:
+                    continue
                 block = [r for r in old if r["engine"] == name and r["conversation"] == cid]
                 if [r["question"] for r in block] == [q.question for q in qs]:
                     done.add((name, cid))
