@@ -202,14 +202,18 @@ class Memory:
         user_id = check_user_id(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
+        return bool(self._remove(user_id, [memory_id]))
+
+    def _remove(self, user_id: str, ids: list[str]) -> list[str]:
+        """Delete validated ids from the store, this process's indexes and the engine."""
         with self._user_locks(user_id):
             before = self._indexes.get(user_id).state
-            gone = self._store.delete(user_id, [memory_id])
+            gone = self._store.delete(user_id, ids)
             if gone:
                 self._indexes.deleted(user_id, gone, before)
         if gone:
             self._engine.on_delete(user_id, gone)
-        return bool(gone)
+        return gone
 
     def delete_user(self, user_id: str) -> int:
         """Erase everything of the user (rows, vectors, indexes); returns memories removed."""
@@ -372,12 +376,7 @@ class Memory:
             )
         except BaseException:
             # all or nothing: take the entries back out before the error propagates
-            ids = [m.id for m in stored]
-            with self._user_locks(user_id):
-                before = self._indexes.get(user_id).state
-                gone = self._store.delete(user_id, ids)
-                self._indexes.deleted(user_id, gone, before)
-            self._engine.on_delete(user_id, gone)
+            self._remove(user_id, [m.id for m in stored])
             raise
         return [m.id for m in stored]
 
