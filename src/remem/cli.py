@@ -133,7 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     qa.add_argument("--jsonl", help="per-question outputs here (audits)")
     qa.add_argument(
-        "--resume", action="store_true", help="keep the finished blocks of --jsonl, run the rest"
+        "--resume",
+        action="store_true",
+        help="keep every finished block of --jsonl (also those outside this run)",
     )
     qa.add_argument(
         "--resume-from",

@@ -481,3 +481,59 @@ def test_grounding_sweep_replays_the_check_on_saved_drafts(tiny, tmp_path, monke
     assert off["false_refusal"] == 0.0 and off["cat5_refusal"] == 0.0
     assert on["cat5_refusal"] == 1.0  # "Madrid" for the parrot and violin: refused
     assert 0.0 < on["false_refusal"] < 1.0  # "Biscuit" stays, the other Madrids go
+
+
+def test_resume_with_fewer_conversations_or_engines_keeps_the_other_blocks(
+    tiny, finished, monkeypatch
+):
+    """A part run with --resume over a subset must not drop the blocks it does not
+    plan: that lost hours of saved rows once."""
+    _, out = finished
+    rows = _lines(out)
+
+    def boom(*args, **kwargs):
+        raise AssertionError("a finished block was run again")
+
+    monkeypatch.setattr(qa, "_run_engine", boom)
+    run_locomo_qa(
+        str(tiny),
+        ["hybrid"],
+        llm="none",
+        k=5,
+        jsonl=str(out),
+        resume=True,
+        conversations=["conv-b"],
+    )
+    assert sorted(map(_key, _lines(out))) == sorted(map(_key, rows))
+
+
+def test_resume_of_a_subset_reruns_its_partial_block_and_keeps_the_rest(
+    tiny, finished, monkeypatch
+):
+    _, out = finished
+    rows = _lines(out)
+    partial = [r for r in rows if (r["engine"], r["conversation"]) == ("hybrid", "conv-b")]
+    others = [r for r in rows if (r["engine"], r["conversation"]) != ("hybrid", "conv-b")]
+    out.write_text("".join(json.dumps(r) + "\n" for r in others + partial[:1]))
+    ran: list[tuple[str, str]] = []
+    real = qa._run_engine
+
+    def spy(name, conv, *args, **kwargs):
+        ran.append((name, conv.sample_id))
+        return real(name, conv, *args, **kwargs)
+
+    monkeypatch.setattr(qa, "_run_engine", spy)
+    result = run_locomo_qa(
+        str(tiny),
+        ["hybrid"],
+        llm="none",
+        k=5,
+        jsonl=str(out),
+        resume=True,
+        conversations=["conv-b"],
+    )
+    assert ran == [("hybrid", "conv-b")]
+    assert result["engines"]["hybrid"]["questions"] == len(partial)
+    now = _lines(out)
+    assert sorted(map(_key, now)) == sorted(map(_key, rows))  # partial row replaced, not doubled
+    assert not out.with_name(out.name + ".tmp").exists()

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -81,12 +82,16 @@ def run_locomo_qa(
         questions = [q for q in conv.questions if q.category in categories]
         plan[conv.sample_id] = _spread(questions, limit) if limit is not None else questions
     done: set[tuple[str, str]] = set()
+    planned = {(name, cid) for name in engines for cid in plan}
+    kept: list[dict[str, Any]] = []  # the file's rows of blocks this run does not plan
     sources = [jsonl] if resume and jsonl else []
     sources += list(resume_from)
-    for source in sources:
+    for i, source in enumerate(sources):
         if not Path(source).is_file():
             continue
         old = [json.loads(x) for x in Path(source).read_text(encoding="utf-8").splitlines() if x]
+        if i == 0 and resume:
+            kept = [r for r in old if (r["engine"], r["conversation"]) not in planned]
         for name in engines:
             for cid, qs in plan.items():
                 if (name, cid) in done:
@@ -95,10 +100,7 @@ def run_locomo_qa(
                 if [r["question"] for r in block] == [q.question for q in qs]:
                     done.add((name, cid))
                     rows.extend(block)
-    out = open(jsonl, "w", encoding="utf-8") if jsonl else None  # noqa: SIM115
-    if out:
-        for r in rows:
-            out.write(json.dumps(r, ensure_ascii=False) + "\n")
+    out = _reopen(Path(jsonl), kept + rows) if jsonl else None
     started = time.time()
     try:
         for ci, conv in enumerate(convs):
@@ -113,8 +115,7 @@ def run_locomo_qa(
                     rows.append(row)
                     if out:
                         out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                if out:
-                    out.flush()
+                        out.flush()
     finally:
         if out:
             out.close()
@@ -133,6 +134,22 @@ def run_locomo_qa(
         "paired": paired_differences(rows, engines),
         "jsonl": jsonl,
     }
+
+
+def _reopen(path: Path, rows: list[dict[str, Any]]) -> IO[str]:
+    """Rewrite ``path`` with ``rows`` through a temporary file and an atomic rename,
+    then open it for appending: a run killed at any moment leaves either the old
+    file or the new one whole, never a truncated mix. With ``--resume`` the rows
+    include every block outside this run's plan, so a subset run (other
+    conversations, other engines) never drops what earlier runs saved."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return open(path, "a", encoding="utf-8")  # noqa: SIM115
 
 
 def _spread(questions: list[Question], limit: int) -> list[Question]:
