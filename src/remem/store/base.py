@@ -1,4 +1,4 @@
-"""The storage contract every backend (SQLite now, PostgreSQL later) implements.
+"""The storage contract every backend (SQLite, PostgreSQL) implements.
 
 Every method takes ``user_id`` and applies it inside the query: the user is a hard
 filter, never a ranking hint, so no caller can reach another user's rows by mistake.
@@ -233,7 +233,7 @@ USER_TABLES = (
     "ilstma_state",
 )
 MEMORY_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
-"""The columns a :class:`StoredMemory` is read from, in ``_row_to_memory`` order."""
+"""The columns a :class:`StoredMemory` is read from, in ``row_to_memory`` order."""
 KEY_COLUMNS = "key_id, tenant, digest, label, created, revoked"
 INSERT_COLUMNS = (
     "id, user_id, seq, text, speaker, ts, ts_epoch, session_id, metadata, embedding, created_at"
@@ -288,3 +288,21 @@ def timestamp_epoch(ts: datetime) -> float:
 
 def metadata_from_json(raw: Any) -> dict[str, Any]:
     return json.loads(raw) if raw else {}
+
+
+def row_to_memory(row: Sequence[Any], embedding: bytes | None = None) -> StoredMemory:
+    """A :class:`StoredMemory` from ``MEMORY_COLUMNS`` (and the embedding blob)."""
+    vec = None
+    if embedding is not None:
+        vec = np.frombuffer(embedding, dtype="<f4")
+    return StoredMemory(
+        id=row[0],
+        user_id=row[1],
+        seq=row[2],
+        text=row[3],
+        speaker=row[4],
+        timestamp=datetime.fromisoformat(row[5]),
+        session_id=row[6],
+        metadata=metadata_from_json(row[7]),
+        embedding=vec,
+    )

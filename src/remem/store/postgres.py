@@ -7,7 +7,8 @@ Choices, and why:
   ``bytea`` beside the row, timestamps and metadata as the exact text SQLite keeps
   (``jsonb`` would reorder keys and refuse ``\\u0000``), ``COLLATE "C"`` on ids so
   ``users()`` and key lists sort by code point as in SQLite, not by the server's locale.
-  Engines and caches cannot tell the backends apart.
+  Engines and caches cannot tell the backends apart. The queries are the same text
+  too (``sql.py``); this module holds the schema, the pool, the locks and pgvector.
 * Every write that touches one user runs in one transaction holding a per-user
   advisory lock (``pg_advisory_xact_lock``), the counterpart of SQLite's
   ``BEGIN IMMEDIATE`` but per user: sequence numbers stay dense and ordered, a delete
@@ -52,8 +53,8 @@ Choices, and why:
 
 from __future__ import annotations
 
+import functools
 import re
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -65,21 +66,10 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
 from ..errors import StoreError
-from ..types import NewMemory, StoredMemory
-from .base import (
-    INSERT_COLUMNS,
-    KEY_COLUMNS,
-    MEMORY_COLUMNS,
-    USER_TABLES,
-    GraphRows,
-    KeyRow,
-    NoteRow,
-    Store,
-    UserState,
-    new_rows,
-)
+from ..types import StoredMemory
+from .base import INSERT_COLUMNS, USER_TABLES
+from .sql import SqlStore, script
 from .sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
-from .sqlite import _row_to_memory
 
 #: pg_advisory_xact_lock(bigint) key serialising migrations ("remem" + 1).
 MIGRATION_LOCK = 0x72656D656D0001
@@ -193,20 +183,11 @@ CREATE INDEX IF NOT EXISTS memories_vec_missing ON memories (user_id)
 """
 
 
-def _run_script(script: str) -> Callable[[psycopg.Connection], None]:
-    def step(con: psycopg.Connection) -> None:
-        for statement in script.split(";"):
-            if statement.strip():
-                con.execute(statement)
-
-    return step
-
-
 #: (version reached, function applying it); each runs inside the migration transaction.
 #: A fresh database goes straight to 5; later versions append steps here, numbered as
 #: SQLite's, so both backends move together.
 MIGRATIONS: list[tuple[int, Callable[[psycopg.Connection], None]]] = [
-    (5, _run_script(_SCHEMA_V5)),
+    (5, script(_SCHEMA_V5)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION, "PostgreSQL and SQLite schemas must move together"
@@ -215,12 +196,19 @@ _USER_TABLES = ("memories", "users", *USER_TABLES)
 _VECTOR_MODES = ("auto", "pgvector", "off")
 
 
+@functools.lru_cache(maxsize=256)
+def _placeholders(sql: str) -> str:
+    """The shared SQL's ``?`` as psycopg's ``%s`` (no shared statement holds a literal
+    ``?`` or ``%``)."""
+    return sql.replace("?", "%s")
+
+
 def _vec_text(vec: np.ndarray) -> str:
     """pgvector's text input; a float32's double repr parses back to the same float32."""
     return "[" + ",".join(map(repr, np.asarray(vec, dtype=np.float32).ravel().tolist())) + "]"
 
 
-class PostgresStore(Store):
+class PostgresStore(SqlStore):
     """A remem database in PostgreSQL, shared by any number of processes.
 
     ``url`` is a libpq URL (``postgresql://user:password@host:port/dbname``, with
@@ -232,6 +220,9 @@ class PostgresStore(Store):
     """
 
     shared = True
+    _greatest = "GREATEST"
+    _least = "LEAST"
+    _for_update = " FOR UPDATE"
 
     def __init__(
         self,
@@ -360,7 +351,7 @@ class PostgresStore(Store):
         try:
             with con.transaction():  # a savepoint inside the migration transaction
                 con.execute("CREATE EXTENSION IF NOT EXISTS vector")
-                _run_script(_VECTOR_DDL)(con)
+                script(_VECTOR_DDL)(con)
         except psycopg.Error as exc:
             if required:
                 raise StoreError(
@@ -405,213 +396,49 @@ class PostgresStore(Store):
                 )
             yield con
 
-    @staticmethod
-    def _existing(con: psycopg.Connection, user_id: str, ids: Sequence[str]) -> list[str]:
-        """The given ids that are the user's memories, deduplicated, in the given order."""
-        unique = list(dict.fromkeys(ids))
-        if not unique:
-            return []
-        have = {
-            r[0]
-            for r in con.execute(
-                "SELECT id FROM memories WHERE user_id = %s AND id = ANY(%s)", (user_id, unique)
-            )
-        }
-        return [i for i in unique if i in have]
+    def _sql(self, sql: str) -> str:
+        return _placeholders(sql)
 
-    # -- writes -------------------------------------------------------------------
+    def _many(self, con: psycopg.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            with con.cursor() as cur:
+                cur.executemany(self._sql(sql), rows)
 
-    def add(
-        self, user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None
-    ) -> list[StoredMemory]:
-        if embeddings is not None and len(embeddings) != len(memories):
-            raise StoreError("one embedding per memory is required")
-        with self._write(user_id) as con:
-            con.execute(
-                "INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES (%s, %s, 0, 0) "
-                "ON CONFLICT (user_id) DO NOTHING",
-                (user_id, uuid.uuid4().hex),
-            )
-            seq0 = con.execute(
-                "SELECT next_seq FROM users WHERE user_id = %s FOR UPDATE", (user_id,)
-            ).fetchone()[0]
-            rows = new_rows(user_id, memories, embeddings, seq0)
-            out = [stored for stored, _ in rows]
+    def _in(
+        self, con: psycopg.Connection, sql: str, args: Sequence[Any], ids: Sequence[str]
+    ) -> list[tuple]:
+        cur = con.execute(self._sql(sql.format(**{"in": "= ANY(?)"})), (*args, list(ids)))
+        return cur.fetchall() if cur.description else []
+
+    def _fetch_memories(self, con: psycopg.Connection, sql: str, args: Sequence[Any]) -> list:
+        with con.cursor(binary=True) as cur:  # bytea as raw bytes, not hex text to decode
+            return cur.execute(self._sql(sql), tuple(args)).fetchall()
+
+    def _insert_memories(
+        self, con: psycopg.Connection, rows: list[tuple[StoredMemory, list[Any]]]
+    ) -> None:
+        cols = INSERT_COLUMNS
+        marks = ", ".join(["%s"] * len(cols.split(",")))
+        params = [values for _, values in rows]
+        if self.vector:
+            cols, marks = cols + ", vec", marks + ", %s::vector"
             params = [
-                values + ([None if m.embedding is None else _vec_text(m.embedding)])
-                if self.vector
-                else values
+                values + [None if m.embedding is None else _vec_text(m.embedding)]
                 for m, values in rows
             ]
-            if params:
-                cols = INSERT_COLUMNS
-                marks = ", ".join(["%s"] * len(cols.split(",")))
-                if self.vector:
-                    cols, marks = cols + ", vec", marks + ", %s::vector"
-                with con.cursor() as cur:
-                    cur.executemany(f"INSERT INTO memories ({cols}) VALUES ({marks})", params)
-            con.execute(
-                "UPDATE users SET next_seq = %s WHERE user_id = %s",
-                (seq0 + len(memories), user_id),
-            )
-        return out
+        with con.cursor() as cur:
+            cur.executemany(f"INSERT INTO memories ({cols}) VALUES ({marks})", params)
 
-    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
-        if not ids:
-            return []
-        with self._write(user_id) as con:
-            found = self._existing(con, user_id, ids)
-            if found:
-                self._drop_notes(con, user_id, found)
-                con.execute(
-                    "DELETE FROM table_meta WHERE user_id = %s AND memory_id = ANY(%s)",
-                    (user_id, found),
-                )
-                con.execute(
-                    "DELETE FROM memories WHERE user_id = %s AND id = ANY(%s)", (user_id, found)
-                )
-                con.execute(
-                    "DELETE FROM syn_mentions WHERE user_id = %s AND memory_id = ANY(%s)",
-                    (user_id, found),
-                )
-                con.execute(
-                    "DELETE FROM syn_activity WHERE user_id = %s AND kind = 'm' AND ref = ANY(%s)",
-                    (user_id, found),
-                )
-                self._drop_orphan_concepts(con, user_id)
-                con.execute("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = %s", (user_id,))
-        return found
+    def _is_duplicate(self, exc: BaseException) -> bool:
+        return isinstance(exc, StoreError) and isinstance(exc.__cause__, pg_errors.UniqueViolation)
 
-    @staticmethod
-    def _drop_notes(con: psycopg.Connection, user_id: str, ids: list[str]) -> None:
-        """Notes quoting a deleted memory go; summarising resumes before the earliest
-        dropped summary, so the surviving memories of its group are summarised again
-        (as in SQLite, set-based instead of one memory at a time)."""
-        seqs = [
-            r[0]
-            for r in con.execute(
-                "SELECT seq FROM memories WHERE user_id = %s AND id = ANY(%s)", (user_id, ids)
-            )
-        ]
-        if not seqs:
-            return
-        covers = (
-            "user_id = %s AND EXISTS (SELECT 1 FROM unnest(%s::bigint[]) AS d(seq) "
-            "WHERE first_seq <= d.seq AND last_seq >= d.seq)"
-        )
-        restart = con.execute(
-            f"SELECT MIN(first_seq) FROM ilstma_notes WHERE kind = 'summary' AND {covers}",
-            (user_id, seqs),
-        ).fetchone()[0]
-        con.execute(f"DELETE FROM ilstma_notes WHERE {covers}", (user_id, seqs))
-        if restart is not None:
-            con.execute(
-                "DELETE FROM ilstma_notes WHERE user_id = %s AND kind IN ('summary', 'trait') "
-                "AND last_seq >= %s",
-                (user_id, restart),
-            )
-            con.execute(
-                "UPDATE ilstma_state SET summarized_seq = LEAST(summarized_seq, %s) "
-                "WHERE user_id = %s",
-                (restart - 1, user_id),
-            )
-
-    @staticmethod
-    def _drop_orphan_concepts(con: psycopg.Connection, user_id: str) -> None:
-        """Concepts no remaining memory mentions go too: no dangling semantic nodes."""
-        con.execute(
-            "DELETE FROM syn_aliases a WHERE a.user_id = %s AND NOT EXISTS "
-            "(SELECT 1 FROM syn_mentions s WHERE s.user_id = a.user_id AND s.label = a.label)",
-            (user_id,),
-        )
-        con.execute(
-            "DELETE FROM syn_concepts c WHERE c.user_id = %s AND NOT EXISTS "
-            "(SELECT 1 FROM syn_aliases a WHERE a.user_id = c.user_id AND a.cid = c.cid)",
-            (user_id,),
-        )
-        con.execute(
-            "DELETE FROM syn_activity t WHERE t.user_id = %s AND t.kind = 'c' AND NOT EXISTS "
-            "(SELECT 1 FROM syn_concepts c WHERE c.user_id = t.user_id AND c.cid::text = t.ref)",
-            (user_id,),
-        )
-        con.execute("UPDATE syn_state SET rev = rev + 1 WHERE user_id = %s", (user_id,))
-
-    def delete_user(self, user_id: str) -> int:
-        with self._write(user_id) as con:
-            n = con.execute("DELETE FROM memories WHERE user_id = %s", (user_id,)).rowcount
-            for table in _USER_TABLES[1:]:
-                con.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))
+    def _after_erase(self) -> None:
         if self.vacuum_on_erase:
             # VACUUM cannot run in a transaction block: the pooled connections are in
             # autocommit, and this runs after the erase committed.
             full = "FULL " if self.vacuum_on_erase == "full" else ""
             with self._read() as con:
                 con.execute(f"VACUUM {full}{', '.join(_USER_TABLES)}")
-        return max(n, 0)
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._write() as con:
-            con.execute(
-                "INSERT INTO meta (key, value) VALUES (%s, %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
-
-    # -- reads --------------------------------------------------------------------
-
-    def get(self, user_id: str, ids: Sequence[str]) -> dict[str, StoredMemory]:
-        unique = list(dict.fromkeys(ids))
-        if not unique:
-            return {}
-        with self._read() as con:
-            rows = con.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE user_id = %s AND id = ANY(%s)",
-                (user_id, unique),
-            ).fetchall()
-        return {row[0]: _row_to_memory(row) for row in rows}
-
-    def load(
-        self,
-        user_id: str,
-        after_seq: int = -1,
-        with_embeddings: bool = True,
-        *,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[StoredMemory]:
-        cols = MEMORY_COLUMNS + (", embedding" if with_embeddings else "")
-        with self._read() as con, con.cursor(binary=True) as cur:
-            # binary results: bytea arrives as raw bytes, not hex text to decode
-            rows = cur.execute(
-                f"SELECT {cols} FROM memories WHERE user_id = %s AND seq > %s ORDER BY seq "
-                "LIMIT %s OFFSET %s",
-                (user_id, after_seq, limit, int(offset)),
-            ).fetchall()
-        if with_embeddings:
-            return [_row_to_memory(r[:-1], r[-1]) for r in rows]
-        return [_row_to_memory(r) for r in rows]
-
-    def user_state(self, user_id: str) -> UserState | None:
-        with self._read() as con:
-            row = con.execute(
-                "SELECT epoch, next_seq, del_rev FROM users WHERE user_id = %s", (user_id,)
-            ).fetchone()
-        return UserState(*row) if row else None
-
-    def count(self, user_id: str) -> int:
-        with self._read() as con:
-            return con.execute(
-                "SELECT COUNT(*) FROM memories WHERE user_id = %s", (user_id,)
-            ).fetchone()[0]
-
-    def users(self) -> list[str]:
-        with self._read() as con:
-            return [r[0] for r in con.execute("SELECT user_id FROM users ORDER BY user_id")]
-
-    def get_meta(self, key: str) -> str | None:
-        with self._read() as con:
-            row = con.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
-        return row[0] if row else None
 
     def vector_search(
         self, user_id: str, vec: np.ndarray, k: int
@@ -644,289 +471,6 @@ class PostgresStore(Store):
                     "UPDATE memories SET vec = %s::vector WHERE id = %s AND vec IS NULL",
                     [(_vec_text(np.frombuffer(blob, dtype="<f4")), i) for i, blob in missing],
                 )
-
-    # -- SYNAPSE semantic layer ----------------------------------------------------
-
-    def graph_state(self, user_id: str) -> tuple[int, int]:
-        """(consolidated_seq, rev); (-1, 0) for a user never consolidated."""
-        with self._read() as con:
-            row = con.execute(
-                "SELECT consolidated_seq, rev FROM syn_state WHERE user_id = %s", (user_id,)
-            ).fetchone()
-        return (row[0], row[1]) if row else (-1, 0)
-
-    def graph_load(self, user_id: str) -> GraphRows:
-        with self._snapshot() as con:
-            mentions = [
-                tuple(r)
-                for r in con.execute(
-                    "SELECT s.memory_id, s.label, s.kind, m.seq FROM syn_mentions s "
-                    "JOIN memories m ON m.id = s.memory_id AND m.user_id = s.user_id "
-                    "WHERE s.user_id = %s ORDER BY m.seq, s.label",
-                    (user_id,),
-                )
-            ]
-            concepts = [
-                (cid, label, kind, np.frombuffer(blob, dtype="<f4"))
-                for cid, label, kind, blob in con.execute(
-                    "SELECT cid, label, kind, embedding FROM syn_concepts "
-                    "WHERE user_id = %s ORDER BY cid",
-                    (user_id,),
-                )
-            ]
-            aliases = {
-                label: cid
-                for label, cid in con.execute(
-                    "SELECT label, cid FROM syn_aliases WHERE user_id = %s", (user_id,)
-                )
-            }
-            activity = {
-                (kind, ref): win
-                for kind, ref, win in con.execute(
-                    "SELECT kind, ref, win FROM syn_activity WHERE user_id = %s", (user_id,)
-                )
-            }
-            row = con.execute(
-                "SELECT consolidated_seq, rev FROM syn_state WHERE user_id = %s", (user_id,)
-            ).fetchone()
-        seq, rev = (row[0], row[1]) if row else (-1, 0)
-        return GraphRows(mentions, concepts, aliases, activity, seq, rev)
-
-    def graph_save(
-        self,
-        user_id: str,
-        *,
-        mentions: Sequence[tuple[str, str, str]],
-        concepts: Sequence[tuple[int, str, str, np.ndarray]],
-        aliases: Sequence[tuple[str, int]],
-        consolidated_seq: int,
-        expect_rev: int,
-        activity: Sequence[tuple[str, str, int]] = (),
-    ) -> int | None:
-        """Write one consolidation window atomically; returns the new rev, or None when
-        another writer consolidated meanwhile (the caller reloads and retries)."""
-        with self._write(user_id) as con:
-            row = con.execute(
-                "SELECT rev FROM syn_state WHERE user_id = %s FOR UPDATE", (user_id,)
-            ).fetchone()
-            rev = row[0] if row else 0
-            if rev != expect_rev:
-                return None
-            # Skip mentions of memories deleted since they were read.
-            live = set(self._existing(con, user_id, [m for m, _, _ in mentions]))
-            with con.cursor() as cur:
-                rows: list[tuple[Any, ...]] = [
-                    (user_id, m, label, kind) for m, label, kind in mentions if m in live
-                ]
-                if rows:
-                    cur.executemany(
-                        "INSERT INTO syn_mentions (user_id, memory_id, label, kind) "
-                        "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        rows,
-                    )
-                rows = [
-                    (user_id, int(cid), label, kind, np.asarray(vec, dtype="<f4").tobytes())
-                    for cid, label, kind, vec in concepts
-                ]
-                if rows:
-                    cur.executemany(
-                        "INSERT INTO syn_concepts (user_id, cid, label, kind, embedding) "
-                        "VALUES (%s, %s, %s, %s, %s)",
-                        rows,
-                    )
-                rows = [(user_id, label, int(cid)) for label, cid in aliases]
-                if rows:
-                    cur.executemany(
-                        "INSERT INTO syn_aliases (user_id, label, cid) VALUES (%s, %s, %s) "
-                        "ON CONFLICT (user_id, label) DO UPDATE SET cid = excluded.cid",
-                        rows,
-                    )
-            con.execute(
-                "INSERT INTO syn_state (user_id, consolidated_seq, rev) VALUES (%s, %s, %s) "
-                "ON CONFLICT (user_id) DO UPDATE SET consolidated_seq = excluded.consolidated_seq, "
-                "rev = excluded.rev",
-                (user_id, int(consolidated_seq), rev + 1),
-            )
-            self._upsert_activity(con, user_id, activity)
-        return rev + 1
-
-    def graph_touch(self, user_id: str, activity: Sequence[tuple[str, str, int]]) -> None:
-        if activity:
-            with self._write(user_id) as con:
-                self._upsert_activity(con, user_id, activity)
-
-    def _upsert_activity(
-        self, con: psycopg.Connection, user_id: str, activity: Sequence[tuple[str, str, int]]
-    ) -> None:
-        """Keep the later window; rows of memories deleted meanwhile are not recreated."""
-        if not activity:
-            return
-        mids = [ref for kind, ref, _ in activity if kind == "m"]
-        live = {("m", m) for m in self._existing(con, user_id, mids)}
-        live |= {
-            ("c", str(r[0]))
-            for r in con.execute("SELECT cid FROM syn_concepts WHERE user_id = %s", (user_id,))
-        }
-        rows = [
-            (user_id, kind, ref, int(win)) for kind, ref, win in activity if (kind, ref) in live
-        ]
-        if rows:
-            with con.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO syn_activity (user_id, kind, ref, win) VALUES (%s, %s, %s, %s) "
-                    "ON CONFLICT (user_id, kind, ref) "
-                    "DO UPDATE SET win = GREATEST(syn_activity.win, excluded.win)",
-                    rows,
-                )
-
-    # -- the global memory table and ILSTMA's notes -----------------------------------
-
-    def table_meta(
-        self, user_id: str, ids: Sequence[str] | None = None
-    ) -> dict[str, tuple[int, float]]:
-        sql = "SELECT memory_id, recall_times, last_recall FROM table_meta WHERE user_id = %s"
-        with self._read() as con:
-            if ids is None:
-                rows = con.execute(sql, (user_id,)).fetchall()
-            else:
-                rows = con.execute(
-                    sql + " AND memory_id = ANY(%s)",
-                    (user_id, list(dict.fromkeys(ids))),
-                ).fetchall()
-        return {m: (int(n), float(t)) for m, n, t in rows}
-
-    def table_meta_update(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
-        self._meta_write(
-            user_id,
-            rows,
-            "VALUES (%s, %s, %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE SET "
-            "recall_times = excluded.recall_times, last_recall = excluded.last_recall",
-        )
-
-    def table_meta_bump(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
-        self._meta_write(
-            user_id,
-            rows,
-            "VALUES (%s, %s, 1 + %s, %s) ON CONFLICT (user_id, memory_id) DO UPDATE "
-            "SET recall_times = table_meta.recall_times + excluded.recall_times - 1, "
-            "last_recall = GREATEST(table_meta.last_recall, excluded.last_recall)",
-        )
-
-    def _meta_write(self, user_id: str, rows: Sequence[tuple[str, int, float]], sql: str) -> None:
-        """``table_meta`` rows of the user's live memories, written with ``sql`` (what
-        follows the column list of the INSERT)."""
-        if not rows:
-            return
-        with self._write(user_id) as con:
-            live = set(self._existing(con, user_id, [r[0] for r in rows]))
-            params = [(user_id, m, int(n), float(t)) for m, n, t in rows if m in live]
-            if params:
-                with con.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO table_meta (user_id, memory_id, recall_times, last_recall) "
-                        + sql,
-                        params,
-                    )
-
-    def notes_state(self, user_id: str) -> int:
-        with self._read() as con:
-            row = con.execute(
-                "SELECT summarized_seq FROM ilstma_state WHERE user_id = %s", (user_id,)
-            ).fetchone()
-        return row[0] if row else -1
-
-    def notes_load(self, user_id: str) -> tuple[int, list[NoteRow]]:
-        with self._snapshot() as con:
-            row = con.execute(
-                "SELECT summarized_seq FROM ilstma_state WHERE user_id = %s", (user_id,)
-            ).fetchone()
-            notes = [
-                NoteRow(*r)
-                for r in con.execute(
-                    "SELECT kind, nid, speaker, first_seq, last_seq, pieces FROM ilstma_notes "
-                    "WHERE user_id = %s ORDER BY kind, nid",
-                    (user_id,),
-                )
-            ]
-        return (row[0] if row else -1), notes
-
-    def notes_save(
-        self, user_id: str, notes: Sequence[NoteRow], summarized_seq: int, expect_seq: int
-    ) -> bool:
-        with self._write(user_id) as con:
-            row = con.execute(
-                "SELECT summarized_seq FROM ilstma_state WHERE user_id = %s FOR UPDATE",
-                (user_id,),
-            ).fetchone()
-            if (row[0] if row else -1) != expect_seq:
-                return False
-            params = [
-                (
-                    user_id,
-                    n.kind,
-                    int(n.nid),
-                    n.speaker,
-                    int(n.first_seq),
-                    int(n.last_seq),
-                    n.pieces,
-                )
-                for n in notes
-            ]
-            if params:
-                with con.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO ilstma_notes "
-                        "(user_id, kind, nid, speaker, first_seq, last_seq, pieces) "
-                        "VALUES (%s, %s, %s, %s, %s, %s, %s) "
-                        "ON CONFLICT (user_id, kind, nid) DO UPDATE SET "
-                        "speaker = excluded.speaker, first_seq = excluded.first_seq, "
-                        "last_seq = excluded.last_seq, pieces = excluded.pieces",
-                        params,
-                    )
-            con.execute(
-                "INSERT INTO ilstma_state (user_id, summarized_seq) VALUES (%s, %s) "
-                "ON CONFLICT (user_id) DO UPDATE SET summarized_seq = excluded.summarized_seq",
-                (user_id, int(summarized_seq)),
-            )
-        return True
-
-    # -- API keys ---------------------------------------------------------------------
-
-    def key_add(self, row: KeyRow) -> None:
-        try:
-            with self._errors(), self._connection() as con:
-                con.execute(
-                    f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
-                    (row.key_id, row.tenant, row.digest, row.label, row.created, row.revoked),
-                )
-        except StoreError as exc:
-            if isinstance(exc.__cause__, pg_errors.UniqueViolation):
-                raise StoreError(f"an API key with id {row.key_id!r} exists") from exc.__cause__
-            raise
-
-    def key_get(self, key_id: str) -> KeyRow | None:
-        with self._read() as con:
-            row = con.execute(
-                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE key_id = %s", (key_id,)
-            ).fetchone()
-        return KeyRow(*row) if row else None
-
-    def key_list(self, tenant: str | None = None) -> list[KeyRow]:
-        sql = f"SELECT {KEY_COLUMNS} FROM api_keys"
-        args: tuple = ()
-        if tenant is not None:
-            sql, args = sql + " WHERE tenant = %s", (tenant,)
-        with self._read() as con:
-            rows = con.execute(sql + " ORDER BY created, key_id", args).fetchall()
-        return [KeyRow(*r) for r in rows]
-
-    def key_revoke(self, key_id: str, when: float) -> bool:
-        with self._read() as con:
-            n = con.execute(
-                "UPDATE api_keys SET revoked = %s WHERE key_id = %s AND revoked IS NULL",
-                (when, key_id),
-            ).rowcount
-        return n > 0
 
     def close(self) -> None:
         pool, self._pool = self._pool, None
