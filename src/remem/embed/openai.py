@@ -2,23 +2,37 @@
 
 Works with OpenAI, Ollama, vLLM, llama.cpp's server and others. Configured by
 arguments or the usual environment variables (``OPENAI_BASE_URL``,
-``OPENAI_API_KEY``, ``REMEM_EMBED_MODEL``). Uses only the standard library so the
-base install stays light.
+``OPENAI_API_KEY``, ``REMEM_EMBED_MODEL``). Standard library only, so the base
+install stays light; transport, retries and error messages are shared with the chat
+client (``remem/_openai.py``).
+
+Servers differ in what one input's ``embedding`` is. OpenAI, Ollama and vLLM send
+one pooled vector. A llama.cpp server running a model without a pooling layer
+(llama-cpp-python's server always, with a chat model) sends one vector per token;
+those are mean-pooled here, as ``llama-server --pooling mean`` would, and the first
+time it happens is logged: a chat model's pooled states are weak embeddings (and
+that server's vectors for a text shift with the other texts of the request), so
+serve a model trained for embeddings.
+
+The vector size is learnt from the first reply (or given as ``dim``) and held to
+afterwards; ``Memory`` asks for it once when it opens a new file, and reads it from
+the file's record after that.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from .._openai import endpoint, post_json
 from ..errors import EmbedderError
 from .base import Embedder, normalise
+
+log = logging.getLogger(__name__)
 
 
 class OpenAIEmbedder(Embedder):
@@ -32,18 +46,18 @@ class OpenAIEmbedder(Embedder):
         batch_size: int = 128,
         timeout_s: float = 30.0,
         retries: int = 3,
+        backoff_s: float = 0.5,
     ):
         self.model = model or os.environ.get("REMEM_EMBED_MODEL") or "text-embedding-3-small"
-        self.base_url = (
-            base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        ).rstrip("/")
-        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        self.base_url, self.api_key = endpoint(base_url, api_key)
         self.batch_size = batch_size
         self.timeout_s = timeout_s
         self.retries = retries
+        self.backoff_s = backoff_s
         self.name = f"openai:{self.model}"
         # The dimension is learnt from the first response unless given.
         self.dim = dim or 0
+        self._pooled = False
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if len(texts) == 0:
@@ -52,33 +66,43 @@ class OpenAIEmbedder(Embedder):
             self._request(list(texts[i : i + self.batch_size]))
             for i in range(0, len(texts), self.batch_size)
         ]
-        out = normalise(np.concatenate(parts))
-        self.dim = out.shape[1]
-        return out
+        return normalise(np.concatenate(parts))
 
     def _request(self, batch: list[str]) -> np.ndarray:
-        body = json.dumps({"model": self.model, "input": batch}).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(f"{self.base_url}/embeddings", body, headers)
-        last: Exception | None = None
-        for attempt in range(self.retries + 1):
-            try:
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                    payload = json.load(resp)
-                data = sorted(payload["data"], key=lambda d: d["index"])
-                if len(data) != len(batch):
-                    raise EmbedderError(
-                        f"endpoint returned {len(data)} vectors for {len(batch)} texts"
-                    )
-                return np.asarray([d["embedding"] for d in data], dtype=np.float32)
-            except urllib.error.HTTPError as exc:
-                last = exc
-                if exc.code < 500 and exc.code != 429:
-                    break  # a client error will not heal by retrying
-            except (urllib.error.URLError, TimeoutError, OSError, KeyError, ValueError) as exc:
-                last = exc
-            if attempt < self.retries:
-                time.sleep(min(0.5 * 2**attempt, 8.0))
-        raise EmbedderError(f"embedding endpoint {self.base_url} failed: {last}")
+        payload = post_json(
+            f"{self.base_url}/embeddings",
+            {"model": self.model, "input": batch},
+            api_key=self.api_key,
+            timeout_s=self.timeout_s,
+            retries=self.retries,
+            backoff_s=self.backoff_s,
+            error=EmbedderError,
+            what="embedding",
+            model=self.model,
+        )
+        try:
+            data = sorted(payload["data"], key=lambda d: d["index"])
+            vectors = [self._vector(d["embedding"]) for d in data]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EmbedderError(
+                f"{self.base_url}/embeddings sent no embeddings ({exc!r}): {str(payload)[:200]}"
+            ) from None
+        if len(vectors) != len(batch):
+            raise EmbedderError(f"endpoint returned {len(vectors)} vectors for {len(batch)} texts")
+        sizes = {len(v) for v in vectors}
+        if len(sizes) != 1 or (self.dim and sizes != {self.dim}):
+            expected = f", expected {self.dim}" if self.dim else ""
+            raise EmbedderError(f"endpoint returned vectors of sizes {sorted(sizes)}{expected}")
+        self.dim = sizes.pop()  # learnt from the first reply, then held to
+        return np.stack(vectors)
+
+    def _vector(self, raw: Any) -> np.ndarray:
+        vec = np.asarray(raw, dtype=np.float32)
+        if vec.ndim == 2 and len(vec):  # one vector per token: mean-pool them
+            if not self._pooled:
+                log.info("%s sends one vector per token; mean-pooling them", self.base_url)
+                self._pooled = True
+            vec = vec.mean(axis=0)
+        if vec.ndim != 1 or not len(vec) or not np.isfinite(vec).all():
+            raise ValueError(f"not a vector of finite numbers (shape {vec.shape})")
+        return vec

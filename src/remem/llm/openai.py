@@ -12,15 +12,13 @@ then plain prompting; the form that worked is remembered. Transport failures and
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
+from .._openai import Rejected, endpoint, post_json
 from ..errors import LLMError
 from .base import LLM, Completion, Message, Request, estimate_tokens
 
@@ -46,10 +44,7 @@ class OpenAILLM(LLM):
         if schema_mode not in SCHEMA_MODES:
             raise LLMError(f"schema_mode must be one of {SCHEMA_MODES}, not {schema_mode!r}")
         self.model = model or os.environ.get("REMEM_LLM_MODEL") or "gpt-4o-mini"
-        self.base_url = (
-            base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        ).rstrip("/")
-        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        self.base_url, self.api_key = endpoint(base_url, api_key)
         self.timeout_s = timeout_s
         self.retries = retries
         self.backoff_s = backoff_s
@@ -85,7 +80,7 @@ class OpenAILLM(LLM):
             t0 = time.perf_counter()
             try:
                 reply = self._post(payload)
-            except _Rejected as exc:
+            except Rejected as exc:
                 with self._mode_lock:
                     if mode != "off" and len(self._modes) > 1 and self._modes[0] == mode:
                         self._modes.pop(0)  # this server wants another structured form
@@ -94,45 +89,17 @@ class OpenAILLM(LLM):
             return self._parse(reply, req.messages, time.perf_counter() - t0)
 
     def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        data = json.dumps(payload).encode()
-        url = f"{self.base_url}/chat/completions"
-        last: str = ""
-        for attempt in range(self.retries + 1):
-            req = urllib.request.Request(url, data, headers)
-            try:
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                    return json.load(resp)
-            except urllib.error.HTTPError as exc:
-                detail = _body(exc)
-                if "response_format" in payload and (
-                    exc.code in (400, 422)
-                    # llama-cpp-python answers an unknown response_format with a 500
-                    or (exc.code == 500 and "response_format" in detail)
-                    or (exc.code == 500 and "json_object" in detail)
-                ):
-                    raise _Rejected(f"HTTP {exc.code}: {detail}") from None
-                last = f"HTTP {exc.code}: {detail}"
-                if exc.code in (401, 403):
-                    raise LLMError(
-                        f"{url}: not authorised ({last}); check OPENAI_API_KEY"
-                    ) from None
-                if exc.code == 404:
-                    raise LLMError(
-                        f"{url}: not found ({last}); check the base URL and model {self.model!r}"
-                    ) from None
-                if exc.code < 500 and exc.code != 429:
-                    raise LLMError(f"{url}: {last}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
-                last = str(getattr(exc, "reason", exc)) or type(exc).__name__
-            except ValueError as exc:  # not JSON: a proxy page, a half-closed stream
-                last = f"unreadable reply ({exc})"
-            if attempt < self.retries:
-                time.sleep(min(self.backoff_s * 2**attempt, 8.0))
-        raise LLMError(
-            f"LLM endpoint {self.base_url} failed after {self.retries + 1} tries: {last}"
+        return post_json(
+            f"{self.base_url}/chat/completions",
+            payload,
+            api_key=self.api_key,
+            timeout_s=self.timeout_s,
+            retries=self.retries,
+            backoff_s=self.backoff_s,
+            error=LLMError,
+            what="LLM",
+            model=self.model,
+            reject=_rejects_format if "response_format" in payload else None,
         )
 
     def _parse(
@@ -156,12 +123,9 @@ class OpenAILLM(LLM):
         )
 
 
-class _Rejected(Exception):
-    """The server refused this structured-output form."""
-
-
-def _body(exc: urllib.error.HTTPError) -> str:
-    try:
-        return exc.read().decode("utf-8", "replace")[:300]
-    except Exception:
-        return exc.reason or ""
+def _rejects_format(status: int, body: str) -> bool:
+    """Whether an error status means "not this structured-output form" (then the
+    next form is tried): 400/422, or llama-cpp-python's 500 naming the field."""
+    return status in (400, 422) or (
+        status == 500 and ("response_format" in body or "json_object" in body)
+    )
