@@ -10,7 +10,7 @@ import pytest
 from remem import Memory, StoreError
 from remem.store import open_store
 from remem.store.sqlite import SCHEMA_VERSION, SQLiteStore
-from store_rows import TABLES
+from store_rows import TABLES, new_memory
 
 # -- schema, WAL, refusals -------------------------------------------------------------
 
@@ -140,3 +140,41 @@ def test_open_store_by_path(tmp_path):
 def test_unopenable_path_is_a_store_error(tmp_path, embedder):
     with pytest.raises(StoreError, match="cannot open"):
         Memory(tmp_path / "no" / "such" / "dir" / "x.db", engine="bm25", embedder=embedder)
+
+
+def test_graph_load_reads_one_state_while_another_process_writes(db_path, monkeypatch):
+    """graph_load's five reads run in one read transaction: a consolidation committed
+    by another connection between them is not half seen (the rows and the revision
+    always agree)."""
+    import numpy as np
+
+    reader, writer = SQLiteStore(db_path), SQLiteStore(db_path)
+    try:
+        mem = reader.add("u", [new_memory("Ana moved to Lisbon")], None)[0]
+        real = reader._run
+        calls = {"n": 0}
+
+        def run_then_write(con, sql, args=()):
+            out = real(con, sql, args)
+            calls["n"] += 1
+            if calls["n"] == 1:  # after the mentions were read, another process writes
+                rev = writer.graph_save(
+                    "u",
+                    mentions=[(mem.id, "lisbon", "place")],
+                    concepts=[(1, "lisbon", "place", np.ones(4, dtype=np.float32))],
+                    aliases=[("lisbon", 1)],
+                    consolidated_seq=0,
+                    expect_rev=0,
+                )
+                assert rev == 1
+            return out
+
+        monkeypatch.setattr(reader, "_run", run_then_write)
+        rows = reader.graph_load("u")
+        assert (rows.mentions, rows.concepts, rows.aliases, rows.rev) == ([], [], {}, 0)
+        monkeypatch.setattr(reader, "_run", real)
+        rows = reader.graph_load("u")
+        assert rows.rev == 1 and rows.aliases == {"lisbon": 1} and len(rows.mentions) == 1
+    finally:
+        reader.close()
+        writer.close()
