@@ -246,3 +246,41 @@ def test_export_and_import_table(capsys, db, tmp_path):
     code, _, err = run(capsys, "--db", db, "import-table", table, "--user", "cy")
     assert code == 2 and "memory table" in err
     assert run(capsys, "--db", db, "count", "--user", "cy")[1] == "0\n"
+
+
+def test_users_list_recall_and_consolidate(capsys, db):
+    texts = ["I moved to Lisbon in May", "My sister lives in Porto", "I adopted a greyhound"]
+    ids = []
+    for text in texts:
+        code, out, _ = run(capsys, "--db", db, "--engine", "synapse", "add", text,
+                           "--user", "ana", "--speaker", "Ana")  # fmt: skip
+        assert code == 0
+        ids.append(out.strip())
+    run(capsys, "--db", db, "add", "ben's note", "--user", "ben")
+    assert run(capsys, "--db", db, "users") == (0, "ana\nben\n", "")
+
+    code, out, _ = run(capsys, "--db", db, "list", "--user", "ana")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3
+    assert [line.split()[0] for line in lines] == ids  # insertion order, id first
+    assert lines[0].endswith("Ana: I moved to Lisbon in May")
+    code, out, _ = run(capsys, "--db", db, "list", "--user", "ana", "--limit", "1",
+                       "--offset", "1", "--json")  # fmt: skip
+    assert [json.loads(x)["id"] for x in out.splitlines()] == [ids[1]]
+    code, _, err = run(capsys, "--db", db, "list", "--user", "ana", "--offset", "-1")
+    assert code == 2 and "offset" in err
+
+    code, out, _ = run(capsys, "--db", db, "--engine", "synapse", "consolidate", "--user", "ana")
+    assert code == 0 and int(out) >= 0
+    code, out, _ = run(capsys, "--db", db, "--engine", "synapse", "recall",
+                       "When did Ana move to Lisbon?", "--user", "ana", "-k", "2")  # fmt: skip
+    assert code == 0 and out.startswith("confidence ")
+    hits = [x for x in out.splitlines()[1:] if not x.lstrip().startswith("via ")]
+    assert len(hits) == 2 and "via anchor" in out  # how each hit was reached
+    code, out, _ = run(capsys, "--db", db, "--engine", "synapse", "recall",
+                       "When did Ana move to Lisbon?", "--user", "ana", "--json")  # fmt: skip
+    rec = json.loads(out)
+    assert set(rec) == {"hits", "confidence", "refuse", "concepts", "explanations",
+                        "cache_hit", "timings"}  # fmt: skip
+    assert ids[0] in [h["id"] for h in rec["hits"]] and rec["refuse"] is False
+    assert all(h["id"] in ids for h in rec["hits"])  # never ben's

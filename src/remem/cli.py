@@ -63,6 +63,23 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", type=int, default=10)
     s.add_argument("--json", action="store_true", help="print JSON lines")
 
+    r = sub.add_parser("recall", help="search with the engine's confidence, gate and paths")
+    r.add_argument("query")
+    r.add_argument("--user", required=True)
+    r.add_argument("-k", type=int, default=10)
+    r.add_argument("--json", action="store_true", help="print the Recall as JSON")
+
+    ls = sub.add_parser("list", help="a user's memories in the order they were added")
+    ls.add_argument("--user", required=True)
+    ls.add_argument("--limit", type=int, default=None)
+    ls.add_argument("--offset", type=int, default=0)
+    ls.add_argument("--json", action="store_true", help="print JSON lines")
+
+    sub.add_parser("users", help="every user with memories")
+
+    co = sub.add_parser("consolidate", help="run the engine's pending consolidation now")
+    co.add_argument("--user", required=True)
+
     g = sub.add_parser("get", help="one memory by id")
     g.add_argument("id")
     g.add_argument("--user", required=True)
@@ -198,6 +215,12 @@ def _print_hit(hit: Any) -> None:
     print(json.dumps(hit.to_dict(), ensure_ascii=False))
 
 
+def _print_line(hit: Any, *, score: bool) -> None:
+    who = f"{hit.speaker}: " if hit.speaker else ""
+    lead = f"{hit.score:8.4f}  " if score else ""
+    print(f"{lead}{hit.id}  {hit.timestamp:%Y-%m-%d %H:%M}  {who}{hit.text}")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.command == "demo":
         from .demo import run_demo
@@ -264,8 +287,29 @@ def run(args: argparse.Namespace) -> int:
                 if args.json:
                     _print_hit(h)
                 else:
-                    who = f"{h.speaker}: " if h.speaker else ""
-                    print(f"{h.score:8.4f}  {h.id}  {h.timestamp:%Y-%m-%d %H:%M}  {who}{h.text}")
+                    _print_line(h, score=True)
+        elif args.command == "recall":
+            rec = mem.recall(args.query, user_id=args.user, k=args.k)
+            if args.json:
+                print(json.dumps(rec.to_dict(), ensure_ascii=False))
+            else:
+                verdict = "refuse: not in memory" if rec.refuse else "answerable"
+                print(f"confidence {rec.confidence:.3f} ({verdict})")
+                for h in rec.hits:
+                    _print_line(h, score=True)
+                    if h.id in rec.explanations:
+                        print(f"          via {rec.explanations[h.id]}")
+        elif args.command == "list":
+            for h in mem.memories(args.user, limit=args.limit, offset=args.offset):
+                if args.json:
+                    _print_hit(h)
+                else:
+                    _print_line(h, score=False)
+        elif args.command == "users":
+            for name in mem.users():
+                print(name)
+        elif args.command == "consolidate":
+            print(mem.consolidate(args.user))
         elif args.command == "get":
             hit = mem.get(args.id, user_id=args.user)
             if hit is None:

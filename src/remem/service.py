@@ -64,16 +64,7 @@ class TenantMemory:
         return {"hits": [self._hit(h) for h in hits]}
 
     def recall(self, user_id: str, query: str, k: int = 10) -> dict[str, Any]:
-        rec = self.mem.recall(query, user_id=self._user(user_id), k=k)
-        return {
-            "hits": [self._hit(h) for h in rec.hits],
-            "confidence": rec.confidence,
-            "refuse": rec.refuse,
-            "concepts": [[c, s] for c, s in rec.concepts],
-            "explanations": rec.explanations,
-            "cache_hit": rec.cache_hit,
-            "timings": rec.timings,
-        }
+        return self.mem.recall(query, user_id=self._user(user_id), k=k).to_dict()
 
     def answer(self, user_id: str, question: str, k: int = 10) -> dict[str, Any]:
         return self.mem.answer(question, user_id=self._user(user_id), k=k).to_dict()

@@ -59,6 +59,19 @@ class Recall:
     #: seconds spent per step (for example judge_s, embed_s, retrieve_s, total_s)
     timings: dict[str, float] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, as the servers and ``remem recall --json`` give it (without the
+        short-term segments, an engine's internal state)."""
+        return {
+            "hits": [h.to_dict() for h in self.hits],
+            "confidence": self.confidence,
+            "refuse": self.refuse,
+            "concepts": [[c, s] for c, s in self.concepts],
+            "explanations": self.explanations,
+            "cache_hit": self.cache_hit,
+            "timings": self.timings,
+        }
+
 
 @dataclass(frozen=True)
 class NewMemory:
