@@ -17,18 +17,7 @@ from remem.bench.locomo import (
 )
 from remem.bench.metrics import evidence_recall, mean, percentile
 from remem.bench.runner import run_locomo, subset_names
-
-
-def _find_locomo() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "locomo" / "locomo10.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-LOCOMO = _find_locomo()
-needs_locomo = pytest.mark.skipif(LOCOMO is None, reason="locomo10.json not available")
+from shared_data import LOCOMO, needs_locomo
 
 
 @pytest.fixture

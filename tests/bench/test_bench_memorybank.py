@@ -9,18 +9,10 @@ import pytest
 
 from remem.bench.memorybank import load_memorybank, probing_questions
 from remem.bench.runner import run_memorybank
+from shared_data import find_data
 
-
-def _find(name: str) -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "memorybank" / name
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-BANK = _find("memory_bank_en.json")
-PROBES = _find("probing_questions_en.jsonl")
+BANK = find_data("memorybank", "memory_bank_en.json")
+PROBES = find_data("memorybank", "probing_questions_en.jsonl")
 needs_bank = pytest.mark.skipif(BANK is None, reason="MemoryBank data not available")
 
 

@@ -20,6 +20,7 @@ from remem.bench.qa import (
     write_jsonl_summary,
 )
 from remem.bench.qa_metrics import locomo_f1
+from shared_data import LOCOMO, needs_locomo
 
 ENGINES = ["hybrid", "synapse", FULL_CONTEXT]
 SUMMARY_KEYS = {
@@ -57,16 +58,6 @@ ROW_KEYS = {
     "cache_hit",
 }
 
-
-def _locomo_root() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "locomo" / "locomo10.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-LOCOMO = _locomo_root()
 
 CONV_A = {
     "speaker_a": "Ana",
@@ -421,7 +412,7 @@ def test_spread_keeps_all_when_under_the_limit():
 # -- the real data set, when present --------------------------------------------------
 
 
-@pytest.mark.skipif(LOCOMO is None, reason="locomo10.json not available")
+@needs_locomo
 def test_smoke_on_locomo_conv26(tmp_path):
     out = tmp_path / "conv26.jsonl"
     result = run_locomo_qa(
