@@ -415,6 +415,17 @@ def test_delete_drops_notes_and_rewinds_summarising(store):
     assert store.notes_load("u") == (-1, [])
 
 
+def test_delete_of_many_ids_rewinds_to_the_earliest_dropped_summary(store):
+    """More ids than one bound-variable chunk: the rewind is the minimum over all of
+    them, not over the first chunk."""
+    ids = [m.id for m in store.add("u", [_new(f"m{i}") for i in range(1200)], None)]
+    notes = [_note("summary", 0, 0, 9), _note("summary", 1, 1000, 1009)]
+    assert store.notes_save("u", notes + [_note("trait", 0, 1100, 1199)], 1199, expect_seq=-1)
+    assert store.delete("u", ids[600:] + [ids[5]]) == ids[600:] + [ids[5]]
+    assert store.notes_load("u") == (-1, [])
+    assert store.count("u") == 599
+
+
 def test_delete_user_erases_every_layer(store):
     ids = _graph_fixture(store)
     _graph_fixture(store, "other")
