@@ -177,6 +177,28 @@ def finished(tiny: Path, tmp_path: Path) -> tuple[dict, Path]:
     return result, out
 
 
+def _forbid_runs(monkeypatch: pytest.MonkeyPatch, why: str) -> None:
+    """Make running any (engine, conversation) block fail the test."""
+
+    def boom(*args, **kwargs):
+        raise AssertionError(why)
+
+    monkeypatch.setattr(qa, "_run_engine", boom)
+
+
+def _record_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The (engine, conversation) blocks the run goes on to run, in order."""
+    ran: list[tuple[str, str]] = []
+    real = qa._run_engine
+
+    def spy(name, conv, *args, **kwargs):
+        ran.append((name, conv.sample_id))
+        return real(name, conv, *args, **kwargs)
+
+    monkeypatch.setattr(qa, "_run_engine", spy)
+    return ran
+
+
 def test_rows_and_summary(tiny, finished):
     result, out = finished
     assert result["benchmark"] == "locomo-qa"
@@ -272,10 +294,7 @@ def test_resume_on_a_finished_file_runs_nothing(tiny, finished, monkeypatch):
     result, out = finished
     before = out.read_text(encoding="utf-8")
 
-    def boom(*args, **kwargs):
-        raise AssertionError("a finished block was run again")
-
-    monkeypatch.setattr(qa, "_run_engine", boom)
+    _forbid_runs(monkeypatch, "a finished block was run again")
     again = run_locomo_qa(str(tiny), ENGINES, llm="none", k=5, jsonl=str(out), resume=True)
     assert again["resumed_blocks"] == BLOCKS
     after = out.read_text(encoding="utf-8")
@@ -294,14 +313,7 @@ def test_resume_reruns_a_truncated_block_only(tiny, finished, monkeypatch):
     out.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[:-1]), encoding="utf-8"
     )
-    ran: list[tuple[str, str]] = []
-    real = qa._run_engine
-
-    def spy(name, conv, *args, **kwargs):
-        ran.append((name, conv.sample_id))
-        return real(name, conv, *args, **kwargs)
-
-    monkeypatch.setattr(qa, "_run_engine", spy)
+    ran = _record_runs(monkeypatch)
     again = run_locomo_qa(str(tiny), ENGINES, llm="none", k=5, jsonl=str(out), resume=True)
     assert ran == [(FULL_CONTEXT, "conv-b")]
     assert again["resumed_blocks"] == BLOCKS - 1
@@ -326,10 +338,7 @@ def test_parts_run_in_parallel_are_merged_with_resume_from(tiny, finished, monke
     dup = [r for r in a_rows if r["engine"] == "hybrid"]
     part_b.write_text("".join(json.dumps(r) + "\n" for r in b_rows + dup))
 
-    def boom(*args, **kwargs):
-        raise AssertionError("a block complete in one of the parts was run again")
-
-    monkeypatch.setattr(qa, "_run_engine", boom)
+    _forbid_runs(monkeypatch, "a block complete in one of the parts was run again")
     merged = run_locomo_qa(
         str(tiny),
         ENGINES,
@@ -482,10 +491,7 @@ def test_resume_with_fewer_conversations_or_engines_keeps_the_other_blocks(
     _, out = finished
     rows = _lines(out)
 
-    def boom(*args, **kwargs):
-        raise AssertionError("a finished block was run again")
-
-    monkeypatch.setattr(qa, "_run_engine", boom)
+    _forbid_runs(monkeypatch, "a finished block was run again")
     run_locomo_qa(
         str(tiny),
         ["hybrid"],
@@ -506,14 +512,7 @@ def test_resume_of_a_subset_reruns_its_partial_block_and_keeps_the_rest(
     partial = [r for r in rows if (r["engine"], r["conversation"]) == ("hybrid", "conv-b")]
     others = [r for r in rows if (r["engine"], r["conversation"]) != ("hybrid", "conv-b")]
     out.write_text("".join(json.dumps(r) + "\n" for r in others + partial[:1]))
-    ran: list[tuple[str, str]] = []
-    real = qa._run_engine
-
-    def spy(name, conv, *args, **kwargs):
-        ran.append((name, conv.sample_id))
-        return real(name, conv, *args, **kwargs)
-
-    monkeypatch.setattr(qa, "_run_engine", spy)
+    ran = _record_runs(monkeypatch)
     result = run_locomo_qa(
         str(tiny),
         ["hybrid"],
