@@ -175,6 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--jsonl", required=True, help="rows of a --answer --grounding 0 run")
     gr.add_argument("--json", dest="json_out")
     gr.add_argument("--markdown")
+    qc = bsub.add_parser(
+        "qa-compare", help="two --answer runs question by question (a rerun, or a change)"
+    )
+    qc.add_argument("a", help="JSONL of run A")
+    qc.add_argument("b", help="JSONL of run B")
+    qc.add_argument("--json", dest="json_out")
+    qc.add_argument("--markdown")
     ld = bsub.add_parser("load", help="concurrent clients against remem serve (loopback)")
     ld.add_argument("--url", help="database (default: a throwaway PostgreSQL via pgserver)")
     ld.add_argument("--workers", type=int, default=2)

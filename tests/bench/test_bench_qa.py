@@ -14,6 +14,7 @@ from remem.bench.locomo import Question, load_locomo
 from remem.bench.qa import (
     FULL_CONTEXT,
     _spread,
+    compare_runs,
     paired_differences,
     run_locomo_qa,
     summarise,
@@ -527,3 +528,42 @@ def test_resume_of_a_subset_reruns_its_partial_block_and_keeps_the_rest(
     now = _lines(out)
     assert sorted(map(_key, now)) == sorted(map(_key, rows))  # partial row replaced, not doubled
     assert not out.with_name(out.name + ".tmp").exists()
+
+
+def test_compare_runs_question_by_question(finished, tmp_path, capsys):
+    from remem.cli import main
+
+    result, out = finished
+    same = compare_runs(out, out)
+    for name in ENGINES:
+        e = same["engines"][name]
+        assert e["questions"] == N_QUESTIONS
+        assert e["identical_predictions"] == e["identical_evidence"] == N_QUESTIONS
+        assert e["diff"] == 0.0 and e["ci95"] == [0.0, 0.0]
+        assert e["f1_1to4_a"] == pytest.approx(result["engines"][name]["f1_1to4"])
+
+    # B changes one hybrid answer (scored 1 instead of 0) and drops a synapse row
+    rows = _lines(out)
+    i = next(
+        j
+        for j, r in enumerate(rows)
+        if r["engine"] == "hybrid" and r["category"] != 5 and r["f1"] == 0.0
+    )
+    rows[i] = {**rows[i], "prediction": "changed", "f1": 1.0}
+    dropped = next(j for j, r in enumerate(rows) if r["engine"] == "synapse")
+    del rows[dropped]
+    b = tmp_path / "b.jsonl"
+    b.write_text("".join(json.dumps(r) + "\n" for r in rows[::-1]))  # order does not matter
+    diff = compare_runs(out, b)["engines"]
+    scored = sum(r["category"] != 5 for r in _lines(out) if r["engine"] == "hybrid")
+    assert diff["hybrid"]["identical_predictions"] == N_QUESTIONS - 1
+    assert diff["hybrid"]["identical_evidence"] == N_QUESTIONS
+    assert diff["hybrid"]["diff"] == pytest.approx(1.0 / scored)
+    lo, hi = diff["hybrid"]["ci95"]
+    assert 0.0 <= lo <= diff["hybrid"]["diff"] <= hi
+    assert diff["synapse"]["questions"] == N_QUESTIONS - 1
+
+    md = tmp_path / "cmp.md"
+    assert main(["bench", "qa-compare", str(out), str(b), "--markdown", str(md)]) == 0
+    assert "hybrid" in capsys.readouterr().out
+    assert "identical predictions" in md.read_text() and "| hybrid |" in md.read_text()

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from .report import (
+    compare_tables,
     grounding_tables,
     load_tables,
     locomo_tables,
@@ -25,7 +26,12 @@ def _progress(msg: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     command = "remem " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    if args.bench == "grounding":
+    if args.bench == "qa-compare":
+        from .qa import compare_runs
+
+        result = compare_runs(args.a, args.b)
+        tables = compare_tables(result)
+    elif args.bench == "grounding":
         from .qa import grounding_sweep
 
         result = grounding_sweep(args.data, args.jsonl)

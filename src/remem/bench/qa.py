@@ -315,7 +315,6 @@ def paired_differences(
         if not mine:
             continue
         d = np.array([r["f1"] - ref[key(r)] for r in mine])
-        boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
         # The spread over independent repeats: each conversation is its own run of
         # ingest + questions, so the per-conversation differences show how much the
         # result moves from one history to the next.
@@ -326,7 +325,7 @@ def paired_differences(
         out[name] = {
             "minus": base,
             "diff": float(d.mean()),
-            "ci95": [float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))],
+            "ci95": _bootstrap_ci(d, rng, n_boot),
             "questions": len(d),
             "per_conversation": per_conv,
             "conversations_better": sum(v > 0 for v in per_conv.values()),
@@ -335,9 +334,49 @@ def paired_differences(
     return out
 
 
+def _bootstrap_ci(d: np.ndarray, rng: np.random.Generator, n_boot: int) -> list[float]:
+    """95% percentile-bootstrap interval of the mean of paired differences ``d``."""
+    boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
+    return [float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))]
+
+
+def _read_rows(path: str | Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x]
+
+
+def compare_runs(a: str | Path, b: str | Path, n_boot: int = 2000) -> dict[str, Any]:
+    """Two saved runs question by question: a rerun (does it repeat?) or a change (what
+    did it move?). Per engine found in both: the questions both answered, how many got
+    the identical prediction and the identical evidence, and ``b``'s F1 over categories
+    1-4 minus ``a``'s on those questions with a 95% paired-bootstrap interval."""
+    key = lambda r: (r["engine"], r["conversation"], r["question"], r["category"])  # noqa: E731
+    rows_a = {key(r): r for r in _read_rows(a)}
+    rows_b = {key(r): r for r in _read_rows(b)}
+    rng = np.random.default_rng(0)
+    out: dict[str, Any] = {}
+    for name in dict.fromkeys(k[0] for k in rows_a):
+        both = [k for k in rows_a if k[0] == name and k in rows_b]
+        if not both:
+            continue
+        scored = [k for k in both if k[3] != 5]
+        d = np.array([rows_b[k]["f1"] - rows_a[k]["f1"] for k in scored])
+        out[name] = {
+            "questions": len(both),
+            "identical_predictions": sum(
+                rows_a[k]["prediction"] == rows_b[k]["prediction"] for k in both
+            ),
+            "identical_evidence": sum(rows_a[k]["evidence"] == rows_b[k]["evidence"] for k in both),
+            "f1_1to4_a": mean(rows_a[k]["f1"] for k in scored),
+            "f1_1to4_b": mean(rows_b[k]["f1"] for k in scored),
+            "diff": float(d.mean()) if len(d) else 0.0,
+            "ci95": _bootstrap_ci(d, rng, n_boot) if len(d) else [0.0, 0.0],
+        }
+    return {"a": str(a), "b": str(b), "engines": out}
+
+
 def write_jsonl_summary(path: str | Path) -> dict[str, Any]:
     """Re-summarise a saved JSONL (audits recompute the table from the rows)."""
-    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    rows = _read_rows(path)
     engines = list(dict.fromkeys(r["engine"] for r in rows))
     return {"engines": summarise(rows, engines), "paired": paired_differences(rows, engines)}
 

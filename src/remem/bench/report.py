@@ -307,6 +307,38 @@ def _spread(per_conv: dict[str, float] | None) -> str:
     return f"{_fmt(v[0])} / {_fmt(mid)} / {_fmt(v[-1])}"
 
 
+def compare_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    rows = [
+        [
+            name,
+            str(e["questions"]),
+            str(e["identical_predictions"]),
+            str(e["identical_evidence"]),
+            _fmt(e["f1_1to4_a"]),
+            _fmt(e["f1_1to4_b"]),
+            _fmt(e["diff"]),
+            f"[{_fmt(e['ci95'][0])}, {_fmt(e['ci95'][1])}]",
+        ]
+        for name, e in result["engines"].items()
+    ]
+    return [
+        (
+            f"Two QA runs question by question: A = {result['a']}, B = {result['b']}",
+            [
+                "engine",
+                "questions in both",
+                "identical predictions",
+                "identical evidence",
+                "F1 1-4 A",
+                "F1 1-4 B",
+                "B - A",
+                "ci95",
+            ],
+            rows,
+        )
+    ]
+
+
 def grounding_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     rows = [
         [
