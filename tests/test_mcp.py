@@ -39,6 +39,8 @@ TOOLS = {
     "add_memory",
     "add_memories",
     "search_memory",
+    "recall_memory",
+    "list_memories",
     "answer_question",
     "get_memory",
     "forget",
@@ -141,6 +143,22 @@ async def test_stdio_tools_round_trip(tmp_path: Path) -> None:
         assert isinstance(answer["refused"], bool)
         assert answer["refused"] == (answer["text"] == REFUSAL)
         assert isinstance(answer["evidence"], list)
+
+        rec = _data(
+            await s.call_tool("recall_memory", {"user_id": "ana", "query": "dog", "k": 2})
+        )
+        assert rec["hits"][0]["id"] == mid and isinstance(rec["refuse"], bool)
+        assert rec["confidence"] >= 0.0 and isinstance(rec["explanations"], dict)
+        listed = _data(await s.call_tool("list_memories", {"user_id": "ana"}))
+        assert listed["count"] == 3
+        assert [m["id"] for m in listed["memories"]] == [mid, *batch["ids"]]  # oldest first
+        page = _data(
+            await s.call_tool("list_memories", {"user_id": "ana", "limit": 1, "offset": 2})
+        )
+        assert [m["id"] for m in page["memories"]] == batch["ids"][1:]
+        assert "offset" in _error(
+            await s.call_tool("list_memories", {"user_id": "ana", "offset": -1})
+        )
 
         got = _data(await s.call_tool("get_memory", {"user_id": "ana", "memory_id": mid}))
         assert got["text"].startswith("I adopted")
@@ -337,6 +355,10 @@ async def test_http_tenant_sees_its_own_users(http_server: HttpServer, embedder)
             "deleted": False
         }
         assert "carol" not in _data(await s.call_tool("list_users", {}))["users"]
+        rec = _data(await s.call_tool("recall_memory", {"user_id": "carol", "query": "allergy"}))
+        assert rec["hits"] == []
+        listed = _data(await s.call_tool("list_memories", {"user_id": "carol"}))
+        assert listed == {"count": 0, "memories": []}
 
     with Memory(http_server.db, embedder=embedder, llm="none") as mem:  # stored under the tenant
         assert "acme:carol" in mem.users()

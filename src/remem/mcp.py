@@ -188,6 +188,30 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         within one result). An empty list means nothing relevant is stored."""
         return await call("search", user_id, query, k=k)
 
+    async def recall_memory(
+        user_id: User,
+        query: Annotated[str, Field(description="The question you are about to answer.")],
+        k: K = 10,
+    ) -> dict[str, Any]:
+        """Like search_memory, plus how sure memory is that it holds the answer.
+
+        Returns {"hits", "confidence", "refuse", "concepts", "explanations", ...}.
+        When refuse is true the engine judged that memory does not hold the answer:
+        say you don't know rather than answer from the hits. explanations says, per
+        hit id, how it was reached (a direct match, or a path through related
+        memories and concepts)."""
+        return await call("recall", user_id, query, k=k)
+
+    async def list_memories(
+        user_id: User,
+        limit: Annotated[int, Field(description="At most this many (1 or more).")] = 100,
+        offset: Annotated[int, Field(description="Skip this many first (0 or more).")] = 0,
+    ) -> dict[str, Any]:
+        """Page through everything remembered about a user, oldest first (to review
+        or clean up memory, not to answer questions: use search_memory for that).
+        Returns {"count": total, "memories": [...]}."""
+        return await call("memories", user_id, limit=limit, offset=offset)
+
     async def answer_question(
         user_id: User,
         question: Annotated[str, Field(description="The question, in plain language.")],
@@ -234,6 +258,8 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         (add_memory, "Remember", write),
         (add_memories, "Remember many", write),
         (search_memory, "Search memory", read),
+        (recall_memory, "Recall with confidence", read),
+        (list_memories, "List memories", read),
         (answer_question, "Answer from memory", read),
         (get_memory, "Read a memory", read),
         (forget, "Forget a memory", erase),
