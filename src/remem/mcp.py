@@ -67,9 +67,10 @@ id for the person you are talking to and the same id in every call.
 - Store facts worth keeping (preferences, plans, names, dates, events) with add_memory, or \
 many turns at once with add_memories. Store them as plain sentences in the user's words.
 - Before answering anything that depends on the past, call search_memory (raw memories, best \
-first) or answer_question (a short answer grounded in memory).
-- "Not mentioned in the conversation" from answer_question means memory does not hold the \
-answer: say you don't know or ask, do not guess.
+first), recall_memory (the same with a verdict on whether memory holds the answer) or \
+answer_question (a short answer grounded in memory).
+- "Not mentioned in the conversation" from answer_question, or refuse=true from recall_memory, \
+means memory does not hold the answer: say you don't know or ask, do not guess.
 - forget / forget_user delete permanently."""
 
 # -- the tools ------------------------------------------------------------------------
