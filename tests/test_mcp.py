@@ -144,9 +144,7 @@ async def test_stdio_tools_round_trip(tmp_path: Path) -> None:
         assert answer["refused"] == (answer["text"] == REFUSAL)
         assert isinstance(answer["evidence"], list)
 
-        rec = _data(
-            await s.call_tool("recall_memory", {"user_id": "ana", "query": "dog", "k": 2})
-        )
+        rec = _data(await s.call_tool("recall_memory", {"user_id": "ana", "query": "dog", "k": 2}))
         assert rec["hits"][0]["id"] == mid and isinstance(rec["refuse"], bool)
         assert rec["confidence"] >= 0.0 and isinstance(rec["explanations"], dict)
         listed = _data(await s.call_tool("list_memories", {"user_id": "ana"}))

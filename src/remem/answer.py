@@ -27,7 +27,7 @@ import inspect
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -192,7 +192,7 @@ class Answerer:
         self.max_answer_tokens = max_answer_tokens
         self.temporal_prompt = temporal_prompt
 
-    def fit(self, hits: list[Hit], notes: list[str] = ()) -> tuple[list[Hit], str, int]:
+    def fit(self, hits: list[Hit], notes: Sequence[str] = ()) -> tuple[list[Hit], str, int]:
         """The evidence that fits the budget (best first), its context text in time
         order (notes first), and that text's token count.
 
@@ -243,7 +243,7 @@ class Answerer:
         question: str,
         recall: Recall,
         *,
-        notes: list[str] = (),
+        notes: Sequence[str] = (),
         prepared: str | None = None,
         extra_calls: int = 0,
         started: float | None = None,
@@ -252,7 +252,7 @@ class Answerer:
         produced (ILSTMA's LLM judge on a hit), which costs no further call."""
         t0 = started if started is not None else time.perf_counter()
         evidence, context, ctx_tokens = self.fit(recall.hits, notes)
-        base = {
+        base: dict[str, Any] = {
             "evidence": evidence,
             "cache_hit": recall.cache_hit,
             "context_tokens": ctx_tokens,

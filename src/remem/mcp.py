@@ -351,7 +351,10 @@ def create_server(
             # The SDK's auth settings are OAuth's. remem's keys use none of the OAuth
             # endpoints: no resource server URL (so no metadata route is published),
             # and the issuer, a required field, is never advertised nor contacted.
-            "auth": AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None),
+            "auth": AuthSettings(
+                issuer_url="http://127.0.0.1",  # type: ignore[arg-type]  # pydantic parses it
+                resource_server_url=None,
+            ),
         }
     else:
         local = TenantMemory(mem, tenant)
@@ -364,7 +367,11 @@ def create_server(
     from . import __version__
 
     server = MCPServer(
-        name, instructions=INSTRUCTIONS, version=__version__, log_level=log_level, **auth
+        name,
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level=log_level,  # type: ignore[arg-type]  # checked by argparse's choices
+        **auth,
     )
     _add_tools(server, view)
     return server

@@ -381,8 +381,8 @@ class Metrics:
             ]
             for (method, route), h in sorted(self._hist.items()):
                 labels = f'pid="{pid}",method="{method}",route="{route}"'
-                for bound, n in zip(_BUCKETS, h, strict=False):
-                    lines.append(f'remem_request_seconds_bucket{{{labels},le="{bound}"}} {n:g}')
+                for bound, count in zip(_BUCKETS, h, strict=False):
+                    lines.append(f'remem_request_seconds_bucket{{{labels},le="{bound}"}} {count:g}')
                 lines.append(f'remem_request_seconds_bucket{{{labels},le="+Inf"}} {h[-1]:g}')
                 lines.append(f"remem_request_seconds_sum{{{labels}}} {h[-2]:.6f}")
                 lines.append(f"remem_request_seconds_count{{{labels}}} {h[-1]:g}")

@@ -120,7 +120,7 @@ def _run_order(
     offs: dict[str, Memory] = {}
     off_of: dict[str, Memory] = {}
     for name, mem in mems.items():
-        key = repr(replace(mem._engine.cfg, spatial="intent"))  # noqa: SLF001
+        key = repr(replace(_engine(mem).cfg, spatial="intent"))
         if key not in offs:
             offs[key] = open_engine(name, switch, cache=False)
         off_of[name] = offs[key]
@@ -154,7 +154,7 @@ def _run_order(
                     run.correct_hits += bool(set(got) & set(q.evidence))
                     run.hit_recall.append(evidence_recall(q.evidence, got, len(got)))
                     continue
-                out = mem._engine.last_outcome  # noqa: SLF001 - bench internals
+                out = _engine(mem).last_outcome
                 n = len(out.recalled)
                 dia = _dia_ids(mem, user, out.recalled)
                 recalled = [dia.get(i) for i in out.recalled]
@@ -199,3 +199,8 @@ def summarise_flows(runs: dict[tuple[str, str], FlowRun]) -> list[dict[str, Any]
             }
         )
     return out
+
+
+def _engine(mem: Memory) -> Any:
+    """The ILSTMA engine behind ``mem`` (bench internals: its config and last outcome)."""
+    return mem._engine  # noqa: SLF001

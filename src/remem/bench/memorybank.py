@@ -27,7 +27,7 @@ def load_memorybank(path: str | Path, labels: str | Path | None = None) -> list[
     with open(path, encoding="utf-8") as fh:
         raw = json.load(fh)
     if labels is None:
-        text = resources.files("remem.bench").joinpath("data", LABELS).read_text("utf-8")
+        text = (resources.files("remem.bench") / "data" / LABELS).read_text("utf-8")
     else:
         text = Path(labels).read_text("utf-8")
     by_user: dict[str, list[dict]] = {}

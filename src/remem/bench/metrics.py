@@ -7,8 +7,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 
-def evidence_recall(evidence: Sequence[str], retrieved: Sequence[str], k: int) -> float:
-    """|evidence ∩ top-k| / |evidence| (evidence ids are unique)."""
+def evidence_recall(evidence: Sequence[str], retrieved: Sequence[str | None], k: int) -> float:
+    """|evidence ∩ top-k| / |evidence| (evidence ids are unique; a retrieved item without
+    an id, None, matches nothing)."""
     if not evidence:
         raise ValueError("evidence must not be empty")
     top = set(retrieved[:k])

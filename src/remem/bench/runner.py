@@ -132,7 +132,7 @@ def run_retrieval(
                 f"[{ci + 1}/{len(convs)}] {conv.sample_id}: {len(conv.turns)} turns, "
                 f"{len(questions)} questions"
             )
-        vectors: dict[str, np.ndarray] | None = None
+        vectors: dict[str, list[np.ndarray]] | None = None
         for name in engines:
             opts = (engine_options or {}).get(name, {})
             with open_engine(name, embedder, **opts) as mem:
@@ -141,7 +141,8 @@ def run_retrieval(
                 if vectors is None:
                     vectors = {}
                     for m in mem._store.load(conv.sample_id):  # noqa: SLF001 - bench internals
-                        vectors.setdefault(m.metadata["dia_id"], []).append(m.embedding)
+                        if m.embedding is not None:
+                            vectors.setdefault(m.metadata["dia_id"], []).append(m.embedding)
                     infos.extend(_question_infos(conv, questions, vectors, embedder))
                 for q in questions:
                     t0 = time.perf_counter()

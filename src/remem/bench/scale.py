@@ -148,8 +148,8 @@ def growth(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _exact_agreement(mem: Memory, queries: list[str], k: int, n: int) -> float | None:
     """For an engine in its approximate regime (SYNAPSE above ``ann_above``): the mean
     share of the top-k it returns that the exact configuration returns too."""
-    engine = mem._engine  # noqa: SLF001 - bench internals
-    cfg = getattr(engine, "cfg", None)
+    engine: Any = mem._engine  # noqa: SLF001 - bench internals
+    cfg: Any = getattr(engine, "cfg", None)
     threshold = getattr(cfg, "ann_above", 0)
     if not threshold or n < threshold:
         return None

@@ -60,7 +60,7 @@ class LocalLLM(LLM):
         self._llama_cpp = llama_cpp
         threads = n_threads or max(1, min(4, os.cpu_count() or 1))
         try:
-            self._model = llama_cpp.Llama(
+            self._model: Any = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
                 n_threads=threads,
@@ -86,7 +86,7 @@ class LocalLLM(LLM):
             kwargs["response_format"] = {"type": "json_object", "schema": req.json_schema}
         with self._lock:
             t0 = time.perf_counter()
-            out = self._model.create_chat_completion(**kwargs)
+            out: Any = self._model.create_chat_completion(**kwargs)  # not streamed: a dict
             latency = time.perf_counter() - t0
         choice = out["choices"][0]
         usage = out.get("usage") or {}

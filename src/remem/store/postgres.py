@@ -196,6 +196,11 @@ _USER_TABLES = ("memories", "users", *USER_TABLES)
 _VECTOR_MODES = ("auto", "pgvector", "off")
 
 
+def _scalar(con: psycopg.Connection, sql: str) -> Any:
+    row = con.execute(sql).fetchone()
+    return row[0] if row else None
+
+
 @functools.lru_cache(maxsize=256)
 def _placeholders(sql: str) -> str:
     """The shared SQL's ``?`` as psycopg's ``%s`` (no shared statement holds a literal
@@ -314,10 +319,8 @@ class PostgresStore(SqlStore):
         with con.transaction():
             con.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             version = 0
-            if con.execute("SELECT to_regclass('schema_migrations')").fetchone()[0]:
-                version = con.execute(
-                    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
-                ).fetchone()[0]
+            if _scalar(con, "SELECT to_regclass('schema_migrations')"):
+                version = _scalar(con, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
             if version > SCHEMA_VERSION:
                 raise StoreError(
                     f"{self.location} has schema version {version}, newer than this remem "

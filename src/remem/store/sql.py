@@ -316,7 +316,7 @@ class SqlStore(Store):
                 con, "SELECT consolidated_seq, rev FROM syn_state WHERE user_id = ?", (user_id,)
             ).fetchone()
         seq, rev = (row[0], row[1]) if row else (-1, 0)
-        return GraphRows(mentions, concepts, aliases, activity, seq, rev)  # type: ignore[arg-type]
+        return GraphRows(mentions, concepts, aliases, activity, seq, rev)
 
     def graph_save(
         self,

@@ -552,8 +552,10 @@ class IlstmaEngine(Engine):
             times[i], last[i] = stm.deferred.get(memory_id) or meta.get(memory_id, (1, created))
             dis[i] = d
         days = np.floor(np.maximum(now_s - last, 0.0) / DAY)
-        score = prefetch_score(
-            days, times, dis, cfg.spatial, beta=cfg.beta, alpha=cfg.alpha, xi=cfg.xi, mu=cfg.mu
+        score = np.asarray(
+            prefetch_score(
+                days, times, dis, cfg.spatial, beta=cfg.beta, alpha=cfg.alpha, xi=cfg.xi, mu=cfg.mu
+            )
         )
         order = sorted(range(n), key=lambda i: (-score[i], dis[i], window[i][3]))
         return [

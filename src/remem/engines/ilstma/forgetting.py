@@ -21,6 +21,7 @@ the benchmark can compare the two.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def strength(
 
 
 def retention(
-    days: float | np.ndarray, recall_times: float | np.ndarray, **params: float
+    days: float | np.ndarray, recall_times: float | np.ndarray, **params: Any
 ) -> float | np.ndarray:
     """R = exp(-t / S) (Eq. 1 and 3): t in whole days since the last recall."""
     return np.exp(-np.maximum(days, 0) / strength(recall_times, **params))

@@ -125,9 +125,10 @@ def traits(memories: list[StoredMemory]) -> list[tuple[str, Piece]]:
                 out.append(
                     (
                         m.speaker or "user",
-                        Piece(first_sentence(sentence, 30), m.embedding, m.seq, m.id),
+                        # the engine loads memories with their vectors
+                        Piece(first_sentence(sentence, 30), m.embedding, m.seq, m.id),  # type: ignore[arg-type]
                     )
-                )  # type: ignore[arg-type]
+                )
                 break
     return out
 

@@ -418,6 +418,7 @@ class SynapseEngine(Engine):
             else:
                 universe = np.arange(n)
                 sim = similarity(universe)
+                assert cos is not None  # the exact path scored every memory above
                 alive = np.isfinite(cos)
             ep_act = np.zeros(len(universe))
             ep_act[np.searchsorted(universe, anchors)] = seed  # outside the graph: the seed
