@@ -135,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     lo = bsub.add_parser("locomo", help="evidence recall on LoCoMo, engines side by side")
     lo.add_argument("--data", required=True, help="path to locomo10.json")
     _retrieval_args(lo)
+    lo.add_argument(
+        "--turns",
+        type=_ints,
+        help="only each conversation's first N turns (short histories); a list runs each",
+    )
     qa = lo.add_argument_group("end-to-end answers (--answer)")
     qa.add_argument("--answer", action="store_true", help="answer with a reader; official F1")
     qa.add_argument("--llm", default="local", help="reader backend: local, openai or none")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from remem.bench.locomo import (
+    first_turns,
     load_locomo,
     parse_session_date,
     retrieval_questions,
@@ -267,3 +268,51 @@ def test_run_locomo_runs_the_ilstma_question_flow(tiny_locomo, embedder):
         assert f["on_ms_mean"] > 0 and f["off_ms_mean"] > 0
     # engines without a question flow add no rows
     assert run_locomo(str(tiny_locomo), ["bm25"], (1,), embedder=embedder)["flows"] == []
+
+
+def test_first_turns_cut_the_history_and_keep_the_questions_it_answers(tiny_locomo):
+    conv = load_locomo(tiny_locomo)[0]  # sessions 1 (3 turns), 2 (2), 10 (1)
+    short = first_turns(conv, 4)
+    assert [[t.dia_id for t in s] for s in short.sessions] == [["D1:1", "D1:2", "D1:3"], ["D2:1"]]
+    asked = {q.question for q in short.questions}
+    assert asked == {
+        "What is the name of Ana's dog?",  # D2:1, kept
+        "What instrument is Ben learning?",  # D1:1
+        "When did Ben start the cello?",  # D1:1, D1:3
+        "What is Ana's cat called?",  # category 5 stays
+    }
+    assert [q.question for q in retrieval_questions(first_turns(conv, 1))] == [
+        "What instrument is Ben learning?"
+    ]
+    whole = first_turns(conv, 100)
+    assert whole.sessions == conv.sessions and len(whole.questions) == len(conv.questions) - 1
+    assert conv.turns and len(conv.turns) == 6  # the original is untouched
+    with pytest.raises(ValueError, match="positive"):
+        first_turns(conv, 0)
+
+
+def test_run_locomo_on_the_first_turns(tiny_locomo):
+    full = run_locomo(str(tiny_locomo), ["bm25"], ks=(5,))
+    short = run_locomo(str(tiny_locomo), ["bm25"], ks=(5,), turns=1)
+    assert short["turns"] == 1 and full["turns"] is None
+    assert short["questions"] < full["questions"]
+
+
+def test_short_histories_command(tiny_locomo, tmp_path, capsys):
+    from remem.cli import main
+
+    out = tmp_path / "short.json"
+    md = tmp_path / "short.md"
+    argv = ["bench", "locomo", "--data", str(tiny_locomo), "--engines", "bm25,hybrid"]
+    assert main([*argv, "--k", "5", "--turns", "1,100", "--json", str(out),
+                 "--markdown", str(md)]) == 0  # fmt: skip
+    result = json.loads(out.read_text())
+    assert result["benchmark"] == "locomo-short-histories"
+    assert [r["turns"] for r in result["runs"]] == [1, 100]
+    assert [r["subset_sizes"]["all"] for r in result["runs"]] == [2, 5]  # both conversations
+    table = md.read_text()
+    assert "| turns | questions | engine | recall@5 |" in table
+    assert "| 1 | 2 | bm25 |" in table and "| 100 | 5 | hybrid |" in table
+    capsys.readouterr()
+    assert main([*argv, "--answer", "--turns", "5"]) == 2
+    assert "--turns applies to retrieval runs" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from .report import (
     print_tables,
     qa_tables,
     scale_tables,
+    short_history_tables,
 )
 
 
@@ -37,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
         result = grounding_sweep(args.data, args.jsonl)
         tables = grounding_tables(result)
     elif args.bench == "locomo" and args.answer:
+        if args.turns is not None:
+            print("remem: --turns applies to retrieval runs, not to --answer", file=sys.stderr)
+            return 2
         from ..llm import create_llm
         from .qa import run_locomo_qa
 
@@ -80,6 +84,24 @@ def run(args: argparse.Namespace) -> int:
             log_path=args.server_log,
         )
         tables = load_tables(result)
+    elif args.bench == "locomo" and args.turns:
+        from .runner import run_locomo
+
+        runs = [
+            run_locomo(
+                args.data,
+                args.engines,
+                args.k,
+                turns=n,
+                conversations=args.conversations,
+                limit=args.limit,
+                progress=_progress,
+                reuse_embeddings=args.reuse_embeddings,
+            )
+            for n in args.turns
+        ]
+        result = {"benchmark": "locomo-short-histories", "data": args.data, "runs": runs}
+        tables = short_history_tables(result)
     elif args.bench in ("locomo", "memorybank"):
         from .runner import run_locomo, run_memorybank
 

@@ -111,6 +111,26 @@ def load_locomo(path: str | Path) -> list[Conversation]:
     return out
 
 
+def first_turns(conv: Conversation, n: int) -> Conversation:
+    """The conversation as it stood after its first ``n`` turns, with the questions
+    whose evidence all lies in them (a short history: how soon does an engine help?).
+    Category-5 questions, about things never said, stay."""
+    if n < 1:
+        raise ValueError(f"the number of turns must be positive, got {n}")
+    sessions: list[list[Turn]] = []
+    left = n
+    for s in conv.sessions:
+        if left <= 0:
+            break
+        sessions.append(s[:left])
+        left -= len(sessions[-1])
+    kept = {t.dia_id for s in sessions for t in s}
+    questions = [
+        q for q in conv.questions if q.category == 5 or (q.evidence and set(q.evidence) <= kept)
+    ]
+    return Conversation(conv.sample_id, conv.speakers, sessions, questions)
+
+
 def retrieval_questions(conv: Conversation) -> list[Question]:
     """The questions the retrieval benchmark asks: raw categories 1-4 with valid evidence."""
     return [q for q in conv.questions if q.category in (1, 2, 3, 4) and q.evidence]

@@ -307,6 +307,29 @@ def _spread(per_conv: dict[str, float] | None) -> str:
     return f"{_fmt(v[0])} / {_fmt(mid)} / {_fmt(v[-1])}"
 
 
+def short_history_tables(
+    result: dict[str, Any],
+) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Evidence recall (raw categories 1-4) when each conversation is cut to its first
+    turns: one row per (turns, engine)."""
+    runs = result["runs"]
+    ks = runs[0]["ks"] if runs else []
+    rows = [
+        [str(r["turns"]), str(r["subset_sizes"]["all"]), name]
+        + [_fmt(e["recall"][str(k)]["all"]) for k in ks]
+        for r in runs
+        for name, e in r["engines"].items()
+    ]
+    return [
+        (
+            "Short histories: evidence recall on the questions the first N turns answer "
+            "(raw categories 1-4)",
+            ["turns", "questions", "engine"] + [f"recall@{k}" for k in ks],
+            rows,
+        )
+    ]
+
+
 def compare_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     rows = [
         [

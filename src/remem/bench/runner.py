@@ -26,6 +26,7 @@ from .locomo import (
     Conversation,
     Question,
     adversarial_questions,
+    first_turns,
     load_locomo,
     retrieval_questions,
 )
@@ -69,17 +70,23 @@ def _in_subset(info: QuestionInfo, name: str) -> bool:
     return info.best_evidence_cos < float(name[4:])
 
 
-def run_locomo(data_path: str, engines: Sequence[str], ks=(5, 10, 20), **kw: Any) -> dict:
-    """LoCoMo: raw categories 1-4 with evidence; category 5 feeds the gate sweep."""
+def run_locomo(
+    data_path: str, engines: Sequence[str], ks=(5, 10, 20), turns: int | None = None, **kw: Any
+) -> dict:
+    """LoCoMo: raw categories 1-4 with evidence; category 5 feeds the gate sweep.
+    ``turns``: only each conversation's first turns (and the questions they answer)."""
+    convs = load_locomo(data_path)
+    if turns is not None:
+        convs = [first_turns(c, turns) for c in convs]
     result = run_retrieval(
-        load_locomo(data_path),
+        convs,
         engines,
         ks,
         questions_of=retrieval_questions,
         categories=CATEGORIES,
         **kw,
     )
-    return {"benchmark": "locomo-retrieval", "data": str(data_path), **result}
+    return {"benchmark": "locomo-retrieval", "data": str(data_path), "turns": turns, **result}
 
 
 def run_memorybank(
