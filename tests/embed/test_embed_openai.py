@@ -261,3 +261,15 @@ def test_a_changed_vector_size_is_refused(scripted) -> None:
     assert emb.dim == 2
     with pytest.raises(EmbedderError, match=r"sizes \[3\], expected 2"):
         emb.embed(["b"])
+
+
+def test_a_memo_wrapped_endpoint_embedder_learns_its_size_too(scripted, tmp_path) -> None:
+    from remem.embed.base import MemoEmbedder
+
+    srv = scripted([ok([1.0, 0.0, 0.0]), ok([0.0, 1.0, 0.0])])
+    memo = MemoEmbedder(OpenAIEmbedder("m", base_url=srv.base_url, retries=0))
+    assert memo.dim == 0
+    with Memory(path=str(tmp_path / "m.db"), engine="dense", embedder=memo) as mem:
+        assert memo.dim == 3
+        mem.add("hello", user_id="u")
+        assert mem.count("u") == 1

@@ -50,6 +50,7 @@ class MemoEmbedder(Embedder):
         if missing:
             for text, vec in zip(missing, self.inner.embed(missing), strict=True):
                 self._memo[text] = vec
+            self.dim = self.inner.dim  # an endpoint embedder learns it from its first reply
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._memo[t] for t in texts])
