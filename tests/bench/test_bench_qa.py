@@ -567,3 +567,69 @@ def test_compare_runs_question_by_question(finished, tmp_path, capsys):
     assert main(["bench", "qa-compare", str(out), str(b), "--markdown", str(md)]) == 0
     assert "hybrid" in capsys.readouterr().out
     assert "identical predictions" in md.read_text() and "| hybrid |" in md.read_text()
+
+
+def test_a_cut_short_last_line_reruns_its_block_only(tiny, finished, monkeypatch, caplog):
+    _, out = finished
+    text = out.read_text(encoding="utf-8")
+    out.write_text(text[: text.rstrip("\n").rfind("\n") + 1] + text.splitlines()[-1][:25])
+    ran = _record_runs(monkeypatch)
+    with caplog.at_level("WARNING", logger="remem.bench"):
+        run_locomo_qa(str(tiny), ENGINES, llm="none", k=5, jsonl=str(out), resume=True)
+    assert ran == [(FULL_CONTEXT, "conv-b")]  # the block of the cut row, nothing else
+    assert any("cut short" in r.getMessage() for r in caplog.records)
+    assert sorted(map(_key, _lines(out))) == sorted(map(_key, _lines_of(text)))
+
+    broken = out.read_text(encoding="utf-8").splitlines()
+    broken[1] = broken[1][:10]
+    out.write_text("\n".join(broken) + "\n")
+    with pytest.raises(ValueError, match="line 2 is not a JSON row"):
+        run_locomo_qa(str(tiny), ENGINES, llm="none", k=5, jsonl=str(out), resume=True)
+
+
+def _lines_of(text: str) -> list[dict]:
+    return [json.loads(x) for x in text.splitlines()]
+
+
+def test_the_full_run_script_runs_two_parts_and_merges(tiny, tmp_path):
+    """scripts/locomo_qa_full.sh, as docs/benchmarks.md runs it (reader none here)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "locomo_qa_full.sh"
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    env = {
+        **os.environ,
+        "REMEM": str(Path(sys.executable).parent / "remem"),
+        "LLM": "none",
+        "PART_A": "conv-a",
+        "PART_B": "conv-b",
+    }
+    out = tmp_path / "out"
+
+    def run() -> None:
+        done = subprocess.run(
+            [bash, str(script), str(tiny), "hybrid,bm25", str(out)],
+            env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    run()
+    a, b = _lines(out / "qa-full.jsonl"), _lines(out / "qa-full-b.jsonl")
+    assert {r["conversation"] for r in b} == {"conv-b"}
+    assert {(r["engine"], r["conversation"]) for r in a} == {
+        (e, c) for e in ("hybrid", "bm25") for c in ("conv-a", "conv-b")
+    }  # the merge took part B's blocks in
+    table = (out / "qa-full.md").read_text()
+    assert "| hybrid |" in table and "| bm25 |" in table
+    summary = json.loads((out / "qa-full.json").read_text())
+    assert summary["resumed_blocks"] == 4
+    assert summary["engines"]["bm25"]["questions"] == N_QUESTIONS
+
+    before = (out / "qa-full.jsonl").read_text()
+    run()  # again: everything is kept, nothing is answered twice
+    assert sorted((out / "qa-full.jsonl").read_text().splitlines()) == sorted(before.splitlines())

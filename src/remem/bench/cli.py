@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         llm_options = {"base_url": args.llm_url} if args.llm_url else {}
         if args.llm_model:
             llm_options["model"] = args.llm_model
-        if args.llm_threads:
+        if args.llm_threads and args.llm in ("local", "auto"):  # the others have no threads
             llm_options["n_threads"] = args.llm_threads
         result = run_locomo_qa(
             args.data,

@@ -89,7 +89,7 @@ def run_locomo_qa(
     for i, source in enumerate(sources):
         if not Path(source).is_file():
             continue
-        old = [json.loads(x) for x in Path(source).read_text(encoding="utf-8").splitlines() if x]
+        old = _read_rows(source)
         if i == 0 and resume:
             kept = [r for r in old if (r["engine"], r["conversation"]) not in planned]
         for name in engines:
@@ -341,7 +341,19 @@ def _bootstrap_ci(d: np.ndarray, rng: np.random.Generator, n_boot: int) -> list[
 
 
 def _read_rows(path: str | Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x]
+    """The rows of a JSONL file. A last line cut short (a run killed mid-write, or a
+    part still appending while another reads it) is left out with a warning: its
+    block is then incomplete and runs again. A broken line elsewhere is an error."""
+    lines = [x for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = []
+    for i, line in enumerate(lines):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            if i < len(lines) - 1:
+                raise ValueError(f"{path}: line {i + 1} is not a JSON row") from None
+            log.warning("%s: the last line is cut short; left out", path)
+    return rows
 
 
 def compare_runs(a: str | Path, b: str | Path, n_boot: int = 2000) -> dict[str, Any]:
