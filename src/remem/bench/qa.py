@@ -23,7 +23,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -176,9 +176,10 @@ def _run_engine(
     k: int,
     opts: dict[str, Any],
     judge: LLM | None,
-) -> list[dict[str, Any]]:
+) -> Iterator[dict[str, Any]]:
+    """The block's rows, each as soon as its question is answered (the caller writes
+    and flushes it at once)."""
     engine = "hybrid" if name == FULL_CONTEXT else name
-    rows = []
     with Memory(
         ":memory:", engine=engine, embedder=embedder, llm=reader, answer_options=opts
     ) as mem:
@@ -191,8 +192,7 @@ def _run_engine(
         )
         for q in questions:
             a = full.answer(q.question) if full else mem.answer(q.question, conv.sample_id, k)
-            rows.append(_row(name, conv, q, a, judge))
-    return rows
+            yield _row(name, conv, q, a, judge)
 
 
 class FullContext:
