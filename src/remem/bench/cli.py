@@ -85,8 +85,15 @@ def run(args: argparse.Namespace) -> int:
         )
         tables = load_tables(result)
     elif args.bench == "locomo" and args.turns:
+        from ..embed import create_embedder
+        from ..embed.base import MemoEmbedder
         from .runner import run_locomo
 
+        # one model for every length; with --reuse-embeddings one memo too, so the
+        # shorter histories' turns (prefixes of the longer ones) are embedded once
+        embedder = create_embedder("minilm")
+        if args.reuse_embeddings:
+            embedder = MemoEmbedder(embedder)
         runs = [
             run_locomo(
                 args.data,
@@ -96,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
                 conversations=args.conversations,
                 limit=args.limit,
                 progress=_progress,
-                reuse_embeddings=args.reuse_embeddings,
+                embedder=embedder,
             )
             for n in args.turns
         ]
