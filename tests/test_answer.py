@@ -22,6 +22,7 @@ from remem.answer import (
     grounded_share,
     is_refusal,
     is_temporal,
+    settle,
 )
 from remem.engines import engine_names
 from remem.llm import create_llm, estimate_tokens, local_available, prompts
@@ -359,6 +360,14 @@ def test_reader_refusal_becomes_the_refusal(reply):
         ("A: Paris", "Paris"),
         ("  Paris  \nQuestion: something else", "Paris"),
         ("Paris", "Paris"),
+        # the framing small readers put around an answer (seen in LoCoMo drafts)
+        ("The answer is: Paris.", "Paris."),
+        ('The answer to the question is: "Paris"', "Paris"),
+        ("The answer to this question is: Paris", "Paris"),
+        ("The answer is Paris", "Paris"),
+        ("The answer is: **Paris**", "Paris"),
+        ("The answer is: [8 May 2023] Ana: Paris", "Paris"),
+        ("Ana: Paris", "Paris"),
     ],
 )
 def test_reader_reply_is_cleaned(reply, text):
@@ -367,6 +376,59 @@ def test_reader_reply_is_cleaned(reply, text):
     assert a.text == text and a.refused is False
     assert a.llm_calls == 1
     assert a.prompt_tokens > 0 and a.completion_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("reply", "text"),
+    [
+        ("Answers vary by person", "Answers vary by person"),  # not a preamble
+        ("A red car", "A red car"),
+        ("Time: 10:30", "10:30"),
+        ("No, she does not", "No, she does not"),
+        ("[8 May 2023]", "8 May 2023"),  # a note's date alone, kept for a time question
+        ("The answer is: [8 May 2023] Ana: [8 May 2023]", "8 May 2023"),
+        ("The answer is: The answer is: The answer is:", ""),
+        ("The answer to the question is: [8 May 2023] Ana:", ""),  # nothing said
+    ],
+)
+def test_clean_keeps_answers_and_strips_only_framing(reply, text):
+    assert clean(reply) == text
+
+
+def test_a_lone_echoed_date_answers_only_a_question_about_time():
+    context = "[8 May 2023] Ana: My sister moved to Paris last spring."
+    assert settle("The answer is: [8 May 2023]", "When did she move?", context, 0.5) == (
+        "8 May 2023",
+        False,
+    )
+    assert settle("The answer is: [8 May 2023]", "Where does she live?", context, 0.5) == (
+        REFUSAL,
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The date of the picnic is not specified.",
+        "The answer is not provided in the notes.",
+        "The notes do not mention it; it is not possible to say.",
+        "The answer to this question is:",
+        "Ana:",
+    ],
+)
+def test_reworded_refusals_become_the_refusal(reply):
+    a = Answerer(Scripted(reply)).answer(WHERE, _recall())
+    assert a.refused is True and a.text == REFUSAL and a.draft == reply
+
+
+def test_framing_words_do_not_fail_the_grounding_check():
+    """ "answer", "date" and the like frame a reply; they are no claim about the user,
+    so a grounded reply wrapped in them is not refused (it was, before)."""
+    context = "[8 May 2023] Ana: My sister moved to Paris last spring."
+    assert settle("The answer is: Paris", WHERE, context, 0.5) == ("Paris", False)
+    assert settle("The date of the move is 8 May 2023.", "When?", context, 0.5)[1] is False
+    assert settle("The answer is: Lisbon", WHERE, context, 0.5) == (REFUSAL, True)
 
 
 # -- the grounding check: the verification rule enforced --------------------------------

@@ -174,12 +174,24 @@ def build_parser() -> argparse.ArgumentParser:
     mb.add_argument("--labels", default=None, help="evidence labels (default: the bundled ones)")
     _retrieval_args(mb)
     gr = bsub.add_parser(
-        "grounding", help="replay the answer-grounding check on a --grounding 0 QA run"
+        "grounding",
+        help="the answer-grounding check replayed at several thresholds on a saved QA run",
     )
     gr.add_argument("--data", required=True, help="path to locomo10.json")
-    gr.add_argument("--jsonl", required=True, help="rows of a --answer --grounding 0 run")
+    gr.add_argument(
+        "--jsonl", required=True, help="rows of a saved --answer run (best made with --grounding 0)"
+    )
     gr.add_argument("--json", dest="json_out")
     gr.add_argument("--markdown")
+    rp = bsub.add_parser(
+        "replay", help="a saved --answer run's drafts settled again by the current answer rules"
+    )
+    rp.add_argument("--data", required=True, help="path to locomo10.json")
+    rp.add_argument("--jsonl", required=True, help="rows of a saved --answer run")
+    rp.add_argument("--out", required=True, help="the replayed rows go here (JSONL)")
+    rp.add_argument("--grounding", type=float, default=0.5, help="grounding check threshold")
+    rp.add_argument("--json", dest="json_out")
+    rp.add_argument("--markdown")
     qc = bsub.add_parser(
         "qa-compare", help="two --answer runs question by question (a rerun, or a change)"
     )

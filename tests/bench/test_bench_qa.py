@@ -484,6 +484,43 @@ def test_grounding_sweep_replays_the_check_on_saved_drafts(tiny, tmp_path, monke
     assert 0.0 < on["false_refusal"] < 1.0  # "Biscuit" stays, the other Madrids go
 
 
+def test_replay_of_saved_drafts_equals_a_live_run(tiny, tmp_path, monkeypatch, capsys):
+    """A run at grounding 0 replayed at 0.5 gives row for row what a live run at 0.5
+    gives, and a run replayed at its own setting is unchanged: the replay is the live
+    rule (remem.answer.settle), so post-processing changes can be measured on saved
+    drafts without calling the reader."""
+    from remem.bench.qa import replay_rows
+    from remem.cli import main
+    from remem.llm import create_llm
+    from scripted_llm import ScriptedLLM
+
+    def reply(messages, schema):
+        asked = messages[-1]["content"].rsplit("Question:", 1)[-1]
+        return "The answer is: Biscuit" if "greyhound" in asked else "Answer: **Madrid**"
+
+    reader = ScriptedLLM(reply)
+    reader.count_tokens = create_llm("none").count_tokens
+    monkeypatch.setattr(qa, "create_llm", lambda name, **kw: reader)
+    off, on = tmp_path / "g0.jsonl", tmp_path / "g5.jsonl"
+    run_locomo_qa(str(tiny), ["hybrid"], llm="scripted", grounding=0, jsonl=str(off))
+    run_locomo_qa(str(tiny), ["hybrid"], llm="scripted", grounding=0.5, jsonl=str(on))
+    fields = ("prediction", "refused", "f1", "draft")
+    live = [{f: r[f] for f in fields} for r in _lines(on)]
+    replayed = replay_rows(str(tiny), _lines(off), 0.5)
+    assert [{f: r[f] for f in fields} for r in replayed] == live
+    assert replay_rows(str(tiny), _lines(on), 0.5) == _lines(on)
+    assert any(r["prediction"] == "Biscuit" for r in replayed)  # the framing is gone
+
+    out, md = tmp_path / "replayed.jsonl", tmp_path / "replayed.md"
+    args = ["bench", "replay", "--data", str(tiny), "--jsonl", str(off), "--out", str(out)]
+    assert main([*args, "--markdown", str(md)]) == 0
+    assert [{f: r[f] for f in fields} for r in _lines(out)] == live
+    assert "replayed from" in md.read_text() and "| hybrid |" in md.read_text()
+    cmp = compare_runs(off, out)["engines"]["hybrid"]
+    assert cmp["identical_drafts"] == cmp["questions"]  # same reader replies
+    assert cmp["identical_predictions"] < cmp["questions"]  # settled differently
+
+
 def test_resume_with_fewer_conversations_or_engines_keeps_the_other_blocks(
     tiny, finished, monkeypatch
 ):

@@ -32,6 +32,11 @@ def run(args: argparse.Namespace) -> int:
 
         result = compare_runs(args.a, args.b)
         tables = compare_tables(result)
+    elif args.bench == "replay":
+        from .qa import replay_run
+
+        result = replay_run(args.data, args.jsonl, args.out, grounding=args.grounding)
+        tables = qa_tables(result)
     elif args.bench == "grounding":
         from .qa import grounding_sweep
 

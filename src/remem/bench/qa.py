@@ -378,6 +378,8 @@ def compare_runs(a: str | Path, b: str | Path, n_boot: int = 2000) -> dict[str, 
                 rows_a[k]["prediction"] == rows_b[k]["prediction"] for k in both
             ),
             "identical_evidence": sum(rows_a[k]["evidence"] == rows_b[k]["evidence"] for k in both),
+            # the reader's own replies: equal when only the post-processing changed
+            "identical_drafts": sum(rows_a[k].get("draft") == rows_b[k].get("draft") for k in both),
             "f1_1to4_a": mean(rows_a[k]["f1"] for k in scored),
             "f1_1to4_b": mean(rows_b[k]["f1"] for k in scored),
             "diff": float(d.mean()) if len(d) else 0.0,
@@ -396,43 +398,73 @@ def write_jsonl_summary(path: str | Path) -> dict[str, Any]:
 SWEEP = (0.0, 0.25, 0.34, 0.5, 0.67, 0.75)
 
 
-def grounding_sweep(
-    data_path: str, jsonl: str, thresholds: Sequence[float] = SWEEP
-) -> dict[str, Any]:
-    """Replay the grounding check on a run made with ``--grounding 0``: each row's
-    draft is checked against its evidence (rebuilt from the data by turn id) at each
-    threshold. Greedy decoding makes the reader's draft the same at any threshold, so
-    this measures the check's trade-off without calling the reader again."""
-    from ..answer import REFUSAL, clean, grounded_share, is_refusal
+def replay_rows(
+    data_path: str, rows: list[dict[str, Any]], grounding: float
+) -> list[dict[str, Any]]:
+    """``rows`` of a saved run with each reader draft settled again by the current
+    answer rules (:func:`remem.answer.settle`) at ``grounding``: new prediction,
+    refusal and F1, all else kept. Greedy decoding makes a draft independent of what
+    is done with it afterwards, so this gives exactly what a rerun would, without
+    calling the reader. The evidence is rebuilt from the data by turn id; ILSTMA's
+    notes (summary, profile) are not, so for its rows the check sees the memories only."""
+    from ..answer import settle
 
     turns = {
         (c.sample_id, t.dia_id): f"{t.speaker}: {t.text}"
         for c in load_locomo(data_path)
         for t in c.turns
     }
-    rows = [json.loads(x) for x in Path(jsonl).read_text(encoding="utf-8").splitlines() if x]
+    out = []
+    for r in rows:
+        if not r["draft"]:  # no reader call (a gate refusal, an extractive answer)
+            out.append(dict(r))
+            continue
+        context = "\n".join(turns.get((r["conversation"], e), "") for e in r["evidence"])
+        pred, refused = settle(r["draft"], r["question"], context, grounding)
+        gold = None if r["category"] == 5 else r["gold"]
+        out.append(
+            dict(r, prediction=pred, refused=refused, f1=locomo_f1(pred, gold, r["category"]))
+        )
+    return out
+
+
+def replay_run(data_path: str, jsonl: str, out: str, grounding: float = 0.5) -> dict[str, Any]:
+    """:func:`replay_rows` over a saved JSONL, written to ``out``, and its summary."""
+    rows = replay_rows(data_path, _read_rows(jsonl), grounding)
+    with open(out, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    engines = list(dict.fromkeys(r["engine"] for r in rows))
+    return {
+        "benchmark": "locomo-qa-replay",
+        "data": str(data_path),
+        "jsonl": jsonl,
+        "replayed": out,
+        "grounding": grounding,
+        "engines": summarise(rows, engines),
+        "paired": paired_differences(rows, engines),
+    }
+
+
+def grounding_sweep(
+    data_path: str, jsonl: str, thresholds: Sequence[float] = SWEEP
+) -> dict[str, Any]:
+    """The grounding check's trade-off: a saved run replayed (:func:`replay_rows`) at
+    each threshold, best from a run made with ``--grounding 0`` (any run works: the
+    drafts are kept whatever the check decided)."""
+    rows = _read_rows(jsonl)
     out: dict[str, list[dict[str, float]]] = {}
-    for name in dict.fromkeys(r["engine"] for r in rows):
-        mine = [r for r in rows if r["engine"] == name]
-        for t in thresholds:
-            scored = []
-            for r in mine:
-                text = clean(r["draft"]) if r["draft"] else r["prediction"]
-                context = "\n".join(turns.get((r["conversation"], e), "") for e in r["evidence"])
-                refused = is_refusal(text) or (
-                    t > 0 and grounded_share(text, r["question"], context) < t
-                )
-                pred = REFUSAL if refused else text
-                gold = None if r["category"] == 5 else r["gold"]
-                scored.append((r["category"], locomo_f1(pred, gold, r["category"]), refused))
-            ans = [s for s in scored if s[0] != 5]
-            adv = [s for s in scored if s[0] == 5]
+    for t in thresholds:
+        replayed = replay_rows(data_path, rows, t)
+        for name in dict.fromkeys(r["engine"] for r in replayed):
+            ans = [r for r in replayed if r["engine"] == name and r["category"] != 5]
+            adv = [r for r in replayed if r["engine"] == name and r["category"] == 5]
             out.setdefault(name, []).append(
                 {
                     "threshold": t,
-                    "f1_1to4": mean(f for _, f, _ in ans),
-                    "cat5_refusal": mean(float(x) for *_, x in adv),
-                    "false_refusal": mean(float(x) for *_, x in ans),
+                    "f1_1to4": mean(r["f1"] for r in ans),
+                    "cat5_refusal": mean(float(r["refused"]) for r in adv),
+                    "false_refusal": mean(float(r["refused"]) for r in ans),
                 }
             )
     return {"benchmark": "locomo-qa-grounding", "jsonl": jsonl, "engines": out}

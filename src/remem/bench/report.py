@@ -259,9 +259,16 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
     ]
     tables = [
         (
-            f"LoCoMo QA, official F1 by raw category (reader {result['reader']}, k={result['k']}, "
-            f"context budget {result['max_context_tokens']} tokens, "
-            f"grounding check {result.get('grounding', 0.5)})",
+            (
+                f"LoCoMo QA, official F1 by raw category (reader {result['reader']}, "
+                f"k={result['k']}, context budget {result['max_context_tokens']} tokens, "
+                f"grounding check {result.get('grounding', 0.5)})"
+            )
+            if "replayed" not in result
+            else (
+                f"LoCoMo QA replayed from {result['jsonl']}: the saved reader drafts settled "
+                f"by the current answer rules, grounding check {result['grounding']}"
+            ),
             header,
             f1_rows,
         ),
@@ -337,6 +344,7 @@ def compare_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[li
             str(e["questions"]),
             str(e["identical_predictions"]),
             str(e["identical_evidence"]),
+            str(e.get("identical_drafts", "-")),
             _fmt(e["f1_1to4_a"]),
             _fmt(e["f1_1to4_b"]),
             _fmt(e["diff"]),
@@ -352,6 +360,7 @@ def compare_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[li
                 "questions in both",
                 "identical predictions",
                 "identical evidence",
+                "identical reader drafts",
                 "F1 1-4 A",
                 "F1 1-4 B",
                 "B - A",
