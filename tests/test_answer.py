@@ -16,7 +16,9 @@ from remem.answer import (
     REFUSAL,
     Answer,
     Answerer,
+    asks_for_date,
     clean,
+    date_span,
     extractive,
     format_memory,
     grounded_share,
@@ -429,6 +431,40 @@ def test_framing_words_do_not_fail_the_grounding_check():
     assert settle("The answer is: Paris", WHERE, context, 0.5) == ("Paris", False)
     assert settle("The date of the move is 8 May 2023.", "When?", context, 0.5)[1] is False
     assert settle("The answer is: Lisbon", WHERE, context, 0.5) == (REFUSAL, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("Ana moved to Paris on 8 May 2023.", "8 May 2023"),
+        ("The date of the move is May 8, 2023.", "May 8, 2023"),
+        ("She left the week before 9 June 2023, I think", "the week before 9 June 2023"),
+        ("last Friday of June 2023", "last Friday of June 2023"),
+        ("2023-09-13 23:13:53", "13 September 2023"),  # written as the notes write dates
+        ("She went camping in July.", "July"),
+        ("In 2022 she went", "2022"),
+        ("It was in the spring of 2024", "spring of 2024"),
+        ("around late June 2023", "late June 2023"),
+        ("She may go to Paris", ""),  # "may" alone is no date
+        ("Ana moved to Paris", ""),
+    ],
+)
+def test_date_span(text, span):
+    assert date_span(text) == span
+
+
+def test_a_question_about_a_date_is_answered_with_the_date():
+    context = "[8 May 2023] Ana: My sister moved to Paris last spring."
+    reply = "Ana's sister moved to Paris on 8 May 2023."
+    assert asks_for_date("When did she move?") and asks_for_date("Which year was it?")
+    assert not asks_for_date("How long has she lived there?")  # a duration, not a date
+    a = Answerer(Scripted(reply)).answer("When did Ana's sister move?", _recall())
+    assert a.text == "8 May 2023" and a.refused is False and a.draft == reply
+    whole = Answerer(Scripted(reply), date_answers=False).answer("When did she move?", _recall())
+    assert whole.text == reply.rstrip()
+    assert settle(reply, "Where did she move?", context, 0.5) == (reply, False)  # not asked
+    no_date = settle("Ana moved to Paris", "When did she move?", context, 0.5)
+    assert no_date == ("Ana moved to Paris", False)  # no date in the reply: kept whole
 
 
 # -- the grounding check: the verification rule enforced --------------------------------

@@ -209,9 +209,11 @@ class Answerer:
         max_answer_tokens: int = 32,
         temporal_prompt: bool = True,
         grounding: float = 0.5,
+        date_answers: bool = True,
     ):
         self.llm = llm
         self.grounding = grounding
+        self.date_answers = date_answers
         self.max_context_tokens = max_context_tokens
         self.max_answer_tokens = max_answer_tokens
         self.temporal_prompt = temporal_prompt
@@ -289,7 +291,9 @@ class Answerer:
                 **base,
             )
         if prepared is not None:
-            text, refused = settle(prepared, question, context, self.grounding)
+            text, refused = settle(
+                prepared, question, context, self.grounding, date_answers=self.date_answers
+            )
             return Answer(
                 text,
                 draft=prepared,
@@ -323,7 +327,9 @@ class Answerer:
                 latency_s=time.perf_counter() - t0,
                 **base,
             )
-        text, refused = settle(c.text, question, context, self.grounding)
+        text, refused = settle(
+            c.text, question, context, self.grounding, date_answers=self.date_answers
+        )
         return Answer(
             text,
             draft=c.text,
@@ -336,17 +342,72 @@ class Answerer:
         )
 
 
-def settle(draft: str, question: str, context: str, grounding: float) -> tuple[str, bool]:
-    """The reader's ``draft`` made the answer: cleaned, and replaced by the refusal
-    when it says it is not in memory or fails the grounding check (``grounding`` is
-    the share of its own content words the context must hold; 0 turns it off).
-    Returns (text, refused). The QA benchmark replays saved drafts through this same
-    function, so a replay is the live rule."""
+def settle(
+    draft: str, question: str, context: str, grounding: float, *, date_answers: bool = True
+) -> tuple[str, bool]:
+    """The reader's ``draft`` made the answer: cleaned, cut to its date when the
+    question asks for one (``date_answers``), and replaced by the refusal when it says
+    it is not in memory or fails the grounding check (``grounding`` is the share of
+    its own content words the context must hold; 0 turns it off). Returns (text,
+    refused). The QA benchmark replays saved drafts through this same function, so a
+    replay is the live rule."""
     text = clean(draft, keep_date=is_temporal(question))
     refused = is_refusal(text) or (
         grounding > 0 and grounded_share(text, question, context) < grounding
     )
-    return (REFUSAL, True) if refused else (text, False)
+    if refused:
+        return REFUSAL, True
+    if date_answers and asks_for_date(question):
+        text = date_span(text) or text
+    return text, False
+
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[89]|20)\d{2}"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_DATE_SPAN = re.compile(
+    # an optional relative lead ("the week before", "last Sunday of"), then the date
+    rf"(?:(?:the\s+)?(?:(?:first|second|third|last|next|same|previous|following)\s+)?"
+    rf"(?:day|week|weekend|month|year|{_WEEKDAY})s?\s+(?:before|after|of|prior\s+to)\s+)?"
+    rf"(?:{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
+    rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
+    rf"|(?:(?:early|mid|late)[-\s]+)?(?:{_MONTH}|spring|summer|autumn|fall|winter)"
+    rf"(?:\s+of)?,?\s+{_YEAR}"
+    rf"|(?<=\bin\s){_MONTH}"  # "in July"
+    rf"|(?P<iso>{_YEAR}-\d{{2}}-\d{{2}})"
+    rf"|{_YEAR})\b",
+    re.I,
+)
+_DATE_QUESTION = re.compile(
+    r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|day|year|month|week)\b)", re.I
+)
+
+
+def asks_for_date(question: str) -> bool:
+    """ "When ...?" / "Which year ...?": the answer is a point in time (unlike "how
+    long", whose answer is a duration)."""
+    return bool(_DATE_QUESTION.search(question))
+
+
+def date_span(text: str) -> str:
+    """The first date in ``text`` with its relative lead ("the week before 9 June
+    2023"), an ISO date written as the notes write dates; "" when there is none.
+    Readers answer "When did Ana move?" with a sentence around the date ("Ana moved
+    to Paris on 8 May 2023."); the date is the answer."""
+    m = _DATE_SPAN.search(text)
+    if not m:
+        return ""
+    if m.group("iso"):
+        try:
+            when = datetime.strptime(m.group("iso"), "%Y-%m-%d")
+        except ValueError:
+            return m.group(0)
+        return text[m.start() : m.start("iso")] + _date(when)
+    return m.group(0)
 
 
 def _clip(text: str, tokens: int, llm: LLM) -> str:
