@@ -401,6 +401,20 @@ def test_prompts_override_folder(
     with pytest.raises(LLMError, match="has no '### system' / '### user' sections"):
         prompts.render("judge", question="q", gold="g", prediction="p")
 
+    # worked examples: assistant turns between the user turns, in file order
+    (tmp_path / "answer.txt").write_text(
+        "### system\nBe terse.\n### user\nQ=Name?\n### assistant\nMiso\n"
+        "### user\nQ=$question C=$context\n",
+        encoding="utf-8",
+    )
+    prompts.load.cache_clear()
+    assert prompts.render("answer", context="notes", question="why?") == [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "Q=Name?"},
+        {"role": "assistant", "content": "Miso"},
+        {"role": "user", "content": "Q=why? C=notes"},
+    ]
+
     monkeypatch.delenv("REMEM_PROMPTS")
     prompts.load.cache_clear()
     assert prompts.render("answer", context="C", question="Q") == default_answer

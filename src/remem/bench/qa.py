@@ -202,9 +202,14 @@ class FullContext:
         self, mem: Memory, user_id: str, reader: LLM, answer_tokens: int = 48, grounding=0.5
     ):
         self.hits = list(reversed(mem.memories(user_id)))  # newest first = kept first
+        # every message of the longer prompt (instructions and any worked examples),
+        # plus room for the question and the chat template's tokens
         overhead = max(
-            reader.count_tokens(m["content"])
-            for m in [*prompt_files.render("answer_temporal", context="", question="")]
+            sum(
+                reader.count_tokens(m["content"])
+                for m in prompt_files.render(t, context="", question="")
+            )
+            for t in ("answer", "answer_temporal")
         ) + 2 * reader.count_tokens(" ".join(["word"] * 40))
         budget = max(256, reader.context_window - overhead - answer_tokens - 64)
         self.answerer = Answerer(

@@ -1,7 +1,9 @@
 """Prompts are package data, one file per task (``prompts/<task>.txt``).
 
 A file holds ``### system`` and ``### user`` sections with ``$name`` placeholders
-(``string.Template``, so JSON braces in a prompt need no escaping). Users can point
+(``string.Template``, so JSON braces in a prompt need no escaping); ``### assistant``
+sections between them make worked examples (few-shot turns), which small readers
+follow far better than instructions alone. Users can point
 ``REMEM_PROMPTS`` at a folder of their own files to override any of them.
 """
 
@@ -28,7 +30,7 @@ TASKS = (
     "verify_candidate",
     "judge",
 )
-_SECTION = re.compile(r"^### (system|user)\s*$", re.M)
+_SECTION = re.compile(r"^### (system|user|assistant)\s*$", re.M)
 
 
 @cache
