@@ -24,6 +24,7 @@ from remem.answer import (
     grounded_share,
     is_refusal,
     is_temporal,
+    misattributed,
     settle,
 )
 from remem.engines import engine_names
@@ -465,6 +466,60 @@ def test_a_question_about_a_date_is_answered_with_the_date():
     assert settle(reply, "Where did she move?", context, 0.5) == (reply, False)  # not asked
     no_date = settle("Ana moved to Paris", "When did she move?", context, 0.5)
     assert no_date == ("Ana moved to Paris", False)  # no date in the reply: kept whole
+
+
+# -- the premise check: an answer about someone else is no answer ---------------------
+
+NECKLACE = [
+    ("Caroline", "Thanks, Melanie! This necklace is a gift from my grandma in Sweden."),
+    ("Melanie", "It's beautiful! I love the pottery class I joined last week."),
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "wrong"),
+    [
+        ("Sweden", "What country is Melanie's grandma from?", True),  # Caroline's grandma
+        ("Sweden", "What country is Caroline's grandma from?", False),
+        ("a pottery class", "What class did Caroline join?", True),  # Melanie's class
+        ("a pottery class", "What class did Melanie join?", False),
+        ("Sweden", "Where is the grandma from?", False),  # names nobody
+        ("Sweden", "Did Caroline tell Melanie about Sweden?", False),  # names both
+        ("Yes", "Is Melanie's grandma from Sweden?", False),  # no words of its own
+        ("Lisbon", "What country is Melanie's grandma from?", False),  # grounding's job
+    ],
+)
+def test_misattributed(answer, question, wrong):
+    assert misattributed(answer, question, NECKLACE) is wrong
+
+
+def test_second_person_lines_belong_to_the_listener_and_mixed_lines_to_nobody():
+    lines = [("Caroline", "Wow, your marathon medal looks great!")]  # about Melanie
+    both = [*lines, ("Melanie", "Hi Caroline")]
+    assert misattributed("a marathon medal", "What medal did Caroline win?", both) is True
+    assert misattributed("a marathon medal", "What medal did Melanie win?", both) is False
+    mixed = [("Caroline", "I love your marathon medal!"), ("Melanie", "Hi Caroline")]
+    assert misattributed("a marathon medal", "What medal did Caroline win?", mixed) is False
+    # with a third speaker "your" has no single referent: no verdict
+    three = [*lines, ("Melanie", "Hi"), ("Jon", "Hey")]
+    assert misattributed("a marathon medal", "What medal did Caroline win?", three) is False
+
+
+def test_answer_resting_on_someone_elses_memory_is_refused(open_memory):
+    mem = open_memory(":memory:", "hybrid", llm=Scripted("The answer is: Sweden"))
+    t0 = datetime(2023, 5, 8, 13, 0)
+    for i, (who, text) in enumerate(NECKLACE):
+        mem.add(text, "u", speaker=who, timestamp=t0 + timedelta(minutes=i))
+    asked_wrong = mem.answer("What country is Melanie's grandma from?", "u")
+    assert asked_wrong.refused is True and asked_wrong.text == REFUSAL
+    assert asked_wrong.draft == "The answer is: Sweden" and asked_wrong.llm_calls == 1
+    assert mem.answer("What country is Caroline's grandma from?", "u").text == "Sweden"
+    off = open_memory(
+        ":memory:", "hybrid", llm=Scripted("Sweden"), answer_options={"premise": False}
+    )
+    for i, (who, text) in enumerate(NECKLACE):
+        off.add(text, "u", speaker=who, timestamp=t0 + timedelta(minutes=i))
+    assert off.answer("What country is Melanie's grandma from?", "u").text == "Sweden"
 
 
 # -- the grounding check: the verification rule enforced --------------------------------

@@ -210,8 +210,10 @@ class Answerer:
         temporal_prompt: bool = True,
         grounding: float = 0.5,
         date_answers: bool = True,
+        premise: bool = True,
     ):
         self.llm = llm
+        self.premise = premise
         self.grounding = grounding
         self.date_answers = date_answers
         self.max_context_tokens = max_context_tokens
@@ -261,6 +263,19 @@ class Answerer:
             )
         return dict(options)
 
+    def _settle(
+        self, draft: str, question: str, context: str, evidence: list[Hit]
+    ) -> tuple[str, bool]:
+        return settle(
+            draft,
+            question,
+            context,
+            self.grounding,
+            date_answers=self.date_answers,
+            lines=[(h.speaker, h.text) for h in evidence],
+            premise=self.premise,
+        )
+
     def answer(
         self,
         question: str,
@@ -291,9 +306,7 @@ class Answerer:
                 **base,
             )
         if prepared is not None:
-            text, refused = settle(
-                prepared, question, context, self.grounding, date_answers=self.date_answers
-            )
+            text, refused = self._settle(prepared, question, context, evidence)
             return Answer(
                 text,
                 draft=prepared,
@@ -327,9 +340,7 @@ class Answerer:
                 latency_s=time.perf_counter() - t0,
                 **base,
             )
-        text, refused = settle(
-            c.text, question, context, self.grounding, date_answers=self.date_answers
-        )
+        text, refused = self._settle(c.text, question, context, evidence)
         return Answer(
             text,
             draft=c.text,
@@ -343,23 +354,77 @@ class Answerer:
 
 
 def settle(
-    draft: str, question: str, context: str, grounding: float, *, date_answers: bool = True
+    draft: str,
+    question: str,
+    context: str,
+    grounding: float,
+    *,
+    date_answers: bool = True,
+    lines: Sequence[tuple[str | None, str]] = (),
+    premise: bool = True,
 ) -> tuple[str, bool]:
     """The reader's ``draft`` made the answer: cleaned, cut to its date when the
     question asks for one (``date_answers``), and replaced by the refusal when it says
-    it is not in memory or fails the grounding check (``grounding`` is the share of
-    its own content words the context must hold; 0 turns it off). Returns (text,
-    refused). The QA benchmark replays saved drafts through this same function, so a
-    replay is the live rule."""
+    it is not in memory, fails the grounding check (``grounding`` is the share of its
+    own content words the context must hold; 0 turns it off) or, with ``premise``,
+    rests on what memory says of someone other than the person asked about (see
+    :func:`misattributed`; ``lines`` are the evidence as (speaker, text)). Returns
+    (text, refused). The QA benchmark replays saved drafts through this same
+    function, so a replay is the live rule."""
     text = clean(draft, keep_date=is_temporal(question))
-    refused = is_refusal(text) or (
-        grounding > 0 and grounded_share(text, question, context) < grounding
+    refused = (
+        is_refusal(text)
+        or (grounding > 0 and grounded_share(text, question, context) < grounding)
+        or (premise and misattributed(text, question, lines))
     )
     if refused:
         return REFUSAL, True
     if date_answers and asks_for_date(question):
         text = date_span(text) or text
     return text, False
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
+_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|you'd|you'll|your|yours|yourself)\b", re.I)
+
+
+def _about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
+    """Whose the line's content is, when its pronouns say so: the speaker's in the
+    first person ("my grandma"), the other one's in the second person between two
+    people ("what got you into running?"); None when mixed or third person."""
+    first, second = bool(_FIRST_PERSON.search(text)), bool(_SECOND_PERSON.search(text))
+    if first and not second:
+        return speaker
+    if second and not first and speaker in speakers and len(speakers) == 2:
+        return next(p for p in speakers if p != speaker)
+    return None
+
+
+def misattributed(answer: str, question: str, lines: Sequence[tuple[str | None, str]]) -> bool:
+    """True when the answer comes from what memory says of someone else than the one
+    person the question asks about: the question names exactly one of the evidence's
+    speakers, and every evidence line that best supports the answer's own words is,
+    by its pronouns, about another person. A false premise is the usual shape of an
+    unanswerable question ("What is Melanie's grandma's country?" when Caroline said
+    "a gift from my grandma in Sweden"), and small readers answer it from the line
+    anyway. Answers without content words of their own (yes/no, dates, numbers) and
+    lines whose owner is unclear are never judged."""
+    speakers = {sp for sp, _ in lines if sp}
+    named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", question, re.I)]
+    if len(named) != 1:
+        return False
+    asked = {_key(t) for t in tokenize(question)}
+    own = {
+        _key(t) for t in tokenize(answer) if not _NUMBERISH.match(t) and t not in _FREE_WORDS
+    } - asked
+    if not own:
+        return False
+    support = [(len(own & {_key(t) for t in tokenize(text)}), sp, text) for sp, text in lines]
+    best = max((n for n, _, _ in support), default=0)
+    if best == 0:
+        return False
+    owners = {_about(sp, text, speakers) for n, sp, text in support if n == best}
+    return None not in owners and named[0] not in owners
 
 
 _MONTH = (

@@ -415,7 +415,7 @@ def replay_rows(
     from ..answer import settle
 
     turns = {
-        (c.sample_id, t.dia_id): f"{t.speaker}: {t.text}"
+        (c.sample_id, t.dia_id): (t.speaker, t.text)
         for c in load_locomo(data_path)
         for t in c.turns
     }
@@ -424,8 +424,9 @@ def replay_rows(
         if not r["draft"]:  # no reader call (a gate refusal, an extractive answer)
             out.append(dict(r))
             continue
-        context = "\n".join(turns.get((r["conversation"], e), "") for e in r["evidence"])
-        pred, refused = settle(r["draft"], r["question"], context, grounding)
+        lines = [turns[k] for e in r["evidence"] if (k := (r["conversation"], e)) in turns]
+        context = "\n".join(f"{who}: {text}" for who, text in lines)
+        pred, refused = settle(r["draft"], r["question"], context, grounding, lines=lines)
         gold = None if r["category"] == 5 else r["gold"]
         out.append(
             dict(r, prediction=pred, refused=refused, f1=locomo_f1(pred, gold, r["category"]))
