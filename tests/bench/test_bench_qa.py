@@ -521,6 +521,39 @@ def test_replay_of_saved_drafts_equals_a_live_run(tiny, tmp_path, monkeypatch, c
     assert cmp["identical_predictions"] < cmp["questions"]  # settled differently
 
 
+def test_full_context_asks_grouped_by_prompt_and_writes_in_file_order(tmp_path, monkeypatch):
+    """The full-context reader is asked the plain questions first, then those about
+    time, so the shared window is reused instead of re-read at every switch; the
+    rows still come out in the file's order, each with its own question's answer."""
+    from remem.llm import create_llm
+    from scripted_llm import ScriptedLLM
+
+    qa_rows = [
+        {"question": "When did Cleo repair it?", "answer": "2 March 2023", "category": 2},
+        {"question": "What did Cleo repair?", "answer": "a typewriter", "category": 4},
+        {"question": "When did Dan's niece win?", "answer": "2 March 2023", "category": 2},
+        {"question": "What did the niece win?", "answer": "chess", "category": 4},
+    ]
+    for q in qa_rows:
+        q["evidence"] = ["D1:1"]
+    data = tmp_path / "time.json"
+    data.write_text(json.dumps([{"sample_id": "conv-b", "conversation": CONV_B, "qa": qa_rows}]))
+
+    def reply(messages, schema):
+        return "echo " + messages[-1]["content"].rsplit("Question:", 1)[-1].strip()
+
+    reader = ScriptedLLM(reply)
+    reader.count_tokens = create_llm("none").count_tokens
+    monkeypatch.setattr(qa, "create_llm", lambda name, **kw: reader)
+    out = tmp_path / "rows.jsonl"
+    run_locomo_qa(str(data), [FULL_CONTEXT], llm="scripted", grounding=0, jsonl=str(out))
+    asked = [c["messages"][-1]["content"].rsplit("Question:", 1)[-1].strip() for c in reader.calls]
+    assert asked == [qa_rows[i]["question"] for i in (1, 3, 0, 2)]  # plain, then time
+    rows = _lines(out)
+    assert [r["question"] for r in rows] == [q["question"] for q in qa_rows]
+    assert all(r["draft"] == "echo " + r["question"] for r in rows)
+
+
 def test_resume_with_fewer_conversations_or_engines_keeps_the_other_blocks(
     tiny, finished, monkeypatch
 ):

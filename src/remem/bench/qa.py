@@ -29,7 +29,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..answer import Answer, Answerer
+from ..answer import Answer, Answerer, is_temporal
 from ..embed import create_embedder
 from ..embed.base import MemoEmbedder
 from ..llm import LLM, create_llm
@@ -185,14 +185,15 @@ def _run_engine(
     ) as mem:
         for session in conv.sessions:
             mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
-        full = (
-            FullContext(mem, conv.sample_id, reader, grounding=opts["grounding"])
-            if name == FULL_CONTEXT
-            else None
-        )
+        if name == FULL_CONTEXT:
+            full = FullContext(mem, conv.sample_id, reader, grounding=opts["grounding"])
+            for q, a in zip(
+                questions, full.answer_all([q.question for q in questions]), strict=True
+            ):
+                yield _row(name, conv, q, a, judge)
+            return
         for q in questions:
-            a = full.answer(q.question) if full else mem.answer(q.question, conv.sample_id, k)
-            yield _row(name, conv, q, a, judge)
+            yield _row(name, conv, q, mem.answer(q.question, conv.sample_id, k), judge)
 
 
 class FullContext:
@@ -218,6 +219,17 @@ class FullContext:
 
     def answer(self, question: str) -> Answer:
         return self.answerer.answer(question, Recall(self.hits, 1.0, False))
+
+    def answer_all(self, questions: list[str]) -> list[Answer]:
+        """Every question's answer, in the given order, computed grouped by prompt
+        (plain, then about time). The long context is the same for every question, so
+        llama.cpp reuses it from the previous call as long as the prompt's opening
+        stays the same; asked in file order the two prompts alternate and each switch
+        re-reads the whole window (~2,000 tokens). The order changes which prefix is
+        reused, not what is asked."""
+        order = sorted(range(len(questions)), key=lambda i: is_temporal(questions[i]))
+        answers: dict[int, Answer] = {i: self.answer(questions[i]) for i in order}
+        return [answers[i] for i in range(len(questions))]
 
 
 def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | None) -> dict:
