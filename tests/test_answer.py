@@ -19,6 +19,7 @@ from remem.answer import (
     asks_for_date,
     clean,
     date_span,
+    drop_restatement,
     extractive,
     format_memory,
     grounded_share,
@@ -466,6 +467,34 @@ def test_a_question_about_a_date_is_answered_with_the_date():
     assert settle(reply, "Where did she move?", context, 0.5) == (reply, False)  # not asked
     no_date = settle("Ana moved to Paris", "When did she move?", context, 0.5)
     assert no_date == ("Ana moved to Paris", False)  # no date in the reply: kept whole
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "answer"),
+    [
+        (
+            "The name of Ana's teacher is Ines Duarte.",
+            "What is the name of Ana's teacher?",
+            "Ines Duarte.",
+        ),
+        ("The club that John supports is Porto.", "Which club does John support?", "Porto."),
+        ("Ana's favourite tea was genmaicha", "What is Ana's favourite tea?", "genmaicha"),
+        ("Ana's sister is in Paris", "Who lives in Paris?", "Ana's sister is in Paris"),
+        ("No, the cat is black", "Is the cat white?", "No, the cat is black"),
+        ("She is in Paris", "Where is she?", "She is in Paris"),  # pronouns say nothing
+        ("Ines Duarte", "Who teaches Ana?", "Ines Duarte"),
+    ],
+)
+def test_drop_restatement(text, question, answer):
+    assert drop_restatement(text, question) == answer
+
+
+def test_restated_question_is_trimmed_unless_turned_off():
+    reply = "The name of Ana's sister's city is Paris"
+    q = "What is the name of Ana's sister's city?"
+    assert Answerer(Scripted(reply)).answer(q, _recall()).text == "Paris"
+    whole = Answerer(Scripted(reply), trim_restatement=False).answer(q, _recall())
+    assert whole.text == reply
 
 
 # -- the premise check: an answer about someone else is no answer ---------------------

@@ -211,9 +211,11 @@ class Answerer:
         grounding: float = 0.5,
         date_answers: bool = True,
         premise: bool = True,
+        trim_restatement: bool = True,
     ):
         self.llm = llm
         self.premise = premise
+        self.trim_restatement = trim_restatement
         self.grounding = grounding
         self.date_answers = date_answers
         self.max_context_tokens = max_context_tokens
@@ -274,6 +276,7 @@ class Answerer:
             date_answers=self.date_answers,
             lines=[(h.speaker, h.text) for h in evidence],
             premise=self.premise,
+            trim_restatement=self.trim_restatement,
         )
 
     def answer(
@@ -362,9 +365,11 @@ def settle(
     date_answers: bool = True,
     lines: Sequence[tuple[str | None, str]] = (),
     premise: bool = True,
+    trim_restatement: bool = True,
 ) -> tuple[str, bool]:
     """The reader's ``draft`` made the answer: cleaned, cut to its date when the
-    question asks for one (``date_answers``), and replaced by the refusal when it says
+    question asks for one (``date_answers``) or else without the question restated
+    before it (``trim_restatement``), and replaced by the refusal when it says
     it is not in memory, fails the grounding check (``grounding`` is the share of its
     own content words the context must hold; 0 turns it off) or, with ``premise``,
     rests on what memory says of someone other than the person asked about (see
@@ -381,7 +386,31 @@ def settle(
         return REFUSAL, True
     if date_answers and asks_for_date(question):
         text = date_span(text) or text
+    elif trim_restatement:
+        text = drop_restatement(text, question)
     return text, False
+
+
+_COPULA = re.compile(r"\s(?:is|was|are|were|includes?|included)\s+", re.I)
+
+
+def drop_restatement(text: str, question: str) -> str:
+    """The answer without the question restated before it: "The name of Ana's
+    teacher is Ines Duarte." asked "What is the name of Ana's teacher?" is "Ines
+    Duarte". Only when everything before the first "is"/"was"/"are" is words of the
+    question (so "No, she is not" or "Ana's sister is in Paris" asked who lives
+    there stay whole)."""
+    m = _COPULA.search(text)
+    if not m:
+        return text
+    head, rest = text[: m.start()], text[m.end() :].strip()
+    asked = {_key(t) for t in tokenize(question)}
+    said = [_key(t) for t in tokenize(head) if t not in _PERSONAL]  # "she" says nothing
+    if not rest or not said or any(w not in asked for w in said):
+        return text
+    if re.match(r"\W*(?:yes|no)\b", head, re.I):  # "No, the cat is ..." answers yes/no
+        return text
+    return rest
 
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
