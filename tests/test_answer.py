@@ -483,6 +483,11 @@ def test_a_question_about_a_date_is_answered_with_the_date():
         ("No, the cat is black", "Is the cat white?", "No, the cat is black"),
         ("She is in Paris", "Where is she?", "She is in Paris"),  # pronouns say nothing
         ("Ines Duarte", "Who teaches Ana?", "Ines Duarte"),
+        (
+            "The name of the pup that was adopted by James is Ned.",
+            "What is the name of the pup that was adopted by James?",
+            "Ned.",
+        ),
     ],
 )
 def test_drop_restatement(text, question, answer):

@@ -400,17 +400,17 @@ def drop_restatement(text: str, question: str) -> str:
     Duarte". Only when everything before the first "is"/"was"/"are" is words of the
     question (so "No, she is not" or "Ana's sister is in Paris" asked who lives
     there stay whole)."""
-    m = _COPULA.search(text)
-    if not m:
+    if re.match(r"\W*(?:yes|no)\b", text, re.I):  # "No, the cat is ..." answers yes/no
         return text
-    head, rest = text[: m.start()], text[m.end() :].strip()
     asked = {_key(t) for t in tokenize(question)}
-    said = [_key(t) for t in tokenize(head) if t not in _PERSONAL]  # "she" says nothing
-    if not rest or not said or any(w not in asked for w in said):
-        return text
-    if re.match(r"\W*(?:yes|no)\b", head, re.I):  # "No, the cat is ..." answers yes/no
-        return text
-    return rest
+    # the last "is" whose head is all question words ("The name of the pup that was
+    # adopted by James is Ned": the second one)
+    for m in reversed(list(_COPULA.finditer(text))):
+        head, rest = text[: m.start()], text[m.end() :].strip()
+        said = [_key(t) for t in tokenize(head) if t not in _PERSONAL]  # "she" says nothing
+        if rest and said and all(w in asked for w in said):
+            return rest
+    return text
 
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.I)
