@@ -3,6 +3,7 @@ llm="none": rows, summary, paired differences, the JSONL audit trail and resume.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from pathlib import Path
@@ -632,6 +633,11 @@ def test_compare_runs_question_by_question(finished, tmp_path, capsys):
     lo, hi = diff["hybrid"]["ci95"]
     assert 0.0 <= lo <= diff["hybrid"]["diff"] <= hi
     assert diff["synapse"]["questions"] == N_QUESTIONS - 1
+
+    # a run kept gzipped (as docs/results keeps them) reads the same
+    gz = tmp_path / "b.jsonl.gz"
+    gz.write_bytes(gzip.compress(b.read_bytes()))
+    assert compare_runs(out, gz)["engines"] == diff
 
     md = tmp_path / "cmp.md"
     assert main(["bench", "qa-compare", str(out), str(b), "--markdown", str(md)]) == 0

@@ -19,6 +19,7 @@ score is the refusal rate. False refusals are reported on categories 1-4.
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
@@ -360,8 +361,12 @@ def _bootstrap_ci(d: np.ndarray, rng: np.random.Generator, n_boot: int) -> list[
 def _read_rows(path: str | Path) -> list[dict[str, Any]]:
     """The rows of a JSONL file. A last line cut short (a run killed mid-write, or a
     part still appending while another reads it) is left out with a warning: its
-    block is then incomplete and runs again. A broken line elsewhere is an error."""
-    lines = [x for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
+    block is then incomplete and runs again. A broken line elsewhere is an error.
+    A ``.gz`` file is read as gzip (saved runs are kept compressed in docs/results)."""
+    raw = Path(path).read_bytes()
+    if str(path).endswith(".gz"):
+        raw = gzip.decompress(raw)
+    lines = [x for x in raw.decode("utf-8").splitlines() if x.strip()]
     rows = []
     for i, line in enumerate(lines):
         try:
