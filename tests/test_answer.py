@@ -662,6 +662,17 @@ def test_is_temporal(question, temporal):
     assert is_temporal(question) is temporal
 
 
+def test_rank_order_puts_the_best_memory_last():
+    answerer = Answerer(Scripted("x"), order="rank")
+    kept, context, _ = answerer.fit(HITS)
+    assert kept == HITS  # the same memories, best first
+    assert context.splitlines() == [format_memory(h) for h in reversed(HITS)]
+    _, timed, _ = Answerer(Scripted("x")).fit(HITS)
+    assert timed == _context_lines(HITS)  # the default: time order
+    with pytest.raises(InvalidInputError, match="order must be"):
+        Answerer(Scripted("x"), order="random")
+
+
 def test_temporal_question_gets_the_dated_prompt():
     llm = Scripted("spring 2024")
     answerer = Answerer(llm)

@@ -212,7 +212,11 @@ class Answerer:
         date_answers: bool = True,
         premise: bool = True,
         trim_restatement: bool = True,
+        order: str = "time",
     ):
+        if order not in ("time", "rank"):
+            raise InvalidInputError(f"order must be 'time' or 'rank', not {order!r}")
+        self.order = order
         self.llm = llm
         self.premise = premise
         self.trim_restatement = trim_restatement
@@ -249,8 +253,10 @@ class Answerer:
                 n = self.llm.count_tokens(line) + 1
             kept.append((h, line))
             used += n
-        # naive times are UTC (as in storage); sorting mixed ones raw would raise
-        ordered = sorted(kept, key=lambda x: timestamp_epoch(x[0].timestamp))
+        if self.order == "rank":  # best last, next to the question
+            ordered = kept[::-1]
+        else:  # naive times are UTC (as in storage); sorting mixed ones raw would raise
+            ordered = sorted(kept, key=lambda x: timestamp_epoch(x[0].timestamp))
         text = "\n".join(lines + [line for _, line in ordered])
         return [h for h, _ in kept], text, self.llm.count_tokens(text) if text else 0
 

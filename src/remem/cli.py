@@ -27,6 +27,17 @@ def _names(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
+def _option(text: str) -> tuple[str, object]:
+    """KEY=VALUE with VALUE read as JSON when it parses (true, 0.4, "x"), else text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="remem", description="Long-term memory for LLM agents.")
     p.add_argument("--version", action="version", version=f"remem {__version__}")
@@ -152,6 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
     qa.add_argument("--context-tokens", type=int, default=900, help="memory context budget")
     qa.add_argument(
         "--grounding", type=float, default=0.5, help="answer-grounding check (0 turns it off)"
+    )
+    qa.add_argument(
+        "--answer-option",
+        action="append",
+        type=_option,
+        metavar="KEY=VALUE",
+        help="an answer option for every engine (order=rank, premise=false); repeatable",
     )
     qa.add_argument("--jsonl", help="per-question outputs here (audits)")
     qa.add_argument(

@@ -709,3 +709,33 @@ def test_the_full_run_script_runs_two_parts_and_merges(tiny, tmp_path):
     before = (out / "qa-full.jsonl").read_text()
     run()  # again: everything is kept, nothing is answered twice
     assert sorted((out / "qa-full.jsonl").read_text().splitlines()) == sorted(before.splitlines())
+
+
+def test_answer_options_reach_every_engine_from_the_command_line(tiny, tmp_path, monkeypatch):
+    """--answer-option KEY=VALUE (JSON values) reaches every engine's Answerer, the
+    full-context one too (except the options its window fixes), and the table says so."""
+    import functools
+
+    from remem.answer import Answerer
+    from remem.cli import main
+
+    seen: list[dict] = []
+    original = Answerer.__init__
+
+    @functools.wraps(original)  # keeps the signature Memory checks options against
+    def spy(self, llm, **kw):
+        seen.append(kw)
+        original(self, llm, **kw)
+
+    monkeypatch.setattr(Answerer, "__init__", spy)
+    md = tmp_path / "qa.md"
+    argv = ["bench", "locomo", "--data", str(tiny), "--answer", "--llm", "none"]
+    argv += ["--engines", f"hybrid,{FULL_CONTEXT}", "--conversations", "conv-b"]
+    argv += ["--answer-option", "premise=false", "--answer-option", "order=rank"]
+    assert main([*argv, "--markdown", str(md)]) == 0
+    assert any(kw.get("premise") is False and kw.get("order") == "rank" for kw in seen)
+    full = [kw for kw in seen if kw.get("max_answer_tokens") == 48]  # the full-context one
+    assert full and all(kw.get("premise") is False and "order" not in kw for kw in full)
+    assert "premise=False, order=rank" in md.read_text()
+    with pytest.raises(SystemExit):
+        main([*argv[:-4], "--answer-option", "novalue"])

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
             k=args.answer_k,
             max_context_tokens=args.context_tokens,
             grounding=args.grounding,
+            answer_options=dict(args.answer_option or []),
             conversations=args.conversations,
             limit=args.limit,
             judge=judge,

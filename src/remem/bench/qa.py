@@ -57,6 +57,7 @@ def run_locomo_qa(
     k: int = 10,
     max_context_tokens: int = 900,
     grounding: float = 0.5,
+    answer_options: dict[str, Any] | None = None,
     conversations: Sequence[str] | None = None,
     limit: int | None = None,
     categories: Sequence[int] = ALL_CATEGORIES,
@@ -111,7 +112,11 @@ def run_locomo_qa(
             for name in engines:
                 if (name, conv.sample_id) in done:
                     continue
-                opts = {"max_context_tokens": max_context_tokens, "grounding": grounding}
+                opts = {
+                    **(answer_options or {}),
+                    "max_context_tokens": max_context_tokens,
+                    "grounding": grounding,
+                }
                 for row in _run_engine(name, conv, questions, reader, embedder, k, opts, judge):
                     rows.append(row)
                     if out:
@@ -127,6 +132,7 @@ def run_locomo_qa(
         "k": k,
         "max_context_tokens": max_context_tokens,
         "grounding": grounding,
+        "answer_options": dict(answer_options or {}),
         "conversations": len(convs),
         "limit": limit,
         "wall_s": time.time() - started,
@@ -187,7 +193,7 @@ def _run_engine(
         for session in conv.sessions:
             mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
         if name == FULL_CONTEXT:
-            full = FullContext(mem, conv.sample_id, reader, grounding=opts["grounding"])
+            full = FullContext(mem, conv.sample_id, reader, options=opts)
             for q, a in zip(
                 questions, full.answer_all([q.question for q in questions]), strict=True
             ):
@@ -201,7 +207,12 @@ class FullContext:
     """The reader over the whole conversation, newest turns kept when it overflows."""
 
     def __init__(
-        self, mem: Memory, user_id: str, reader: LLM, answer_tokens: int = 48, grounding=0.5
+        self,
+        mem: Memory,
+        user_id: str,
+        reader: LLM,
+        answer_tokens: int = 48,
+        options: dict[str, Any] | None = None,
     ):
         self.hits = list(reversed(mem.memories(user_id)))  # newest first = kept first
         # every message of the longer prompt (instructions and any worked examples),
@@ -214,8 +225,14 @@ class FullContext:
             for t in ("answer", "answer_temporal")
         ) + 2 * reader.count_tokens(" ".join(["word"] * 40))
         budget = max(256, reader.context_window - overhead - answer_tokens - 64)
+        # the run's answer options, except those the window itself fixes
+        opts = {
+            k: v
+            for k, v in (options or {}).items()
+            if k not in ("max_context_tokens", "max_answer_tokens", "order")
+        }
         self.answerer = Answerer(
-            reader, max_context_tokens=budget, max_answer_tokens=answer_tokens, grounding=grounding
+            reader, max_context_tokens=budget, max_answer_tokens=answer_tokens, **opts
         )
 
     def answer(self, question: str) -> Answer:

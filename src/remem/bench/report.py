@@ -262,7 +262,9 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
             (
                 f"LoCoMo QA, official F1 by raw category (reader {result['reader']}, "
                 f"k={result['k']}, context budget {result['max_context_tokens']} tokens, "
-                f"grounding check {result.get('grounding', 0.5)})"
+                f"grounding check {result.get('grounding', 0.5)}"
+                + "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())
+                + ")"
             )
             if "replayed" not in result
             else (
