@@ -739,3 +739,22 @@ def test_answer_options_reach_every_engine_from_the_command_line(tiny, tmp_path,
     assert "premise=False, order=rank" in md.read_text()
     with pytest.raises(SystemExit):
         main([*argv[:-4], "--answer-option", "novalue"])
+
+
+def test_a_question_asked_twice_pairs_by_occurrence(tmp_path):
+    """LoCoMo asks a few questions twice in one conversation (with different golds):
+    each occurrence pairs with the same occurrence of the other engine or run, and
+    none is lost to a key collision."""
+
+    def row(engine, f1, prediction="p"):
+        q = {"conversation": "c", "question": "Same?", "category": 4, "evidence": []}
+        return {**q, "engine": engine, "f1": f1, "prediction": prediction, "draft": ""}
+
+    rows = [row("hybrid", 0.0), row("hybrid", 1.0), row("synapse", 1.0), row("synapse", 1.0)]
+    p = paired_differences(rows, ["hybrid", "synapse"])["synapse"]
+    assert p["questions"] == 2 and p["diff"] == pytest.approx(0.5)  # (1-0 + 1-1) / 2
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    b.write_text("".join(json.dumps(r) + "\n" for r in [*rows[:1], row("hybrid", 1.0, "q")]))
+    cmp = compare_runs(a, b)["engines"]["hybrid"]
+    assert cmp["questions"] == 2 and cmp["identical_predictions"] == 1

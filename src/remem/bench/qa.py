@@ -339,17 +339,22 @@ def paired_differences(
     matters is over questions, not over reruns."""
     if base not in engines:
         return {}
-    key = lambda r: (r["conversation"], r["question"], r["category"])  # noqa: E731
-    ref = {key(r): r["f1"] for r in rows if r["engine"] == base and r["category"] != 5}
+    keyed = _keyed(rows, with_engine=False)
+    ref = {k: r["f1"] for k, r in keyed if r["engine"] == base and r["category"] != 5}
     rng = np.random.default_rng(0)
     out = {}
     for name in engines:
         if name == base:
             continue
-        mine = [r for r in rows if r["engine"] == name and r["category"] != 5 and key(r) in ref]
-        if not mine:
+        pairs = [
+            (r, r["f1"] - ref[k])
+            for k, r in keyed
+            if r["engine"] == name and r["category"] != 5 and k in ref
+        ]
+        if not pairs:
             continue
-        d = np.array([r["f1"] - ref[key(r)] for r in mine])
+        mine = [r for r, _ in pairs]
+        d = np.array([x for _, x in pairs])
         # The spread over independent repeats: each conversation is its own run of
         # ingest + questions, so the per-conversation differences show how much the
         # result moves from one history to the next.
@@ -366,6 +371,22 @@ def paired_differences(
             "conversations_better": sum(v > 0 for v in per_conv.values()),
             "conversations_worse": sum(v < 0 for v in per_conv.values()),
         }
+    return out
+
+
+def _keyed(
+    rows: list[dict[str, Any]], *, with_engine: bool = True
+) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """Each row with the key that pairs it across engines and runs: (engine,)
+    conversation, question, category and which occurrence of that question it is
+    (LoCoMo asks a few questions twice in one conversation, with different golds)."""
+    seen: dict[tuple[Any, ...], int] = {}
+    out = []
+    for r in rows:
+        q = (r["engine"], r["conversation"], r["question"], r["category"])
+        n = seen.get(q, 0)  # counted per engine: each engine answers every question
+        seen[q] = n + 1
+        out.append(((*q, n) if with_engine else (*q[1:], n), r))
     return out
 
 
@@ -400,9 +421,8 @@ def compare_runs(a: str | Path, b: str | Path, n_boot: int = 2000) -> dict[str, 
     did it move?). Per engine found in both: the questions both answered, how many got
     the identical prediction and the identical evidence, and ``b``'s F1 over categories
     1-4 minus ``a``'s on those questions with a 95% paired-bootstrap interval."""
-    key = lambda r: (r["engine"], r["conversation"], r["question"], r["category"])  # noqa: E731
-    rows_a = {key(r): r for r in _read_rows(a)}
-    rows_b = {key(r): r for r in _read_rows(b)}
+    rows_a = dict(_keyed(_read_rows(a)))
+    rows_b = dict(_keyed(_read_rows(b)))
     rng = np.random.default_rng(0)
     out: dict[str, Any] = {}
     for name in dict.fromkeys(k[0] for k in rows_a):
