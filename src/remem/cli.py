@@ -208,6 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jsonl", required=True, help="rows of a saved --answer run")
     rp.add_argument("--out", required=True, help="the replayed rows go here (JSONL)")
     rp.add_argument("--grounding", type=float, default=0.5, help="grounding check threshold")
+    rp.add_argument(
+        "--answer-option",
+        action="append",
+        type=_option,
+        metavar="KEY=VALUE",
+        help="a switch of the answer rules (premise=false, date_answers=false, ...)",
+    )
     rp.add_argument("--json", dest="json_out")
     rp.add_argument("--markdown")
     qc = bsub.add_parser(

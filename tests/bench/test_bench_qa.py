@@ -758,3 +758,35 @@ def test_a_question_asked_twice_pairs_by_occurrence(tmp_path):
     b.write_text("".join(json.dumps(r) + "\n" for r in [*rows[:1], row("hybrid", 1.0, "q")]))
     cmp = compare_runs(a, b)["engines"]["hybrid"]
     assert cmp["questions"] == 2 and cmp["identical_predictions"] == 1
+
+
+def test_replay_switches_answer_rules_by_name(tiny, tmp_path, capsys):
+    """bench replay --answer-option: each rule can be switched off on the same drafts
+    (how docs/benchmarks.md measures each rule's share), and a wrong name is refused."""
+    from remem.bench.qa import replay_rows
+    from remem.cli import main
+
+    base = {"conversation": "conv-a", "engine": "hybrid", "evidence": ["D2:1"], "refused": False}
+    rows = [
+        {**base, "category": 2, "question": "When did Ben play his first cello concert?",
+         "gold": "19 June 2023", "draft": "Ben played the cello on 19 June 2023.",
+         "prediction": "", "f1": 0.0},
+        {**base, "category": 5, "question": "Where did Ana play her first cello concert?",
+         "gold": "Lisbon", "draft": "The concert was in Lisbon", "evidence": ["D1:2", "D1:1"],
+         "prediction": "", "f1": 0.0},
+    ]  # fmt: skip
+    on = replay_rows(str(tiny), rows, 0.5)
+    assert on[0]["prediction"] == "19 June 2023" and on[0]["f1"] == 1.0
+    assert on[1]["refused"] is True  # Ben's cello, asked as Ana's: the premise check
+    off = replay_rows(str(tiny), rows, 0.5, {"date_answers": False, "premise": False})
+    assert off[0]["prediction"] == "Ben played the cello on 19 June 2023."
+    assert off[1]["refused"] is False and off[1]["prediction"] == "in Lisbon"  # trimmed
+    with pytest.raises(ValueError, match="unknown replay options"):
+        replay_rows(str(tiny), rows, 0.5, {"order": "rank"})  # changes drafts: not replayable
+
+    src, out, md = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "r.md"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["bench", "replay", "--data", str(tiny), "--jsonl", str(src), "--out", str(out)]
+    assert main([*args, "--answer-option", "premise=false", "--markdown", str(md)]) == 0
+    assert [r["refused"] for r in _lines(out)] == [False, False]
+    assert "premise=False" in md.read_text()

@@ -35,7 +35,13 @@ def run(args: argparse.Namespace) -> int:
     elif args.bench == "replay":
         from .qa import replay_run
 
-        result = replay_run(args.data, args.jsonl, args.out, grounding=args.grounding)
+        result = replay_run(
+            args.data,
+            args.jsonl,
+            args.out,
+            grounding=args.grounding,
+            options=dict(args.answer_option or []),
+        )
         tables = qa_tables(result)
     elif args.bench == "grounding":
         from .qa import grounding_sweep

@@ -20,6 +20,7 @@ score is the refusal rate. False refusals are reported on categories 1-4.
 from __future__ import annotations
 
 import gzip
+import inspect
 import json
 import logging
 import os
@@ -458,15 +459,30 @@ SWEEP = (0.0, 0.25, 0.34, 0.5, 0.67, 0.75)
 
 
 def replay_rows(
-    data_path: str, rows: list[dict[str, Any]], grounding: float
+    data_path: str,
+    rows: list[dict[str, Any]],
+    grounding: float,
+    options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """``rows`` of a saved run with each reader draft settled again by the current
     answer rules (:func:`remem.answer.settle`) at ``grounding``: new prediction,
     refusal and F1, all else kept. Greedy decoding makes a draft independent of what
     is done with it afterwards, so this gives exactly what a rerun would, without
     calling the reader. The evidence is rebuilt from the data by turn id; ILSTMA's
-    notes (summary, profile) are not, so for its rows the check sees the memories only."""
+    notes (summary, profile) are not, so for its rows the check sees the memories only.
+    ``options`` are :func:`remem.answer.settle`'s switches (``premise=False``, ...)."""
     from ..answer import settle
+
+    known = set(inspect.signature(settle).parameters) - {
+        "draft",
+        "question",
+        "context",
+        "grounding",
+        "lines",
+    }
+    unknown = set(options or {}) - known
+    if unknown:
+        raise ValueError(f"unknown replay options {sorted(unknown)}; known: {sorted(known)}")
 
     turns = {
         (c.sample_id, t.dia_id): (t.speaker, t.text)
@@ -480,7 +496,9 @@ def replay_rows(
             continue
         lines = [turns[k] for e in r["evidence"] if (k := (r["conversation"], e)) in turns]
         context = "\n".join(f"{who}: {text}" for who, text in lines)
-        pred, refused = settle(r["draft"], r["question"], context, grounding, lines=lines)
+        pred, refused = settle(
+            r["draft"], r["question"], context, grounding, lines=lines, **(options or {})
+        )
         gold = None if r["category"] == 5 else r["gold"]
         out.append(
             dict(r, prediction=pred, refused=refused, f1=locomo_f1(pred, gold, r["category"]))
@@ -488,9 +506,15 @@ def replay_rows(
     return out
 
 
-def replay_run(data_path: str, jsonl: str, out: str, grounding: float = 0.5) -> dict[str, Any]:
+def replay_run(
+    data_path: str,
+    jsonl: str,
+    out: str,
+    grounding: float = 0.5,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """:func:`replay_rows` over a saved JSONL, written to ``out``, and its summary."""
-    rows = replay_rows(data_path, _read_rows(jsonl), grounding)
+    rows = replay_rows(data_path, _read_rows(jsonl), grounding, options)
     with open(out, "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
@@ -501,6 +525,7 @@ def replay_run(data_path: str, jsonl: str, out: str, grounding: float = 0.5) -> 
         "jsonl": jsonl,
         "replayed": out,
         "grounding": grounding,
+        "answer_options": dict(options or {}),
         "engines": summarise(rows, engines),
         "paired": paired_differences(rows, engines),
     }

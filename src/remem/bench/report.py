@@ -270,6 +270,7 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
             else (
                 f"LoCoMo QA replayed from {result['jsonl']}: the saved reader drafts settled "
                 f"by the current answer rules, grounding check {result['grounding']}"
+                + "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())
             ),
             header,
             f1_rows,
