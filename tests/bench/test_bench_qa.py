@@ -767,6 +767,8 @@ def test_replay_switches_answer_rules_by_name(tiny, tmp_path, capsys):
     from remem.cli import main
 
     base = {"conversation": "conv-a", "engine": "hybrid", "evidence": ["D2:1"], "refused": False}
+    base |= {"context_tokens": 9, "prompt_tokens": 20, "llm_calls": 1, "latency_s": 0.1}
+    base |= {"cache_hit": None, "evidence_recall": 1.0}
     rows = [
         {**base, "category": 2, "question": "When did Ben play his first cello concert?",
          "gold": "19 June 2023", "draft": "Ben played the cello on 19 June 2023.",
