@@ -6,19 +6,26 @@ order it by time, and ask the reader with the verification rule (answer only fro
 memory, else "Not mentioned in the conversation"). Questions about time get a
 prompt that dates every memory and asks for relative times to be resolved.
 
-Choices, each configurable on :class:`Answerer`:
+Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
 - the budget counts the memory context only (not the fixed instructions), at most
   ``max_context_tokens``, best-ranked evidence first; it is then ordered by time,
-  as SYNAPSE's paper orders its prompt;
+  as SYNAPSE's paper orders its prompt (``order="rank"`` puts the best last);
 - a gate refusal (SYNAPSE) answers without calling the LLM;
 - with ``llm="none"`` the answer is extractive: the sentence of the best evidence
   that shares most words with the question;
-- the verification rule is also enforced, not only asked for: a reply whose own
-  content words (those not already in the question; numbers, dates and stopwords
-  aside) are mostly absent from the evidence is replaced by the refusal
-  (``grounding``, the share that must be present; 0 turns the check off). Small
-  readers ignore the rule and name things memory never held; this check catches
-  that, at a false-refusal cost the QA benchmark reports.
+- the reply is then settled (:func:`settle`, the one rule the benchmark's replay
+  reuses): the framing small readers wrap answers in is stripped; the verification
+  rule is enforced, not only asked for: a reply whose own content words (those not
+  already in the question; numbers, dates and stopwords aside) are mostly absent
+  from the evidence is replaced by the refusal (``grounding``, the share that must
+  be present; 0 turns the check off), and so is one resting only on what memory
+  says of someone other than the person asked about (``premise``); a question
+  asking for a date gets the reply's date (``date_answers``), others lose a
+  restatement of the question (``trim_restatement``). Small readers ignore the
+  rule and name things memory never held, or answer a false premise from the
+  right line about the wrong person; the checks catch that, at a false-refusal
+  cost the QA benchmark reports. The rules were written from the drafts of a
+  LoCoMo run and are measured on that same run (docs/benchmarks.md says so).
 """
 
 from __future__ import annotations
