@@ -38,6 +38,16 @@ def _option(text: str) -> tuple[str, object]:
         return key.strip(), value
 
 
+def _answer_option_arg(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument(
+        "--answer-option",
+        action="append",
+        type=_option,
+        metavar="KEY=VALUE",
+        help=help + "; repeatable",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="remem", description="Long-term memory for LLM agents.")
     p.add_argument("--version", action="version", version=f"remem {__version__}")
@@ -164,13 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     qa.add_argument(
         "--grounding", type=float, default=0.5, help="answer-grounding check (0 turns it off)"
     )
-    qa.add_argument(
-        "--answer-option",
-        action="append",
-        type=_option,
-        metavar="KEY=VALUE",
-        help="an answer option for every engine (order=rank, premise=false); repeatable",
-    )
+    _answer_option_arg(qa, "an answer option for every engine (order=rank, premise=false)")
     qa.add_argument("--jsonl", help="per-question outputs here (audits)")
     qa.add_argument(
         "--resume",
@@ -208,13 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jsonl", required=True, help="rows of a saved --answer run")
     rp.add_argument("--out", required=True, help="the replayed rows go here (JSONL)")
     rp.add_argument("--grounding", type=float, default=0.5, help="grounding check threshold")
-    rp.add_argument(
-        "--answer-option",
-        action="append",
-        type=_option,
-        metavar="KEY=VALUE",
-        help="a switch of the answer rules (premise=false, date_answers=false, ...)",
-    )
+    _answer_option_arg(rp, "a switch of the answer rules (premise=false, date_answers=false)")
     rp.add_argument("--json", dest="json_out")
     rp.add_argument("--markdown")
     qc = bsub.add_parser(
