@@ -65,7 +65,8 @@ def _add(mem: Memory, user: str = "u", turns=TURNS) -> list[str]:
 
 
 def _context_lines(evidence: list[Hit]) -> str:
-    return "\n".join(format_memory(h) for h in sorted(evidence, key=lambda h: h.timestamp))
+    """The default context: the evidence worst to best, the best next to the question."""
+    return "\n".join(format_memory(h) for h in reversed(evidence))
 
 
 def _check_shape(a: Answer, engine: str, budget: int = 900) -> None:
@@ -107,7 +108,7 @@ def test_every_engine_answers_and_refuses(open_memory, tmp_path, engine):
     assert a.evidence and a.evidence[0].id == ids[1]
     assert a.text == TURNS[1][1]  # the extractive answer: the evidence sentence
     if not engine.startswith("ilstma"):
-        # the reader's context is exactly the evidence, one line each, in time order
+        # the reader's context is exactly the evidence, one line each, best last
         assert a.context_tokens == estimate_tokens(_context_lines(a.evidence))
     else:
         assert a.cache_hit is False  # the first question of a fresh engine misses
@@ -663,12 +664,12 @@ def test_is_temporal(question, temporal):
 
 
 def test_rank_order_puts_the_best_memory_last():
-    answerer = Answerer(Scripted("x"), order="rank")
-    kept, context, _ = answerer.fit(HITS)
+    kept, context, _ = Answerer(Scripted("x")).fit(HITS)  # the default
     assert kept == HITS  # the same memories, best first
     assert context.splitlines() == [format_memory(h) for h in reversed(HITS)]
-    _, timed, _ = Answerer(Scripted("x")).fit(HITS)
-    assert timed == _context_lines(HITS)  # the default: time order
+    _, timed, _ = Answerer(Scripted("x"), order="time").fit(HITS)
+    by_time = sorted(HITS, key=lambda h: h.timestamp)
+    assert timed.splitlines() == [format_memory(h) for h in by_time]
     with pytest.raises(InvalidInputError, match="order must be"):
         Answerer(Scripted("x"), order="random")
 
@@ -791,7 +792,7 @@ def test_extractive_picks_the_best_sentence_and_refuses_without_overlap():
 def test_answer_with_naive_and_aware_timestamps_for_one_user(open_memory):
     # an ISO time without offset is stored naive, an omitted one as aware "now":
     # ordering the evidence by time must not compare the two raw
-    mem = open_memory(engine="hybrid")
+    mem = open_memory(engine="hybrid", answer_options={"order": "time"})
     mem.add("I adopted a greyhound named Biscuit", user_id="u", timestamp="2023-05-08T13:56:00")
     mem.add("My sister lives in Lisbon", user_id="u")
     a = mem.answer("What is my dog's name?", user_id="u")
@@ -806,7 +807,7 @@ def test_fit_keeps_best_first_within_budget_and_orders_by_time():
     h2 = _hit(2, "Oldest tiny note.", minutes=10)
     n = {h.id: estimate_tokens(format_memory(h)) + 1 for h in (h0, h1, h2)}
     budget = n["m0"] + n["m2"]  # h1 does not fit after h0; h2 still does
-    kept, text, tokens = Answerer(llm, max_context_tokens=budget).fit([h0, h1, h2])
+    kept, text, tokens = Answerer(llm, max_context_tokens=budget, order="time").fit([h0, h1, h2])
     assert kept == [h0, h2]  # rank order
     assert text == format_memory(h2) + "\n" + format_memory(h0)  # time order
     assert tokens == estimate_tokens(text) <= budget
