@@ -38,7 +38,7 @@ def _option(text: str) -> tuple[str, object]:
         return key.strip(), value
 
 
-def _answer_option_arg(parser: argparse.ArgumentParser, help: str) -> None:
+def _answer_option_arg(parser: argparse._ActionsContainer, help: str) -> None:
     parser.add_argument(
         "--answer-option",
         action="append",
@@ -220,6 +220,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     qc.add_argument("a", help="JSONL of run A")
     qc.add_argument("b", help="JSONL of run B")
+    qc.add_argument(
+        "--exclude",
+        action="append",
+        metavar="JSONL",
+        help="leave out the questions of this run (held-out comparisons); repeatable",
+    )
     qc.add_argument("--json", dest="json_out")
     qc.add_argument("--markdown")
     ld = bsub.add_parser("load", help="concurrent clients against remem serve (loopback)")

@@ -758,6 +758,11 @@ def test_a_question_asked_twice_pairs_by_occurrence(tmp_path):
     b.write_text("".join(json.dumps(r) + "\n" for r in [*rows[:1], row("hybrid", 1.0, "q")]))
     cmp = compare_runs(a, b)["engines"]["hybrid"]
     assert cmp["questions"] == 2 and cmp["identical_predictions"] == 1
+    # --exclude: the first occurrence's run left out leaves the second only
+    first = tmp_path / "first.jsonl"
+    first.write_text(json.dumps(rows[0]) + "\n")
+    held_out = compare_runs(a, b, exclude=[first])["engines"]["hybrid"]
+    assert held_out["questions"] == 1 and held_out["identical_predictions"] == 0
 
 
 def test_replay_switches_answer_rules_by_name(tiny, tmp_path, capsys):

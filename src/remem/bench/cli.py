@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bench == "qa-compare":
         from .qa import compare_runs
 
-        result = compare_runs(args.a, args.b)
+        result = compare_runs(args.a, args.b, exclude=args.exclude or ())
         tables = compare_tables(result)
     elif args.bench == "replay":
         from .qa import replay_run

@@ -417,13 +417,19 @@ def _read_rows(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def compare_runs(a: str | Path, b: str | Path, n_boot: int = 2000) -> dict[str, Any]:
+def compare_runs(
+    a: str | Path, b: str | Path, n_boot: int = 2000, exclude: Sequence[str | Path] = ()
+) -> dict[str, Any]:
     """Two saved runs question by question: a rerun (does it repeat?) or a change (what
     did it move?). Per engine found in both: the questions both answered, how many got
     the identical prediction and the identical evidence, and ``b``'s F1 over categories
-    1-4 minus ``a``'s on those questions with a 95% paired-bootstrap interval."""
+    1-4 minus ``a``'s on those questions with a 95% paired-bootstrap interval.
+    ``exclude`` names runs whose questions are left out: a setting chosen on a subset
+    run is then judged on the questions that played no part in choosing it."""
     rows_a = dict(_keyed(_read_rows(a)))
     rows_b = dict(_keyed(_read_rows(b)))
+    left_out = {k for path in exclude for k, _ in _keyed(_read_rows(path))}
+    rows_a = {k: r for k, r in rows_a.items() if k not in left_out}
     rng = np.random.default_rng(0)
     out: dict[str, Any] = {}
     for name in dict.fromkeys(k[0] for k in rows_a):
@@ -445,7 +451,7 @@ def compare_runs(a: str | Path, b: str | Path, n_boot: int = 2000) -> dict[str, 
             "diff": float(d.mean()) if len(d) else 0.0,
             "ci95": _bootstrap_ci(d, rng, n_boot) if len(d) else [0.0, 0.0],
         }
-    return {"a": str(a), "b": str(b), "engines": out}
+    return {"a": str(a), "b": str(b), "exclude": [str(p) for p in exclude], "engines": out}
 
 
 def write_jsonl_summary(path: str | Path) -> dict[str, Any]:

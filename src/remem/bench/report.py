@@ -357,7 +357,12 @@ def compare_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[li
     ]
     return [
         (
-            f"Two QA runs question by question: A = {result['a']}, B = {result['b']}",
+            f"Two QA runs question by question: A = {result['a']}, B = {result['b']}"
+            + (
+                f", without the questions of {', '.join(result['exclude'])}"
+                if result.get("exclude")
+                else ""
+            ),
             [
                 "engine",
                 "questions in both",
