@@ -788,6 +788,8 @@ def test_replay_switches_answer_rules_by_name(tiny, tmp_path, capsys):
     off = replay_rows(str(tiny), rows, 0.5, {"date_answers": False, "premise": False})
     assert off[0]["prediction"] == "Ben played the cello on 19 June 2023."
     assert off[1]["refused"] is False and off[1]["prediction"] == "in Lisbon"  # trimmed
+    judged = replay_rows(str(tiny), [dict(rows[0], judge=0.0)], 0.5)[0]
+    assert judged["judge"] is None  # the judge scored the old prediction, not this one
     with pytest.raises(ValueError, match="unknown replay options"):
         replay_rows(str(tiny), rows, 0.5, {"order": "rank"})  # changes drafts: not replayable
 

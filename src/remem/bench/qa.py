@@ -506,9 +506,10 @@ def replay_rows(
             r["draft"], r["question"], context, grounding, lines=lines, **(options or {})
         )
         gold = None if r["category"] == 5 else r["gold"]
-        out.append(
-            dict(r, prediction=pred, refused=refused, f1=locomo_f1(pred, gold, r["category"]))
-        )
+        new = dict(r, prediction=pred, refused=refused, f1=locomo_f1(pred, gold, r["category"]))
+        if "judge" in r and pred != r["prediction"]:
+            new["judge"] = None  # the judge saw another prediction: no score
+        out.append(new)
     return out
 
 
