@@ -32,6 +32,7 @@ class ScriptedLLM(LLM):
                 "schema": req.json_schema,
                 "max_tokens": req.max_tokens,
                 "stop": req.stop,
+                "temperature": req.temperature,
             }
         )
         if self.fail:

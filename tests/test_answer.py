@@ -674,6 +674,18 @@ def test_rank_order_puts_the_best_memory_last():
         Answerer(Scripted("x"), order="random")
 
 
+def test_reader_temperature_is_an_answer_option():
+    greedy = Scripted("Paris")
+    Answerer(greedy).answer("Where does Ana's sister live?", _recall())
+    assert greedy.calls[0]["temperature"] == 0.0  # the default repeats exactly
+    sampled = Scripted("Paris")
+    Answerer(sampled, temperature=0.7).answer("Where does Ana's sister live?", _recall())
+    assert sampled.calls[0]["temperature"] == 0.7
+    for bad in (-0.1, 2.5, "hot", True, None):
+        with pytest.raises(InvalidInputError, match="temperature must be"):
+            Answerer(Scripted("x"), temperature=bad)
+
+
 def test_temporal_question_gets_the_dated_prompt():
     llm = Scripted("spring 2024")
     answerer = Answerer(llm)

@@ -28,7 +28,10 @@ Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
   rule and name things memory never held, or answer a false premise from the
   right line about the wrong person; the checks catch that, at a false-refusal
   cost the QA benchmark reports. The rules were written from the drafts of a
-  LoCoMo run and are measured on that same run (docs/benchmarks.md says so).
+  LoCoMo run and are measured on that same run (docs/benchmarks.md says so);
+- the reader decodes greedily (``temperature=0``), so an answer repeats exactly;
+  a higher temperature samples (the benchmark's repeated runs use it to measure
+  how much a result owes to one decoding), with the LLM's own seed.
 """
 
 from __future__ import annotations
@@ -223,9 +226,17 @@ class Answerer:
         premise: bool = True,
         trim_restatement: bool = True,
         order: str = "rank",
+        temperature: float = 0.0,
     ):
         if order not in ("time", "rank"):
             raise InvalidInputError(f"order must be 'time' or 'rank', not {order!r}")
+        if (
+            isinstance(temperature, bool)
+            or not isinstance(temperature, int | float)
+            or not 0 <= temperature <= 2
+        ):
+            raise InvalidInputError(f"temperature must be a number in [0, 2], not {temperature!r}")
+        self.temperature = float(temperature)
         self.order = order
         self.llm = llm
         self.premise = premise
@@ -345,7 +356,7 @@ class Answerer:
                     messages,
                     task="answer",
                     max_tokens=self.max_answer_tokens,
-                    temperature=0.0,
+                    temperature=self.temperature,
                     stop=["\n"],  # one line is the answer; small models ramble after it
                 )
             except LLMError as exc:

@@ -169,6 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
     qa.add_argument(
         "--llm-threads", type=int, help="CPU threads of the local reader (default: up to 4)"
     )
+    qa.add_argument(
+        "--llm-seed",
+        type=int,
+        help="reader's sampling seed (with --answer-option temperature=T > 0: repeated runs)",
+    )
     qa.add_argument("--answer-k", type=int, default=10, help="memories recalled per question")
     qa.add_argument("--context-tokens", type=int, default=900, help="memory context budget")
     qa.add_argument(

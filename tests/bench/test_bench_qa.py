@@ -799,3 +799,34 @@ def test_replay_switches_answer_rules_by_name(tiny, tmp_path, capsys):
     assert main([*args, "--answer-option", "premise=false", "--markdown", str(md)]) == 0
     assert [r["refused"] for r in _lines(out)] == [False, False]
     assert "premise=False" in md.read_text()
+
+
+def test_sampled_reruns_repeat_by_seed(tiny, tmp_path, llama_server):
+    """--llm-seed with a sampling temperature: a rerun with the same seed draws the
+    same drafts (the benchmark's repeated runs differ by seed, nothing else), and the
+    result and its table name the seed."""
+    pytest.importorskip("llama_cpp")
+    from remem.cli import main
+
+    def run(name: str, seed: int) -> list[str]:
+        argv = ["bench", "locomo", "--data", str(tiny), "--answer", "--llm", "openai"]
+        argv += ["--llm-url", llama_server.base_url, "--llm-model", "smollm2"]
+        argv += ["--llm-seed", str(seed), "--answer-option", "temperature=1.2"]
+        argv += ["--engines", "hybrid", "--conversations", "conv-b", "--grounding", "0"]
+        argv += [
+            "--jsonl",
+            str(tmp_path / f"{name}.jsonl"),
+            "--json",
+            str(tmp_path / f"{name}.json"),
+        ]
+        argv += ["--markdown", str(tmp_path / f"{name}.md")]
+        assert main(argv) == 0
+        rows = [json.loads(x) for x in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+        assert len(rows) == len(QA_B)
+        return [r["draft"] for r in rows]
+
+    first = run("a", 4)
+    assert run("b", 4) == first
+    summary = json.loads((tmp_path / "a.json").read_text())
+    assert summary["reader_seed"] == 4 and summary["answer_options"] == {"temperature": 1.2}
+    assert "seed 4" in (tmp_path / "a.md").read_text()

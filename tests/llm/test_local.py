@@ -71,6 +71,22 @@ def test_complete_tiny_prompt(local: LLM) -> None:
 
 
 @needs_local
+def test_sampling_repeats_by_seed_and_prompt_not_call_order(local: LLM) -> None:
+    """A sampled call draws with a seed made of the configured seed and the prompt,
+    so a repeated benchmark run (parts in parallel, resumed) samples the same."""
+    asks = [[{"role": "user", "content": f"Name a {w}."}] for w in ("colour", "city", "fruit")]
+
+    def sample(seed: int, ask: list) -> str:
+        local.seed = seed  # type: ignore[attr-defined]
+        return local.complete(ask, task="sample", max_tokens=12, temperature=1.2).text
+
+    first = [sample(1, a) for a in asks]
+    assert [sample(1, a) for a in reversed(asks)] == first[::-1]  # other order, same draws
+    others = [sample(s, a) for s in (2, 3, 4) for a in asks]
+    assert any(o not in first for o in others)  # the seed matters
+
+
+@needs_local
 def test_stop_sequence(local: LLM) -> None:
     out = local.complete(
         [{"role": "user", "content": "Count: 1, 2, 3, 4, 5"}],

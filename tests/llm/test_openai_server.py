@@ -60,6 +60,21 @@ def test_plain_completion(llama_server: Server) -> None:
     )
 
 
+def test_seed_makes_sampling_repeat(llama_server: Server) -> None:
+    """With a seed, a sampled call sends one derived from it and the prompt (servers
+    that sample by seed, as llama.cpp's, then repeat it)."""
+    ask = [{"role": "user", "content": "Name a city."}]
+    a, b = (client(llama_server.base_url, seed=5) for _ in range(2))
+    first = a.complete(ask, max_tokens=10, temperature=1.2).text
+    b.complete(HELLO, max_tokens=4, temperature=1.2)  # an earlier call changes nothing
+    assert b.complete(ask, max_tokens=10, temperature=1.2).text == first
+    draws = {
+        client(llama_server.base_url, seed=s).complete(ask, max_tokens=10, temperature=1.2).text
+        for s in range(6, 11)
+    }
+    assert draws - {first}  # another seed draws differently
+
+
 def test_ask_json_json_object_mode(llama_server: Server) -> None:
     """llama.cpp's ``json_object`` + ``schema`` form: the reply is grammar-constrained."""
     llm = client(llama_server.base_url, schema_mode="json_object")

@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
             llm_options["model"] = args.llm_model
         if args.llm_threads and args.llm in ("local", "auto"):  # the others have no threads
             llm_options["n_threads"] = args.llm_threads
+        if args.llm_seed is not None and args.llm != "none":
+            llm_options["seed"] = args.llm_seed
         result = run_locomo_qa(
             args.data,
             args.engines,

@@ -130,6 +130,7 @@ def run_locomo_qa(
         "benchmark": "locomo-qa",
         "data": str(data_path),
         "reader": reader.name,
+        "reader_seed": (llm_options or {}).get("seed"),
         "k": k,
         "max_context_tokens": max_context_tokens,
         "grounding": grounding,

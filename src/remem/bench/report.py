@@ -260,7 +260,9 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
     tables = [
         (
             (
-                f"LoCoMo QA, official F1 by raw category (reader {result['reader']}, "
+                f"LoCoMo QA, official F1 by raw category (reader {result['reader']}"
+                + ("" if result.get("reader_seed") is None else f" seed {result['reader_seed']}")
+                + ", "
                 f"k={result['k']}, context budget {result['max_context_tokens']} tokens, "
                 f"grounding check {result.get('grounding', 0.5)}"
                 + "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())

@@ -8,7 +8,9 @@ context size and LLM calls are what memory layers are judged on.
 
 from __future__ import annotations
 
+import json
 import threading
+import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -130,3 +132,13 @@ class LLM(ABC):
 def estimate_tokens(text: str) -> int:
     """About 4 characters per token for English (BPE tokenizers of current models)."""
     return max(1, (len(text) + 3) // 4) if text else 0
+
+
+def prompt_seed(seed: int, messages: Sequence[Message]) -> int:
+    """The sampling seed of one call: the configured seed mixed with the prompt.
+
+    A sampled reply then depends on what is asked and the seed, not on how many calls
+    came before, so a benchmark run split in parallel parts, resumed, or run in
+    another order samples every question the same way."""
+    text = json.dumps([dict(m) for m in messages], sort_keys=True, ensure_ascii=False)
+    return zlib.crc32(text.encode("utf-8"), seed & 0xFFFFFFFF) & 0x7FFFFFFF

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LLMError
-from .base import LLM, Completion, Request
+from .base import LLM, Completion, Request, prompt_seed
 
 
 def find_smollm2() -> Path:
@@ -37,6 +37,10 @@ def find_smollm2() -> Path:
 
 
 class LocalLLM(LLM):
+    """SmolLM2 in process. Calls at temperature 0 are greedy and repeat exactly; a
+    sampled call (temperature > 0) draws with a seed made of ``seed`` and the prompt
+    (:func:`~remem.llm.base.prompt_seed`), so it repeats too, whatever came before."""
+
     enforces_schema = True
 
     def __init__(
@@ -58,6 +62,7 @@ class LocalLLM(LLM):
         if not path.is_file():
             raise LLMError(f"model file {str(path)!r} does not exist")
         self._llama_cpp = llama_cpp
+        self.seed = seed
         threads = n_threads or max(1, min(4, os.cpu_count() or 1))
         try:
             self._model: Any = llama_cpp.Llama(
@@ -80,6 +85,8 @@ class LocalLLM(LLM):
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
         }
+        if req.temperature > 0:  # greedy decoding needs no seed
+            kwargs["seed"] = prompt_seed(self.seed, req.messages)
         if req.stop:
             kwargs["stop"] = list(req.stop)
         if req.json_schema is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._openai import Rejected, endpoint, post_json
 from ..errors import LLMError
-from .base import LLM, Completion, Message, Request, estimate_tokens
+from .base import LLM, Completion, Message, Request, estimate_tokens, prompt_seed
 
 SCHEMA_MODES = ("auto", "json_schema", "json_object", "off")
 
@@ -39,12 +39,14 @@ class OpenAILLM(LLM):
         backoff_s: float = 0.5,
         context_window: int | None = None,
         schema_mode: str = "auto",
+        seed: int | None = None,
     ):
         super().__init__()
         if schema_mode not in SCHEMA_MODES:
             raise LLMError(f"schema_mode must be one of {SCHEMA_MODES}, not {schema_mode!r}")
         self.model = model or os.environ.get("REMEM_LLM_MODEL") or "gpt-4o-mini"
         self.base_url, self.api_key = endpoint(base_url, api_key)
+        self.seed = seed
         self.timeout_s = timeout_s
         self.retries = retries
         self.backoff_s = backoff_s
@@ -64,6 +66,8 @@ class OpenAILLM(LLM):
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
         }
+        if self.seed is not None and req.temperature > 0:  # servers that sample by seed
+            body["seed"] = prompt_seed(self.seed, req.messages)
         if req.stop:
             body["stop"] = list(req.stop)
         json_schema = req.json_schema
