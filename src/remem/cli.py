@@ -220,6 +220,12 @@ def build_parser() -> argparse.ArgumentParser:
     _answer_option_arg(rp, "a switch of the answer rules (premise=false, date_answers=false)")
     rp.add_argument("--json", dest="json_out")
     rp.add_argument("--markdown")
+    sp = bsub.add_parser(
+        "spread", help="repeated --answer runs (sampled, one seed each): mean, sd, range"
+    )
+    sp.add_argument("runs", nargs="+", metavar="JSONL", help="the runs' per-question rows")
+    sp.add_argument("--json", dest="json_out")
+    sp.add_argument("--markdown")
     qc = bsub.add_parser(
         "qa-compare", help="two --answer runs question by question (a rerun, or a change)"
     )

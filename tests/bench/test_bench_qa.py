@@ -830,3 +830,39 @@ def test_sampled_reruns_repeat_by_seed(tiny, tmp_path, llama_server):
     summary = json.loads((tmp_path / "a.json").read_text())
     assert summary["reader_seed"] == 4 and summary["answer_options"] == {"temperature": 1.2}
     assert "seed 4" in (tmp_path / "a.md").read_text()
+
+
+def test_the_seeds_script_runs_sampled_repeats_and_their_spread(tiny, tmp_path, llama_server):
+    """scripts/locomo_qa_seeds.sh, as docs/benchmarks.md runs it, with the reader
+    served by a real llama.cpp server; an odd number of seeds runs the last alone."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "locomo_qa_seeds.sh"
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    env = {
+        **os.environ,
+        "REMEM": str(Path(sys.executable).parent / "remem"),
+        "LLM": "openai",
+        "OPENAI_BASE_URL": llama_server.base_url,
+        "REMEM_LLM_MODEL": "smollm2",
+        "SEEDS": "3 4 5",
+        "LIMIT": "all",
+    }
+    out = tmp_path / "seeds"
+    done = subprocess.run(
+        [bash, str(script), str(tiny), "hybrid,bm25", str(out)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    for seed in (3, 4, 5):
+        run = json.loads((out / f"seed-{seed}.json").read_text())
+        assert run["reader_seed"] == seed and run["answer_options"] == {"temperature": 0.7}
+        assert len(_lines(out / f"seed-{seed}.jsonl")) == 2 * N_QUESTIONS
+    spread = json.loads((out / "spread.json").read_text())
+    assert [Path(r["run"]).name for r in spread["runs"]] == [f"seed-{s}.jsonl" for s in (3, 4, 5)]
+    assert "Over 3 runs" in (out / "spread.md").read_text()

@@ -18,6 +18,7 @@ from .report import (
     qa_tables,
     scale_tables,
     short_history_tables,
+    spread_tables,
 )
 
 
@@ -32,6 +33,11 @@ def run(args: argparse.Namespace) -> int:
 
         result = compare_runs(args.a, args.b, exclude=args.exclude or ())
         tables = compare_tables(result)
+    elif args.bench == "spread":
+        from .spread import spread_runs
+
+        result = spread_runs(args.runs)
+        tables = spread_tables(result)
     elif args.bench == "replay":
         from .qa import replay_run
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -427,3 +428,69 @@ def load_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[
         for op, o in s["ops"].items()
     ]
     return [(title, header, rows)]
+
+
+def spread_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Each run, then mean ± sd [min, max] over the runs, then the paired differences."""
+    engines = list(result["summary"])
+    paired = result["paired"]
+    per_run = [
+        [Path(r["run"]).name]
+        + [_fmt(r["engines"][e]["f1_1to4"]) for e in engines]
+        + [_fmt(r["paired"][e]["diff"]) for e in paired]
+        for r in result["runs"]
+    ]
+
+    def ms(s: dict[str, float]) -> str:
+        return f"{_fmt(s['mean'])} ± {_fmt(s['sd'])} [{_fmt(s['min'])}, {_fmt(s['max'])}]"
+
+    over = [
+        [
+            e,
+            str(result["questions"][e]),
+            ms(result["summary"][e]["f1_1to4"]),
+            ms(result["summary"][e]["cat5_refusal"]),
+            ms(result["summary"][e]["false_refusal"]),
+            _fmt(result["identical_drafts_share"][e]),
+        ]
+        for e in engines
+    ]
+    diffs = [
+        [
+            e,
+            p["minus"],
+            _fmt(p["mean"]),
+            _fmt(p["sd"]),
+            _fmt(p["min"]),
+            _fmt(p["max"]),
+            f"{p['runs_better']} / {p['runs_worse']}",
+        ]
+        for e, p in paired.items()
+    ]
+    n = len(result["runs"])
+    return [
+        (
+            "Each run: F1 1-4 (weighted) and the paired differences",
+            ["run"]
+            + [f"{e} F1 1-4" for e in engines]
+            + [f"{e} - {p['minus']}" for e, p in paired.items()],
+            per_run,
+        ),
+        (
+            f"Over {n} runs: mean ± sd [min, max]",
+            [
+                "engine",
+                "questions",
+                "F1 1-4",
+                "cat5 refusal",
+                "false refusal 1-4",
+                "drafts identical in every run",
+            ],
+            over,
+        ),
+        (
+            f"F1 1-4 difference over {n} runs",
+            ["engine", "minus", "mean", "sd", "min", "max", "runs better / worse"],
+            diffs,
+        ),
+    ]
