@@ -38,7 +38,7 @@ def spread_runs(paths: Sequence[str | Path]) -> dict[str, Any]:
     mix sampling noise with which questions were asked."""
     if len(paths) < 2:
         raise InvalidInputError("a spread needs at least two runs")
-    runs = []
+    runs: list[dict[str, Any]] = []
     keys: set[tuple] | None = None
     drafts: dict[tuple, set[str | None]] = {}
     for path in paths:
