@@ -667,20 +667,26 @@ def _lines_of(text: str) -> list[dict]:
     return [json.loads(x) for x in text.splitlines()]
 
 
-def test_the_full_run_script_runs_two_parts_and_merges(tiny, tmp_path):
-    """scripts/locomo_qa_full.sh, as docs/benchmarks.md runs it (reader none here)."""
+def _script(name: str) -> tuple[str, Path, dict[str, str]]:
+    """bash, one of scripts/, and an environment whose REMEM is this interpreter's."""
     import os
     import shutil
-    import subprocess
     import sys
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "locomo_qa_full.sh"
     bash = shutil.which("bash")
     if bash is None:
         pytest.skip("no bash")
+    script = Path(__file__).resolve().parents[2] / "scripts" / name
+    return bash, script, {**os.environ, "REMEM": str(Path(sys.executable).parent / "remem")}
+
+
+def test_the_full_run_script_runs_two_parts_and_merges(tiny, tmp_path):
+    """scripts/locomo_qa_full.sh, as docs/benchmarks.md runs it (reader none here)."""
+    import subprocess
+
+    bash, script, env = _script("locomo_qa_full.sh")
     env = {
-        **os.environ,
-        "REMEM": str(Path(sys.executable).parent / "remem"),
+        **env,
         "LLM": "none",
         "PART_A": "conv-a",
         "PART_B": "conv-b",
@@ -835,18 +841,11 @@ def test_sampled_reruns_repeat_by_seed(tiny, tmp_path, llama_server):
 def test_the_seeds_script_runs_sampled_repeats_and_their_spread(tiny, tmp_path, llama_server):
     """scripts/locomo_qa_seeds.sh, as docs/benchmarks.md runs it, with the reader
     served by a real llama.cpp server; an odd number of seeds runs the last alone."""
-    import os
-    import shutil
     import subprocess
-    import sys
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "locomo_qa_seeds.sh"
-    bash = shutil.which("bash")
-    if bash is None:
-        pytest.skip("no bash")
+    bash, script, env = _script("locomo_qa_seeds.sh")
     env = {
-        **os.environ,
-        "REMEM": str(Path(sys.executable).parent / "remem"),
+        **env,
         "LLM": "openai",
         "OPENAI_BASE_URL": llama_server.base_url,
         "REMEM_LLM_MODEL": "smollm2",
