@@ -258,6 +258,7 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
         ]
         for name, p in (result.get("paired") or {}).items()
     ]
+    options = "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())
     tables = [
         (
             (
@@ -265,15 +266,12 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
                 + ("" if result.get("reader_seed") is None else f" seed {result['reader_seed']}")
                 + ", "
                 f"k={result['k']}, context budget {result['max_context_tokens']} tokens, "
-                f"grounding check {result.get('grounding', 0.5)}"
-                + "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())
-                + ")"
+                f"grounding check {result.get('grounding', 0.5)}{options})"
             )
             if "replayed" not in result
             else (
                 f"LoCoMo QA replayed from {result['jsonl']}: the saved reader drafts settled "
-                f"by the current answer rules, grounding check {result['grounding']}"
-                + "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())
+                f"by the current answer rules, grounding check {result['grounding']}{options}"
             ),
             header,
             f1_rows,

@@ -32,6 +32,8 @@ class Request:
     #: JSON schema the reply must follow (backends that can enforce it do)
     json_schema: dict[str, Any] | None = None
     stop: Sequence[str] | None = None
+    #: the sampling seed of this call (:func:`prompt_seed`); None when greedy
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ class LLM(ABC):
     context_window: int = 8192
     #: whether ``json_schema`` is enforced by the backend (grammar / structured output)
     enforces_schema: bool = False
+    #: the sampling seed a sampled call (temperature > 0) derives its own from; None
+    #: sends none (the backend picks)
+    seed: int | None = None
 
     def __init__(self) -> None:
         self.usage = Usage()
@@ -111,7 +116,12 @@ class LLM(ABC):
         if not self.generates:
             raise LLMError("no LLM is configured (llm='none'): nothing can be generated")
         try:
-            out = self._complete(Request(messages, max_tokens, temperature, json_schema, stop))
+            seed = None
+            if self.seed is not None and temperature > 0:  # greedy decoding needs no seed
+                seed = prompt_seed(self.seed, messages)
+            out = self._complete(
+                Request(messages, max_tokens, temperature, json_schema, stop, seed)
+            )
         except LLMError:
             self.usage.record(task, None)
             raise

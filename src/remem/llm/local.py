@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LLMError
-from .base import LLM, Completion, Request, prompt_seed
+from .base import LLM, Completion, Request
 
 
 def find_smollm2() -> Path:
@@ -85,8 +85,8 @@ class LocalLLM(LLM):
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
         }
-        if req.temperature > 0:  # greedy decoding needs no seed
-            kwargs["seed"] = prompt_seed(self.seed, req.messages)
+        if req.seed is not None:
+            kwargs["seed"] = req.seed
         if req.stop:
             kwargs["stop"] = list(req.stop)
         if req.json_schema is not None:

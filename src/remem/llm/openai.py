@@ -20,7 +20,7 @@ from typing import Any
 
 from .._openai import Rejected, endpoint, post_json
 from ..errors import LLMError
-from .base import LLM, Completion, Message, Request, estimate_tokens, prompt_seed
+from .base import LLM, Completion, Message, Request, estimate_tokens
 
 SCHEMA_MODES = ("auto", "json_schema", "json_object", "off")
 
@@ -66,8 +66,8 @@ class OpenAILLM(LLM):
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
         }
-        if self.seed is not None and req.temperature > 0:  # servers that sample by seed
-            body["seed"] = prompt_seed(self.seed, req.messages)
+        if req.seed is not None:  # servers that sample by seed repeat it
+            body["seed"] = req.seed
         if req.stop:
             body["stop"] = list(req.stop)
         json_schema = req.json_schema
