@@ -27,9 +27,13 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import InvalidInputError, InvalidTypeError
 from .store.base import KeyRow, Store
+
+if TYPE_CHECKING:
+    from .memory import Memory
 
 PREFIX = "rmm_"
 _ID_HEX = 12
@@ -101,6 +105,12 @@ class KeyRing:
         self._cache_s = cache_s
         self._cache: dict[str, tuple[float, str | None]] = {}
         self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, mem: Memory, *, cache_s: float = 0.0) -> KeyRing:
+        """The key ring kept in ``mem``'s database (the servers' keys live beside the
+        memories, so every worker over one database sees every key and revocation)."""
+        return mem.key_ring(cache_s=cache_s)
 
     def create(self, tenant: str, label: str | None = None) -> tuple[str, KeyInfo]:
         """A new key for ``tenant``: (the key, shown once and never stored; its info)."""
