@@ -12,6 +12,7 @@ from remem import Memory
 from remem.errors import InvalidInputError, RememError
 from remem.table import FORMAT
 from sample_conversation import BASE, TURNS
+from store_rows import ilstma_db  # noqa: E402
 
 ENTRY_KEYS = {"index", "creation_time", "time_interval", "recall_times", "text", "embedding"}
 
@@ -81,7 +82,7 @@ def test_export_shape(exported, embedder):
         ids[1]: 4,
         ids[9]: 2,
     }
-    assert mem._store.table_meta("a")[ids[1]][0] == 4
+    assert ilstma_db(mem).table_meta("a")[ids[1]][0] == 4
     assert mem.short_term("a")["deferred_writes"] == 0
     for i in (0, 1, 9):
         assert by_id[ids[i]]["time_interval"] == 0
@@ -122,8 +123,8 @@ def test_export_round_trips_through_import(exported, tmp_path):
     vb = [m.embedding.tobytes() for m in mem._store.load("b", with_embeddings=True)]
     assert va == vb
     # the recall metadata itself, not just its rendering
-    meta_a = mem._store.table_meta("a")
-    meta_b = mem._store.table_meta("b")
+    meta_a = ilstma_db(mem).table_meta("a")
+    meta_b = ilstma_db(mem).table_meta("b")
     for old, new in zip(ids, new_ids, strict=True):
         if old in meta_a:
             assert meta_b[new] == meta_a[old]
@@ -153,7 +154,7 @@ def test_import_into_another_file_and_engine(exported, open_memory, tmp_path):
     other = open_memory(tmp_path / "other.db", "hybrid")
     new_ids = other.import_table(path, "z")
     assert [h.text for h in other.memories("z")] == [t for _, t in TURNS]
-    assert other._store.table_meta("z")[new_ids[1]][0] == 4
+    assert ilstma_db(other).table_meta("z")[new_ids[1]][0] == 4
     assert other.search("Ezekiel bassoon", "z", k=1)[0].id == new_ids[1]
 
 
@@ -252,7 +253,7 @@ def test_file_of_another_embedder_is_embedded_again(exported, tmp_path, embedder
     np.testing.assert_allclose(np.stack([m.embedding for m in rows]), fresh, atol=1e-5)
     for (_, text), new in zip(TURNS, new_ids, strict=True):
         assert mem.search(text, "b", k=1)[0].id == new
-    assert mem._store.table_meta("b")[new_ids[1]][0] == 4
+    assert ilstma_db(mem).table_meta("b")[new_ids[1]][0] == 4
 
 
 # -- any engine ------------------------------------------------------------------------------

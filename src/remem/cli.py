@@ -396,8 +396,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _keys(mem: Any, args: argparse.Namespace) -> int:
+    from .keys import KeyRing
+
     if args.keys == "create":
-        key, info = mem.keys.create(args.tenant, args.label)
+        key, info = KeyRing.of(mem).create(args.tenant, args.label)
         print(key)
         print(
             f"key id {info.key_id} for tenant {info.tenant}: store the key now, it is "
@@ -405,13 +407,13 @@ def _keys(mem: Any, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     elif args.keys == "list":
-        for info in mem.keys.list(args.tenant):
+        for info in KeyRing.of(mem).list(args.tenant):
             if args.json:
                 print(json.dumps(info.to_dict()))
             else:
                 state = "active" if info.active else "revoked"
                 print(f"{info.key_id}  {info.tenant}  {state}  {info.label or ''}".rstrip())
-    elif args.keys == "revoke" and not mem.keys.revoke(args.key_id):
+    elif args.keys == "revoke" and not KeyRing.of(mem).revoke(args.key_id):
         print(f"remem: no active key {args.key_id}", file=sys.stderr)
         return 1
     return 0

@@ -281,7 +281,9 @@ class KeyVerifier:
     """
 
     def __init__(self, mem: "Memory"):
-        self._keys = mem.keys
+        from .keys import KeyRing
+
+        self._keys = KeyRing.of(mem)
 
     async def verify_token(self, token: str) -> "AccessToken | None":
         import anyio

@@ -12,20 +12,23 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from . import table
 from .answer import Answer, Answerer
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
-from .engines.base import UserLocks
+from .engines.base import Abilities, EngineRecall, Scored, UserLocks
 from .errors import EmbedderError, InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
-from .keys import KeyRing
 from .llm import LLM, create_llm
 from .store import Store, open_store
-from .tokens import clip_tokens
+from .store.extension import Extension, Tables, registered_extensions
 from .types import Hit, Recall, StoredMemory
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
@@ -40,6 +43,16 @@ from .validation import (
 
 MAX_BATCH = 10_000
 """Largest ``add_many`` batch: one transaction and one embedding pass must stay bounded."""
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """What ``Memory.engine_info`` says of the engine: its name, what it can do beyond
+    ranking, and its settings as resolved from the defaults and ``engine_options``."""
+
+    name: str
+    abilities: Abilities
+    config: dict[str, Any]
 
 
 class Memory:
@@ -80,11 +93,16 @@ class Memory:
         self._llm: LLM | None = llm if isinstance(llm, LLM) else None
         self._answer_options = Answerer.check_options(answer_options or {})
         self._llm_lock = threading.Lock()
+        self._answerer: Answerer | None = None
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
         self._store = store or open_store(target, **dict(store_options or {}))
         #: Where the memories live, for messages: a database URL without its password.
         self.path = str(getattr(self._store, "location", target))
         try:
+            # every registered extension (the built-in engines' tables among them),
+            # so any engine's delete erases what the others keep of a memory
+            for ext in registered_extensions():
+                self._store.attach(ext)
             self._check_embedder()
             self._indexes = IndexCache(self._store, self._embedder.dim, max_cached_users)
             self._ctx = EngineContext(self._store, self._embedder, self._indexes, self._get_llm)
@@ -240,16 +258,13 @@ class Memory:
 
     def search(self, query: str, user_id: str, k: int = 10) -> list[Hit]:
         """The user's k most relevant memories for the query, best first."""
-        query = check_text(query, self.max_text_chars, what="query")
-        user_id = check_user_id(user_id)
-        k = check_k(k)
-        self._check_open()
-        qvec = self._embedder.embed_one(query) if self._engine.needs_query_vector else None
-        ranked = self._engine.search(user_id, query, qvec, k)
-        rows = self._store.get(user_id, [r.id for r in ranked])
-        return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+        query, user_id, k, _ = self._question(query, user_id, k, None, what="query")
+        ranked = self._engine.search(user_id, query, self._query_vec(query), k)
+        return self._hits(user_id, ranked)
 
-    def recall(self, query: str, user_id: str, k: int = 10, *, now: Any = None) -> Recall:
+    def recall(
+        self, query: str, user_id: str, k: int = 10, *, now: Any = None, explain: bool = True
+    ) -> Recall:
         """Search plus the engine's confidence, refusal verdict and explanations.
 
         Engines without a confidence model (the baselines) report the top score as
@@ -257,23 +272,10 @@ class Memory:
         from its cache on a hit (possibly fewer than k), ``cache_hit``, ``segments``
         and ``timings`` are filled; ``now`` is its clock for days since last recall
         (default: the time of the user's newest memory, so a replayed history ages as
-        it did live).
+        it did live). ``explain=False`` skips tracing each hit's activation path
+        (SYNAPSE), for callers that need only the verdict.
         """
-        flow = getattr(self._engine, "recall_flow", None)
-        if flow is not None:
-            return self._recall_flow(flow, query, user_id, k, now)
-        hits = self.search(query, user_id=user_id, k=k)
-        trace = getattr(self._engine, "last_trace", None)
-        if trace is not None:
-            return Recall(
-                hits,
-                trace.confidence,
-                trace.refuse,
-                trace.concepts,
-                {h.id: trace.explanations.get(h.id, "") for h in hits},
-            )
-        top = hits[0].score if hits else 0.0
-        return Recall(hits, top, False, [], {h.id: self.engine_name for h in hits})
+        return self._recall(query, user_id, k, now, explain=explain)[0]
 
     def answer(self, question: str, user_id: str, k: int = 10, *, now: Any = None) -> Answer:
         """Answer from the user's memory, or refuse ("Not mentioned in the conversation").
@@ -284,61 +286,97 @@ class Memory:
         ``llm="none"`` the answer is the best evidence sentence.
         """
         t0 = time.perf_counter()
-        question = check_text(question, self.max_text_chars, what="question")
-        flow = getattr(self._engine, "recall_flow", None)
-        notes: list[str] = []
-        prepared, calls = None, 0
-        if flow is not None:
-            rec, out = self._recall_flow_outcome(flow, question, user_id, k, now)
-            seg = rec.segments
-            if seg.get("summary"):
-                notes.append("Summary: " + clip_tokens(seg["summary"], 120))
-            if seg.get("personality"):
-                notes.append("About them: " + clip_tokens(seg["personality"], 60))
-            prepared, calls = out.answer, out.llm_calls
-        else:
-            rec = self.recall(question, user_id, k)
-        answerer = Answerer(self._get_llm(), **self._answer_options)
-        return answerer.answer(
-            question, rec, notes=notes, prepared=prepared, extra_calls=calls, started=t0
+        rec, found = self._recall(question, user_id, k, now, explain=True, what="question")
+        return self._reader().answer(
+            question,
+            rec,
+            notes=found.notes,
+            prepared=found.answer,
+            extra_calls=found.llm_calls,
+            started=t0,
         )
 
-    def _recall_flow(self, flow: Any, query: str, user_id: str, k: int, now: Any) -> Recall:
-        return self._recall_flow_outcome(flow, query, user_id, k, now)[0]
-
-    def _recall_flow_outcome(
-        self, flow: Any, query: str, user_id: str, k: int, now: Any
-    ) -> tuple[Recall, Any]:
-        query = check_text(query, self.max_text_chars, what="query")
+    def _question(
+        self, query: Any, user_id: Any, k: Any, now: Any, *, what: str
+    ) -> tuple[str, str, int, datetime | None]:
+        """Every argument of a read, validated once."""
+        query = check_text(query, self.max_text_chars, what=what)
         user_id = check_user_id(user_id)
         k = check_k(k)
         when = None if now is None else parse_timestamp(now)
         self._check_open()
-        out = flow(user_id, query, k, when)
-        rows = self._store.get(user_id, [r.id for r in out.hits])
-        hits = [rows[r.id].to_hit(r.score) for r in out.hits if r.id in rows]
-        top = hits[0].score if hits else 0.0
+        return query, user_id, k, when
+
+    def _query_vec(self, query: str) -> np.ndarray | None:
+        return self._embedder.embed_one(query) if self._engine.needs_query_vector else None
+
+    def _recall(
+        self, query: Any, user_id: Any, k: Any, now: Any, *, explain: bool, what: str = "query"
+    ) -> tuple[Recall, EngineRecall]:
+        query, user_id, k, when = self._question(query, user_id, k, now, what=what)
+        found = self._engine.recall(user_id, query, self._query_vec(query), k, when)
+        hits = self._hits(user_id, found.hits)
+        why = found.explanations(traced=explain)
         rec = Recall(
             hits,
-            top,
-            False,
-            [],
-            {r.id: r.why for r in out.hits if r.id in rows},
-            out.cache_hit,
-            out.segments,
-            out.timings,
+            found.confidence,
+            found.refuse,
+            found.concepts,
+            {h.id: why.get(h.id, "") for h in hits},
+            found.cache_hit,
+            found.segments,
+            found.timings,
+            found.details,
         )
-        return rec, out
+        return rec, found
+
+    def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
+        """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""
+        rows = self._store.get(user_id, [r.id for r in ranked])
+        return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+
+    def _reader(self) -> Answerer:
+        """The answering layer, made once (on first use: it needs the LLM)."""
+        if self._answerer is None:
+            llm = self._get_llm()
+            with self._llm_lock:
+                if self._answerer is None:
+                    self._answerer = Answerer(llm, **self._answer_options)
+        return self._answerer
 
     def short_term(self, user_id: str) -> dict[str, Any]:
         """The engine's short-term memory of the user (ILSTMA): its five segments, their
         estimated tokens, the questions seen and the buffered metadata writes."""
         user_id = check_user_id(user_id)
         self._check_open()
-        stm = getattr(self._engine, "short_term", None)
-        if stm is None:
-            raise InvalidInputError(f"engine {self.engine_name!r} has no short-term memory")
-        return stm(user_id)
+        return self._engine.short_term(user_id)
+
+    @property
+    def engine_info(self) -> EngineInfo:
+        """The engine's name, abilities (gate, flow, short-term memory) and settings."""
+        engine = self._engine
+        return EngineInfo(self.engine_name, engine.abilities, engine.config())
+
+    def stats(self, user_id: str | None = None) -> dict[str, Any]:
+        """Sizes for monitoring and benchmarks: ``index_bytes`` of this process's
+        in-memory indexes (all users); with ``user_id`` also the user's ``memories``
+        and the engine's own state of them (a graph's ``active_nodes``, ...)."""
+        self._check_open()
+        out: dict[str, Any] = {"index_bytes": self._indexes.nbytes()}
+        if user_id is not None:
+            user_id = check_user_id(user_id)
+            out["memories"] = self._store.count(user_id)
+            out.update(self._engine.stats(user_id))
+        return out
+
+    def flush(self, user_id: str | None = None) -> None:
+        """Write what the engine buffers in this process (ILSTMA's recall counts of
+        cache hits, SYNAPSE's record of which nodes queries reached); ``close`` does
+        it too. For one user, or all."""
+        if user_id is not None:
+            user_id = check_user_id(user_id)
+        self._check_open()
+        self._engine.flush(user_id)
 
     def export_table(self, user_id: str, path: str | os.PathLike[str]) -> int:
         """Write the user's global memory table (ILSTMA's one-JSON-file shape, for any
@@ -381,7 +419,8 @@ class Memory:
             raise InvalidInputError(f"a table imports at most {MAX_BATCH:,} entries at once")
         stored = self._insert(user_id, parsed.memories, parsed.vectors)
         try:
-            self._store.table_meta_update(
+            table.write_meta(
+                self._store,
                 user_id,
                 [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
             )
@@ -391,16 +430,12 @@ class Memory:
             raise
         return [m.id for m in stored]
 
-    @property
-    def keys(self) -> KeyRing:
-        """The API keys of the servers over this database (``remem keys``)."""
-        return self.key_ring()
-
-    def key_ring(self, cache_s: float = 0.0) -> KeyRing:
-        """The API keys, verified with a per-process cache of ``cache_s`` seconds (a
-        revoked key keeps working that long in a process that has just seen it)."""
+    def attach(self, extension: Extension) -> Tables:
+        """Keep ``extension``'s own tables in this memory's database (the store's one
+        extension hook, see ``remem.store.extension``): created or migrated now, erased
+        with the users and memories they name. The servers' API keys live this way."""
         self._check_open()
-        return KeyRing(self._store, cache_s=cache_s)
+        return self._store.attach(extension)
 
     def ping(self) -> None:
         """Raise StoreError unless the store answers (health checks)."""
@@ -415,8 +450,7 @@ class Memory:
         """Run the engine's pending consolidation now; returns memories processed."""
         user_id = check_user_id(user_id)
         self._check_open()
-        run = getattr(self._engine, "consolidate", None)
-        return int(run(user_id)) if run else 0
+        return int(self._engine.consolidate(user_id))
 
     def get(self, memory_id: str, user_id: str) -> Hit | None:
         """One memory by id (score 1.0), or None; another user's id looks missing."""

@@ -53,6 +53,7 @@ from .errors import (
     TextTooLongError,
     UnknownComponentError,
 )
+from .keys import KeyRing
 from .memory import Memory
 from .service import TenantMemory
 
@@ -433,7 +434,7 @@ def create_app(
             if close_memory:
                 mem.close()
 
-    keyring = mem.key_ring(cache_s=key_cache_s)
+    keyring = KeyRing.of(mem, cache_s=key_cache_s)
     stats = Metrics()
     app = FastAPI(
         lifespan=lifespan,

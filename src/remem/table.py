@@ -2,8 +2,9 @@
 
 Every memory of a user is a table entry: index (creation order), creation time,
 days since last recall, recall times, text and embedding. The recall metadata lives
-in the store (rows only for entries recalled at least once; the others have recall
-times 1 and were last "recalled" when created). ``export`` writes the paper's one-file
+in ILSTMA's tables (``engines/ilstma/storage.py``; rows only for entries recalled at
+least once; the others have recall times 1 and were last "recalled" when created),
+which every store has attached, whatever the engine. ``export`` writes the paper's one-file
 shape; ``read`` validates such a file before anything is written, so a broken file
 imports nothing.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .engines.ilstma.storage import ILSTMA_TABLES, IlstmaStorage
 from .errors import InvalidInputError
 from .store.base import Store, timestamp_epoch
 from .types import NewMemory
@@ -30,9 +32,18 @@ MAX_RECALL_TIMES = 2**31 - 1
 """Recall counts are 32-bit in storage, and no real memory is recalled 2 billion times."""
 
 
+def _meta(store: Store) -> IlstmaStorage:
+    return IlstmaStorage(store.attach(ILSTMA_TABLES))
+
+
+def write_meta(store: Store, user_id: str, rows: list[tuple[str, int, float]]) -> None:
+    """Set (memory id, recall times, last recall) of imported entries."""
+    _meta(store).table_meta_update(user_id, rows)
+
+
 def export_rows(store: Store, user_id: str, embedder_id: str) -> dict[str, Any]:
     rows = store.load(user_id, with_embeddings=True)
-    meta = store.table_meta(user_id)
+    meta = _meta(store).table_meta(user_id)
     now = max((timestamp_epoch(m.timestamp) for m in rows), default=0.0)
     entries = []
     for m in rows:

@@ -58,10 +58,13 @@ class Recall:
     segments: dict[str, Any] = field(default_factory=dict)
     #: seconds spent per step (for example judge_s, embed_s, retrieve_s, total_s)
     timings: dict[str, float] = field(default_factory=dict)
+    #: engine-specific facts for inspection (ILSTMA on a miss: the ids it recalled,
+    #: ``recalled``, and its global retriever's ranking, ``ranking``)
+    details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, as the servers and ``remem recall --json`` give it (without the
-        short-term segments, an engine's internal state)."""
+        short-term segments and details, an engine's internal state)."""
         return {
             "hits": [h.to_dict() for h in self.hits],
             "confidence": self.confidence,

@@ -14,6 +14,7 @@ from remem.engines.ilstma.stm import estimate_tokens
 from remem.errors import InvalidInputError
 from remem.store.base import timestamp_epoch
 from sample_conversation import BASE, TURNS
+from store_rows import ilstma_db  # noqa: E402
 
 # A question whose rare words all appear in turn i (and in no other turn).
 Q = {
@@ -46,8 +47,9 @@ def _cache_pos(mem: Memory, ids: list[str], user: str = "u") -> list[int]:
     return [ids.index(d.memory_id) for d in _stm(mem, user).cache]
 
 
-def _recalled(mem: Memory) -> list[str]:
-    return mem._engine.last_outcome.recalled
+def _recalled(r) -> list[str]:
+    """The ids the flow recalled on a miss (a Recall's details)."""
+    return r.details["recalled"]
 
 
 # -- first question, miss and hit ----------------------------------------------------------
@@ -60,7 +62,7 @@ def test_first_question_of_a_fresh_engine_misses(open_memory):
     assert r.cache_hit is False
     assert "judge_s" not in r.timings  # nothing cached, nothing to judge
     assert {"embed_s", "retrieve_s", "total_s"} <= set(r.timings)
-    assert _recalled(mem) == [ids[0]]
+    assert _recalled(r) == [ids[0]]
     assert r.hits[0].id == ids[0]
     assert r.segments["relevant"] == [f"{TURNS[0][0]}: {TURNS[0][1]}"]
 
@@ -82,7 +84,7 @@ def test_miss_caches_a_window_around_the_recalled_dialogue(open_memory, options,
     ids = _add(mem)
     r = mem.recall(Q[target], "u", k=3)
     assert r.cache_hit is False
-    centre = ids.index(_recalled(mem)[0])
+    centre = ids.index(_recalled(r)[0])
     assert centre == target
     cached = _cache_pos(mem, ids)
     window = [p for p in range(len(ids)) if abs(p - centre) <= cfg.offset]
@@ -97,8 +99,8 @@ def test_printed_form_prefers_far_dialogues(open_memory):
     """Eq. 4 as printed grows with distance: the recalled dialogue itself is cached last."""
     mem = _ilstma(open_memory, engine="ilstma-printed")
     ids = _add(mem)
-    mem.recall(Q[5], "u")
-    assert ids.index(_recalled(mem)[0]) == 5
+    r = mem.recall(Q[5], "u")
+    assert ids.index(_recalled(r)[0]) == 5
     # window 0..9 around 5 (offset 5); farthest first, ties to the lower index
     assert _cache_pos(mem, ids) == [0, 1, 9]
 
@@ -111,7 +113,7 @@ def test_hit_answers_from_the_cache_without_retrieval(open_memory):
     stm = _stm(mem)
     before = mem.short_term("u")
     cache_before = list(stm.cache)
-    meta_before = mem._store.table_meta("u")
+    meta_before = ilstma_db(mem).table_meta("u")
 
     r = mem.recall(Q[1], "u", k=3)
 
@@ -128,8 +130,8 @@ def test_hit_answers_from_the_cache_without_retrieval(open_memory):
     assert after["deferred_writes"] == 1
     # the used dialogue's update is buffered, not written
     assert stm.deferred == {ids[1]: (2, NOW)}
-    assert ids[1] not in mem._store.table_meta("u")
-    assert mem._store.table_meta("u") == meta_before
+    assert ids[1] not in ilstma_db(mem).table_meta("u")
+    assert ilstma_db(mem).table_meta("u") == meta_before
 
 
 def test_a_question_with_unknown_words_misses(open_memory):
@@ -144,21 +146,21 @@ def test_deferred_writes_are_applied_once_on_the_next_miss(open_memory):
     mem = _ilstma(open_memory)
     ids = _add(mem)
     mem.recall(Q[0], "u")
-    assert ids[1] not in mem._store.table_meta("u")  # never recalled: (1, creation)
+    assert ids[1] not in ilstma_db(mem).table_meta("u")  # never recalled: (1, creation)
     assert mem.recall(Q[1], "u").cache_hit is True
     assert mem.recall("bassoon quartet Ezekiel plays", "u").cache_hit is True
     assert _stm(mem).deferred == {ids[1]: (3, NOW)}
-    assert ids[1] not in mem._store.table_meta("u")
+    assert ids[1] not in ilstma_db(mem).table_meta("u")
 
     r = mem.recall(Q[9], "u")  # a miss elsewhere: the buffer is flushed
     assert r.cache_hit is False
-    assert ids[1] not in _recalled(mem)
-    assert mem._store.table_meta("u")[ids[1]] == (3, NOW)  # 1 + exactly 2
+    assert ids[1] not in _recalled(r)
+    assert ilstma_db(mem).table_meta("u")[ids[1]] == (3, NOW)  # 1 + exactly 2
     assert _stm(mem).deferred == {}
     assert mem.short_term("u")["deferred_writes"] == 0
 
     mem.recall(Q[5], "u")  # another miss must not apply the same updates again
-    assert mem._store.table_meta("u")[ids[1]] == (3, NOW)
+    assert ilstma_db(mem).table_meta("u")[ids[1]] == (3, NOW)
 
 
 def test_recalled_dialogues_are_counted_at_once_on_a_miss(open_memory):
@@ -166,10 +168,10 @@ def test_recalled_dialogues_are_counted_at_once_on_a_miss(open_memory):
     ids = _add(mem)
     later = BASE + timedelta(days=3)
     mem.recall(Q[9], "u", now=later)
-    assert mem._store.table_meta("u") == {ids[9]: (2, timestamp_epoch(later))}
+    assert ilstma_db(mem).table_meta("u") == {ids[9]: (2, timestamp_epoch(later))}
     mem.recall(Q[0], "u")
     mem.recall(Q[9], "u")
-    meta = mem._store.table_meta("u")
+    meta = ilstma_db(mem).table_meta("u")
     # counted as increments; the last recall is the latest one ("later" is after NOW)
     assert meta[ids[9]] == (3, timestamp_epoch(later))
     assert meta[ids[0]] == (2, NOW)
@@ -218,7 +220,7 @@ def test_nocache_variant_never_hits(open_memory):
         assert "retrieve_s" in r.timings and "judge_s" not in r.timings
         assert _stm(mem).cache == []
         assert r.segments["cache"] == []
-    assert mem._store.table_meta("u")[ids[1]][0] == 4
+    assert ilstma_db(mem).table_meta("u")[ids[1]][0] == 4
 
 
 def test_embedding_judge_hits_on_the_cached_dialogue(open_memory):
@@ -237,10 +239,10 @@ def test_hits_after_a_mid_session_flush_are_all_counted(open_memory, tmp_path):
     mem.recall(Q[0], "u")
     assert mem.recall(Q[1], "u").cache_hit is True
     mem.export_table("u", tmp_path / "t.json")  # flushes the buffered write: 1 -> 2
-    assert mem._store.table_meta("u")[ids[1]] == (2, NOW)
+    assert ilstma_db(mem).table_meta("u")[ids[1]] == (2, NOW)
     assert mem.recall(Q[1], "u").cache_hit is True  # a second hit on the same dialogue
     mem.recall(Q[9], "u")  # a miss flushes it
-    assert mem._store.table_meta("u")[ids[1]] == (3, NOW)  # is (2, NOW): one hit lost
+    assert ilstma_db(mem).table_meta("u")[ids[1]] == (3, NOW)  # is (2, NOW): one hit lost
 
 
 # -- the prefetch window's bounds -----------------------------------------------------------
@@ -276,8 +278,8 @@ def test_window_skips_deleted_memories(open_memory):
     assert _cache_pos(mem, ids) == [0, 3, 4]  # two live positions to the right
 
     assert mem.delete(ids[4], "u")
-    mem.recall(Q[5], "u")
-    assert ids.index(_recalled(mem)[0]) == 5
+    r = mem.recall(Q[5], "u")
+    assert ids.index(_recalled(r)[0]) == 5
     # left of 5: 3 (distance 1), then 2 and 1 are gone, so 0 is at distance 2;
     # right: 6, 7; the distance-2 tie between 0 and 7 goes to the lower index
     assert _cache_pos(mem, ids) == [5, 3, 6, 0]
@@ -396,12 +398,12 @@ def test_disagreeing_retrievers(open_memory, embedder, mode):
 
     # through the flow: both recalled dialogues are counted, hits start with them
     r = mem.recall(DISAGREE, "u", k=3)
-    assert _recalled(mem) == expected
-    assert mem._engine.last_outcome.ranking == [s.id for s in ranking]
+    assert _recalled(r) == expected
+    assert r.details["ranking"] == [s.id for s in ranking]
     rest = [s.id for s in ranking if s.id not in expected]
     assert [h.id for h in r.hits] == (expected + rest)[:3]
     assert [h.score for h in r.hits] == [1.0, 0.5, 1 / 3]
-    meta = mem._store.table_meta("u")
+    meta = ilstma_db(mem).table_meta("u")
     assert {m: meta[m][0] for m in meta} == dict.fromkeys(expected, 2)
     # the cache is prefetched around the first recalled dialogue
     assert _stm(mem).cache[0].memory_id == expected[0]
@@ -425,19 +427,19 @@ def test_restart_keeps_memories_and_deferred_metadata_but_not_the_cache(open_mem
     mem.recall(Q[0], "u")
     assert mem.recall(Q[1], "u").cache_hit is True
     assert mem.short_term("u")["deferred_writes"] == 1
-    assert ids[1] not in mem._store.table_meta("u")
+    assert ids[1] not in ilstma_db(mem).table_meta("u")
     mem.close()
 
     again = _ilstma(open_memory, db_path)
     assert [h.id for h in again.memories("u")] == ids
     assert [h.text for h in again.memories("u")] == [t for _, t in TURNS]
-    assert again._store.table_meta("u") == {ids[0]: (2, NOW), ids[1]: (2, NOW)}
+    assert ilstma_db(again).table_meta("u") == {ids[0]: (2, NOW), ids[1]: (2, NOW)}
     st = again.short_term("u")
     assert st["cache"] == [] and st["questions"] == 0 and st["deferred_writes"] == 0
     r = again.recall(Q[1], "u")  # was a hit before the restart
     assert r.cache_hit is False
-    assert _recalled(again) == [ids[1]]
-    assert again._store.table_meta("u")[ids[1]] == (3, NOW)
+    assert _recalled(r) == [ids[1]]
+    assert ilstma_db(again).table_meta("u")[ids[1]] == (3, NOW)
     assert again.recall(Q[0], "u").cache_hit is True  # turn 0 is next to turn 1
 
 
@@ -455,11 +457,11 @@ def test_users_do_not_share_memories_or_short_term_state(open_memory):
     r = mem.recall(Q[1], "bob", k=5)
     assert r.cache_hit is False  # alice's cache does not answer bob
     assert {h.id for h in r.hits} <= set(b)
-    assert set(_recalled(mem)) <= set(b)
+    assert set(_recalled(r)) <= set(b)
     assert {d.memory_id for d in _stm(mem, "bob").cache} <= set(b)
     assert _stm(mem, "bob").deferred == {}
-    assert set(mem._store.table_meta("bob")) <= set(b)
-    assert set(mem._store.table_meta("alice")) <= set(a)
+    assert set(ilstma_db(mem).table_meta("bob")) <= set(b)
+    assert set(ilstma_db(mem).table_meta("alice")) <= set(a)
     for q in Q.values():
         assert {h.id for h in mem.recall(q, "bob", k=10).hits} <= set(b)
     # bob's questions left alice's short-term memory alone
@@ -519,17 +521,15 @@ def test_delete_user_erases_table_notes_and_short_term_memory(open_memory, db_pa
     assert {r[0] for r in sql(db_path, "SELECT memory_id FROM table_meta")} == {ids[1]}
 
 
-# -- last_outcome -------------------------------------------------------------------------------
+# -- details -----------------------------------------------------------------------------------
 
 
-def test_last_outcome_follows_every_question(open_memory):
+def test_details_follow_every_question(open_memory):
     mem = _ilstma(open_memory)
     _add(mem)
-    mem.recall(Q[0], "u")
-    assert mem._engine.last_outcome.recalled  # premise: a miss with a recall
-    mem.recall(Q[0], "nobody")
-    out = mem._engine.last_outcome
-    assert out.hits == [] and out.recalled == []
+    assert _recalled(mem.recall(Q[0], "u"))  # premise: a miss with a recall
+    out = mem.recall(Q[0], "nobody")
+    assert out.hits == [] and _recalled(out) == [] and out.details["ranking"] == []
 
 
 def test_prefetch_around_every_recalled_dialogue(open_memory):

@@ -14,6 +14,7 @@ import pytest
 from remem import Memory, create_llm
 from sample_conversation import BASE, TURNS
 from scripted_llm import ScriptedLLM
+from store_rows import ilstma_db, synapse_db  # noqa: E402
 
 
 def _dead():
@@ -42,10 +43,10 @@ def test_synapse_llm_extractor_builds_concepts_from_the_llm(tmp_path, embedder):
     with Memory(tmp_path / "m.db", engine="synapse-llm", embedder=embedder, llm=llm) as mem:
         ids = _add_all(mem, 3 * len(TURNS))  # each name three times: concepts need company
         mem.consolidate("u")
-        seq, _ = mem._store.graph_state("u")
+        seq, _ = synapse_db(mem).graph_state("u")
         assert seq == len(ids) - 1  # every memory consolidated
         assert llm.usage.tasks["concepts"].calls == len(ids)  # one call per memory
-        labels = {c[1] for c in mem._store.graph_load("u").concepts}
+        labels = {c[1] for c in synapse_db(mem).graph_load("u").concepts}
         assert "tromso" in labels or "ezekiel" in labels
 
 
@@ -54,13 +55,13 @@ def test_synapse_llm_failure_queues_then_falls_back(tmp_path, embedder, caplog):
     with Memory(tmp_path / "m.db", engine="synapse-llm", embedder=embedder, llm=_dead()) as mem:
         ids = _add_all(mem, 5)  # one consolidation round: fails, queued
         assert mem.count("u") == 5  # stored first, whatever the LLM does
-        assert mem._store.graph_state("u")[0] == -1  # nothing consolidated yet
+        assert synapse_db(mem).graph_state("u")[0] == -1  # nothing consolidated yet
         assert mem.search("kayak", "u", k=1)[0].id == ids[0]  # still found by anchors
         assert "queued, attempt 1/3" in caplog.text
         mem.consolidate("u")  # round 2: still queued
-        assert mem._store.graph_state("u")[0] == -1
+        assert synapse_db(mem).graph_state("u")[0] == -1
         mem.consolidate("u")  # round 3: lexical fallback
-        assert mem._store.graph_state("u")[0] == 4
+        assert synapse_db(mem).graph_state("u")[0] == 4
         assert "lexical fallback" in caplog.text
 
 
@@ -68,7 +69,7 @@ def test_synapse_llm_recovers_when_the_llm_comes_back(tmp_path, embedder):
     llm = ScriptedLLM(_concepts_reply, fail=True)
     with Memory(tmp_path / "m.db", engine="synapse-llm", embedder=embedder, llm=llm) as mem:
         _add_all(mem, 5)
-        assert mem._store.graph_state("u")[0] == -1
+        assert synapse_db(mem).graph_state("u")[0] == -1
         llm.fail = False
         assert mem.consolidate("u") == 5  # the queued memories, now by the LLM
         assert llm.usage.tasks["concepts"].calls == 5
@@ -77,7 +78,7 @@ def test_synapse_llm_recovers_when_the_llm_comes_back(tmp_path, embedder):
 def test_synapse_llm_with_no_llm_uses_the_lexical_extractor_at_once(embedder):
     with Memory(":memory:", engine="synapse-llm", embedder=embedder, llm="none") as mem:
         _add_all(mem, 5)
-        assert mem._store.graph_state("u")[0] == 4
+        assert synapse_db(mem).graph_state("u")[0] == 4
 
 
 # -- ILSTMA ----------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def test_ilstma_llm_summaries_are_written_by_the_llm_and_survive_restart(tmp_pat
     opts = {"summariser": "llm"}
     with Memory(path, engine="ilstma", embedder=embedder, llm=llm, engine_options=opts) as mem:
         _add_all(mem, 10)
-        seq, rows = mem._store.notes_load("u")
+        seq, rows = ilstma_db(mem).notes_load("u")
         assert seq == 9
         texts = [p["text"] for r in rows for p in json.loads(r.pieces)]
         assert any("turquoise kayak" in t or "UPDATED" in t for t in texts)
@@ -115,9 +116,9 @@ def test_ilstma_llm_summary_failure_queues_then_goes_extractive(tmp_path, embedd
     ) as mem:
         _add_all(mem, 5)
         assert mem.count("u") == 5
-        assert mem._store.notes_state("u") == -1  # queued
+        assert ilstma_db(mem).notes_state("u") == -1  # queued
         mem.add("One more line about the kayak.", "u", speaker="Alice")
-        assert mem._store.notes_state("u") == 4  # second failure: extractive
+        assert ilstma_db(mem).notes_state("u") == 4  # second failure: extractive
         assert "extractive fallback" in caplog.text
 
 
@@ -133,14 +134,14 @@ def test_ilstma_llm_check_of_the_global_candidate(embedder, relevant):
         ids = _add_all(m)
         unrelated = ids[-1]  # a turn that has nothing to do with kayaks
         m._engine.retriever.search = lambda *a, **k: [Scored(unrelated, 1.0)]
-        m.recall("Where did Alice buy her kayak?", "u", k=3)
-        out = m._engine.last_outcome
+        out = m.recall("Where did Alice buy her kayak?", "u", k=3)
         assert llm.usage.tasks["verify_candidate"].calls == 1
         assert str(TURNS[-1][1]) in llm.calls[0]["messages"][-1]["content"]
         if relevant:
-            assert out.recalled == [unrelated]
+            assert out.details["recalled"] == [unrelated]
         else:
-            assert unrelated not in out.recalled and ids[0] in out.recalled
+            recalled = out.details["recalled"]
+            assert unrelated not in recalled and ids[0] in recalled
 
 
 def _notes_reply(messages, schema) -> str:
@@ -158,7 +159,7 @@ def test_ilstma_llm_personality_is_stored_and_survives_restart(tmp_path, embedde
     with Memory(path, engine="ilstma", embedder=embedder, llm=llm, engine_options=opts) as mem:
         _add_all(mem, 10)
         assert llm.usage.tasks["personality"].calls == 4  # 2 groups x 2 speakers
-        _, rows = mem._store.notes_load("u")
+        _, rows = ilstma_db(mem).notes_load("u")
         traits = [(r.speaker, r.first_seq, r.last_seq) for r in rows if r.kind == "trait"]
         assert sorted(traits) == [("Alice", 0, 4), ("Alice", 5, 9), ("Bob", 0, 4), ("Bob", 5, 9)]
         # the same traits from both groups: near-duplicates overwritten, not repeated
@@ -168,7 +169,7 @@ def test_ilstma_llm_personality_is_stored_and_survives_restart(tmp_path, embedde
         assert rec.segments["personality"].count("Alice loves the outdoors") == 1
         assert "Bob is curious" in rec.segments["personality"]
         mem.delete(mem.memories("u")[0].id, "u")  # derived notes of its group go
-        _, rows = mem._store.notes_load("u")
+        _, rows = ilstma_db(mem).notes_load("u")
         assert all(r.first_seq > 0 for r in rows if r.kind == "trait")
         assert "Alice loves" not in mem.recall("What does Alice love?", "u").segments["personality"]
     assert profile

@@ -4,6 +4,7 @@ revival of archived memories a query reaches, the ``syn_activity`` bookkeeping
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime, timedelta
 
@@ -12,7 +13,10 @@ import pytest
 
 from remem import Memory
 from remem.engines.synapse.graph import _prune_incoming
+from remem.engines.synapse.storage import SYNAPSE_TABLES
+from remem.store.sql import script
 from remem.store.sqlite import MIGRATIONS, SCHEMA_VERSION
+from store_rows import synapse_db  # noqa: E402
 
 # Words no two filler memories share, so fillers never make a concept.
 _WORD_LIST = """
@@ -70,7 +74,7 @@ def _forty(mem: Memory, user: str = "u", special: dict[int, str] | None = None) 
 
 def _graph(mem: Memory, user: str = "u"):
     """The user's graph, built (or reused) the engine's own way."""
-    mem._engine.graph_stats(user)
+    mem._engine.stats(user)
     return mem._engine._graphs[user][1]
 
 
@@ -93,7 +97,7 @@ def test_cap_bounds_the_active_graph(open_memory, cap):
     n_concepts = len(mem._engine._layer("u").concepts)
     assert n_concepts == 2  # brass, xylophone: the fillers share no label
     total = 40 + n_concepts
-    stats = mem._engine.graph_stats("u")
+    stats = mem._engine.stats("u")
     assert stats["active_nodes"] == stats["concepts"] + stats["episodes"]
     assert stats["archived"] == total - stats["active_nodes"]
     if cap:
@@ -144,7 +148,7 @@ def test_strict_mode_archives_everything_dormant(open_memory):
     # no queries, no cap: only windows 6 and 7 (memories 30..39) and their concepts
     assert _active_ids(mem, g) == set(ids[30:])
     assert sorted(g.concept_labels) == ["marzipan", "porcupine"]
-    stats = mem._engine.graph_stats("u")
+    stats = mem._engine.stats("u")
     assert stats == {"active_nodes": 12, "concepts": 2, "episodes": 10, "archived": 32}
 
 
@@ -288,8 +292,8 @@ def test_deletes_cascade_to_syn_activity(open_memory, db_path, sql):
 def test_version_2_file_is_migrated_to_3(db_path, embedder, sql):
     con = sqlite3.connect(db_path, isolation_level=None)
     con.execute("BEGIN")
-    MIGRATIONS[0][1](con)
-    MIGRATIONS[1][1](con)
+    MIGRATIONS[0][1](con)  # the store's own tables, then SYNAPSE's as version 2 made them
+    script(SYNAPSE_TABLES.migrations["sqlite"][0][1])(con)
     con.execute("PRAGMA user_version = 2")
     con.execute("COMMIT")
     texts = ["Old trams climb the hills of Lisbon.", "We ate custard tarts in Lisbon."]
@@ -322,6 +326,8 @@ def test_version_2_file_is_migrated_to_3(db_path, embedder, sql):
         assert "archived" not in columns and {"cid", "label", "embedding"} <= columns
         tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master")}
         assert "syn_activity" in tables
+        record = sql(db_path, "SELECT value FROM meta WHERE key = 'ext:synapse'")[0][0]
+        assert json.loads(record)["version"] == 2
         assert [c.label for c in m._engine._layer("u").concepts] == ["lisbon"]
         assert {h.id for h in m.search("Lisbon", user_id="u", k=2)} == {"m0", "m1"}
         # the v2 archived flag means nothing now: the concept is in the graph
@@ -375,7 +381,7 @@ def test_consolidation_rebuilds_a_cached_graph_eagerly(open_memory):
     new = mem.add_many(_items(_texts(5, start=5), start=5), user_id="u")
     key, g = eng._graphs["u"]  # no search since the add
     assert g.index_size == 10 and g.n_nodes == g.n_concepts + 10
-    assert key[0] == mem._ctx.store.graph_state("u")[1]  # built for the current layer
+    assert key[0] == synapse_db(mem).graph_state("u")[1]  # built for the current layer
     # a fresh build, not the old graph resized: the new memories are linked already
     node = g.node_of(mem._indexes.get("u").pos[new[-1]])
     assert g.raw_incoming[node].nnz > 0 and g.pagerank[node] > 0

@@ -11,12 +11,13 @@ import pytest
 from remem import InvalidInputError, Memory
 from remem.engines.synapse import VARIANTS
 from remem.types import Hit
+from store_rows import synapse_db  # noqa: E402
 
 SYN_TABLES = ("syn_mentions", "syn_concepts", "syn_aliases", "syn_state")
 
 
 def _state(mem: Memory, user: str = "u") -> tuple[int, int]:
-    return mem._ctx.store.graph_state(user)
+    return synapse_db(mem).graph_state(user)
 
 
 def _dump(sql, db) -> dict[str, list[tuple]]:
@@ -183,9 +184,10 @@ def test_delete_cascades_to_mentions_and_orphan_concepts(open_memory, db_path, s
     assert cids == {r[0] for r in sql(db_path, "SELECT cid FROM syn_aliases")}
 
     # the engine follows: searches work and no deleted concept is activated
-    hits = mem.search("greyhound Biscuit", user_id="u", k=3)
+    rec = mem.recall("greyhound Biscuit", user_id="u", k=3)
+    hits = rec.hits
     assert ids[0] not in {h.id for h in hits} and ids[1] not in {h.id for h in hits}
-    assert not {"biscuit", "greyhound"} & {c for c, _ in mem._engine.last_trace.concepts}
+    assert not {"biscuit", "greyhound"} & {c for c, _ in rec.concepts}
     # a single new mention of a deleted label does not bring the concept back
     mem.add("A greyhound passed by.", user_id="u")
     assert mem._engine.consolidate("u") == 1
@@ -237,11 +239,9 @@ def test_second_process_drops_erased_users_concepts(open_memory, db_path):
     ]
     a.add_many(fresh, user_id="u")
     c = open_memory(db_path, "synapse")  # a third, fresh process as the reference
-    c.search("cello teacher", user_id="u", k=3)
-    b.search("cello teacher", user_id="u", k=3)
-    expected = [lab for lab, _ in c._engine.last_trace.concepts]
+    expected = [lab for lab, _ in c.recall("cello teacher", user_id="u", k=3).concepts]
     assert "cello" in expected
-    assert [lab for lab, _ in b._engine.last_trace.concepts] == expected
+    assert [lab for lab, _ in b.recall("cello teacher", user_id="u", k=3).concepts] == expected
 
 
 # -- search contract and variants ------------------------------------------------------
@@ -270,8 +270,8 @@ def test_every_variant_end_to_end(open_memory, sentences, variant):
     # k beyond the user's size returns every memory once; another user sees nothing
     assert len(mem.search("anything", user_id="u", k=100)) == len(sentences)
     assert mem.search("greyhound", user_id="nobody", k=5) == []
-    trace = mem._engine.last_trace
-    assert trace is not None and trace.explanations == {}
+    trace = mem.recall("greyhound", user_id="nobody", k=5)
+    assert trace.hits == [] and trace.explanations == {} and trace.refuse
 
 
 def test_vectors_variant_scores_half_cosine(open_memory, embedder, sentences):
@@ -313,11 +313,15 @@ def test_explanations_and_confidence(open_memory, sentences):
     mem = open_memory(":memory:", "synapse")
     mem.add_many(sentences, user_id="u")
     hits = mem.search("Which dog did I adopt?", user_id="u", k=5)
-    trace = mem._engine.last_trace
+    trace = mem.recall("Which dog did I adopt?", user_id="u", k=5)
+    assert [h.id for h in trace.hits] == [h.id for h in hits]  # recall ranks as search
     assert set(trace.explanations) == {h.id for h in hits}
     assert trace.explanations[hits[0].id].startswith("anchor (")
     assert 0.0 < trace.confidence <= 1.0
     assert trace.refuse == (trace.confidence < mem._engine.cfg.gate_tau)
+    quick = mem.recall("Which dog did I adopt?", user_id="u", k=5, explain=False)
+    assert quick.confidence == trace.confidence and quick.refuse == trace.refuse
+    assert all(not why.startswith("anchor") for why in quick.explanations.values())
 
 
 def test_unknown_option_raises(embedder):

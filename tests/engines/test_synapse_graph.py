@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from remem.engines.synapse.graph import _prune_incoming, pagerank
+from store_rows import synapse_db  # noqa: E402
 
 
 def _brute_prune(s, d, w, keep):
@@ -113,7 +114,7 @@ def _episode_node(mem, graph, memory_id, user="u"):
 def test_temporal_edges_between_consecutive_memories(open_memory, tmp_path, engine, weight):
     mem = open_memory(tmp_path / "t.db", engine, engine_options={"consolidate_every": 1})
     ids = [mem.add(t, user_id="u", timestamp=ts) for t, ts in zip(TEXTS, TEN_HOURS, strict=True)]
-    assert mem._ctx.store.graph_state("u")[0] == 2
+    assert synapse_db(mem).graph_state("u")[0] == 2
     g = _graph(mem)
     n0, n1, n2 = (_episode_node(mem, g, i) for i in ids)
     raw = g.raw_incoming.toarray()

@@ -90,7 +90,7 @@ def test_synapse_reaches_the_evidence_through_a_concept(open_memory, premise):
     assert texts[0] == ANCHOR
     assert EVIDENCE in texts
     hit = hits[texts.index(EVIDENCE)]
-    why = mem._engine.last_trace.explanations[hit.id]
+    why = mem.recall(QUESTION, user_id="u", k=3).explanations[hit.id]
     assert 'concept "meera"' in why
     assert "activation:" in why and why.endswith("anchor (bm25+dense)")
     assert hits[0].id in why  # the path runs back to the memory the question matched

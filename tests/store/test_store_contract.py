@@ -1,9 +1,12 @@
 """The Store contract (``store/base.py``), run against every backend: SQLite (a file in
-tmp_path) and PostgreSQL (a fresh database of the session's server, see tests/pg.py).
+tmp_path) and PostgreSQL (a fresh database of the session's server, see tests/pg.py),
+with the built-in engines' tables attached through the extension hook as a Memory
+attaches them (``store_rows.EngineStore``).
 
 Whatever an engine or cache may rely on is pinned here once, so the backends cannot
 drift apart: ids and seqs, user scoping, the user_state fingerprint, the cascades of
-delete and delete_user, the compare-and-swap writes, API keys.
+delete and delete_user through the engines' tables, the compare-and-swap writes, API
+keys.
 """
 
 from __future__ import annotations
@@ -13,15 +16,17 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from remem import StoreError
+from remem.engines.ilstma.storage import NoteRow
+from remem.keys import KeyRing
 from remem.store import Store, UserState
-from remem.store.base import KeyRow, NoteRow
 from remem.store.sqlite import SQLiteStore
-from store_rows import new_memory, vectors  # noqa: E402
+from store_rows import EngineStore, new_memory, vectors  # noqa: E402
 
 _new, _vecs = new_memory, vectors
 
@@ -44,10 +49,10 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
 
     opened: list[Store] = []
 
-    def factory() -> Store:
+    def factory() -> Any:
         s = make()
         opened.append(s)
-        return s
+        return EngineStore(s)
 
     yield factory
     for s in opened:
@@ -55,7 +60,7 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
 
 
 @pytest.fixture
-def store(make_store) -> Store:
+def store(make_store) -> Any:
     return make_store()
 
 
@@ -188,7 +193,7 @@ def test_meta_users_count(store):
     store.set_meta("k", "v1")
     store.set_meta("k", "v2")
     assert store.get_meta("k") == "v2"
-    assert store.schema_version() == 5
+    assert store.schema_version() == 6
     for user in ["zed", "amy", "Bob", "Émile", "_x"]:
         store.add(user, [_new("z")], None)
     assert store.users() == sorted(["zed", "amy", "Bob", "Émile", "_x"])  # code point order
@@ -197,8 +202,8 @@ def test_meta_users_count(store):
 
 def test_failed_transaction_rolls_back(store):
     store.add("u", [_new("kept")], None)
-    with pytest.raises(ValueError), store._write() as con:
-        con.execute("INSERT INTO meta (key, value) VALUES ('half', 'done')")
+    with pytest.raises(ValueError), store._write() as tx:
+        tx.run("INSERT INTO meta (key, value) VALUES ('half', 'done')")
         raise ValueError("boom")
     assert store.get_meta("half") is None
     assert store.count("u") == 1
@@ -508,22 +513,24 @@ def test_concurrent_adds_get_distinct_dense_seqs(make_store):
 # -- API keys ------------------------------------------------------------------------------
 
 
-def test_api_keys(store):
-    k1 = KeyRow("k1", "acme", "d" * 64, "ci", 100.0, None)
-    k2 = KeyRow("k0", "acme", "e" * 64, None, 200.0, None)
-    k3 = KeyRow("k3", "other", "f" * 64, "x", 100.0, None)
-    for row in (k1, k2, k3):
-        store.key_add(row)
-    with pytest.raises(StoreError, match="'k1' exists"):
-        store.key_add(KeyRow("k1", "evil", "0" * 64, None, 1.0, None))
-    assert store.key_get("k1") == k1 and store.key_get("nope") is None
-    assert store.key_list() == [k1, k3, k2]  # by creation time, then id
-    assert store.key_list("acme") == [k1, k2] and store.key_list("none") == []
-    assert store.key_revoke("k1", 300.5) is True
-    assert store.key_revoke("k1", 400.0) is False  # already revoked: keeps the first time
-    assert store.key_revoke("nope", 1.0) is False
-    assert store.key_get("k1").revoked == 300.5
-    assert store.key_list("acme")[0].revoked == 300.5
+def test_api_keys(store, monkeypatch):
+    ring = KeyRing(store.keys)
+    k1, i1 = ring.create("acme", "ci")
+    k2, i2 = ring.create("acme")
+    k3, i3 = ring.create("other", "x")
+    assert ring.verify(k1) == "acme" and ring.verify(k3) == "other"
+    assert [i.key_id for i in ring.list()] == [i1.key_id, i2.key_id, i3.key_id]  # by time
+    assert [i.key_id for i in ring.list("acme")] == [i1.key_id, i2.key_id]
+    assert ring.list("none") == []
+    monkeypatch.setattr("remem.keys.secrets.token_hex", lambda n: i1.key_id)
+    with pytest.raises(StoreError, match=f"'{i1.key_id}' exists"):
+        ring.create("evil")
+    assert ring.revoke(i1.key_id) is True
+    assert ring.revoke(i1.key_id) is False  # already revoked: keeps the first time
+    assert ring.revoke("nope") is False
+    assert ring.verify(k1) is None and ring.verify(k2) == "acme"
+    first = ring.list("acme")[0]
+    assert first.key_id == i1.key_id and not first.active and first.revoked is not None
 
 
 def test_load_pages_in_the_database(store):

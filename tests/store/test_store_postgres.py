@@ -22,7 +22,7 @@ from remem.store.sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 pytest.importorskip("psycopg")
 from pg import PLAIN_PASSWORD  # noqa: E402
 from remem.store.postgres import SCHEMA_VERSION, PostgresStore  # noqa: E402
-from store_rows import TABLES, new_memory, vectors  # noqa: E402
+from store_rows import EXTENSION_TABLES, TABLES, EngineStore, new_memory, vectors  # noqa: E402
 
 _new, _vecs = new_memory, vectors
 
@@ -53,19 +53,20 @@ def _free_port() -> int:
 
 def test_schema_version_recorded(stores, pg_sql):
     s = stores()
-    assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION == 5  # the backends move together
-    assert s.schema_version() == 5
-    assert pg_sql("SELECT version FROM schema_migrations") == [(5,)]
-    assert pg_sql("SELECT value FROM meta WHERE key = 'schema_version'") == [("5",)]
-    tables = {
-        r[0]
-        for r in pg_sql(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
-        )
-    }
-    assert {"schema_migrations", *TABLES} <= tables
+    assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION == 6  # the backends move together
+    assert s.schema_version() == 6
+    assert pg_sql("SELECT version FROM schema_migrations") == [(6,)]
+    assert pg_sql("SELECT value FROM meta WHERE key = 'schema_version'") == [("6",)]
+
+    def tables() -> set[str]:
+        sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        return {r[0] for r in pg_sql(sql)}
+
+    assert tables() == {"schema_migrations", *TABLES}  # a bare store: its own tables
+    EngineStore(s)  # the built-in engines' tables, through the extension hook
+    assert tables() == {"schema_migrations", *TABLES, *EXTENSION_TABLES}
     stores().close()  # reopening applies nothing twice
-    assert pg_sql("SELECT version FROM schema_migrations") == [(5,)]
+    assert pg_sql("SELECT version FROM schema_migrations") == [(6,)]
 
 
 def test_workers_starting_at_once_migrate_exactly_once(pg_url, pg_sql):
@@ -88,7 +89,7 @@ def test_workers_starting_at_once_migrate_exactly_once(pg_url, pg_sql):
     try:
         assert not errors, errors
         assert len(opened) == 4 and all(s.vector for s in opened)
-        assert pg_sql("SELECT version FROM schema_migrations") == [(5,)]
+        assert pg_sql("SELECT version FROM schema_migrations") == [(6,)]
         assert pg_sql("SELECT COUNT(*) FROM pg_extension WHERE extname = 'vector'") == [(1,)]
         opened[0].add("u", [_new("one")], None)
         assert opened[3].count("u") == 1

@@ -10,7 +10,7 @@ import pytest
 from remem import Memory, StoreError
 from remem.store import open_store
 from remem.store.sqlite import SCHEMA_VERSION, SQLiteStore
-from store_rows import TABLES, new_memory
+from store_rows import EXTENSION_TABLES, TABLES, EngineStore, new_memory
 
 # -- schema, WAL, refusals -------------------------------------------------------------
 
@@ -18,13 +18,23 @@ from store_rows import TABLES, new_memory
 def test_schema_version_recorded(db_path, embedder, sql):
     with Memory(db_path, engine="bm25", embedder=embedder) as m:
         m.add("hello", user_id="u")
-    assert SCHEMA_VERSION == 5
+    assert SCHEMA_VERSION == 6
     assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
-    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("5",)]
+    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("6",)]
     tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables >= TABLES
+    # a Memory attaches every built-in engine's tables; the keys' come with a key ring
+    assert tables >= TABLES | EXTENSION_TABLES - {"api_keys"}
     columns = {r[1] for r in sql(db_path, "PRAGMA table_info(syn_concepts)")}
-    assert "archived" not in columns  # v3: archiving is derived, not stored
+    assert "archived" not in columns  # SYNAPSE's v2: archiving is derived, not stored
+    records = dict(sql(db_path, "SELECT key, value FROM meta WHERE key LIKE 'ext:%'"))
+    assert sorted(records) == ["ext:ilstma", "ext:synapse"]
+    assert sql(db_path, "SELECT value FROM meta WHERE key = 'legacy_schema'") == []
+
+
+def test_a_bare_store_has_only_its_own_tables(db_path, sql):
+    SQLiteStore(db_path).close()
+    tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tables == TABLES
 
 
 def test_version_1_file_is_migrated_keeping_its_memories(db_path, embedder, sql):
@@ -148,14 +158,19 @@ def test_graph_load_reads_one_state_while_another_process_writes(db_path, monkey
     always agree)."""
     import numpy as np
 
-    reader, writer = SQLiteStore(db_path), SQLiteStore(db_path)
+    from remem.store.sql import SqlTx
+
+    r_store, w_store = SQLiteStore(db_path), SQLiteStore(db_path)
+    reader, writer = EngineStore(r_store), EngineStore(w_store)
     try:
-        mem = reader.add("u", [new_memory("Ana moved to Lisbon")], None)[0]
-        real = reader._run
+        mem = r_store.add("u", [new_memory("Ana moved to Lisbon")], None)[0]
+        real = SqlTx.run
         calls = {"n": 0}
 
-        def run_then_write(con, sql, args=()):
-            out = real(con, sql, args)
+        def run_then_write(tx, sql, args=()):
+            out = real(tx, sql, args)
+            if tx._store is not r_store:
+                return out
             calls["n"] += 1
             if calls["n"] == 1:  # after the mentions were read, another process writes
                 rev = writer.graph_save(
@@ -169,12 +184,12 @@ def test_graph_load_reads_one_state_while_another_process_writes(db_path, monkey
                 assert rev == 1
             return out
 
-        monkeypatch.setattr(reader, "_run", run_then_write)
+        monkeypatch.setattr(SqlTx, "run", run_then_write)
         rows = reader.graph_load("u")
         assert (rows.mentions, rows.concepts, rows.aliases, rows.rev) == ([], [], {}, 0)
-        monkeypatch.setattr(reader, "_run", real)
+        monkeypatch.setattr(SqlTx, "run", real)
         rows = reader.graph_load("u")
         assert rows.rev == 1 and rows.aliases == {"lisbon": 1} and len(rows.mentions) == 1
     finally:
-        reader.close()
-        writer.close()
+        r_store.close()
+        w_store.close()

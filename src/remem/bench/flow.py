@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -120,7 +120,7 @@ def _run_order(
     offs: dict[str, Memory] = {}
     off_of: dict[str, Memory] = {}
     for name, mem in mems.items():
-        key = repr(replace(_engine(mem).cfg, spatial="intent"))
+        key = repr(sorted({**mem.engine_info.config, "spatial": "intent"}.items()))
         if key not in offs:
             offs[key] = open_engine(name, switch, cache=False)
         off_of[name] = offs[key]
@@ -154,10 +154,10 @@ def _run_order(
                     run.correct_hits += bool(set(got) & set(q.evidence))
                     run.hit_recall.append(evidence_recall(q.evidence, got, len(got)))
                     continue
-                out = _engine(mem).last_outcome
-                n = len(out.recalled)
-                dia = _dia_ids(mem, user, out.recalled)
-                recalled = [dia.get(i) for i in out.recalled]
+                ids = r.details["recalled"]
+                n = len(ids)
+                dia = _dia_ids(mem, user, ids)
+                recalled = [dia.get(i) for i in ids]
                 hyb = baseline.search(q.question, user_id=user, k=max(n, 1))
                 run.recalled_n.append(n)
                 run.miss_recall.append(evidence_recall(q.evidence, recalled, n))
@@ -170,8 +170,8 @@ def _run_order(
 
 
 def _dia_ids(mem: Memory, user: str, ids: list[str]) -> dict[str, Any]:
-    rows = mem._store.get(user, ids)  # noqa: SLF001
-    return {i: m.metadata.get("dia_id") for i, m in rows.items()}
+    hits = {i: mem.get(i, user_id=user) for i in dict.fromkeys(ids)}
+    return {i: h.metadata.get("dia_id") for i, h in hits.items() if h is not None}
 
 
 def summarise_flows(runs: dict[tuple[str, str], FlowRun]) -> list[dict[str, Any]]:
@@ -199,8 +199,3 @@ def summarise_flows(runs: dict[tuple[str, str], FlowRun]) -> list[dict[str, Any]
             }
         )
     return out
-
-
-def _engine(mem: Memory) -> Any:
-    """The ILSTMA engine behind ``mem`` (bench internals: its config and last outcome)."""
-    return mem._engine  # noqa: SLF001

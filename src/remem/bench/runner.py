@@ -144,29 +144,32 @@ def run_retrieval(
             opts = (engine_options or {}).get(name, {})
             with open_engine(name, embedder, **opts) as mem:
                 run = runs[name]
+                gate = mem.engine_info.abilities.gate
                 _ingest(mem, conv, run)
                 if vectors is None:
-                    vectors = {}
-                    for m in mem._store.load(conv.sample_id):  # noqa: SLF001 - bench internals
-                        if m.embedding is not None:
-                            vectors.setdefault(m.metadata["dia_id"], []).append(m.embedding)
+                    vectors = _turn_vectors(mem, conv.sample_id)
                     infos.extend(_question_infos(conv, questions, vectors, embedder))
                 for q in questions:
                     t0 = time.perf_counter()
-                    hits = mem.search(q.question, user_id=conv.sample_id, k=max_k)
+                    if gate:  # the same ranking, with the gate's confidence
+                        rec = mem.recall(q.question, user_id=conv.sample_id, k=max_k, explain=False)
+                        hits = rec.hits
+                    else:
+                        hits = mem.search(q.question, user_id=conv.sample_id, k=max_k)
                     run.search_s.append(time.perf_counter() - t0)
                     got = [h.metadata.get("dia_id") for h in hits]
                     for k in ks:
                         run.recalls.setdefault(k, []).append(evidence_recall(q.evidence, got, k))
-                    trace = getattr(mem._engine, "last_trace", None)  # noqa: SLF001
-                    if trace is not None:
-                        run.conf_answerable.append(trace.confidence)
-                if getattr(mem._engine, "last_trace", None) is not None:  # noqa: SLF001
+                    if gate:
+                        run.conf_answerable.append(rec.confidence)
+                if gate:
                     for q in adversarial_questions(conv)[: limit if limit is not None else None]:
-                        recall = mem.recall(q.question, user_id=conv.sample_id, k=max_k)
+                        recall = mem.recall(
+                            q.question, user_id=conv.sample_id, k=max_k, explain=False
+                        )
                         run.conf_adversarial.append(recall.confidence)
-                run.index_mb = max(run.index_mb, mem._indexes.nbytes() / 2**20)  # noqa: SLF001
-                if hasattr(mem._engine, "recall_flow") and name not in flow_engines:  # noqa: SLF001
+                run.index_mb = max(run.index_mb, mem.stats()["index_bytes"] / 2**20)
+                if mem.engine_info.abilities.flow and name not in flow_engines:
                     flow_engines.append(name)
         if flow_engines:
             if progress:
@@ -186,6 +189,16 @@ def _ingest(mem: Memory, conv: Conversation, run: EngineRun) -> None:
         mem.add_many(items, user_id=conv.sample_id)
         run.ingest_s += time.perf_counter() - t0
         run.turns += len(items)
+
+
+def _turn_vectors(mem: Memory, user_id: str) -> dict[str, list[np.ndarray]]:
+    """Each turn's stored vector by dia_id (from the exported memory table)."""
+    out: dict[str, list[np.ndarray]] = {}
+    for e in mem.export_data(user_id)["entries"]:
+        if e["embedding"] is not None:
+            vec = np.asarray(e["embedding"], dtype=np.float32)
+            out.setdefault(e["metadata"]["dia_id"], []).append(vec)
+    return out
 
 
 def _question_infos(conv, questions, vectors, embedder) -> list[QuestionInfo]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ class _Run:
     engine: str
     n: int
     mem: Memory
+    path: Path
     ingest_s: float = 0.0
     rss_growth: float = 0.0
     extra: list[dict[str, Any]] = field(default_factory=list)
@@ -67,7 +68,7 @@ def run_scale(
                         progress(f"{name}: ingesting {n:,} memories")
                     rss0 = rss_mb()
                     path = Path(tmp) / f"{name}-{n}.db"
-                    run = _Run(name, n, Memory(path, engine=name, embedder=embedder))
+                    run = _Run(name, n, Memory(path, engine=name, embedder=embedder), path)
                     runs.append(run)
                     t0 = time.perf_counter()
                     for i in range(0, n, BATCH):
@@ -108,7 +109,9 @@ def run_scale(
                         "mixed_search_ms_p95": 1000 * percentile(run.mixed_search_s, 95),
                         "graph_active_nodes": graph.get("active_nodes"),
                         "graph_archived_nodes": graph.get("archived"),
-                        "exact_top_k_agreement": _exact_agreement(run.mem, qs, k, run.n),
+                        "exact_top_k_agreement": _exact_agreement(
+                            run.mem, run.path, embedder, qs, k, run.n
+                        ),
                         "rss_growth_mb": run.rss_growth,
                     }
                 )
@@ -145,25 +148,26 @@ def growth(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _exact_agreement(mem: Memory, queries: list[str], k: int, n: int) -> float | None:
+def _exact_agreement(
+    mem: Memory, path: Path, embedder: Embedder, queries: list[str], k: int, n: int
+) -> float | None:
     """For an engine in its approximate regime (SYNAPSE above ``ann_above``): the mean
-    share of the top-k it returns that the exact configuration returns too."""
-    engine: Any = mem._engine  # noqa: SLF001 - bench internals
-    cfg: Any = getattr(engine, "cfg", None)
-    threshold = getattr(cfg, "ann_above", 0)
+    share of the top-k it returns that the exact configuration returns too (the same
+    engine over the same file, opened with ``ann_above=0`` once the first has written
+    what it buffers, so both build the same graph)."""
+    threshold = mem.engine_info.config.get("ann_above", 0)
     if not threshold or n < threshold:
         return None
     approx = [[h.id for h in mem.search(q, user_id="u", k=k)] for q in queries]
-    engine.cfg = replace(cfg, ann_above=0)
-    try:
-        exact = [[h.id for h in mem.search(q, user_id="u", k=k)] for q in queries]
-    finally:
-        engine.cfg = cfg
+    mem.flush()
+    with Memory(
+        path, engine=mem.engine_name, embedder=embedder, engine_options={"ann_above": 0}
+    ) as exact_mem:
+        exact = [[h.id for h in exact_mem.search(q, user_id="u", k=k)] for q in queries]
     return sum(
         len(set(a) & set(e)) / max(len(e), 1) for a, e in zip(approx, exact, strict=True)
     ) / len(queries)
 
 
 def _graph_stats(mem: Memory, user_id: str) -> dict[str, int]:
-    stats = getattr(mem._engine, "graph_stats", None)
-    return stats(user_id) if stats else {}
+    return mem.stats(user_id)

@@ -1,9 +1,18 @@
 """The engine contract: how a retrieval strategy plugs into :class:`remem.Memory`.
 
-An engine ranks one user's memories for a query. It is handed the shared
-:class:`EngineContext` (store, embedder, per-user indexes) and is told about adds
-and deletes so it can keep state of its own (graphs, caches) in step; the store
-stays the single source of truth.
+An engine ranks one user's memories for a query (:meth:`Engine.search`) and answers
+one question with everything it knows about it (:meth:`Engine.recall`, an
+:class:`EngineRecall`: the ranked hits and how each was reached, its confidence and
+refusal verdict, notes for the reader, a prepared answer, timings). It is handed the
+shared :class:`EngineContext` (store, embedder, per-user indexes, the LLM) and is told
+about adds and deletes so it can keep state of its own (graphs, caches) in step; the
+store stays the single source of truth. State that must survive lives in the engine's
+own tables, attached through the store's extension hook (``store/extension.py``).
+
+Everything beyond ranking is declared here with a default (consolidation, a
+short-term view, buffered writes, statistics, the configuration), so ``Memory`` calls
+every engine the same way and never probes one for what it can do; what an engine
+offers is said by :class:`Abilities`.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,6 +31,7 @@ from ..errors import InvalidInputError
 from ..index.cache import IndexCache
 from ..llm import LLM, create_llm
 from ..store.base import Store
+from ..store.extension import Extension
 from ..types import StoredMemory
 
 
@@ -40,6 +51,52 @@ class Scored:
     id: str
     score: float
     why: str = ""
+
+
+@dataclass(frozen=True)
+class Abilities:
+    """What an engine offers beyond ranking (``Memory.engine_info`` shows them)."""
+
+    #: a confidence model whose verdict can refuse ("that is not in memory")
+    gate: bool = False
+    #: ``recall`` runs a per-question flow with state (it may differ from ``search``)
+    flow: bool = False
+    #: a short-term memory to inspect (``Memory.short_term``)
+    short_term: bool = False
+
+
+@dataclass
+class EngineRecall:
+    """What an engine found for one question: all that ``Memory.recall`` and
+    ``Memory.answer`` report and the reader uses.
+
+    ``hits`` are ranked best first, each with how it was reached (``why``);
+    ``explain``, when given, traces richer explanations (SYNAPSE's activation paths)
+    only when asked, since a walk per hit costs more than the search. ``notes`` are
+    text for the reader beside the memories (ILSTMA's summary and profile), already
+    within the engine's own budget; ``answer`` is an answer the engine already has
+    (ILSTMA's LLM judge on a cache hit), costing ``llm_calls``. ``details`` carries
+    engine-specific facts for inspection and benchmarks (ILSTMA: the ids recalled on
+    a miss and the global retriever's ranking).
+    """
+
+    hits: list[Scored]
+    confidence: float
+    refuse: bool = False
+    concepts: list[tuple[str, float]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    answer: str | None = None
+    llm_calls: int = 0
+    cache_hit: bool | None = None
+    segments: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    explain: Callable[[], dict[str, str]] | None = field(default=None, repr=False)
+
+    def explanations(self, traced: bool = True) -> dict[str, str]:
+        """Hit id -> how it was reached (the traced path when there is one)."""
+        paths = self.explain() if traced and self.explain is not None else {}
+        return {h.id: paths.get(h.id) or h.why for h in self.hits}
 
 
 class UserLocks:
@@ -62,8 +119,12 @@ class UserLocks:
 
 class Engine(ABC):
     name: ClassVar[str]
-    #: Whether search needs the query embedding (Memory computes it once, timed).
+    #: Whether search needs the query embedding (Memory computes it once, timed);
+    #: an engine that embeds only when it must (ILSTMA on a cache hit) says False.
     needs_query_vector: ClassVar[bool] = True
+    abilities: ClassVar[Abilities] = Abilities()
+    #: The tables this engine keeps (attached to the store; see ``store/extension.py``)
+    tables: ClassVar[tuple[Extension, ...]] = ()
 
     def __init__(self, ctx: EngineContext, **options: Any):
         if options:
@@ -75,6 +136,40 @@ class Engine(ABC):
         self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
     ) -> list[Scored]:
         """The user's k best memories for the query, best first."""
+
+    def recall(
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        now: datetime | None = None,
+    ) -> EngineRecall:
+        """One question with everything the engine knows about it. ``now`` is the
+        moment it is asked (None: the engine's own clock). The default is the search
+        with the top score as confidence and no refusal (the baselines have no
+        confidence model)."""
+        hits = [
+            h if h.why else Scored(h.id, h.score, self.name)
+            for h in self.search(user_id, query, query_vec, k)
+        ]
+        return EngineRecall(hits, hits[0].score if hits else 0.0)
+
+    def consolidate(self, user_id: str) -> int:
+        """Run pending consolidation of the user now; returns memories processed."""
+        return 0
+
+    def short_term(self, user_id: str) -> dict[str, Any]:
+        """The engine's short-term memory of the user (``abilities.short_term``)."""
+        raise InvalidInputError(f"engine {self.name!r} has no short-term memory")
+
+    def stats(self, user_id: str) -> dict[str, int]:
+        """Sizes of the engine's own state of the user (a graph's nodes, ...)."""
+        return {}
+
+    def config(self) -> dict[str, Any]:
+        """The engine's settings as plain values (what its options resolved to)."""
+        return {}
 
     def flush(self, user_id: str | None = None) -> None:  # noqa: B027
         """Write state this engine buffers in the process (all users when None)."""

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..types import NewMemory, StoredMemory
+from .extension import Extension, Tables
 
 
 @dataclass(frozen=True)
@@ -33,46 +34,9 @@ class UserState:
     del_rev: int
 
 
-@dataclass(frozen=True)
-class GraphRows:
-    """SYNAPSE's stored semantic layer of one user (see ``store/sqlite.py``)."""
-
-    mentions: list[tuple[str, str, str, int]]  # (memory_id, label, kind, memory seq)
-    concepts: list[tuple[int, str, str, np.ndarray]]  # (cid, label, kind, vec)
-    aliases: dict[str, int]  # label -> cid
-    activity: dict[tuple[str, str], int]  # ("m", memory_id) | ("c", str(cid)) -> window
-    consolidated_seq: int
-    rev: int
-
-
-@dataclass(frozen=True)
-class NoteRow:
-    """An ILSTMA summary or personality trait (see ``store/sqlite.py``): ``pieces`` is
-    JSON, a list of {text, seq, memory_id}; it covers memories first_seq..last_seq."""
-
-    kind: str  # "summary" | "trait"
-    nid: int
-    speaker: str | None
-    first_seq: int
-    last_seq: int
-    pieces: str
-
-
-@dataclass(frozen=True)
-class KeyRow:
-    """One API key of the HTTP server (see ``remem/keys.py``): only its SHA-256 digest
-    is stored; ``revoked`` is the revocation time (epoch seconds) or None."""
-
-    key_id: str
-    tenant: str
-    digest: str
-    label: str | None
-    created: float
-    revoked: float | None
-
-
 class Store(ABC):
-    """Durable home of memories, their embeddings and (later) engine state."""
+    """Durable home of memories and their embeddings; engines and other components
+    keep their own tables beside them through :meth:`attach`."""
 
     #: Whether several processes may open the same location at once.
     shared: bool = True
@@ -126,85 +90,12 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    # -- SYNAPSE's semantic layer (cascaded by delete / delete_user) ------------------
-
     @abstractmethod
-    def graph_state(self, user_id: str) -> tuple[int, int]:
-        """(consolidated_seq, rev) of the user's semantic layer; (-1, 0) if none."""
-
-    @abstractmethod
-    def graph_load(self, user_id: str) -> GraphRows: ...
-
-    @abstractmethod
-    def graph_save(
-        self,
-        user_id: str,
-        *,
-        mentions: Sequence[tuple[str, str, str]],
-        concepts: Sequence[tuple[int, str, str, np.ndarray]],
-        aliases: Sequence[tuple[str, int]],
-        consolidated_seq: int,
-        expect_rev: int,
-        activity: Sequence[tuple[str, str, int]] = (),
-    ) -> int | None:
-        """Atomically add a consolidation window; None if ``expect_rev`` is stale."""
-
-    @abstractmethod
-    def graph_touch(self, user_id: str, activity: Sequence[tuple[str, str, int]]) -> None:
-        """Record the latest window in which nodes were active (kept: the larger window)."""
-
-    # -- the global memory table's recall metadata, ILSTMA's notes -----------------
-
-    @abstractmethod
-    def table_meta(
-        self, user_id: str, ids: Sequence[str] | None = None
-    ) -> dict[str, tuple[int, float]]:
-        """memory_id -> (recall times, last recall as epoch seconds) for the entries
-        (all, or ``ids``) recalled at least once; absent entries have the defaults
-        (1, creation time)."""
-
-    @abstractmethod
-    def table_meta_update(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
-        """Set (memory_id, recall times, last recall); deleted memories are skipped."""
-
-    @abstractmethod
-    def table_meta_bump(self, user_id: str, rows: Sequence[tuple[str, int, float]]) -> None:
-        """Atomically add (memory_id, recalls, when): recall times grow by ``recalls``
-        from the stored value (1 when none), the last recall becomes the later of the
-        two. Increments, not values: two workers recalling one memory at once both
-        count. Deleted memories are skipped."""
-
-    @abstractmethod
-    def notes_state(self, user_id: str) -> int:
-        """The last summarised sequence number, or -1 (one indexed row: cheap)."""
-
-    @abstractmethod
-    def notes_load(self, user_id: str) -> tuple[int, list[NoteRow]]:
-        """(last summarised sequence number or -1, the user's notes)."""
-
-    @abstractmethod
-    def notes_save(
-        self, user_id: str, notes: Sequence[NoteRow], summarized_seq: int, expect_seq: int
-    ) -> bool:
-        """Upsert notes and advance the summarised position atomically; False (nothing
-        written) when another writer moved it from ``expect_seq`` meanwhile."""
-
-    # -- API keys of the HTTP server (one table, shared by every worker) ---------------
-
-    @abstractmethod
-    def key_add(self, row: KeyRow) -> None:
-        """Insert a key; a duplicate ``key_id`` is a StoreError."""
-
-    @abstractmethod
-    def key_get(self, key_id: str) -> KeyRow | None: ...
-
-    @abstractmethod
-    def key_list(self, tenant: str | None = None) -> list[KeyRow]:
-        """Every key (of one tenant when given), oldest first, revoked ones included."""
-
-    @abstractmethod
-    def key_revoke(self, key_id: str, when: float) -> bool:
-        """Mark a key revoked; False when no such key or already revoked."""
+    def attach(self, extension: Extension) -> Tables:
+        """The one extension hook: create or migrate ``extension``'s tables (once per
+        store; attaching it again returns the same access) and run its erasure rule
+        inside every later ``delete``/``delete_user`` transaction. See
+        ``store/extension.py``."""
 
     # -- optional server-side vector search ---------------------------------------------
 
@@ -220,21 +111,8 @@ class Store(ABC):
         return int(self.get_meta("schema_version") or 0)
 
 
-#: Every table holding rows of one user besides ``memories`` and ``users`` (erased with
-#: the user). Both backends create exactly these.
-USER_TABLES = (
-    "syn_mentions",
-    "syn_concepts",
-    "syn_aliases",
-    "syn_state",
-    "syn_activity",
-    "table_meta",
-    "ilstma_notes",
-    "ilstma_state",
-)
 MEMORY_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
 """The columns a :class:`StoredMemory` is read from, in ``row_to_memory`` order."""
-KEY_COLUMNS = "key_id, tenant, digest, label, created, revoked"
 INSERT_COLUMNS = (
     "id, user_id, seq, text, speaker, ts, ts_epoch, session_id, metadata, embedding, created_at"
 )

@@ -15,9 +15,10 @@ Choices, and why:
   and a concurrent consolidation cannot interleave (no mention of a deleted memory
   survives), and different users never wait for each other. Seq allocation also locks
   the ``users`` row (``INSERT ... ON CONFLICT DO NOTHING`` then ``FOR UPDATE``).
-  The compare-and-swap writes (``graph_save``, ``notes_save``) read their revision
-  ``FOR UPDATE`` under that lock, so exactly one of two racing writers wins.
-* Multi-statement reads (``graph_load``, ``notes_load``) run in one REPEATABLE READ
+  The compare-and-swap writes of the engines' tables (SYNAPSE's ``graph_save``,
+  ILSTMA's ``notes_save``) read their revision ``FOR UPDATE`` under that lock, so
+  exactly one of two racing writers wins.
+* Multi-statement reads (an extension's ``snapshot``) run in one REPEATABLE READ
   snapshot, so rows and their revision always agree.
 * Migrations are versioned like SQLite's (:data:`MIGRATIONS`, the version in
   ``schema_migrations`` and in meta ``schema_version``, the same numbers as
@@ -61,15 +62,15 @@ from typing import Any
 
 import numpy as np
 import psycopg
-from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
 from ..errors import StoreError
 from ..types import StoredMemory
-from .base import INSERT_COLUMNS, USER_TABLES
-from .sql import SqlStore, script
+from .base import INSERT_COLUMNS
+from .sql import LEGACY_KEY, SqlStore, SqlTx, script
 from .sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
+from .sqlite import SPLIT_VERSION as SQLITE_SPLIT_VERSION
 
 #: pg_advisory_xact_lock(bigint) key serialising migrations ("remem" + 1).
 MIGRATION_LOCK = 0x72656D656D0001
@@ -77,11 +78,13 @@ MIGRATION_LOCK = 0x72656D656D0001
 #: space does not overlap the one-key space of the migration lock).
 USER_LOCK_CLASS = 0x72656D00
 
-# Version 5 in one step: the final shape of SQLite's v1..v5 (see ``sqlite.py`` for what
-# each table is for). Text keys use the "C" collation: byte order like SQLite, and
-# cheaper comparisons than a locale's. Embeddings are stored uncompressed (EXTERNAL):
-# float32 bytes do not compress, so pglz's attempt on every row would be wasted.
-_SCHEMA_V5 = """
+# The store's own tables, as SQLite's (see ``sqlite.py``). Text keys use the "C"
+# collation: byte order like SQLite, and cheaper comparisons than a locale's.
+# Embeddings are stored uncompressed (EXTERNAL): float32 bytes do not compress, so
+# pglz's attempt on every row would be wasted. Until version 6 this script also held
+# SYNAPSE's, ILSTMA's and the API keys' tables (a fresh database went straight to 5);
+# their owners now create them through the extension hook (``store/extension.py``).
+_SCHEMA_CORE = """
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT COLLATE "C" PRIMARY KEY,
     value TEXT NOT NULL
@@ -106,71 +109,7 @@ CREATE TABLE IF NOT EXISTS memories (
     created_at DOUBLE PRECISION NOT NULL
 );
 ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL;
-CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq);
-CREATE TABLE IF NOT EXISTS syn_mentions (
-    user_id   TEXT COLLATE "C" NOT NULL,
-    memory_id TEXT COLLATE "C" NOT NULL,
-    label     TEXT COLLATE "C" NOT NULL,
-    kind      TEXT NOT NULL,
-    PRIMARY KEY (user_id, memory_id, label)
-);
-CREATE INDEX IF NOT EXISTS syn_mentions_label ON syn_mentions (user_id, label);
-CREATE TABLE IF NOT EXISTS syn_concepts (
-    user_id   TEXT COLLATE "C" NOT NULL,
-    cid       BIGINT NOT NULL,
-    label     TEXT NOT NULL,
-    kind      TEXT NOT NULL,
-    embedding BYTEA NOT NULL,
-    PRIMARY KEY (user_id, cid)
-);
-CREATE TABLE IF NOT EXISTS syn_aliases (
-    user_id TEXT COLLATE "C" NOT NULL,
-    label   TEXT COLLATE "C" NOT NULL,
-    cid     BIGINT NOT NULL,
-    PRIMARY KEY (user_id, label)
-);
-CREATE TABLE IF NOT EXISTS syn_state (
-    user_id          TEXT COLLATE "C" PRIMARY KEY,
-    consolidated_seq BIGINT NOT NULL,
-    rev              BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS syn_activity (
-    user_id TEXT COLLATE "C" NOT NULL,
-    kind    TEXT COLLATE "C" NOT NULL,
-    ref     TEXT COLLATE "C" NOT NULL,
-    win     BIGINT NOT NULL,
-    PRIMARY KEY (user_id, kind, ref)
-);
-CREATE TABLE IF NOT EXISTS table_meta (
-    user_id      TEXT COLLATE "C" NOT NULL,
-    memory_id    TEXT COLLATE "C" NOT NULL,
-    recall_times BIGINT NOT NULL,
-    last_recall  DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (user_id, memory_id)
-);
-CREATE TABLE IF NOT EXISTS ilstma_notes (
-    user_id   TEXT COLLATE "C" NOT NULL,
-    kind      TEXT COLLATE "C" NOT NULL,
-    nid       BIGINT NOT NULL,
-    speaker   TEXT,
-    first_seq BIGINT NOT NULL,
-    last_seq  BIGINT NOT NULL,
-    pieces    TEXT NOT NULL,
-    PRIMARY KEY (user_id, kind, nid)
-);
-CREATE TABLE IF NOT EXISTS ilstma_state (
-    user_id        TEXT COLLATE "C" PRIMARY KEY,
-    summarized_seq BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS api_keys (
-    key_id  TEXT COLLATE "C" PRIMARY KEY,
-    tenant  TEXT COLLATE "C" NOT NULL,
-    digest  TEXT NOT NULL,
-    label   TEXT,
-    created DOUBLE PRECISION NOT NULL,
-    revoked DOUBLE PRECISION
-);
-CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys (tenant)
+CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq)
 """
 
 # The optional pgvector column; not part of the versioned schema because whether the
@@ -184,15 +123,15 @@ CREATE INDEX IF NOT EXISTS memories_vec_missing ON memories (user_id)
 
 
 #: (version reached, function applying it); each runs inside the migration transaction.
-#: A fresh database goes straight to 5; later versions append steps here, numbered as
-#: SQLite's, so both backends move together.
+#: A fresh database goes straight to the latest; versions are numbered as SQLite's, so
+#: both backends move together. A database at 5 (every table in one script) runs the
+#: core script again (all ``IF NOT EXISTS``) and records 5 as its legacy version.
 MIGRATIONS: list[tuple[int, Callable[[psycopg.Connection], None]]] = [
-    (5, script(_SCHEMA_V5)),
+    (SQLITE_SPLIT_VERSION, script(_SCHEMA_CORE)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION, "PostgreSQL and SQLite schemas must move together"
 
-_USER_TABLES = ("memories", "users", *USER_TABLES)
 _VECTOR_MODES = ("auto", "pgvector", "off")
 
 
@@ -225,6 +164,7 @@ class PostgresStore(SqlStore):
     """
 
     shared = True
+    dialect = "postgres"
     _greatest = "GREATEST"
     _least = "LEAST"
     _for_update = " FOR UPDATE"
@@ -245,6 +185,7 @@ class PostgresStore(SqlStore):
             raise StoreError(
                 f"vacuum_on_erase must be False, True or 'full', not {vacuum_on_erase!r}"
             )
+        self._init_extensions()
         self._pool: ConnectionPool | None = None
         try:
             info = conninfo_to_dict(url)
@@ -330,11 +271,17 @@ class PostgresStore(SqlStore):
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
             )
+            legacy = version if 0 < version < SQLITE_SPLIT_VERSION else 0
             for target, step in MIGRATIONS:
                 if version < target:
                     step(con)
                     con.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (target,))
                     version = target
+            if legacy:
+                con.execute(
+                    "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
+                    (LEGACY_KEY, str(legacy)),
+                )
             con.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -377,20 +324,20 @@ class PostgresStore(SqlStore):
             raise StoreError(f"PostgreSQL error on {self.location}: {self._scrub(exc)}") from exc
 
     @contextmanager
-    def _read(self) -> Iterator[psycopg.Connection]:
+    def _open_read(self) -> Iterator[psycopg.Connection]:
         """A pooled connection in autocommit: each statement sees the latest commits."""
         with self._errors(), self._connection() as con:
             yield con
 
     @contextmanager
-    def _snapshot(self) -> Iterator[psycopg.Connection]:
+    def _open_snapshot(self) -> Iterator[psycopg.Connection]:
         """Several reads from one consistent snapshot."""
         with self._errors(), self._connection() as con, con.transaction():
             con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             yield con
 
     @contextmanager
-    def _write(self, user_id: str | None = None) -> Iterator[psycopg.Connection]:
+    def _open_write(self, user_id: str | None = None) -> Iterator[psycopg.Connection]:
         """One transaction; with ``user_id``, serialised against the user's other writes."""
         with self._errors(), self._connection() as con, con.transaction():
             if user_id is not None:
@@ -432,16 +379,17 @@ class PostgresStore(SqlStore):
         with con.cursor() as cur:
             cur.executemany(f"INSERT INTO memories ({cols}) VALUES ({marks})", params)
 
-    def _is_duplicate(self, exc: BaseException) -> bool:
-        return isinstance(exc, StoreError) and isinstance(exc.__cause__, pg_errors.UniqueViolation)
+    def _lock_schema(self, tx: SqlTx) -> None:
+        # the migration lock: N workers attaching an extension at once migrate once
+        tx.con.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
 
-    def _after_erase(self) -> None:
+    def _after_erase(self, tables: Sequence[str]) -> None:
         if self.vacuum_on_erase:
             # VACUUM cannot run in a transaction block: the pooled connections are in
             # autocommit, and this runs after the erase committed.
             full = "FULL " if self.vacuum_on_erase == "full" else ""
-            with self._read() as con:
-                con.execute(f"VACUUM {full}{', '.join(_USER_TABLES)}")
+            with self._open_read() as con:
+                con.execute(f"VACUUM {full}{', '.join(dict.fromkeys(tables))}")
 
     def vector_search(
         self, user_id: str, vec: np.ndarray, k: int
@@ -450,7 +398,7 @@ class PostgresStore(SqlStore):
         None without pgvector, so the engines search in process."""
         if not self.vector:
             return None
-        with self._read() as con:
+        with self._open_read() as con:
             self._fill_vectors(con, user_id)
             rows = con.execute(
                 "SELECT id, vec <=> %s::vector AS d FROM memories "

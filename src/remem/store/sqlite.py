@@ -10,8 +10,9 @@ Choices, and why:
 * Embeddings as little-endian float32 blobs next to the row, so a restart never
   re-embeds and a row and its vector can never disagree.
 * The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` upgrades
-  older files in order and refuses files from a newer remem.
-* Multi-statement reads (``graph_load``, ``notes_load``) run in one read transaction,
+  older files in order and refuses files from a newer remem. Extensions (engines'
+  tables, API keys) version their own schemas (``store/extension.py``).
+* Multi-statement reads (an extension's ``snapshot``) run in one read transaction,
   so other processes' writes cannot land between them.
 
 The queries themselves are in ``sql.py``, shared with PostgreSQL; this module holds
@@ -31,7 +32,7 @@ from typing import Any
 from ..errors import StoreError
 from ..types import StoredMemory
 from .base import INSERT_COLUMNS
-from .sql import SqlStore, chunks, script
+from .sql import LEGACY_KEY, SqlStore, chunks, script
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -62,110 +63,19 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq);
 """
 
-# SYNAPSE's semantic layer. Mentions are what the extractor found in each memory;
-# concepts are the canonical semantic nodes (with their label vectors) and aliases
-# map every label that was merged into a concept. Temporal, abstraction and
-# association edges are pure functions of these rows and the memories' vectors, so
-# they are rebuilt, never stored twice.
-_SCHEMA_V2 = """
-CREATE TABLE IF NOT EXISTS syn_mentions (
-    user_id   TEXT NOT NULL,
-    memory_id TEXT NOT NULL,
-    label     TEXT NOT NULL,
-    kind      TEXT NOT NULL,
-    PRIMARY KEY (user_id, memory_id, label)
-);
-CREATE INDEX IF NOT EXISTS syn_mentions_label ON syn_mentions (user_id, label);
-CREATE TABLE IF NOT EXISTS syn_concepts (
-    user_id   TEXT NOT NULL,
-    cid       INTEGER NOT NULL,
-    label     TEXT NOT NULL,
-    kind      TEXT NOT NULL,
-    embedding BLOB NOT NULL,
-    archived  INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (user_id, cid)
-);
-CREATE TABLE IF NOT EXISTS syn_aliases (
-    user_id TEXT NOT NULL,
-    label   TEXT NOT NULL,
-    cid     INTEGER NOT NULL,
-    PRIMARY KEY (user_id, label)
-);
-CREATE TABLE IF NOT EXISTS syn_state (
-    user_id          TEXT PRIMARY KEY,
-    consolidated_seq INTEGER NOT NULL,
-    rev              INTEGER NOT NULL
-)
-"""
-
-
-# SYNAPSE's dormancy bookkeeping: the latest consolidation window in which a node was
-# active beyond what the memories themselves imply (a query reached it). Which nodes
-# are archived is a pure function of these rows, the memories' windows and the
-# engine's configuration, so no archived flag is stored (v2's ``archived`` column is
-# dropped).
-_SCHEMA_V3 = """
-CREATE TABLE IF NOT EXISTS syn_activity (
-    user_id TEXT NOT NULL,
-    kind    TEXT NOT NULL,
-    ref     TEXT NOT NULL,
-    win     INTEGER NOT NULL,
-    PRIMARY KEY (user_id, kind, ref)
-) WITHOUT ROWID;
-ALTER TABLE syn_concepts DROP COLUMN archived
-"""
-
-
-# ILSTMA: recall metadata of global-memory-table entries (rows only for entries
-# recalled at least once), summaries and personality traits ("notes", cascaded by the
-# sequence range of memories they were made from), and how far summarising got.
-_SCHEMA_V4 = """
-CREATE TABLE IF NOT EXISTS table_meta (
-    user_id      TEXT NOT NULL,
-    memory_id    TEXT NOT NULL,
-    recall_times INTEGER NOT NULL,
-    last_recall  REAL NOT NULL,
-    PRIMARY KEY (user_id, memory_id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS ilstma_notes (
-    user_id   TEXT NOT NULL,
-    kind      TEXT NOT NULL,
-    nid       INTEGER NOT NULL,
-    speaker   TEXT,
-    first_seq INTEGER NOT NULL,
-    last_seq  INTEGER NOT NULL,
-    pieces    TEXT NOT NULL,
-    PRIMARY KEY (user_id, kind, nid)
-);
-CREATE TABLE IF NOT EXISTS ilstma_state (
-    user_id        TEXT PRIMARY KEY,
-    summarized_seq INTEGER NOT NULL
-)
-"""
-
-
-# The HTTP server's API keys: a public key id, the tenant it is bound to, and the
-# SHA-256 digest of its secret part (never the secret itself).
-_SCHEMA_V5 = """
-CREATE TABLE IF NOT EXISTS api_keys (
-    key_id  TEXT PRIMARY KEY,
-    tenant  TEXT NOT NULL,
-    digest  TEXT NOT NULL,
-    label   TEXT,
-    created REAL NOT NULL,
-    revoked REAL
-);
-CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys (tenant)
-"""
+# Versions 2 to 5 added SYNAPSE's, ILSTMA's and the API keys' tables here; they now
+# belong to their owners (``store/extension.py``: engines/synapse/storage.py,
+# engines/ilstma/storage.py, keys.py), which create them through the extension hook.
+# Version 6 is that split: the store's own tables are unchanged, and a file written at
+# 1-5 records its version (``legacy_schema``) so each owner knows which of its tables
+# the file already holds.
+SPLIT_VERSION = 6
 
 
 #: (version reached, function applying it); each runs inside the migration transaction.
 MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
     (1, script(_SCHEMA_V1)),
-    (2, script(_SCHEMA_V2)),
-    (3, script(_SCHEMA_V3)),
-    (4, script(_SCHEMA_V4)),
-    (5, script(_SCHEMA_V5)),
+    (SPLIT_VERSION, lambda con: None),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -173,10 +83,12 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 class SQLiteStore(SqlStore):
     """A remem database in one SQLite file (or ``:memory:``); see the module notes."""
 
+    dialect = "sqlite"
     _uid_pk = "+user_id"
     _no_limit = -1
 
     def __init__(self, path: str | Path = ":memory:", *, timeout_ms: int = BUSY_TIMEOUT_MS):
+        self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
         self._lock = threading.RLock()
@@ -234,12 +146,12 @@ class SQLiteStore(SqlStore):
         return None
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _open_read(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             yield self._con
 
     @contextmanager
-    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+    def _open_snapshot(self) -> Iterator[sqlite3.Connection]:
         """One read transaction: in WAL mode its statements see one state even while
         other processes write."""
         with self._lock:
@@ -251,7 +163,7 @@ class SQLiteStore(SqlStore):
                 con.execute("COMMIT")
 
     @contextmanager
-    def _write(self, user_id: str | None = None) -> Iterator[sqlite3.Connection]:
+    def _open_write(self, user_id: str | None = None) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` takes the file's write lock: one writer at a time, for
         every user (SQLite has no finer lock)."""
         with self._lock:
@@ -266,9 +178,10 @@ class SQLiteStore(SqlStore):
                 con.execute("COMMIT")
 
     def _migrate(self) -> None:
-        with self._write() as con:
+        with self._open_write() as con:
             version = con.execute("PRAGMA user_version").fetchone()[0]
             self._check_version(version)
+            legacy = version if 0 < version < SPLIT_VERSION else 0
             for target, step in MIGRATIONS:
                 if version < target:
                     step(con)
@@ -278,6 +191,11 @@ class SQLiteStore(SqlStore):
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                 (str(version),),
             )
+            if legacy:
+                con.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    (LEGACY_KEY, str(legacy)),
+                )
 
     def _in(
         self, con: sqlite3.Connection, sql: str, args: Sequence[Any], ids: Sequence[str]
@@ -297,10 +215,7 @@ class SQLiteStore(SqlStore):
             [values for _, values in rows],
         )
 
-    def _is_duplicate(self, exc: BaseException) -> bool:
-        return isinstance(exc, sqlite3.IntegrityError)
-
-    def _after_erase(self) -> None:
+    def _after_erase(self, tables: Sequence[str]) -> None:
         if self.shared:
             # Move the WAL's copies of the erased pages into the (zeroed) main file and
             # truncate the WAL, so the user's text is gone from every file on disk.

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...store.extension import register_extension
 from ..base import EngineContext
 from .config import VARIANTS, IlstmaConfig
-from .engine import FlowOutcome, IlstmaEngine
+from .engine import IlstmaEngine
+from .storage import ILSTMA_TABLES
 
 
 def _factory(variant: str):
@@ -24,8 +26,9 @@ def _factory(variant: str):
 def register() -> None:
     from .. import register_engine
 
+    register_extension(ILSTMA_TABLES)
     for name in VARIANTS:
         register_engine(name, _factory(name))
 
 
-__all__ = ["FlowOutcome", "IlstmaConfig", "IlstmaEngine", "VARIANTS", "register"]
+__all__ = ["ILSTMA_TABLES", "IlstmaConfig", "IlstmaEngine", "VARIANTS", "register"]

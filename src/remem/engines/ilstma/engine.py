@@ -1,7 +1,7 @@
 """The ILSTMA engine: global memory table, short-term memory, cache prefetch.
 
 ``search`` (the Hit contract) runs the index-checked retrieval of section 3.4 and
-fills up to k with the global retriever's ranking. ``recall_flow`` is the paper's
+fills up to k with the global retriever's ranking. ``recall`` is the paper's
 per-question flow (3.6.2), kept per user in the process:
 
 1. hit judgment on the cached dialogues (the first question always misses);
@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -42,13 +41,15 @@ import numpy as np
 from ...errors import LLMError
 from ...index.dense import top_k
 from ...llm import ask_json, prompts
-from ...store.base import NoteRow, timestamp_epoch
+from ...store.base import timestamp_epoch
+from ...tokens import clip_tokens
 from ...types import StoredMemory
-from ..base import Engine, EngineContext, Scored, UserLocks
+from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
 from .config import VARIANTS, IlstmaConfig
 from .forgetting import prefetch_score
 from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge
 from .stm import Dialogue, ShortTermMemory
+from .storage import ILSTMA_TABLES, IlstmaStorage, NoteRow
 from .summaries import (
     LLMSummariser,
     Piece,
@@ -68,21 +69,9 @@ VERIFY_SCHEMA: dict[str, Any] = {
     "required": ["relevant"],
 }
 log = logging.getLogger("remem.ilstma")
-
-
-@dataclass
-class FlowOutcome:
-    """One question through the flow: what ``Memory.recall`` reports."""
-
-    hits: list[Scored]
-    cache_hit: bool
-    segments: dict[str, Any]
-    timings: dict[str, float]
-    recalled: list[str] = field(default_factory=list)  # ids recalled on a miss
-    ranking: list[str] = field(default_factory=list)  # the global retriever's top-k (miss)
-    #: the LLM judge's answer on a hit (the answering layer then makes no call)
-    answer: str | None = None
-    llm_calls: int = 0
+#: The reader's share of the short-term memory (estimated tokens): the summary and the
+#: profile go beside the recalled memories, which keep the rest of its budget.
+NOTE_TOKENS = {"summary": 120, "personality": 60}
 
 
 @dataclass
@@ -103,11 +92,16 @@ class _Notes:
 
 class IlstmaEngine(Engine):
     name = "ilstma"
+    # a cache hit answers without the query embedding (with the lexical judge)
+    needs_query_vector = False
+    abilities = Abilities(flow=True, short_term=True)
+    tables = (ILSTMA_TABLES,)
 
     def __init__(self, ctx: EngineContext, *, variant: str = "ilstma", **options: Any):
         super().__init__(ctx)
         self.name = variant  # type: ignore[misc]
         self.cfg = IlstmaConfig.from_options(**{**VARIANTS[variant], **options})
+        self.db = IlstmaStorage(ctx.store.attach(ILSTMA_TABLES))
         from .. import create_engine
 
         self.retriever = create_engine(self.cfg.global_retriever, ctx)
@@ -116,7 +110,9 @@ class IlstmaEngine(Engine):
         self._locks = UserLocks()
         self._llm_failures: dict[str, int] = {}
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remem-ilstma")
-        self._local = threading.local()
+
+    def config(self) -> dict[str, Any]:
+        return asdict(self.cfg)
 
     # -- writes -------------------------------------------------------------------
 
@@ -163,7 +159,7 @@ class IlstmaEngine(Engine):
         stm = self._stm.get(user_id)
         if stm is not None and stm.deferred:
             rows = [(m, n, t) for m, (n, t) in stm.pending.items()]
-            self.ctx.store.table_meta_bump(user_id, rows)
+            self.db.table_meta_bump(user_id, rows)
             # the cache stays: its dialogues now carry the counts just written
             stm.cache = [
                 replace(d, recall_times=stm.deferred[d.memory_id][0])
@@ -248,7 +244,7 @@ class IlstmaEngine(Engine):
                 rows = rows[: groups * cfg.summary_group]
                 out = [_summary_row(s) for s in changed.values()]
                 out += trait_rows
-                ok = self.ctx.store.notes_save(user_id, out, rows[-1].seq, notes.summarized_seq)
+                ok = self.db.notes_save(user_id, out, rows[-1].seq, notes.summarized_seq)
                 if not ok:  # another process summarised meanwhile: reload, redo
                     self._notes.pop(user_id, None)
                     continue
@@ -301,9 +297,9 @@ class IlstmaEngine(Engine):
         if notes is None or notes.key != key:
             notes = _Notes(key, -2, [], {}, -1)
             self._notes[user_id] = notes
-        seq = self.ctx.store.notes_state(user_id)
+        seq = self.db.notes_state(user_id)
         if seq != notes.summarized_seq:
-            seq, rows = self.ctx.store.notes_load(user_id)
+            seq, rows = self.db.notes_load(user_id)
             with self.ctx.indexes.use(user_id) as idx:
 
                 def piece(p: dict) -> Piece | None:
@@ -345,6 +341,8 @@ class IlstmaEngine(Engine):
     def search(
         self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
     ) -> list[Scored]:
+        if query_vec is None:
+            query_vec = self.ctx.embedder.embed_one(query)
         recalled, ranking = self._retrieve(user_id, query, query_vec, k)
         return _fill(recalled, ranking, k)
 
@@ -406,15 +404,25 @@ class IlstmaEngine(Engine):
 
     # -- the per-question flow (3.6.2) --------------------------------------------------
 
-    def recall_flow(
-        self, user_id: str, query: str, k: int, now: datetime | None = None
-    ) -> FlowOutcome:
+    def recall(
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        now: datetime | None = None,
+    ) -> EngineRecall:
+        """The question through the flow (module notes): the hits come from the cache
+        on a hit (possibly fewer than k), else from index-checked retrieval; a hit's
+        score is its rank's reciprocal, the top one the confidence. ``now`` is the
+        clock for days since last recall (default: the time of the user's newest
+        memory, so a replayed history ages as it did live)."""
         cfg = self.cfg
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        vec: list[np.ndarray] = []
+        vec: list[np.ndarray] = [] if query_vec is None else [query_vec]
 
-        def query_vec() -> np.ndarray:
+        def lazy_vec() -> np.ndarray:
             if not vec:
                 t = time.perf_counter()
                 vec.append(self.ctx.embedder.embed_one(query))
@@ -426,14 +434,14 @@ class IlstmaEngine(Engine):
             stm.questions += 1
             idx = self.ctx.indexes.get(user_id)
             if len(idx) == 0:
-                return self._done(FlowOutcome([], False, stm.segments(), {"total_s": 0.0}))
+                return _outcome([], False, stm.segments(), {"total_s": 0.0})
             now_s = timestamp_epoch(now) if now is not None else max(idx.times)
             used: list[Dialogue] = []
             judge: Any = None
             if cfg.cache and stm.cache:
                 t = time.perf_counter()
                 judge = self._judge(user_id, stm)
-                used = judge.judge(query, stm.cache, query_vec)
+                used = judge.judge(query, stm.cache, lazy_vec)
                 timings["judge_s"] = time.perf_counter() - t
             calls = getattr(judge, "calls", 0)
             if used:
@@ -448,21 +456,19 @@ class IlstmaEngine(Engine):
                     for i, d in enumerate((used + rest)[:k])
                 ]
                 timings["total_s"] = time.perf_counter() - t0
-                return self._done(
-                    FlowOutcome(
-                        hits,
-                        True,
-                        stm.segments(),
-                        timings,
-                        answer=getattr(judge, "answer", None),
-                        llm_calls=calls,
-                    )
+                return _outcome(
+                    hits,
+                    True,
+                    stm.segments(),
+                    timings,
+                    answer=getattr(judge, "answer", None),
+                    llm_calls=calls,
                 )
 
             # miss
             self._flush(user_id)
             stm.summary, stm.cache = "", []
-            qv = query_vec()
+            qv = lazy_vec()
             t = time.perf_counter()
             recalled, ranking = self._retrieve(user_id, query, qv, k)
             timings["retrieve_s"] = time.perf_counter() - t
@@ -472,14 +478,14 @@ class IlstmaEngine(Engine):
             window = self._window(user_id, [r.id for r in centres]) if cfg.cache else []
             wanted = list(dict.fromkeys([r.id for r in recalled] + [w[0] for w in window]))
             texts = self._texts(user_id, wanted)
-            meta = self.ctx.store.table_meta(user_id, wanted)
+            meta = self.db.table_meta(user_id, wanted)
             stm.relevant = [
                 Dialogue(r.id, texts[r.id][1], texts[r.id][0], r.score)
                 for r in recalled
                 if r.id in texts
             ]
             updates = [(r.id, meta.get(r.id, (1, 0.0))[0] + 1, now_s) for r in recalled]
-            self.ctx.store.table_meta_bump(user_id, [(r.id, 1, now_s) for r in recalled])
+            self.db.table_meta_bump(user_id, [(r.id, 1, now_s) for r in recalled])
             meta.update({m: (n, t) for m, n, t in updates})
             t = time.perf_counter()
             notes = self._load_notes(user_id)
@@ -494,26 +500,15 @@ class IlstmaEngine(Engine):
                 timings["prefetch_s"] = time.perf_counter() - t
             hits = _fill(recalled, ranking, k)
             timings["total_s"] = time.perf_counter() - t0
-            return self._done(
-                FlowOutcome(
-                    hits,
-                    False,
-                    stm.segments(),
-                    timings,
-                    [r.id for r in recalled],
-                    [r.id for r in ranking],
-                    llm_calls=calls,
-                )
+            return _outcome(
+                hits,
+                False,
+                stm.segments(),
+                timings,
+                recalled=[r.id for r in recalled],
+                ranking=[r.id for r in ranking],
+                llm_calls=calls,
             )
-
-    def _done(self, outcome: FlowOutcome) -> FlowOutcome:
-        self._local.last = outcome
-        return outcome
-
-    @property
-    def last_outcome(self) -> FlowOutcome | None:
-        """This thread's latest flow outcome (benchmarks read the recalled ids here)."""
-        return getattr(self._local, "last", None)
 
     def _window(self, user_id: str, centre_ids: list[str]) -> list[tuple[str, int, float, int]]:
         """(id, distance, created, seq) of the live entries within ``offset`` table
@@ -623,6 +618,38 @@ class IlstmaEngine(Engine):
                 "deferred_writes": len(stm.deferred),
                 "cache_ids": [d.memory_id for d in stm.cache],
             }
+
+
+def _outcome(
+    hits: list[Scored],
+    cache_hit: bool,
+    segments: dict[str, Any],
+    timings: dict[str, float],
+    *,
+    answer: str | None = None,
+    llm_calls: int = 0,
+    recalled: list[str] | None = None,
+    ranking: list[str] | None = None,
+) -> EngineRecall:
+    """One question through the flow as ``Memory`` reports it: the top hit's score
+    as confidence (ILSTMA has no gate), the summary and profile as the reader's
+    notes, and (on a miss) the ids recalled and the global retriever's top-k."""
+    notes = [
+        f"{label}: {clip_tokens(segments[seg], NOTE_TOKENS[seg])}"
+        for seg, label in (("summary", "Summary"), ("personality", "About them"))
+        if segments.get(seg)
+    ]
+    return EngineRecall(
+        hits,
+        hits[0].score if hits else 0.0,
+        notes=notes,
+        answer=answer,
+        llm_calls=llm_calls,
+        cache_hit=cache_hit,
+        segments=segments,
+        timings=timings,
+        details={"recalled": recalled or [], "ranking": ranking or []},
+    )
 
 
 def _fill(recalled: list[Scored], ranking: list[Scored], k: int) -> list[Scored]:

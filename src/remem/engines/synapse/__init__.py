@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...store.extension import register_extension
 from ..base import EngineContext
 from .config import VARIANTS, SynapseConfig
-from .engine import RecallTrace, SynapseEngine
+from .engine import SynapseEngine
+from .storage import SYNAPSE_TABLES
 
 
 def _factory(variant: str):
@@ -23,8 +25,9 @@ def _factory(variant: str):
 def register() -> None:
     from .. import register_engine
 
+    register_extension(SYNAPSE_TABLES)
     for name in VARIANTS:
         register_engine(name, _factory(name))
 
 
-__all__ = ["RecallTrace", "SynapseConfig", "SynapseEngine", "VARIANTS", "register"]
+__all__ = ["SYNAPSE_TABLES", "SynapseConfig", "SynapseEngine", "VARIANTS", "register"]

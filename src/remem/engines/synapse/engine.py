@@ -16,8 +16,8 @@ the next add (or ``Memory.consolidate``) picks up every unconsolidated memory.
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable
+from dataclasses import asdict
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -26,44 +26,20 @@ from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...types import StoredMemory
-from ..base import Engine, EngineContext, Scored, UserLocks
+from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
 from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import VARIANTS, SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
+from .storage import SYNAPSE_TABLES, SynapseStorage
 
 log = logging.getLogger("remem.synapse")
 
 
-class RecallTrace:
-    """What a search saw, for ``Memory.recall``: confidence, concepts, explanations.
-
-    Explanations walk the graph backwards per hit, so they are computed only when
-    asked for (``Memory.recall``), never on a plain search.
-    """
-
-    def __init__(
-        self,
-        confidence: float,
-        refuse: bool,
-        concepts: list[tuple[str, float]],
-        explain: Callable[[], dict[str, str]] | None = None,
-    ):
-        self.confidence = confidence
-        self.refuse = refuse
-        self.concepts = concepts
-        self._explain = explain
-        self._explanations: dict[str, str] | None = None
-
-    @property
-    def explanations(self) -> dict[str, str]:
-        if self._explanations is None:
-            self._explanations = self._explain() if self._explain else {}
-        return self._explanations
-
-
 class SynapseEngine(Engine):
     name = "synapse"
+    abilities = Abilities(gate=True)
+    tables = (SYNAPSE_TABLES,)
 
     def __init__(
         self,
@@ -76,6 +52,7 @@ class SynapseEngine(Engine):
         super().__init__(ctx)
         self.name = variant  # type: ignore[misc]
         self.cfg = SynapseConfig.from_options(SynapseConfig(**VARIANTS[variant]), **options)
+        self.db = SynapseStorage(ctx.store.attach(SYNAPSE_TABLES))
         self.lexical = LexicalExtractor(self.cfg.min_concept_chars)
         self.extractor = extractor or (
             LLMExtractor(ctx.llm) if self.cfg.extractor == "llm" else self.lexical
@@ -84,23 +61,13 @@ class SynapseEngine(Engine):
         self._layers: dict[str, SemanticLayer] = {}
         self._graphs: dict[str, tuple[tuple, Graph]] = {}
         self._locks = UserLocks()
-        self._local = threading.local()
         # user -> {("m", memory_id) | ("c", cid): window} reached by queries, not yet stored
         self._pending: dict[str, dict[tuple[str, str], int]] = {}
-
-    @property
-    def last_trace(self) -> RecallTrace | None:
-        """The trace of this thread's latest search (thread-local: servers are threaded)."""
-        return getattr(self._local, "trace", None)
-
-    @last_trace.setter
-    def last_trace(self, trace: RecallTrace) -> None:
-        self._local.trace = trace
 
     # -- writes -------------------------------------------------------------------
 
     def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:
-        seq, _ = self.ctx.store.graph_state(user_id)
+        seq, _ = self.db.graph_state(user_id)
         if memories and memories[-1].seq - seq >= self.cfg.consolidate_every:
             self.consolidate(user_id)
 
@@ -185,7 +152,7 @@ class SynapseEngine(Engine):
                 new_concepts, new_aliases = self._resolve(layer, mentions)
                 pending = self._pending.get(user_id, {})
                 touched = dict(pending)
-                rev = store.graph_save(
+                rev = self.db.graph_save(
                     user_id,
                     mentions=[m[:3] for m in mentions],
                     concepts=[(c.cid, c.label, c.kind, c.vec) for c in new_concepts],
@@ -217,7 +184,7 @@ class SynapseEngine(Engine):
             with self._locks(user):
                 pending = self._pending.pop(user, None)
                 if pending:
-                    self.ctx.store.graph_touch(
+                    self.db.graph_touch(
                         user, [(kind, ref, w) for (kind, ref), w in pending.items()]
                     )
                     layer = self._layers.get(user)
@@ -277,7 +244,7 @@ class SynapseEngine(Engine):
     # -- state --------------------------------------------------------------------
 
     def _layer(self, user_id: str) -> SemanticLayer:
-        seq, rev = self.ctx.store.graph_state(user_id)
+        seq, rev = self.db.graph_state(user_id)
         state = self.ctx.store.user_state(user_id)
         epoch = state.epoch if state else ""
         layer = self._layers.get(user_id)
@@ -288,7 +255,7 @@ class SynapseEngine(Engine):
             and layer.epoch == epoch
         ):
             return layer
-        rows = self.ctx.store.graph_load(user_id)
+        rows = self.db.graph_load(user_id)
         layer = SemanticLayer(
             concepts=[Concept(c, lab, k, v) for c, lab, k, v in rows.concepts],
             aliases=dict(rows.aliases),
@@ -346,7 +313,10 @@ class SynapseEngine(Engine):
                     if cid is not None:
                         pending[("c", str(cid))] = window
 
-    def graph_stats(self, user_id: str) -> dict[str, int]:
+    def config(self) -> dict[str, Any]:
+        return asdict(self.cfg)
+
+    def stats(self, user_id: str) -> dict[str, int]:
         """Sizes of the user's graph: what is active and what is archived."""
         with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or not self.cfg.graph:
@@ -364,11 +334,26 @@ class SynapseEngine(Engine):
     def search(
         self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
     ) -> list[Scored]:
+        return self._rank(user_id, query, query_vec, k).hits
+
+    def recall(
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        now: datetime | None = None,
+    ) -> EngineRecall:
+        """The search with the gate's verdict: the top hit's activation is the
+        confidence, below ``gate_tau`` the engine refuses; the most activated concepts
+        and, when asked, each hit's activation path."""
+        return self._rank(user_id, query, query_vec, k)
+
+    def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> EngineRecall:
         cfg = self.cfg
         with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or query_vec is None:
-                self.last_trace = RecallTrace(0.0, True, [])
-                return []
+                return EngineRecall([], 0.0, refuse=True)
             n = idx.dense.size
             approx = 0 < cfg.ann_above <= n
             bm = idx.bm25.scores(query)
@@ -443,8 +428,10 @@ class SynapseEngine(Engine):
                     for p in best
                 }
 
-            self.last_trace = RecallTrace(confidence, confidence < cfg.gate_tau, concepts, explain)
-            return [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
+            hits = [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
+            return EngineRecall(
+                hits, confidence, confidence < cfg.gate_tau, concepts, explain=explain
+            )
 
     @property
     def _dynamics(self) -> Dynamics:
