@@ -3,6 +3,7 @@
 The public surface is what this module exports; everything else is internal.
 """
 
+from ._version import __version__
 from .answer import Answer
 from .errors import (
     EmbedderError,
@@ -18,8 +19,6 @@ from .errors import (
 from .llm import LLM, create_llm
 from .memory import Memory
 from .types import Hit, Recall
-
-__version__ = "0.1.0"
 
 __all__ = [
     "LLM",

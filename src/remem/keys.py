@@ -28,13 +28,17 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .errors import InvalidInputError, InvalidTypeError, StoreError
 from .store.extension import Extension, Tables
 
-if TYPE_CHECKING:
-    from .memory import Memory
+
+class _Attaches(Protocol):
+    """What keeps the key ring's table: a Memory (or a bare store)."""
+
+    def attach(self, extension: Extension) -> Tables: ...
+
 
 PREFIX = "rmm_"
 _ID_HEX = 12
@@ -153,7 +157,7 @@ class KeyRing:
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, mem: Memory, *, cache_s: float = 0.0) -> KeyRing:
+    def of(cls, mem: _Attaches, *, cache_s: float = 0.0) -> KeyRing:
         """The key ring kept in ``mem``'s database (the servers' keys live beside the
         memories, so every worker over one database sees every key and revocation)."""
         return cls(mem.attach(KEY_TABLES), cache_s=cache_s)

@@ -129,16 +129,13 @@ def test_a_postgres_database_of_the_old_release_migrates_and_answers_identically
             if rows:
                 marks = ", ".join(["%s"] * len(cols))
                 with con.cursor() as c:
-                    c.executemany(
-                        f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})", rows
-                    )
+                    c.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})", rows)
     src.close()
     for engine in ("hybrid", "synapse", "ilstma"):
         with Memory(pg_url, engine=engine, embedder=embedder, llm="none") as mem:
             for user in USERS:
                 got = [
-                    [h.id for h in mem.search(q, user_id=user, k=5)]
-                    for q in EXPECTED["questions"]
+                    [h.id for h in mem.search(q, user_id=user, k=5)] for q in EXPECTED["questions"]
                 ]
                 want = [[i for i, _ in row] for row in EXPECTED["search"][engine][user]]
                 assert got == want, (engine, user)
@@ -148,6 +145,7 @@ def test_a_postgres_database_of_the_old_release_migrates_and_answers_identically
         assert mem.search("greyhound", user_id="ana") == []
     with psycopg.connect(pg_url, autocommit=True) as con:
         assert con.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 6
-        assert con.execute(
-            "SELECT COUNT(*) FROM syn_mentions WHERE user_id = 'ana'"
-        ).fetchone()[0] == 0
+        assert (
+            con.execute("SELECT COUNT(*) FROM syn_mentions WHERE user_id = 'ana'").fetchone()[0]
+            == 0
+        )
