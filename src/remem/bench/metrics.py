@@ -24,3 +24,30 @@ def percentile(values: Iterable[float], q: float) -> float:
 def mean(values: Iterable[float]) -> float:
     arr = np.asarray(list(values), dtype=np.float64)
     return float(arr.mean()) if arr.size else float("nan")
+
+
+def recall_any(relevant: Sequence[str], retrieved: Sequence[str | None], k: int) -> float:
+    """1 when any relevant id is in the top-k (LongMemEval's recall_any@k)."""
+    top = set(retrieved[:k])
+    return float(any(r in top for r in relevant))
+
+
+def recall_all(relevant: Sequence[str], retrieved: Sequence[str | None], k: int) -> float:
+    """1 when every relevant id is in the top-k (LongMemEval's recall_all@k)."""
+    top = set(retrieved[:k])
+    return float(all(r in top for r in relevant))
+
+
+def ndcg(relevant: Sequence[str], retrieved: Sequence[str | None], k: int) -> float:
+    """NDCG@k with binary relevance: DCG of the ranking over the DCG of a perfect one."""
+    wanted = set(relevant)
+    if not wanted:
+        raise ValueError("relevant must not be empty")
+    dcg = sum(1.0 / np.log2(i + 2) for i, r in enumerate(retrieved[:k]) if r in wanted)
+    ideal = sum(1.0 / np.log2(i + 2) for i in range(min(len(wanted), k)))
+    return float(dcg / ideal)
+
+
+def first_seen(items: Sequence[str | None]) -> list[str | None]:
+    """The items in order of first appearance (turns ranked -> their sessions ranked)."""
+    return list(dict.fromkeys(items))

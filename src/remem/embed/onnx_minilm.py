@@ -48,6 +48,22 @@ def find_model_file() -> Path:
     return Path(spec.origin).parent / "model.onnx"
 
 
+_COUNTER: list = []
+
+
+def word_pieces(texts: Sequence[str]) -> int:
+    """How many MiniLM word pieces the texts hold, untruncated (the unit of embedding
+    work; ``[CLS]``/``[SEP]`` included, as the model sees them)."""
+    if not _COUNTER:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(_DATA / "tokenizer.json"))
+        tok.no_truncation()
+        tok.no_padding()
+        _COUNTER.append(tok)
+    return sum(len(e.ids) for e in _COUNTER[0].encode_batch(list(texts)))
+
+
 def plan_batches(
     sorted_lengths: list[int], max_batch: int, overhead: float
 ) -> list[tuple[int, int]]:

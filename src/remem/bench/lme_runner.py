@@ -1,0 +1,175 @@
+"""``remem bench longmemeval``: retrieval over long assistant histories, engines side
+by side in one process.
+
+Per question, every engine gets a fresh in-memory store and ingests the question's
+whole haystack with one ``add_many`` (about 500 turns in the S setting; timed,
+embedding included unless ``--reuse-embeddings``), then answers the question through
+the public API: the first search right after that write (timed on its own: work an
+engine leaves for its first query shows here), then the same search again
+(``repeats`` times, the later-search latency). Engines take turns question by
+question, so machine noise hits them alike.
+
+Metrics, per question type and overall (abstention questions, whose answer is not in
+the history, have no evidence and are left out of them):
+
+* evidence recall@k: the share of the question's ``has_answer`` turns in the top k
+  (LoCoMo's definition);
+* LongMemEval's recall_any@k and recall_all@k at turn level and at session level (the
+  ranked turns' sessions in order of first appearance), and turn-level NDCG@k;
+* for engines with a confidence gate, its refusal rate on the abstention questions
+  beside its false refusals on the rest;
+* ingest turns/s and MiniLM word pieces/s (untruncated: the embedding work), first-
+  and later-search latency, the process's peak RSS and each engine's RSS growth.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..embed import Embedder, create_embedder
+from ..embed.base import MemoEmbedder
+from ..embed.onnx_minilm import word_pieces
+from ..types import index_text
+from .engines import open_engine
+from .longmemeval import Question
+from .metrics import evidence_recall, first_seen, mean, ndcg, percentile, recall_all, recall_any
+from .sysinfo import peak_rss_mb, rss_mb
+
+METRICS = ("evidence", "any_turn", "all_turn", "any_session", "all_session", "ndcg")
+
+
+@dataclass
+class _Run:
+    engine: str
+    #: (question type, metric, k) -> per-question values
+    values: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
+    ingest_s: float = 0.0
+    turns: int = 0
+    pieces: int = 0
+    first_s: list[float] = field(default_factory=list)
+    later_s: list[float] = field(default_factory=list)
+    rss_growth_mb: list[float] = field(default_factory=list)
+    refused_abs: list[bool] = field(default_factory=list)
+    refused_other: list[bool] = field(default_factory=list)
+
+
+def run_longmemeval(
+    questions: list[Question],
+    engines: Sequence[str],
+    ks: Sequence[int] = (5, 10, 20),
+    *,
+    embedder: Embedder | None = None,
+    reuse_embeddings: bool = False,
+    repeats: int = 3,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    embedder = embedder or create_embedder("minilm")
+    if reuse_embeddings:
+        embedder = MemoEmbedder(embedder)
+        # no timed search should pay for a question's embedding in one engine only
+        embedder.embed([q.question for q in questions])
+    runs = {name: _Run(name) for name in engines}
+    depth = max(ks)
+    started = time.time()
+    for qi, q in enumerate(questions):
+        items = [t.as_item() for t in q.turns]
+        pieces = word_pieces([index_text(t.text, t.role) for t in q.turns])
+        if progress:
+            progress(
+                f"[{qi + 1}/{len(questions)}] {q.question_id} ({q.question_type}): "
+                f"{len(q.sessions)} sessions, {len(items)} turns, {pieces:,} word pieces"
+            )
+        for name in engines:
+            run = runs[name]
+            rss0 = rss_mb()
+            with open_engine(name, embedder) as mem:
+                gate = mem.engine_info.abilities.gate
+                t0 = time.perf_counter()
+                mem.add_many(items, user_id=q.question_id)
+                run.ingest_s += time.perf_counter() - t0
+                run.turns += len(items)
+                run.pieces += pieces
+                t0 = time.perf_counter()
+                hits = mem.search(q.question, user_id=q.question_id, k=depth)
+                run.first_s.append(time.perf_counter() - t0)
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    mem.search(q.question, user_id=q.question_id, k=depth)
+                    run.later_s.append(time.perf_counter() - t0)
+                run.rss_growth_mb.append(rss_mb() - rss0)
+                if gate:
+                    refuse = mem.recall(q.question, user_id=q.question_id, k=depth).refuse
+                    (run.refused_abs if q.abstention else run.refused_other).append(refuse)
+            if q.abstention or not q.evidence:
+                continue
+            turns = [h.metadata.get("turn") for h in hits]
+            sessions = first_seen([h.session_id for h in hits])
+            for k in ks:
+                for metric, value in _scores(q, turns, sessions, k).items():
+                    for kind in (q.question_type, "all"):
+                        run.values.setdefault((kind, metric, k), []).append(value)
+    return _summarise(questions, runs, ks, time.time() - started, reuse_embeddings, repeats)
+
+
+def _scores(
+    q: Question, turns: list[str | None], sessions: list[str | None], k: int
+) -> dict[str, float]:
+    return {
+        "evidence": evidence_recall(q.evidence, turns, k),
+        "any_turn": recall_any(q.evidence, turns, k),
+        "all_turn": recall_all(q.evidence, turns, k),
+        "any_session": recall_any(q.evidence_sessions, sessions, k),
+        "all_session": recall_all(q.evidence_sessions, sessions, k),
+        "ndcg": ndcg(q.evidence, turns, k),
+    }
+
+
+def _summarise(
+    questions: list[Question],
+    runs: dict[str, _Run],
+    ks: Sequence[int],
+    wall_s: float,
+    reuse: bool,
+    repeats: int,
+) -> dict[str, Any]:
+    answerable = [q for q in questions if not q.abstention and q.evidence]
+    types = sorted({q.question_type for q in answerable})
+    counts = {t: sum(q.question_type == t for q in answerable) for t in types}
+    counts["all"] = len(answerable)
+    engines = {}
+    for name, run in runs.items():
+        engines[name] = {
+            "recall": {
+                str(k): {
+                    metric: {kind: mean(run.values.get((kind, metric, k), [])) for kind in counts}
+                    for metric in METRICS
+                }
+                for k in ks
+            },
+            "ingest_turns_per_s": run.turns / run.ingest_s if run.ingest_s else float("nan"),
+            "ingest_pieces_per_s": run.pieces / run.ingest_s if run.ingest_s else float("nan"),
+            "first_search_ms_p50": 1000 * percentile(run.first_s, 50),
+            "first_search_ms_p95": 1000 * percentile(run.first_s, 95),
+            "later_search_ms_p50": 1000 * percentile(run.later_s, 50),
+            "later_search_ms_p95": 1000 * percentile(run.later_s, 95),
+            "rss_growth_mb_max": max(run.rss_growth_mb, default=float("nan")),
+            "gate_refusal_abstention": mean(run.refused_abs) if run.refused_abs else None,
+            "gate_false_refusal": mean(run.refused_other) if run.refused_other else None,
+        }
+    return {
+        "benchmark": "longmemeval-retrieval",
+        "questions": len(questions),
+        "abstention": sum(q.abstention for q in questions),
+        "type_sizes": counts,
+        "turns_mean": mean(len(q.turns) for q in questions),
+        "sessions_mean": mean(len(q.sessions) for q in questions),
+        "ks": list(ks),
+        "engines": engines,
+        "peak_rss_mb": peak_rss_mb(),
+        "wall_s": wall_s,
+        "reuse_embeddings": reuse,
+        "repeats": repeats,
+    }
