@@ -8,7 +8,8 @@ prompt that dates every memory and asks for relative times to be resolved.
 
 Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
 - the budget counts the memory context only (not the fixed instructions), at most
-  ``max_context_tokens``, best-ranked evidence first; the context lists it worst to
+  ``max_context_tokens`` by the LLM's own count (:func:`remem.tokens.clip_tokens`
+  cuts what does not fit), best-ranked evidence first; the context lists it worst to
   best, so the best memory sits next to the question (``order="rank"``), or by time
   as SYNAPSE's paper orders its prompt (``order="time"``). With the bundled 135M
   reader the rank order was chosen on a LoCoMo subset (where SYNAPSE gained most)
@@ -50,6 +51,7 @@ from .errors import InvalidInputError, LLMError
 from .index.tokenize import stem, tokenize
 from .llm import LLM, prompts
 from .store.base import timestamp_epoch
+from .tokens import clip_tokens
 from .types import Hit, Recall
 
 log = logging.getLogger("remem.answer")
@@ -261,7 +263,7 @@ class Answerer:
             room = budget // 2 - used
             if room <= 1:
                 break
-            note = _clip(note, room - 1, self.llm)
+            note = self._clip(note, room - 1)
             lines.append(note)
             used += self.llm.count_tokens(note) + 1
         kept: list[tuple[Hit, str]] = []
@@ -271,7 +273,7 @@ class Answerer:
             if used + n > budget:
                 if kept:
                     continue  # a shorter, lower-ranked memory may still fit
-                line = _clip(line, budget - used - 1, self.llm)
+                line = self._clip(line, budget - used - 1)
                 n = self.llm.count_tokens(line) + 1
             kept.append((h, line))
             used += n
@@ -281,6 +283,10 @@ class Answerer:
             ordered = sorted(kept, key=lambda x: timestamp_epoch(x[0].timestamp))
         text = "\n".join(lines + [line for _, line in ordered])
         return [h for h, _ in kept], text, self.llm.count_tokens(text) if text else 0
+
+    def _clip(self, text: str, tokens: int) -> str:
+        """``text`` cut (at a word) to at most ``tokens`` (at least 1) of the LLM's count."""
+        return clip_tokens(text, max(1, tokens), self.llm.count_tokens)
 
     @staticmethod
     def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -530,18 +536,6 @@ def date_span(text: str) -> str:
             return m.group(0)
         return text[m.start() : m.start("iso")] + _date(when)
     return m.group(0)
-
-
-def _clip(text: str, tokens: int, llm: LLM) -> str:
-    """``text`` cut (at a word) to at most ``tokens`` tokens of ``llm``'s tokenizer."""
-    tokens = max(1, tokens)
-    if llm.count_tokens(text) <= tokens:
-        return text
-    cut = text[: 4 * tokens]
-    while cut and llm.count_tokens(cut + " ...") > tokens:
-        cut = cut[: int(len(cut) * 0.8)]
-    cut = cut.rsplit(" ", 1)[0] if " " in cut else cut
-    return (cut + " ...") if cut else text[:1]
 
 
 def grounded_share(answer: str, question: str, context: str) -> float:
