@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from answer_cases import ANSWER_FIELDS  # one list of the Answer keys
 from remem import Memory
 from remem.answer import REFUSAL
 from remem.cli import main
-from test_answer import ANSWER_FIELDS  # one list of the Answer keys
 
 KAYAK = "I bought a turquoise kayak in Tromso."
 BASSOON = "My cousin Ezekiel plays the bassoon in a jazz quartet."

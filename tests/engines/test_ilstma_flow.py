@@ -327,7 +327,7 @@ def test_history_length_follows_the_option(open_memory):
 
 def test_history_segment_keeps_the_newest_turns_that_fit(open_memory):
     mem = _ilstma(open_memory, segment_tokens=20)
-    turns = [("Alice", f"short turn number {i} here") for i in range(10)]  # 6 words: 8 tokens
+    turns = [("Alice", f"short turn number {i} here") for i in range(10)]  # 31 chars: 8 tokens
     _add(mem, turns=turns)
     assert len(_stm(mem).history) == 7
     history = mem.short_term("u")["history"]

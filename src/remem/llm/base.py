@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LLMError
+from ..tokens import estimate_tokens
 
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
@@ -132,16 +133,12 @@ class LLM(ABC):
         return out
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` for budgeting; backends with a tokenizer override this."""
+        """Tokens of ``text`` for budgeting (:func:`remem.tokens.estimate_tokens`);
+        backends with a tokenizer override this."""
         return estimate_tokens(text)
 
     def close(self) -> None:  # noqa: B027
         """Release the model or connections."""
-
-
-def estimate_tokens(text: str) -> int:
-    """About 4 characters per token for English (BPE tokenizers of current models)."""
-    return max(1, (len(text) + 3) // 4) if text else 0
 
 
 def prompt_seed(seed: int, messages: Sequence[Message]) -> int:

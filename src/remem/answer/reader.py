@@ -1,0 +1,287 @@
+"""The reader: the evidence fitted to a budget, one LLM call, the reply settled.
+
+The pipeline is the same for every engine: recall (the engine's own flow, so
+SYNAPSE's gate and ILSTMA's cache act), fit the evidence into a token budget,
+order it, and ask the reader with the verification rule (answer only from memory,
+else "Not mentioned in the conversation"). Questions about time get a prompt that
+dates every memory and asks for relative times to be resolved.
+
+Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
+- the budget counts the memory context only (not the fixed instructions), at most
+  ``max_context_tokens`` by the LLM's own count (:func:`remem.tokens.clip_tokens`
+  cuts what does not fit), best-ranked evidence first; the context lists it worst to
+  best, so the best memory sits next to the question (``order="rank"``), or by time
+  as SYNAPSE's paper orders its prompt (``order="time"``). With the bundled 135M
+  reader the rank order was chosen on a LoCoMo subset (where SYNAPSE gained most)
+  and then held on the 1,784 questions that played no part in choosing it, by about
+  +0.012 F1 for hybrid and SYNAPSE alike (docs/benchmarks.md);
+- a gate refusal (SYNAPSE) answers without calling the LLM;
+- with ``llm="none"`` the answer is extractive: the sentence of the best evidence
+  that shares most words with the question;
+- the reply is then settled by :func:`remem.answer.settle.settle` (the framing
+  stripped, the verification rule enforced, a date question answered with the date;
+  that module says how and why);
+- the reader decodes greedily (``temperature=0``), so an answer repeats exactly;
+  a higher temperature samples (the benchmark's repeated runs use it to measure
+  how much a result owes to one decoding), with the LLM's own seed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InvalidInputError, LLMError
+from ..llm import LLM, prompts
+from ..store.base import timestamp_epoch
+from ..tokens import clip_tokens
+from ..types import Hit, Recall
+from .settle import REFUSAL, content_keys, is_temporal, note_date, settle
+
+__all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
+
+log = logging.getLogger("remem.answer")
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What :meth:`remem.Memory.answer` returns.
+
+    ``evidence`` are the memories the reader saw, best first; ``refused`` is True when
+    the answer is "not in memory" (from the gate or from the reader);
+    ``context_tokens`` counts the memory context given to the reader; ``llm_calls``
+    and the token counts are this answer's alone.
+    """
+
+    text: str
+    evidence: list[Hit]
+    refused: bool
+    cache_hit: bool | None
+    context_tokens: int
+    llm_calls: int
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: how each evidence memory was reached (anchor, edge path, cache, ...)
+    explanations: dict[str, str] = field(default_factory=dict)
+    #: the reader's own reply before the refusal checks (for audits); "" without one
+    draft: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "refused": self.refused,
+            "cache_hit": self.cache_hit,
+            "context_tokens": self.context_tokens,
+            "llm_calls": self.llm_calls,
+            "latency_s": self.latency_s,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "evidence": [h.to_dict() for h in self.evidence],
+            "explanations": self.explanations,
+            "timings": self.timings,
+            "draft": self.draft,
+        }
+
+
+def format_memory(hit: Hit) -> str:
+    when = note_date(hit.timestamp)
+    who = f"{hit.speaker}: " if hit.speaker else ""
+    return f"[{when}] {who}{hit.text}"
+
+
+class Answerer:
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        max_context_tokens: int = 900,
+        max_answer_tokens: int = 32,
+        temporal_prompt: bool = True,
+        grounding: float = 0.5,
+        date_answers: bool = True,
+        premise: bool = True,
+        trim_restatement: bool = True,
+        order: str = "rank",
+        temperature: float = 0.0,
+    ):
+        if order not in ("time", "rank"):
+            raise InvalidInputError(f"order must be 'time' or 'rank', not {order!r}")
+        if (
+            isinstance(temperature, bool)
+            or not isinstance(temperature, int | float)
+            or not 0 <= temperature <= 2
+        ):
+            raise InvalidInputError(f"temperature must be a number in [0, 2], not {temperature!r}")
+        self.temperature = float(temperature)
+        self.order = order
+        self.llm = llm
+        self.premise = premise
+        self.trim_restatement = trim_restatement
+        self.grounding = grounding
+        self.date_answers = date_answers
+        self.max_context_tokens = max_context_tokens
+        self.max_answer_tokens = max_answer_tokens
+        self.temporal_prompt = temporal_prompt
+
+    def fit(self, hits: list[Hit], notes: Sequence[str] = ()) -> tuple[list[Hit], str, int]:
+        """The evidence that fits the budget (best first), its context text (notes
+        first, then the memories in ``order``), and that text's token count.
+
+        Notes (ILSTMA's summary and profile) get at most half the budget; the best
+        memory is always kept, cut to what is left, so the reader sees some evidence."""
+        budget = self.max_context_tokens
+        lines: list[str] = []
+        used = 0
+        for note in (n for n in notes if n):
+            room = budget // 2 - used
+            if room <= 1:
+                break
+            note = self._clip(note, room - 1)
+            lines.append(note)
+            used += self.llm.count_tokens(note) + 1
+        kept: list[tuple[Hit, str]] = []
+        for h in hits:
+            line = format_memory(h)
+            n = self.llm.count_tokens(line) + 1
+            if used + n > budget:
+                if kept:
+                    continue  # a shorter, lower-ranked memory may still fit
+                line = self._clip(line, budget - used - 1)
+                n = self.llm.count_tokens(line) + 1
+            kept.append((h, line))
+            used += n
+        if self.order == "rank":  # best last, next to the question
+            ordered = kept[::-1]
+        else:  # naive times are UTC (as in storage); sorting mixed ones raw would raise
+            ordered = sorted(kept, key=lambda x: timestamp_epoch(x[0].timestamp))
+        text = "\n".join(lines + [line for _, line in ordered])
+        return [h for h, _ in kept], text, self.llm.count_tokens(text) if text else 0
+
+    def _clip(self, text: str, tokens: int) -> str:
+        """``text`` cut (at a word) to at most ``tokens`` (at least 1) of the LLM's count."""
+        return clip_tokens(text, max(1, tokens), self.llm.count_tokens)
+
+    @staticmethod
+    def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+        """``answer_options`` checked when the Memory is made, not at the first answer."""
+        known = set(inspect.signature(Answerer.__init__).parameters) - {"self", "llm"}
+        unknown = set(options) - known
+        if unknown:
+            raise InvalidInputError(
+                f"unknown answer_options {sorted(unknown)}; known: {sorted(known)}"
+            )
+        return dict(options)
+
+    def _settle(
+        self, draft: str, question: str, context: str, evidence: list[Hit]
+    ) -> tuple[str, bool]:
+        return settle(
+            draft,
+            question,
+            context,
+            self.grounding,
+            date_answers=self.date_answers,
+            lines=[(h.speaker, h.text) for h in evidence],
+            premise=self.premise,
+            trim_restatement=self.trim_restatement,
+        )
+
+    def answer(
+        self,
+        question: str,
+        recall: Recall,
+        *,
+        notes: Sequence[str] = (),
+        prepared: str | None = None,
+        extra_calls: int = 0,
+        started: float | None = None,
+    ) -> Answer:
+        """Answer from ``recall``. ``prepared`` is an answer the engine's flow already
+        produced (ILSTMA's LLM judge on a hit), which costs no further call."""
+        t0 = started if started is not None else time.perf_counter()
+        evidence, context, ctx_tokens = self.fit(recall.hits, notes)
+        base: dict[str, Any] = {
+            "evidence": evidence,
+            "cache_hit": recall.cache_hit,
+            "context_tokens": ctx_tokens,
+            "explanations": {h.id: recall.explanations.get(h.id, "") for h in evidence},
+            "timings": dict(recall.timings),
+        }
+        if recall.refuse or (not evidence and not context):
+            return Answer(
+                REFUSAL,
+                refused=True,
+                llm_calls=extra_calls,
+                latency_s=time.perf_counter() - t0,
+                **base,
+            )
+        if prepared is not None:
+            text, refused = self._settle(prepared, question, context, evidence)
+            return Answer(
+                text,
+                draft=prepared,
+                refused=refused,
+                llm_calls=extra_calls,
+                latency_s=time.perf_counter() - t0,
+                **base,
+            )
+        c = None
+        if self.llm.generates:
+            task = "answer"
+            if self.temporal_prompt and is_temporal(question):
+                task = "answer_temporal"
+            messages = prompts.render(task, context=context, question=question)
+            try:
+                c = self.llm.complete(
+                    messages,
+                    task="answer",
+                    max_tokens=self.max_answer_tokens,
+                    temperature=self.temperature,
+                    stop=["\n"],  # one line is the answer; small models ramble after it
+                )
+            except LLMError as exc:
+                log.warning("reader failed (%s); answering extractively", exc)
+        if c is None:
+            text = extractive(question, evidence)
+            return Answer(
+                text,
+                refused=text == REFUSAL,
+                llm_calls=extra_calls,
+                latency_s=time.perf_counter() - t0,
+                **base,
+            )
+        text, refused = self._settle(c.text, question, context, evidence)
+        return Answer(
+            text,
+            draft=c.text,
+            refused=refused,
+            llm_calls=extra_calls + 1,
+            latency_s=time.perf_counter() - t0,
+            prompt_tokens=c.prompt_tokens,
+            completion_tokens=c.completion_tokens,
+            **base,
+        )
+
+
+def extractive(question: str, evidence: list[Hit]) -> str:
+    """Without a reader: the sentence of the top evidence sharing most (stemmed)
+    content words with the question, ties to the better-ranked memory; a refusal
+    when none shares one, since then nothing in memory speaks to the question."""
+    q = content_keys(question)
+    best, best_score = "", 0.0
+    for rank, h in enumerate(evidence[:3]):
+        for sentence in _SENTENCE.split(h.text):
+            overlap = len(q & content_keys(sentence))
+            score = overlap - 0.01 * rank
+            if overlap and score > best_score:
+                best, best_score = sentence, score
+    return best.strip() or REFUSAL

@@ -1,0 +1,307 @@
+"""Settling a reader's reply into the answer: English rules, applied after the reader.
+
+A reply is settled by :func:`settle`, the one rule the benchmark's replay reuses
+(``remem bench replay`` runs saved drafts through this same function, so a replay is
+the live rule). Its checks are switches on :class:`~remem.answer.Answerer`
+(``answer_options`` on Memory):
+
+- the framing small readers wrap answers in is stripped (:func:`clean`), and a
+  reply saying in any words that memory does not hold the answer is the refusal
+  (:func:`is_refusal`);
+- the verification rule is enforced, not only asked for: a reply whose own content
+  words (those not already in the question; numbers, dates and stopwords aside) are
+  mostly absent from the evidence is replaced by the refusal (``grounding``, the
+  share that must be present; 0 turns the check off; :func:`grounded_share`), and so
+  is one resting only on what memory says of someone other than the person asked
+  about (``premise``; :func:`misattributed`);
+- a question asking for a date gets the reply's date (``date_answers``;
+  :func:`asks_for_date`, :func:`date_span`), others lose a restatement of the
+  question (``trim_restatement``; :func:`drop_restatement`).
+
+Small readers ignore the rule and name things memory never held, or answer a false
+premise from the right line about the wrong person; the checks catch that, at a
+false-refusal cost the QA benchmark reports. The rules were written from the drafts
+of a LoCoMo run and are measured on that same run (docs/benchmarks.md says so).
+
+The rules are English. Their grammar (dates, preambles, question shapes) is the
+regular expressions here; their vocabularies (refusal marks, the words a reply may
+add freely, personal words, pronouns, copulas) are plain word lists in
+``remem/answer/data/``, each saying what it is for, read once when this module is
+imported, so a list can be read, reviewed and extended without reading code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from importlib import resources
+
+from ..index.tokenize import stem, tokenize
+
+# The answer that says memory does not hold one: the phrase the prompts ask for, and
+# what every refusal (the gate's, these rules', the extractive reader's) returns. It
+# lives with the rules that produce it, so the reader imports from here, not back.
+REFUSAL = "Not mentioned in the conversation"
+
+
+def word_list(name: str) -> tuple[str, ...]:
+    """The words of ``remem/answer/data/<name>``, in order: one word or phrase a
+    line; "#" starts a comment; blank lines are skipped."""
+    text = (resources.files("remem.answer") / "data" / name).read_text("utf-8")
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return tuple(line for line in lines if line)
+
+
+def _any_word(name: str) -> str:
+    """A regular expression matching any word of the list ``data/<name>``."""
+    return "(?:" + "|".join(re.escape(w) for w in word_list(name)) + ")"
+
+
+# How readers say "the notes do not hold it" besides the requested phrase; a reply
+# containing one is the refusal.
+_REFUSAL_MARKS = word_list("refusal_marks.txt")
+# Words a grounded answer may add without the evidence saying them (dates, yes/no,
+# numbers as words, the reader's framing).
+_FREE_WORDS = frozenset(word_list("free_words.txt"))
+# Words that tie a question to any sentence about the same person ("my", "did").
+_PERSONAL = frozenset(word_list("personal_words.txt"))
+_TEMPORAL = re.compile(
+    r"\b(when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month)|"
+    r"how long|how many (?:days|weeks|months|years)|ago|since|until)\b",
+    re.I,
+)
+_NUMBERISH = re.compile(r"^\d+(?:st|nd|rd|th|s)?$")
+
+
+def is_refusal(text: str) -> bool:
+    low = text.lower()
+    return not low.strip() or any(m in low for m in _REFUSAL_MARKS)
+
+
+def is_temporal(question: str) -> bool:
+    return bool(_TEMPORAL.search(question))
+
+
+def note_date(ts: datetime) -> str:
+    """A date as the notes write it ("8 May 2023"): the reader's context dates every
+    memory so, and :func:`date_span` answers with dates so."""
+    return f"{ts.day} {ts:%B %Y}"
+
+
+def settle(
+    draft: str,
+    question: str,
+    context: str,
+    grounding: float,
+    *,
+    date_answers: bool = True,
+    lines: Sequence[tuple[str | None, str]] = (),
+    premise: bool = True,
+    trim_restatement: bool = True,
+) -> tuple[str, bool]:
+    """The reader's ``draft`` made the answer: cleaned, cut to its date when the
+    question asks for one (``date_answers``) or else without the question restated
+    before it (``trim_restatement``), and replaced by the refusal when it says
+    it is not in memory, fails the grounding check (``grounding`` is the share of its
+    own content words the context must hold; 0 turns it off) or, with ``premise``,
+    rests on what memory says of someone other than the person asked about (see
+    :func:`misattributed`; ``lines`` are the evidence as (speaker, text)). Returns
+    (text, refused). The QA benchmark replays saved drafts through this same
+    function, so a replay is the live rule."""
+    text = clean(draft, keep_date=is_temporal(question))
+    refused = (
+        is_refusal(text)
+        or (grounding > 0 and grounded_share(text, question, context) < grounding)
+        or (premise and misattributed(text, question, lines))
+    )
+    if refused:
+        return REFUSAL, True
+    if date_answers and asks_for_date(question):
+        text = date_span(text) or text
+    elif trim_restatement:
+        text = drop_restatement(text, question)
+    return text, False
+
+
+_COPULA = re.compile(rf"\s{_any_word('copulas.txt')}\s+", re.I)
+
+
+def drop_restatement(text: str, question: str) -> str:
+    """The answer without the question restated before it: "The name of Ana's
+    teacher is Ines Duarte." asked "What is the name of Ana's teacher?" is "Ines
+    Duarte". Only when everything before the first "is"/"was"/"are" is words of the
+    question (so "No, she is not" or "Ana's sister is in Paris" asked who lives
+    there stay whole)."""
+    if re.match(r"\W*(?:yes|no)\b", text, re.I):  # "No, the cat is ..." answers yes/no
+        return text
+    asked = {_key(t) for t in tokenize(question)}
+    # the last "is" whose head is all question words ("The name of the pup that was
+    # adopted by James is Ned": the second one)
+    for m in reversed(list(_COPULA.finditer(text))):
+        head, rest = text[: m.start()], text[m.end() :].strip()
+        said = [_key(t) for t in tokenize(head) if t not in _PERSONAL]  # "she" says nothing
+        if rest and said and all(w in asked for w in said):
+            return rest
+    return text
+
+
+_FIRST_PERSON = re.compile(rf"\b{_any_word('first_person.txt')}\b", re.I)
+_SECOND_PERSON = re.compile(rf"\b{_any_word('second_person.txt')}\b", re.I)
+
+
+def _about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
+    """Whose the line's content is, when its pronouns say so: the speaker's in the
+    first person ("my grandma"), the other one's in the second person between two
+    people ("what got you into running?"); None when mixed or third person."""
+    first, second = bool(_FIRST_PERSON.search(text)), bool(_SECOND_PERSON.search(text))
+    if first and not second:
+        return speaker
+    if second and not first and speaker in speakers and len(speakers) == 2:
+        return next(p for p in speakers if p != speaker)
+    return None
+
+
+def misattributed(answer: str, question: str, lines: Sequence[tuple[str | None, str]]) -> bool:
+    """True when the answer comes from what memory says of someone else than the one
+    person the question asks about: the question names exactly one of the evidence's
+    speakers, and every evidence line that best supports the answer's own words is,
+    by its pronouns, about another person. A false premise is the usual shape of an
+    unanswerable question ("What is Melanie's grandma's country?" when Caroline said
+    "a gift from my grandma in Sweden"), and small readers answer it from the line
+    anyway. Answers without content words of their own (yes/no, dates, numbers) and
+    lines whose owner is unclear are never judged."""
+    speakers = {sp for sp, _ in lines if sp}
+    named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", question, re.I)]
+    if len(named) != 1:
+        return False
+    asked = {_key(t) for t in tokenize(question)}
+    own = {
+        _key(t) for t in tokenize(answer) if not _NUMBERISH.match(t) and t not in _FREE_WORDS
+    } - asked
+    if not own:
+        return False
+    support = [(len(own & {_key(t) for t in tokenize(text)}), sp, text) for sp, text in lines]
+    best = max((n for n, _, _ in support), default=0)
+    if best == 0:
+        return False
+    owners = {_about(sp, text, speakers) for n, sp, text in support if n == best}
+    return None not in owners and named[0] not in owners
+
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[89]|20)\d{2}"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_DATE_SPAN = re.compile(
+    # an optional relative lead ("the week before", "last Sunday of"), then the date
+    rf"(?:(?:the\s+)?(?:(?:first|second|third|last|next|same|previous|following)\s+)?"
+    rf"(?:day|week|weekend|month|year|{_WEEKDAY})s?\s+(?:before|after|of|prior\s+to)\s+)?"
+    rf"(?:{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
+    rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
+    rf"|(?:(?:early|mid|late)[-\s]+)?(?:{_MONTH}|spring|summer|autumn|fall|winter)"
+    rf"(?:\s+of)?,?\s+{_YEAR}"
+    rf"|(?<=\bin\s){_MONTH}"  # "in July"
+    rf"|(?P<iso>{_YEAR}-\d{{2}}-\d{{2}})"
+    rf"|{_YEAR})\b",
+    re.I,
+)
+_DATE_QUESTION = re.compile(
+    r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|day|year|month|week)\b)", re.I
+)
+
+
+def asks_for_date(question: str) -> bool:
+    """ "When ...?" / "Which year ...?": the answer is a point in time (unlike "how
+    long", whose answer is a duration)."""
+    return bool(_DATE_QUESTION.search(question))
+
+
+def date_span(text: str) -> str:
+    """The first date in ``text`` with its relative lead ("the week before 9 June
+    2023"), an ISO date written as the notes write dates; "" when there is none.
+    Readers answer "When did Ana move?" with a sentence around the date ("Ana moved
+    to Paris on 8 May 2023."); the date is the answer."""
+    m = _DATE_SPAN.search(text)
+    if not m:
+        return ""
+    if m.group("iso"):
+        try:
+            when = datetime.strptime(m.group("iso"), "%Y-%m-%d")
+        except ValueError:
+            return m.group(0)
+        return text[m.start() : m.start("iso")] + note_date(when)
+    return m.group(0)
+
+
+def grounded_share(answer: str, question: str, context: str) -> float:
+    """Share of the answer's own content words (stemmed) that occur in the context;
+    1.0 when it has none (a yes/no, a number, a date)."""
+    asked = {_key(t) for t in tokenize(question)}
+    known = {_key(t) for t in tokenize(context)}
+    own = [
+        w
+        for t in _words(answer)
+        if not _NUMBERISH.match(t) and t not in _FREE_WORDS and (w := _key(t)) not in asked
+    ]
+    if not own:
+        return 1.0
+    return sum(w in known for w in own) / len(own)
+
+
+def _words(text: str) -> list[str]:
+    """Content words plus yes/no, which the BM25 stopword list would drop."""
+    low = text.lower()
+    extra = [w for w in ("yes", "no") if re.search(rf"\b{w}\b", low)]
+    return tokenize(text) + extra
+
+
+# What a reader puts before its answer: "The answer to the question is:", "A:", a
+# note's "[8 May 2023]" or "Ana:" echoed from the context's format.
+_PREAMBLE = re.compile(
+    r"^(?:(?:the\s+)?(?:final\s+)?answer(?:\s+to\s+(?:the|this|your)\s+question)?"
+    r"(?:\s+is)?\s*(?::\s*|\s+(?=\S))"
+    r"|a\s*:\s*)",
+    re.I,
+)
+_ECHOED_LABEL = re.compile(r"^(?:\[[^\]\n]{1,40}\]\s*|[A-Z][\w'.-]{0,30}:(?:\s+|$))")
+_WRAPPERS = "\"'*`“”‘’ "
+
+
+def clean(text: str, *, keep_date: bool = True) -> str:
+    """The reader's first line without the framing small models add around an answer
+    (a preamble, an echoed note date or speaker label, quotes, markdown bold). Left
+    in, the framing dilutes token F1 and, having no support in the notes, trips the
+    grounding check on answers that are in fact grounded. A note date alone in
+    brackets ("[15 July 2023]") is the answer to a question about time
+    (``keep_date``), and an echo with nothing to say otherwise; a speaker label alone
+    ("Ana:") says nothing."""
+    text = text.strip()
+    line = text.splitlines()[0].strip() if text else ""
+    for _ in range(8):  # a reply may stack them: "The answer is: [date] Ana: ..."
+        before = line
+        line = _PREAMBLE.sub("", line, count=1).strip()
+        label = _ECHOED_LABEL.match(line)
+        if label:
+            rest = line[label.end() :].strip()
+            lone_date = label.group(0).startswith("[") and keep_date
+            line = rest or (label.group(0).strip().strip("[]") if lone_date else "")
+        line = line.strip(_WRAPPERS)
+        if line == before:
+            break
+    return line
+
+
+def _key(token: str) -> str:
+    """A word's light stem with a final "e" dropped, so "move" meets "moved" and
+    "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov")."""
+    return stem(token).rstrip("e") or token
+
+
+def content_keys(text: str) -> set[str]:
+    """The keys (:func:`_key`) of ``text``'s content words, personal words aside:
+    what a question and a sentence must share to speak of the same thing."""
+    return {_key(t) for t in tokenize(text) if t not in _PERSONAL}

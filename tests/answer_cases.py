@@ -1,0 +1,29 @@
+"""Cases the answering tests share (tests/answer/, tests/test_cli_ask.py): the keys
+of an :class:`remem.answer.Answer`, and the conversations and questions that both
+the reader's and the settling rules' tests ask about."""
+
+from __future__ import annotations
+
+# one list of the Answer keys, pinned: a key added or lost is an API change
+ANSWER_FIELDS = {
+    "text",
+    "evidence",
+    "refused",
+    "cache_hit",
+    "context_tokens",
+    "llm_calls",
+    "latency_s",
+    "prompt_tokens",
+    "completion_tokens",
+    "explanations",
+    "timings",
+    "draft",
+}
+
+WHERE = "Where does Ana's sister live?"
+
+# Caroline's grandma, Melanie's pottery class: a false premise asked of the wrong one
+NECKLACE = [
+    ("Caroline", "Thanks, Melanie! This necklace is a gift from my grandma in Sweden."),
+    ("Melanie", "It's beautiful! I love the pottery class I joined last week."),
+]
