@@ -41,8 +41,9 @@ class IlstmaConfig:
     scored together, distance counted to the nearer centre. Measured on LoCoMo: no
     gain (docs/benchmarks.md), so "first" stays the default."""
     segment_tokens: int = 400
-    """choice: each segment is cut to this many tokens (estimated as 4/3 per word),
-    so the short-term memory stays bounded (5 segments -> about 2,000 tokens)."""
+    """choice: each segment is cut to this many tokens (``tokens.estimate_tokens``:
+    about 4 characters each), so the short-term memory stays bounded (5 segments -> about
+    2,000 tokens)."""
 
     # -- hit judgment (3.6.2) -----------------------------------------------------------
     judge: str = "lexical"
