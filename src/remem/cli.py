@@ -148,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     kr = ksub.add_parser("revoke", help="revoke a key by its id")
     kr.add_argument("key_id")
 
-    from .mcp import add_parser as add_mcp_parser  # imports no MCP SDK
+    from .serve.mcp import add_parser as add_mcp_parser  # imports no MCP SDK
 
     add_mcp_parser(sub)
     b = sub.add_parser("bench", help="benchmarks")
@@ -296,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         return bench_cli.run(args)
 
     if args.command == "serve":
-        from .server import serve
+        from .serve.http import serve
 
         serve(
             args.path or args.db,
@@ -313,7 +313,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if args.command == "mcp":
-        from .mcp import run as run_mcp
+        from .serve.mcp import run as run_mcp
 
         return run_mcp(args) or 0
 

@@ -2,7 +2,7 @@
 
 Choices, and why:
 
-* **The tools map one-to-one onto** :class:`~remem.service.TenantMemory`. The HTTP
+* **The tools map one-to-one onto** :class:`~remem.serve.tenant.TenantMemory`. The HTTP
   server is a face over the same class, so tenant scoping, validation and the shape of
   every result are written once; a tool here only names the method, describes it for
   the agent, and turns remem's errors into tool errors. Tool names say what an agent
@@ -42,14 +42,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from .errors import InvalidInputError, NotFoundError, RememError
+from ..errors import InvalidInputError, NotFoundError, RememError
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
     from mcp.server.mcpserver import MCPServer
 
-    from .memory import Memory
-    from .service import TenantMemory
+    from ..memory import Memory
+    from .tenant import TenantMemory
 
 SERVER_NAME = "remem"
 DEFAULT_HOST = "127.0.0.1"
@@ -339,7 +339,7 @@ def create_server(
     if require_keys and tenant is not None:
         raise InvalidInputError("with require_keys the API key's tenant scopes each request")
 
-    from .service import TenantMemory
+    from .tenant import TenantMemory
 
     if require_keys:
 
@@ -364,7 +364,7 @@ def create_server(
 
         auth = {}
 
-    from . import __version__
+    from .. import __version__
 
     server = MCPServer(
         name,
@@ -427,7 +427,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from .memory import Memory
+    from ..memory import Memory
 
     mem = Memory(args.db, engine=args.engine, llm=args.llm)
     try:
@@ -443,8 +443,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m remem.mcp``: the ``mcp`` subcommand with remem's global options."""
-    p = argparse.ArgumentParser(prog="python -m remem.mcp", description=DESCRIPTION)
+    """``python -m remem.serve.mcp``: the ``mcp`` subcommand with remem's global options."""
+    p = argparse.ArgumentParser(prog="python -m remem.serve.mcp", description=DESCRIPTION)
     p.add_argument("--db", default=os.environ.get("REMEM_DB", "remem.db"), help="database")
     p.add_argument("--engine", default=os.environ.get("REMEM_ENGINE", "hybrid"))
     _mcp_args(p)

@@ -29,7 +29,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from remem import Memory
-from remem.server import create_app
+from remem.serve.http import create_app
 
 ENGINES = ["hybrid", "synapse", "ilstma"]
 TENANTS = ("acme", "globex")

@@ -1,4 +1,4 @@
-"""``remem serve``: the HTTP API, a thin face over :class:`~remem.service.TenantMemory`.
+"""``remem serve``: the HTTP API, a thin face over :class:`~remem.serve.tenant.TenantMemory`.
 
 Choices, and why:
 
@@ -41,8 +41,8 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__
-from .errors import (
+from .. import __version__
+from ..errors import (
     EmbedderError,
     InvalidInputError,
     InvalidTypeError,
@@ -53,9 +53,10 @@ from .errors import (
     TextTooLongError,
     UnknownComponentError,
 )
-from .memory import Memory
-from .service import TenantMemory
+from ..memory import Memory
+from .tenant import TenantMemory
 
+# the module was remem.server: the logger keeps that name, which logging set-ups know
 log = logging.getLogger("remem.server")
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -641,7 +642,7 @@ def serve(
         }
     )
     uvicorn.run(
-        "remem.server:app_from_env",
+        "remem.serve.http:app_from_env",
         factory=True,
         host=host,
         port=port,

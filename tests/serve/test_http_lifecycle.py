@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from remem import Memory
-from remem.server import app_from_env
+from remem.serve.http import app_from_env
 
 TURNS = [
     "I adopted a retired racing greyhound named Biscuit last spring.",

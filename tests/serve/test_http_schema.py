@@ -23,7 +23,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from remem import Memory
-from remem.server import create_app
+from remem.serve.http import create_app
 
 MAX_EXAMPLES = int(os.environ.get("REMEM_SCHEMA_EXAMPLES", "25"))
 CONFIG = {

@@ -1,6 +1,6 @@
 """The MCP server, driven by the MCP SDK's own client over real transports.
 
-stdio and streamable HTTP servers run as subprocesses (``python -m remem.mcp``) over
+stdio and streamable HTTP servers run as subprocesses (``python -m remem.serve.mcp``) over
 real SQLite files; a few error-path checks use the SDK's in-process client.
 """
 
@@ -30,8 +30,8 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from remem import Memory  # noqa: E402
 from remem.errors import InvalidInputError, LLMError  # noqa: E402
-from remem.mcp import create_server  # noqa: E402
-from remem.service import TenantMemory  # noqa: E402
+from remem.serve.mcp import create_server  # noqa: E402
+from remem.serve.tenant import TenantMemory  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
@@ -80,7 +80,7 @@ def _error(result: Any) -> str:
 async def stdio_session(db: Path, *extra: str) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "remem.mcp", "--db", str(db), *extra],
+        args=["-m", "remem.serve.mcp", "--db", str(db), *extra],
         env=_server_env(),
         cwd=str(db.parent),
     )
@@ -264,7 +264,7 @@ def http_server(tmp_path_factory, embedder) -> Iterator[HttpServer]:
     out, err = tmp / "server.out", tmp / "server.err"
     with open(out, "wb") as fo, open(err, "wb") as fe:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "remem.mcp", "--db", str(db), "--transport", "http"]
+            [sys.executable, "-m", "remem.serve.mcp", "--db", str(db), "--transport", "http"]
             + ["--port", str(port)],
             stdout=fo,
             stderr=fe,
