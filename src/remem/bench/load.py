@@ -268,10 +268,12 @@ def run_load(
     mix = mix or [("add", 0.4), ("search", 0.4), ("answer", 0.2)]
     with _database(db) as url:
         backend = "postgresql" if url.startswith("postgres") else "sqlite"
+        from ..keys import KeyRing
         from ..memory import Memory
 
         with Memory(url, engine=engine, llm="none") as mem:  # migrate once, mint keys
-            keys = {t: mem.keys.create(t, "load test")[0] for t in ("acme", "globex")}
+            ring = KeyRing.of(mem)
+            keys = {t: ring.create(t, "load test")[0] for t in ("acme", "globex")}
         users = [(t, f"user-{j}") for t in keys for j in range(users_per_tenant)]
         port = free_port()
         with (
