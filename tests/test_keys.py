@@ -30,7 +30,7 @@ def kmem(open_memory, db_path: Path) -> Memory:
 
 @pytest.fixture
 def ring(kmem: Memory) -> KeyRing:
-    return kmem.keys
+    return KeyRing.of(kmem)
 
 
 def _split(key: str) -> tuple[str, str]:
@@ -57,7 +57,7 @@ def test_create_returns_a_well_formed_key_and_its_info(ring: KeyRing):
 
 
 def test_only_a_sha256_digest_of_the_secret_is_stored(kmem: Memory, db_path: Path, raw_bytes):
-    key, info = kmem.keys.create("acme", label="prod")
+    key, info = KeyRing.of(kmem).create("acme", label="prod")
     key_id, secret = _split(key)
     con = sqlite3.connect(db_path)
     try:
@@ -161,10 +161,10 @@ def test_verify_and_revoke_across_rings_and_memories(open_memory, db_path: Path)
     a key created here and a revocation made there at its next verify."""
     m1 = open_memory(db_path, "hybrid")
     m2 = open_memory(db_path, "bm25")
-    key, info = m1.keys.create("acme")
-    assert m2.keys.verify(key) == "acme"
-    assert m2.keys.revoke(info.key_id) is True
-    assert m1.keys.verify(key) is None
+    key, info = KeyRing.of(m1).create("acme")
+    assert KeyRing.of(m2).verify(key) == "acme"
+    assert KeyRing.of(m2).revoke(info.key_id) is True
+    assert KeyRing.of(m1).verify(key) is None
 
 
 # -- list -----------------------------------------------------------------------------------
@@ -252,19 +252,19 @@ def test_label_limits(ring: KeyRing):
 
 
 def test_cache_keeps_a_verdict_until_it_expires(kmem: Memory):
-    cached = kmem.key_ring(cache_s=0.5)
-    key, info = kmem.keys.create("acme")
+    cached = KeyRing.of(kmem, cache_s=0.5)
+    key, info = KeyRing.of(kmem).create("acme")
     assert cached.verify(key) == "acme"
     # revoked through another ring (another process): this ring may answer from its cache
-    assert kmem.keys.revoke(info.key_id) is True
-    assert kmem.keys.verify(key) is None  # an uncached ring sees it at once
+    assert KeyRing.of(kmem).revoke(info.key_id) is True
+    assert KeyRing.of(kmem).verify(key) is None  # an uncached ring sees it at once
     assert cached.verify(key) == "acme"
     time.sleep(0.6)
     assert cached.verify(key) is None  # ... but never longer than cache_s
 
 
 def test_revoke_clears_this_rings_cache(kmem: Memory):
-    cached = kmem.key_ring(cache_s=60)
+    cached = KeyRing.of(kmem, cache_s=60)
     key, info = cached.create("acme")
     other, _ = cached.create("acme")
     assert cached.verify(key) == "acme" and cached.verify(other) == "acme"
@@ -274,7 +274,7 @@ def test_revoke_clears_this_rings_cache(kmem: Memory):
 
 
 def test_cache_does_not_turn_a_wrong_key_right(kmem: Memory):
-    cached = kmem.key_ring(cache_s=60)
+    cached = KeyRing.of(kmem, cache_s=60)
     key, _ = cached.create("acme")
     key_id, secret = _split(key)
     wrong = f"rmm_{key_id}_{'A' if secret[0] != 'A' else 'B'}{secret[1:]}"
@@ -341,8 +341,8 @@ def test_cli_create_prints_the_key_on_stdout_only(capsys, db_path: Path, open_me
     assert key_id in err and "acme" in err
     assert secret not in err and key not in err
     mem = open_memory(db_path, "hybrid")
-    assert mem.keys.verify(key) == "acme"
-    (info,) = mem.keys.list()
+    assert KeyRing.of(mem).verify(key) == "acme"
+    (info,) = KeyRing.of(mem).list()
     assert info.label == "l" and info.key_id == key_id
 
 

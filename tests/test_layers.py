@@ -29,11 +29,9 @@ LAYERS = [
     ("remem.answer", 4),
     ("remem.memory", 5),
     ("remem.serve", 6),
-    ("remem.service", 6),
-    ("remem.server", 6),
-    ("remem.mcp", 6),
     ("remem.bench", 6),
     ("remem.demo", 6),
+    ("remem.commands", 6),
     ("remem.cli", 7),
     ("remem", 7),  # the package's __init__: the public surface
 ]

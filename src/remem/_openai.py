@@ -12,22 +12,21 @@ what a user gets wrong.
 from __future__ import annotations
 
 import json
-import os
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+from . import env
 
 
 def endpoint(base_url: str | None, api_key: str | None) -> tuple[str, str]:
     """(base URL without a trailing slash, API key): the arguments, else the usual
     ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` environment variables, else OpenAI's
     URL and no key (local servers need none)."""
-    base = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+    base = (base_url or env.read("OPENAI_BASE_URL")).rstrip("/")
+    key = api_key if api_key is not None else env.read("OPENAI_API_KEY")
     return base, key
 
 

@@ -1,4 +1,9 @@
-"""``remem bench ...``: run a benchmark, print tables, optionally write JSON/Markdown."""
+"""``remem bench ...``: run a benchmark, print tables, optionally write JSON/Markdown.
+
+Every benchmark is one function over the library, registered with its arguments by
+:func:`benchmark` (the convention of :mod:`remem.commands`); it returns the result
+and its tables, and printing and writing them is done once, here.
+"""
 
 from __future__ import annotations
 
@@ -6,160 +11,391 @@ import argparse
 import json
 import shlex
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from .report import (
-    compare_tables,
-    grounding_tables,
-    load_tables,
-    locomo_tables,
-    markdown,
-    print_tables,
-    qa_tables,
-    scale_tables,
-    short_history_tables,
-    spread_tables,
-)
+from ..commands import Arg, Commands, arg, ints, names
+from ..serve.settings import default_llm
+
+bench = Commands("bench")
+
+Tables = list[Any]
+Bench = Callable[[argparse.Namespace], "tuple[dict[str, Any], Tables] | int"]
+
+
+def benchmark(name: str, *, help: str, args: Sequence[Arg]) -> Callable[[Bench], Bench]:
+    """Register a benchmark: ``fn(args)`` gives (result, tables) or an exit status;
+    the tables are printed and, with ``--json``/``--markdown``, written."""
+
+    def register(fn: Bench) -> Bench:
+        def run(ns: argparse.Namespace) -> int:
+            command = "remem " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+            out = fn(ns)
+            if isinstance(out, int):
+                return out
+            result, tables = out
+            from .report import markdown, print_tables
+
+            result["command"] = command
+            print_tables(tables)
+            if ns.json_out:
+                Path(ns.json_out).write_text(json.dumps(result, indent=2))
+            if ns.markdown:
+                Path(ns.markdown).write_text(markdown(tables, command))
+            return 0
+
+        bench.command(name, help=help, args=args)(run)
+        return fn
+
+    return register
 
 
 def _progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def run(args: argparse.Namespace) -> int:
-    command = "remem " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    if args.bench == "qa-compare":
-        from .qa import compare_runs
+def _option(text: str) -> tuple[str, object]:
+    """KEY=VALUE with VALUE read as JSON when it parses (true, 0.4, "x"), else text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
 
-        result = compare_runs(args.a, args.b, exclude=args.exclude or ())
-        tables = compare_tables(result)
-    elif args.bench == "spread":
-        from .spread import spread_runs
 
-        result = spread_runs(args.runs)
-        tables = spread_tables(result)
-    elif args.bench == "replay":
-        from .qa import replay_run
+def _answer_option(help: str, group: str | None = None) -> Arg:
+    return arg(
+        "--answer-option",
+        action="append",
+        type=_option,
+        metavar="KEY=VALUE",
+        help=help + "; repeatable",
+        group=group,
+    )
 
-        result = replay_run(
-            args.data,
-            args.jsonl,
-            args.out,
-            grounding=args.grounding,
-            options=dict(args.answer_option or []),
-        )
-        tables = qa_tables(result)
-    elif args.bench == "grounding":
-        from .qa import grounding_sweep
 
-        result = grounding_sweep(args.data, args.jsonl)
-        tables = grounding_tables(result)
-    elif args.bench == "locomo" and args.answer:
-        if args.turns is not None:
-            print("remem: --turns applies to retrieval runs, not to --answer", file=sys.stderr)
-            return 2
-        from ..llm import create_llm
-        from .qa import run_locomo_qa
+OUT = [arg("--json", dest="json_out"), arg("--markdown")]
+"""Where the result goes as JSON and the report as Markdown."""
+DATA = arg("--data", required=True, help="path to locomo10.json")
+RETRIEVAL = [
+    arg("--engines", type=names, default=["dense", "bm25", "hybrid"]),
+    arg("--k", type=ints, default=[5, 10, 20]),
+    arg("--conversations", type=names, default=None),
+    arg("--limit", type=int, default=None, help="questions per conversation"),
+    arg(
+        "--reuse-embeddings",
+        action="store_true",
+        help="embed each text once for all engines (ingest rates then exclude embedding)",
+    ),
+    arg("--json", dest="json_out", help="write results as JSON here"),
+    arg("--markdown", help="write the report as Markdown here"),
+]
+"""The retrieval benchmarks' arguments (locomo, memorybank)."""
+QA = "end-to-end answers (--answer)"
 
-        judge = None
-        if args.judge_url or args.judge_model:
-            judge = create_llm("openai", base_url=args.judge_url, model=args.judge_model)
-        llm_options = {"base_url": args.llm_url} if args.llm_url else {}
-        if args.llm_model:
-            llm_options["model"] = args.llm_model
-        if args.llm_threads and args.llm in ("local", "auto"):  # the others have no threads
-            llm_options["n_threads"] = args.llm_threads
-        if args.llm_seed is not None and args.llm != "none":
-            llm_options["seed"] = args.llm_seed
-        result = run_locomo_qa(
-            args.data,
-            args.engines,
-            llm=args.llm,
-            llm_options=llm_options,
-            k=args.answer_k,
-            max_context_tokens=args.context_tokens,
-            grounding=args.grounding,
-            answer_options=dict(args.answer_option or []),
-            conversations=args.conversations,
-            limit=args.limit,
-            judge=judge,
-            jsonl=args.jsonl,
-            resume=args.resume,
-            resume_from=args.resume_from or (),
-            progress=_progress,
-        )
-        tables = qa_tables(result)
-    elif args.bench == "load":
-        from .load import run_load
 
-        result = run_load(
-            db=args.url,
-            workers=args.workers,
-            clients=args.clients,
-            duration=args.duration,
-            engine=args.engine,
-            llm=args.llm,
-            users_per_tenant=args.users,
-            seed=args.seed,
-            log_path=args.server_log,
-        )
-        tables = load_tables(result)
-    elif args.bench == "locomo" and args.turns:
-        from ..embed import create_embedder
-        from ..embed.base import MemoEmbedder
-        from .runner import run_locomo
+@benchmark(
+    "locomo",
+    help="evidence recall on LoCoMo, engines side by side",
+    args=[
+        DATA,
+        *RETRIEVAL,
+        arg(
+            "--turns",
+            type=ints,
+            help="only each conversation's first N turns (short histories); a list runs each",
+        ),
+        arg("--answer", action="store_true", help="answer with a reader; official F1", group=QA),
+        arg("--llm", default="local", help="reader backend: local, openai or none", group=QA),
+        arg("--llm-url", help="reader endpoint (openai; default OPENAI_BASE_URL)", group=QA),
+        arg("--llm-model", help="reader model name (openai)", group=QA),
+        arg(
+            "--llm-threads",
+            type=int,
+            help="CPU threads of the local reader (default: up to 4)",
+            group=QA,
+        ),
+        arg(
+            "--llm-seed",
+            type=int,
+            help="reader's sampling seed (with --answer-option temperature=T > 0: repeated runs)",
+            group=QA,
+        ),
+        arg("--answer-k", type=int, default=10, help="memories recalled per question", group=QA),
+        arg("--context-tokens", type=int, default=900, help="memory context budget", group=QA),
+        arg(
+            "--grounding",
+            type=float,
+            default=0.5,
+            help="answer-grounding check (0 turns it off)",
+            group=QA,
+        ),
+        _answer_option("an answer option for every engine (order=rank, premise=false)", QA),
+        arg("--jsonl", help="per-question outputs here (audits)", group=QA),
+        arg(
+            "--resume",
+            action="store_true",
+            help="keep every finished block of --jsonl (also those outside this run)",
+            group=QA,
+        ),
+        arg(
+            "--resume-from",
+            action="append",
+            metavar="JSONL",
+            help="also keep the complete blocks of this JSONL (a part run in parallel); repeatable",
+            group=QA,
+        ),
+        arg("--judge-url", help="optional LLM judge endpoint (OpenAI-compatible)", group=QA),
+        arg("--judge-model", help="optional LLM judge model", group=QA),
+    ],
+)
+def locomo(args: argparse.Namespace) -> tuple[dict[str, Any], Tables] | int:
+    if args.answer:
+        return _locomo_answers(args)
+    if args.turns:
+        return _locomo_short_histories(args)
+    return _retrieval(args)
 
-        # one model for every length; with --reuse-embeddings one memo too, so the
-        # shorter histories' turns (prefixes of the longer ones) are embedded once
-        embedder = create_embedder("minilm")
-        if args.reuse_embeddings:
-            embedder = MemoEmbedder(embedder)
-        runs = [
-            run_locomo(
-                args.data,
-                args.engines,
-                args.k,
-                turns=n,
-                conversations=args.conversations,
-                limit=args.limit,
-                progress=_progress,
-                embedder=embedder,
-            )
-            for n in args.turns
-        ]
-        result = {"benchmark": "locomo-short-histories", "data": args.data, "runs": runs}
-        tables = short_history_tables(result)
-    elif args.bench in ("locomo", "memorybank"):
-        from .runner import run_locomo, run_memorybank
 
-        extra = {"labels": args.labels} if args.bench == "memorybank" else {}
-        result = (run_locomo if args.bench == "locomo" else run_memorybank)(
+def _locomo_answers(args: argparse.Namespace) -> tuple[dict[str, Any], Tables] | int:
+    if args.turns is not None:
+        print("remem: --turns applies to retrieval runs, not to --answer", file=sys.stderr)
+        return 2
+    from ..llm import create_llm
+    from .qa import run_locomo_qa
+    from .report import qa_tables
+
+    judge = None
+    if args.judge_url or args.judge_model:
+        judge = create_llm("openai", base_url=args.judge_url, model=args.judge_model)
+    llm_options = {"base_url": args.llm_url} if args.llm_url else {}
+    if args.llm_model:
+        llm_options["model"] = args.llm_model
+    if args.llm_threads and args.llm in ("local", "auto"):  # the others have no threads
+        llm_options["n_threads"] = args.llm_threads
+    if args.llm_seed is not None and args.llm != "none":
+        llm_options["seed"] = args.llm_seed
+    result = run_locomo_qa(
+        args.data,
+        args.engines,
+        llm=args.llm,
+        llm_options=llm_options,
+        k=args.answer_k,
+        max_context_tokens=args.context_tokens,
+        grounding=args.grounding,
+        answer_options=dict(args.answer_option or []),
+        conversations=args.conversations,
+        limit=args.limit,
+        judge=judge,
+        jsonl=args.jsonl,
+        resume=args.resume,
+        resume_from=args.resume_from or (),
+        progress=_progress,
+    )
+    return result, qa_tables(result)
+
+
+def _locomo_short_histories(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from ..embed import create_embedder
+    from ..embed.base import MemoEmbedder
+    from .report import short_history_tables
+    from .runner import run_locomo
+
+    # one model for every length; with --reuse-embeddings one memo too, so the
+    # shorter histories' turns (prefixes of the longer ones) are embedded once
+    embedder = create_embedder("minilm")
+    if args.reuse_embeddings:
+        embedder = MemoEmbedder(embedder)
+    runs = [
+        run_locomo(
             args.data,
             args.engines,
             args.k,
+            turns=n,
             conversations=args.conversations,
             limit=args.limit,
             progress=_progress,
-            reuse_embeddings=args.reuse_embeddings,
-            **extra,
+            embedder=embedder,
         )
-        tables = locomo_tables(result)
-    else:
-        from .scale import run_scale
+        for n in args.turns
+    ]
+    result = {"benchmark": "locomo-short-histories", "data": args.data, "runs": runs}
+    return result, short_history_tables(result)
 
-        result = run_scale(
-            args.engines or [args.engine],
-            args.n,
-            queries=args.queries,
-            mixed=args.mixed,
-            seed=args.seed,
-            progress=_progress,
-        )
-        tables = scale_tables(result)
-    result["command"] = command
-    print_tables(tables)
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps(result, indent=2))
-    if args.markdown:
-        Path(args.markdown).write_text(markdown(tables, command))
-    return 0
+
+def _retrieval(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .report import locomo_tables
+    from .runner import run_locomo, run_memorybank
+
+    extra = {"labels": args.labels} if args.bench == "memorybank" else {}
+    result = (run_locomo if args.bench == "locomo" else run_memorybank)(
+        args.data,
+        args.engines,
+        args.k,
+        conversations=args.conversations,
+        limit=args.limit,
+        progress=_progress,
+        reuse_embeddings=args.reuse_embeddings,
+        **extra,
+    )
+    return result, locomo_tables(result)
+
+
+benchmark(
+    "memorybank",
+    help="evidence recall on MemoryBank's probing questions (English)",
+    args=[
+        arg("--data", required=True, help="path to memory_bank_en.json"),
+        arg("--labels", default=None, help="evidence labels (default: the bundled ones)"),
+        *RETRIEVAL,
+    ],
+)(_retrieval)
+
+
+@benchmark(
+    "grounding",
+    help="the answer-grounding check replayed at several thresholds on a saved QA run",
+    args=[
+        DATA,
+        arg(
+            "--jsonl",
+            required=True,
+            help="rows of a saved --answer run (best made with --grounding 0)",
+        ),
+        *OUT,
+    ],
+)
+def grounding(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .qa import grounding_sweep
+    from .report import grounding_tables
+
+    result = grounding_sweep(args.data, args.jsonl)
+    return result, grounding_tables(result)
+
+
+@benchmark(
+    "replay",
+    help="a saved --answer run's drafts settled again by the current answer rules",
+    args=[
+        DATA,
+        arg("--jsonl", required=True, help="rows of a saved --answer run"),
+        arg("--out", required=True, help="the replayed rows go here (JSONL)"),
+        arg("--grounding", type=float, default=0.5, help="grounding check threshold"),
+        _answer_option("a switch of the answer rules (premise=false, date_answers=false)"),
+        *OUT,
+    ],
+)
+def replay(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .qa import replay_run
+    from .report import qa_tables
+
+    result = replay_run(
+        args.data,
+        args.jsonl,
+        args.out,
+        grounding=args.grounding,
+        options=dict(args.answer_option or []),
+    )
+    return result, qa_tables(result)
+
+
+@benchmark(
+    "spread",
+    help="repeated --answer runs (sampled, one seed each): mean, sd, range",
+    args=[
+        arg("runs", nargs="+", metavar="JSONL", help="the runs' per-question rows"),
+        *OUT,
+    ],
+)
+def spread(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .report import spread_tables
+    from .spread import spread_runs
+
+    result = spread_runs(args.runs)
+    return result, spread_tables(result)
+
+
+@benchmark(
+    "qa-compare",
+    help="two --answer runs question by question (a rerun, or a change)",
+    args=[
+        arg("a", help="JSONL of run A"),
+        arg("b", help="JSONL of run B"),
+        arg(
+            "--exclude",
+            action="append",
+            metavar="JSONL",
+            help="leave out the questions of this run (held-out comparisons); repeatable",
+        ),
+        *OUT,
+    ],
+)
+def qa_compare(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .qa import compare_runs
+    from .report import compare_tables
+
+    result = compare_runs(args.a, args.b, exclude=args.exclude or ())
+    return result, compare_tables(result)
+
+
+@benchmark(
+    "load",
+    help="concurrent clients against remem serve (loopback)",
+    args=[
+        arg("--url", help="database (default: a throwaway PostgreSQL via pgserver)"),
+        arg("--workers", type=int, default=2),
+        arg("--clients", type=int, default=50),
+        arg("--duration", type=float, default=60.0, help="seconds of load"),
+        arg("--llm", default=default_llm(http=True), help="the server's reader: none or local"),
+        arg("--users", type=int, default=5, help="users per tenant (2 tenants)"),
+        arg("--seed", type=int, default=7),
+        arg("--server-log", help="the server's output goes here"),
+        *OUT,
+    ],
+)
+def load(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .load import run_load
+    from .report import load_tables
+
+    result = run_load(
+        db=args.url,
+        workers=args.workers,
+        clients=args.clients,
+        duration=args.duration,
+        engine=args.engine,
+        llm=args.llm,
+        users_per_tenant=args.users,
+        seed=args.seed,
+        log_path=args.server_log,
+    )
+    return result, load_tables(result)
+
+
+@benchmark(
+    "scale",
+    help="ingest and search latency on a synthetic history",
+    args=[
+        arg("--engines", type=names, default=None),
+        arg("--n", type=ints, default=[1000, 10000]),
+        arg("--queries", type=int, default=200),
+        arg("--mixed", type=int, default=100, help="rounds of add + search"),
+        arg("--seed", type=int, default=7),
+        *OUT,
+    ],
+)
+def scale(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .report import scale_tables
+    from .scale import run_scale
+
+    result = run_scale(
+        args.engines or [args.engine],
+        args.n,
+        queries=args.queries,
+        mixed=args.mixed,
+        seed=args.seed,
+        progress=_progress,
+    )
+    return result, scale_tables(result)

@@ -272,7 +272,8 @@ def run_load(
         from ..memory import Memory
 
         with Memory(url, engine=engine, llm="none") as mem:  # migrate once, mint keys
-            keys = {t: KeyRing.of(mem).create(t, "load test")[0] for t in ("acme", "globex")}
+            ring = KeyRing.of(mem)
+            keys = {t: ring.create(t, "load test")[0] for t in ("acme", "globex")}
         users = [(t, f"user-{j}") for t in keys for j in range(users_per_tenant)]
         port = free_port()
         with (

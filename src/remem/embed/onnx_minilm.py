@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import env
 from ..errors import EmbedderError
 from .base import Embedder, normalise
 
@@ -36,7 +37,7 @@ MODEL_ENV = "REMEM_MINILM_ONNX"
 
 
 def find_model_file() -> Path:
-    override = os.environ.get(MODEL_ENV)
+    override = env.read(MODEL_ENV)
     if override:
         return Path(override)
     spec = importlib.util.find_spec(MODEL_PACKAGE)

@@ -22,12 +22,12 @@ the file's record after that.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .. import env
 from .._openai import endpoint, post_json
 from ..errors import EmbedderError
 from .base import Embedder, normalise
@@ -48,7 +48,7 @@ class OpenAIEmbedder(Embedder):
         retries: int = 3,
         backoff_s: float = 0.5,
     ):
-        self.model = model or os.environ.get("REMEM_EMBED_MODEL") or "text-embedding-3-small"
+        self.model = model or env.read("REMEM_EMBED_MODEL")
         self.base_url, self.api_key = endpoint(base_url, api_key)
         self.batch_size = batch_size
         self.timeout_s = timeout_s

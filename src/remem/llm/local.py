@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import env
 from ..errors import LLMError
 from .base import LLM, Completion, Request
 
@@ -58,7 +59,7 @@ class LocalLLM(LLM):
             raise LLMError(
                 "llama-cpp-python is not installed: pip install 'remem[local]'"
             ) from None
-        path = Path(model_path or os.environ.get("REMEM_LLM_MODEL_PATH") or find_smollm2())
+        path = Path(model_path or env.read("REMEM_LLM_MODEL_PATH") or find_smollm2())
         if not path.is_file():
             raise LLMError(f"model file {str(path)!r} does not exist")
         self._llama_cpp = llama_cpp

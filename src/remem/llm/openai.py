@@ -12,12 +12,12 @@ then plain prompting; the form that worked is remembered. Transport failures and
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from .. import env
 from .._openai import Rejected, endpoint, post_json
 from ..errors import LLMError
 from .base import LLM, Completion, Message, Request, estimate_tokens
@@ -44,15 +44,13 @@ class OpenAILLM(LLM):
         super().__init__()
         if schema_mode not in SCHEMA_MODES:
             raise LLMError(f"schema_mode must be one of {SCHEMA_MODES}, not {schema_mode!r}")
-        self.model = model or os.environ.get("REMEM_LLM_MODEL") or "gpt-4o-mini"
+        self.model = model or env.read("REMEM_LLM_MODEL")
         self.base_url, self.api_key = endpoint(base_url, api_key)
         self.seed = seed
         self.timeout_s = timeout_s
         self.retries = retries
         self.backoff_s = backoff_s
-        self.context_window = context_window or int(
-            os.environ.get("REMEM_LLM_CONTEXT", "8192") or 8192
-        )
+        self.context_window = context_window or int(env.read("REMEM_LLM_CONTEXT"))
         self.name = f"openai:{self.model}"
         self._modes = (
             ["json_schema", "json_object", "off"] if schema_mode == "auto" else [schema_mode]

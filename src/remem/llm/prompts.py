@@ -9,12 +9,12 @@ follow far better than instructions alone. Users can point
 
 from __future__ import annotations
 
-import os
 import re
 from functools import cache
 from pathlib import Path
 from string import Template
 
+from .. import env
 from ..errors import LLMError
 from .base import Message
 
@@ -37,7 +37,7 @@ _SECTION = re.compile(r"^### (system|user|assistant)\s*$", re.M)
 def load(task: str) -> tuple[tuple[str, Template], ...]:
     if task not in TASKS:
         raise LLMError(f"no prompt for task {task!r}; tasks are {', '.join(TASKS)}")
-    folder = Path(os.environ.get("REMEM_PROMPTS") or HERE)
+    folder = Path(env.read("REMEM_PROMPTS") or HERE)
     path = folder / f"{task}.txt"
     if not path.is_file():
         path = HERE / f"{task}.txt"

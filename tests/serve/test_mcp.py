@@ -1,6 +1,6 @@
 """The MCP server, driven by the MCP SDK's own client over real transports.
 
-stdio and streamable HTTP servers run as subprocesses (``python -m remem.mcp``) over
+stdio and streamable HTTP servers run as subprocesses (``python -m remem.serve.mcp``) over
 real SQLite files; a few error-path checks use the SDK's in-process client.
 """
 
@@ -30,8 +30,9 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from remem import Memory  # noqa: E402
 from remem.errors import InvalidInputError, LLMError  # noqa: E402
-from remem.mcp import create_server  # noqa: E402
-from remem.service import TenantMemory  # noqa: E402
+from remem.keys import KeyRing  # noqa: E402
+from remem.serve.mcp import create_server  # noqa: E402
+from remem.serve.tenant import TenantMemory  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
@@ -80,7 +81,7 @@ def _error(result: Any) -> str:
 async def stdio_session(db: Path, *extra: str) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "remem.mcp", "--db", str(db), *extra],
+        args=["-m", "remem.serve.mcp", "--db", str(db), *extra],
         env=_server_env(),
         cwd=str(db.parent),
     )
@@ -258,13 +259,13 @@ def http_server(tmp_path_factory, embedder) -> Iterator[HttpServer]:
     keys, key_ids = {}, {}
     with Memory(db, embedder=embedder, llm="none") as mem:
         for label, tenant in (("acme", "acme"), ("globex", "globex"), ("doomed", "acme")):
-            keys[label], info = mem.keys.create(tenant, label=label)
+            keys[label], info = KeyRing.of(mem).create(tenant, label=label)
             key_ids[label] = info.key_id
     port = _free_port()
     out, err = tmp / "server.out", tmp / "server.err"
     with open(out, "wb") as fo, open(err, "wb") as fe:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "remem.mcp", "--db", str(db), "--transport", "http"]
+            [sys.executable, "-m", "remem.serve.mcp", "--db", str(db), "--transport", "http"]
             + ["--port", str(port)],
             stdout=fo,
             stderr=fe,
@@ -383,7 +384,7 @@ async def test_http_rejects_missing_wrong_and_revoked_keys(
     async with http_session(url, keys["doomed"]) as s:
         assert "users" in _data(await s.call_tool("list_users", {}))
         with Memory(http_server.db, embedder=embedder, llm="none") as mem:
-            assert mem.keys.revoke(http_server.key_ids["doomed"])
+            assert KeyRing.of(mem).revoke(http_server.key_ids["doomed"])
         with pytest.raises(MCPError):  # the open session dies with its key
             await s.call_tool("list_users", {})
     assert _post_initialize(url, keys["doomed"]).status_code == 401

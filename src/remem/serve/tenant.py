@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .errors import InvalidInputError, InvalidTypeError
-from .keys import check_tenant, scoped_user, unscoped_user
-from .memory import Memory
-from .types import Hit
-from .validation import check_id
+from ..errors import InvalidInputError, InvalidTypeError
+from ..keys import check_tenant, scoped_user, unscoped_user
+from ..memory import Memory
+from ..types import Hit
+from ..validation import check_id
 
 
 class TenantMemory:

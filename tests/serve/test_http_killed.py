@@ -13,6 +13,7 @@ import httpx
 
 from remem import Memory
 from remem.bench.load import free_port, start_server, stop_server, wait_up
+from remem.keys import KeyRing
 
 
 def _children(pid: int) -> list[int]:
@@ -22,7 +23,7 @@ def _children(pid: int) -> list[int]:
 
 def test_killed_worker_loses_no_acknowledged_write(pg_url, tmp_path):
     with Memory(pg_url, engine="hybrid", llm="none") as mem:
-        key, _ = mem.keys.create("acme")
+        key, _ = KeyRing.of(mem).create("acme")
     port = free_port()
     log = open(tmp_path / "server.log", "w")  # noqa: SIM115
     proc, base = start_server(pg_url, workers=2, engine="hybrid", llm="none", port=port, log=log)

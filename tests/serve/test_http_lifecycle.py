@@ -7,7 +7,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from remem import Memory
-from remem.server import app_from_env
+from remem.keys import KeyRing
+from remem.serve.http import app_from_env
 
 TURNS = [
     "I adopted a retired racing greyhound named Biscuit last spring.",
@@ -19,11 +20,11 @@ TURNS = [
 
 def test_worker_app_reads_its_settings_and_closes_the_memory_on_shutdown(tmp_path, monkeypatch):
     db = str(tmp_path / "w.db")
-    monkeypatch.setenv("REMEM_SERVE_DB", db)
-    monkeypatch.setenv("REMEM_SERVE_ENGINE", "ilstma")
+    monkeypatch.setenv("REMEM_DB", db)
+    monkeypatch.setenv("REMEM_ENGINE", "ilstma")
     monkeypatch.setenv("REMEM_SERVE_MAX_BODY", "2000")
     with Memory(db, engine="ilstma", llm="none") as mem:
-        key, _ = mem.keys.create("acme")
+        key, _ = KeyRing.of(mem).create("acme")
     app = app_from_env()
     worker_mem = app.state.memory
     headers = {"Authorization": f"Bearer {key}"}

@@ -29,7 +29,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from remem import Memory
-from remem.server import create_app
+from remem.keys import KeyRing
+from remem.serve.http import MAX_K, create_app
 
 ENGINES = ["hybrid", "synapse", "ilstma"]
 TENANTS = ("acme", "globex")
@@ -162,7 +163,7 @@ def make_api(open_memory, tmp_path: Path) -> Iterator[Callable[..., Api]]:
         clients.append(client)
         api = Api(client, mem, db)
         for t in tenants:
-            api.keys[t], info = mem.keys.create(t, label=f"{t} test key")
+            api.keys[t], info = KeyRing.of(mem).create(t, label=f"{t} test key")
             api.key_ids[t] = info.key_id
         return api
 
@@ -295,7 +296,7 @@ def test_health_metrics_and_schema_need_no_key(api: Api):
 def test_a_key_revoked_while_the_app_runs_is_refused_at_once(api: Api, route):
     (mid,) = api.add_many("bob", BOB_A[:1])
     assert api.req("GET", "/v1/users").status_code == 200  # the key worked a moment ago
-    assert api.mem.keys.revoke(api.key_ids["acme"]) is True
+    assert KeyRing.of(api.mem).revoke(api.key_ids["acme"]) is True
     for how in ("bearer", "x-api-key"):
         r = _route_call(api, route, mid, api.auth("acme", how))
         assert r.status_code == 401, (how, r.text)
@@ -307,14 +308,14 @@ def test_a_key_revoked_while_the_app_runs_is_refused_at_once(api: Api, route):
 def test_key_cache_bounds_how_long_a_revoked_key_works(make_api):
     api = make_api(key_cache_s=0.5)
     assert api.req("GET", "/v1/users").status_code == 200  # now cached
-    api.mem.keys.revoke(api.key_ids["acme"])  # another ring: the app's cache answers
+    KeyRing.of(api.mem).revoke(api.key_ids["acme"])  # another ring: the app's cache answers
     assert api.req("GET", "/v1/users").status_code == 200
     time.sleep(0.7)
     assert api.req("GET", "/v1/users").status_code == 401
 
 
 def test_a_key_created_while_the_app_runs_works_at_once(api: Api):
-    key, _ = api.mem.keys.create("initech")
+    key, _ = KeyRing.of(api.mem).create("initech")
     r = api.client.get("/v1/users", headers={"X-API-Key": key})
     assert r.status_code == 200 and r.json() == {"users": []}
 
@@ -396,7 +397,7 @@ def test_users_are_per_tenant(api: Api):
     _seed(api)
     assert sorted(api.users("acme")) == ["alice", "bob"]
     assert api.users("globex") == ["bob"]
-    key, _ = api.mem.keys.create("initech")
+    key, _ = KeyRing.of(api.mem).create("initech")
     r = api.client.get("/v1/users", headers={"X-API-Key": key})
     assert r.json() == {"users": []}
 
@@ -678,14 +679,14 @@ def test_malformed_json_is_400(api: Api, body: bytes):
         ("/v1/search", {"user_id": "bob", "query": "q", "k": True}),
         ("/v1/search", {"user_id": "bob", "query": "q", "k": 0}),
         ("/v1/search", {"user_id": "bob", "query": "q", "k": -1}),
-        ("/v1/search", {"user_id": "bob", "query": "q", "k": 201}),
+        ("/v1/search", {"user_id": "bob", "query": "q", "k": MAX_K + 1}),
         ("/v1/search", {"user_id": "bob", "query": "q", "k": 10**30}),
         ("/v1/search", {"user_id": "bob", "query": 5}),
         ("/v1/search", {"user_id": "bob", "question": "q"}),
         ("/v1/recall", {"user_id": "bob", "query": "q", "k": 0}),
-        ("/v1/recall", {"user_id": "bob", "query": "q", "k": 201}),
+        ("/v1/recall", {"user_id": "bob", "query": "q", "k": MAX_K + 1}),
         ("/v1/answer", {"user_id": "bob", "question": "q", "k": 0}),
-        ("/v1/answer", {"user_id": "bob", "question": "q", "k": 201}),
+        ("/v1/answer", {"user_id": "bob", "question": "q", "k": MAX_K + 1}),
         ("/v1/answer", {"user_id": "bob", "query": "q"}),
         ("/v1/import?user_id=bob", ["not", "a", "table"]),
         ("/v1/import", TABLE),  # no user_id
@@ -912,7 +913,7 @@ def shared_api(embedder, tmp_path_factory) -> Iterator[Api]:
     client = TestClient(create_app(mem), raise_server_exceptions=False)
     api = Api(client, mem, db)
     for t in TENANTS:
-        api.keys[t], info = mem.keys.create(t)
+        api.keys[t], info = KeyRing.of(mem).create(t)
         api.key_ids[t] = info.key_id
     api.add("baseline", text="I adopted a greyhound named Biscuit.", tenant="globex")
     yield api
@@ -1117,7 +1118,7 @@ def test_keys_never_appear_in_logs(make_api, caplog, capfd):
     for name in ("remem", "remem.server", "fastapi", "uvicorn", "httpx", "starlette"):
         logging.getLogger(name).setLevel(logging.DEBUG)
     api = make_api()
-    ring = api.mem.keys
+    ring = KeyRing.of(api.mem)
     revoked, rinfo = ring.create("acme", label="to revoke")
     ring.revoke(rinfo.key_id)
     good, gid = api.keys["acme"], api.key_ids["acme"]

@@ -2,7 +2,7 @@
 
 Choices, and why:
 
-* **The tools map one-to-one onto** :class:`~remem.service.TenantMemory`. The HTTP
+* **The tools map one-to-one onto** :class:`~remem.serve.tenant.TenantMemory`. The HTTP
   server is a face over the same class, so tenant scoping, validation and the shape of
   every result are written once; a tool here only names the method, describes it for
   the agent, and turns remem's errors into tool errors. Tool names say what an agent
@@ -27,8 +27,8 @@ Choices, and why:
   ``isError`` and remem's own message, so the agent can correct itself and the session
   goes on. Anything else is a bug: the agent sees only a generic message, the
   traceback goes to the server's log (stderr).
-* **The SDK is optional.** ``add_parser``/``run`` import nothing from ``mcp`` until the
-  server starts, so ``remem --help`` works without ``pip install 'remem[mcp]'``.
+* **The SDK is optional.** This module imports nothing from ``mcp`` until the server
+  starts, so ``remem --help`` works without ``pip install 'remem[mcp]'``.
 * **Blocking work leaves the event loop.** Tools are async only to read the request's
   tenant; the Memory call itself runs on a worker thread (embedding and SQLite block),
   so one slow answer does not stall other requests.
@@ -37,23 +37,24 @@ Choices, and why:
 import argparse
 import functools
 import hashlib
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from .errors import InvalidInputError, NotFoundError, RememError
+from ..commands import arg, command
+from ..errors import InvalidInputError, NotFoundError, RememError
+from ..keys import KeyRing
+from ..memory import MAX_BATCH
+from .settings import LOOPBACK, MCP_PORT, Settings, env_default
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
     from mcp.server.mcpserver import MCPServer
 
-    from .memory import Memory
-    from .service import TenantMemory
+    from ..memory import Memory
+    from .tenant import TenantMemory
 
 SERVER_NAME = "remem"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 HTTP_PATH = "/mcp"
 DESCRIPTION = (
     "Serve remem as an MCP server: over stdio for a local agent (trusted, no key), or "
@@ -164,7 +165,7 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
             list[MemoryItem | str],
             Field(
                 description="The memories, oldest first: objects with add_memory's fields "
-                '("text" required) or plain strings; at most 10,000.'
+                f'("text" required) or plain strings; at most {MAX_BATCH:,}.'
             ),
         ],
     ) -> dict[str, Any]:
@@ -281,8 +282,6 @@ class KeyVerifier:
     """
 
     def __init__(self, mem: "Memory"):
-        from .keys import KeyRing
-
         self._keys = KeyRing.of(mem)
 
     async def verify_token(self, token: str) -> "AccessToken | None":
@@ -341,7 +340,7 @@ def create_server(
     if require_keys and tenant is not None:
         raise InvalidInputError("with require_keys the API key's tenant scopes each request")
 
-    from .service import TenantMemory
+    from .tenant import TenantMemory
 
     if require_keys:
 
@@ -366,7 +365,7 @@ def create_server(
 
         auth = {}
 
-    from . import __version__
+    from .._version import __version__
 
     server = MCPServer(
         name,
@@ -384,7 +383,7 @@ def serve_stdio(server: "MCPServer") -> None:
 
 
 def serve_http(
-    server: "MCPServer", host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, log_level: str = "info"
+    server: "MCPServer", host: str = LOOPBACK, port: int = MCP_PORT, log_level: str = "info"
 ) -> None:
     import uvicorn
 
@@ -396,47 +395,57 @@ def serve_http(
 # -- command line ---------------------------------------------------------------------
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    """Add the ``mcp`` subcommand to the remem CLI's subparsers."""
-    p = sub.add_parser(
-        "mcp",
-        help="serve memory to agents over the Model Context Protocol",
-        description=DESCRIPTION,
+@command(
+    "mcp",
+    help="serve memory to agents over the Model Context Protocol",
+    description=DESCRIPTION,
+    args=[
+        arg("--transport", choices=["stdio", "http"], default_from=env_default("mcp_transport")),
+        arg("--host", default_from=env_default("mcp_host"), help=f"HTTP host (default {LOOPBACK})"),
+        arg(
+            "--port",
+            type=int,
+            default_from=env_default("mcp_port"),
+            help=f"HTTP port (default {MCP_PORT})",
+        ),
+        arg("--tenant", help="stdio only: serve this tenant's users (default: raw user ids)"),
+        arg(
+            "--llm",
+            default_from=env_default("llm"),
+            help="reader for answer_question: auto, local, openai, none (env REMEM_LLM)",
+        ),
+    ],
+)
+def mcp(args: argparse.Namespace) -> int:
+    """``remem mcp``: serve until interrupted."""
+    return run(
+        Settings(
+            db=args.db,
+            engine=args.engine,
+            llm=args.llm,
+            mcp_transport=args.transport,
+            mcp_host=args.host,
+            mcp_port=args.port,
+            tenant=args.tenant,
+        )
     )
-    _mcp_args(p)
-    return p
 
 
-def _mcp_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    p.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP host (default {DEFAULT_HOST})")
-    p.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})"
-    )
-    p.add_argument("--tenant", help="stdio only: serve this tenant's users (default: raw user ids)")
-    p.add_argument(
-        "--llm",
-        default=os.environ.get("REMEM_LLM", "auto"),
-        help="reader for answer_question: auto, local, openai, none (env REMEM_LLM)",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted (``remem mcp``); the Memory is closed on the way out."""
-    if args.transport == "http" and args.tenant is not None:
+def run(settings: Settings) -> int:
+    """Serve the MCP server ``settings`` describe until interrupted; the Memory is
+    closed on the way out."""
+    if settings.mcp_transport == "http" and settings.tenant is not None:
         print(
             "remem: --tenant is for stdio; over HTTP each API key's tenant scopes its requests",
             file=sys.stderr,
         )
         return 2
-    from .memory import Memory
-
-    mem = Memory(args.db, engine=args.engine, llm=args.llm)
+    mem = settings.open_memory()
     try:
-        if args.transport == "stdio":
-            serve_stdio(create_server(mem, tenant=args.tenant, log_level="WARNING"))
+        if settings.mcp_transport == "stdio":
+            serve_stdio(create_server(mem, tenant=settings.tenant, log_level="WARNING"))
         else:
-            serve_http(create_server(mem, require_keys=True), args.host, args.port)
+            serve_http(create_server(mem, require_keys=True), settings.mcp_host, settings.mcp_port)
     except KeyboardInterrupt:
         pass
     finally:
@@ -445,17 +454,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m remem.mcp``: the ``mcp`` subcommand with remem's global options."""
-    p = argparse.ArgumentParser(prog="python -m remem.mcp", description=DESCRIPTION)
-    p.add_argument("--db", default=os.environ.get("REMEM_DB", "remem.db"), help="database")
-    p.add_argument("--engine", default=os.environ.get("REMEM_ENGINE", "hybrid"))
-    _mcp_args(p)
-    args = p.parse_args(argv)
-    try:
-        return run(args)
-    except RememError as exc:
-        print(f"remem: {exc}", file=sys.stderr)
-        return 2
+    """``python -m remem.serve.mcp``: the ``mcp`` command with remem's global options."""
+    from ..commands import standalone
+    from .settings import GLOBAL_ARGS
+
+    return standalone(mcp, "python -m remem.serve.mcp", GLOBAL_ARGS, argv)
 
 
 if __name__ == "__main__":

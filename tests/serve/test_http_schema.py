@@ -23,7 +23,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from remem import Memory
-from remem.server import create_app
+from remem.keys import KeyRing
+from remem.serve.http import create_app
 
 MAX_EXAMPLES = int(os.environ.get("REMEM_SCHEMA_EXAMPLES", "25"))
 CONFIG = {
@@ -74,7 +75,7 @@ class Served:
 def served(open_memory, tmp_path: Path) -> Served:
     db = tmp_path / "schema.db"
     mem = open_memory(db, "hybrid")
-    key, _ = mem.keys.create("acme")
+    key, _ = KeyRing.of(mem).create("acme")
     app = create_app(mem)
     # something to find, so reads and deletes of real data get exercised too
     with TestClient(app) as c:

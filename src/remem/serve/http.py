@@ -1,4 +1,4 @@
-"""``remem serve``: the HTTP API, a thin face over :class:`~remem.service.TenantMemory`.
+"""``remem serve``: the HTTP API, a thin face over :class:`~remem.serve.tenant.TenantMemory`.
 
 Choices, and why:
 
@@ -11,7 +11,8 @@ Choices, and why:
   hold any character, and a ``/`` in a path segment would change the route.
 * Errors are JSON ``{"error": {"code", "message"}}`` with stable codes a client can
   switch on; the message of an unexpected failure never carries internals.
-* Request bodies are capped (``max_body_bytes``, default 8 MiB) before they are read
+* Request bodies are capped (``max_body_bytes``, default 8 MiB: ``MAX_BODY_BYTES`` in
+  :mod:`remem.serve.settings`) before they are read
   into memory: the cap is checked on ``Content-Length`` and again on the bytes
   actually received, so a chunked body cannot slip past it.
 * Keys never reach a log: they travel only in headers, and neither the access log
@@ -41,8 +42,8 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__
-from .errors import (
+from .._version import __version__
+from ..errors import (
     EmbedderError,
     InvalidInputError,
     InvalidTypeError,
@@ -53,14 +54,16 @@ from .errors import (
     TextTooLongError,
     UnknownComponentError,
 )
-from .keys import KeyRing
-from .memory import Memory
-from .service import TenantMemory
+from ..keys import KeyRing
+from ..memory import MAX_BATCH, Memory
+from .settings import MAX_BODY_BYTES, Settings
+from .tenant import TenantMemory
 
+# the module was remem.server: the logger keeps that name, which logging set-ups know
 log = logging.getLogger("remem.server")
 
-DEFAULT_MAX_BODY = 8 * 1024 * 1024
 MAX_K = 200
+"""The most memories one search, recall or answer request may ask for."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -93,7 +96,7 @@ class AddRequest(MemoryIn):
 
 class AddManyRequest(_Body):
     user_id: StrictStr
-    items: list[MemoryIn] = Field(..., max_length=10_000)
+    items: list[MemoryIn] = Field(..., max_length=MAX_BATCH)
 
 
 class QueryRequest(_Body):
@@ -416,7 +419,7 @@ UserQ = Annotated[str, Query(min_length=1, max_length=256, description="the user
 def create_app(
     mem: Memory,
     *,
-    max_body_bytes: int = DEFAULT_MAX_BODY,
+    max_body_bytes: int = MAX_BODY_BYTES,
     cors_origins: list[str] | None = None,
     key_cache_s: float = 0.0,
     metrics: bool = True,
@@ -586,66 +589,32 @@ def create_app(
 
 # -- running it --------------------------------------------------------------------------
 
-ENV_PREFIX = "REMEM_SERVE_"
-
 
 def app_from_env() -> FastAPI:
-    """The uvicorn factory each worker process calls (``--workers N``): settings come
-    from ``REMEM_SERVE_*`` variables set by :func:`serve`; the Memory closes with the app."""
-    env = os.environ
-    db = env.get(ENV_PREFIX + "DB", "remem.db")
-    pool = int(env.get(ENV_PREFIX + "POOL", "0"))
-    mem = Memory(
-        db,
-        engine=env.get(ENV_PREFIX + "ENGINE", "hybrid"),
-        llm=env.get(ENV_PREFIX + "LLM", "none"),
-        store_options={"max_size": pool} if pool and db.startswith("postgres") else None,
-    )
-    cors = [o for o in env.get(ENV_PREFIX + "CORS", "").split(",") if o]
-    app = create_app(
-        mem,
-        max_body_bytes=int(env.get(ENV_PREFIX + "MAX_BODY", DEFAULT_MAX_BODY)),
-        cors_origins=cors,
-        key_cache_s=float(env.get(ENV_PREFIX + "KEY_CACHE_S", "0")),
+    """The uvicorn factory each worker process calls (``--workers N``): its settings
+    are :meth:`Settings.from_env`'s, the variables :func:`serve` set from its own
+    (:meth:`Settings.to_env`); the Memory closes with the app."""
+    settings = Settings.from_env(http=True)
+    return create_app(
+        settings.open_memory(),
+        max_body_bytes=settings.max_body_bytes,
+        cors_origins=list(settings.cors_origins),
+        key_cache_s=settings.key_cache_s,
         close_memory=True,
     )
-    return app
 
 
-def serve(
-    db: str,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8080,
-    workers: int = 1,
-    engine: str = "hybrid",
-    llm: str = "none",
-    max_body_bytes: int = DEFAULT_MAX_BODY,
-    cors_origins: list[str] | None = None,
-    key_cache_s: float = 0.0,
-    pool_size: int = 0,
-    log_level: str = "info",
-) -> None:
-    """Run uvicorn with ``workers`` processes, each building its app with
+def serve(settings: Settings) -> None:
+    """Run uvicorn with ``settings.workers`` processes, each building its app with
     :func:`app_from_env`; ``pool_size`` caps each worker's PostgreSQL connections."""
     import uvicorn
 
-    os.environ.update(
-        {
-            ENV_PREFIX + "DB": db,
-            ENV_PREFIX + "ENGINE": engine,
-            ENV_PREFIX + "LLM": llm,
-            ENV_PREFIX + "MAX_BODY": str(max_body_bytes),
-            ENV_PREFIX + "CORS": ",".join(cors_origins or []),
-            ENV_PREFIX + "KEY_CACHE_S": str(key_cache_s),
-            ENV_PREFIX + "POOL": str(pool_size),
-        }
-    )
+    os.environ.update(settings.to_env())
     uvicorn.run(
-        "remem.server:app_from_env",
+        "remem.serve.http:app_from_env",
         factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=settings.log_level,
     )

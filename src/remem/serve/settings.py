@@ -1,0 +1,155 @@
+"""The serving settings: one frozen object that the CLI, the HTTP server (and each of
+its uvicorn workers) and the MCP server read, and the constants they share.
+
+A setting comes from, first to last: its command-line flag; its environment variable
+(:meth:`Settings.from_env`, through :mod:`remem.env`, which also holds the defaults
+of the settings that have a variable); the default written here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import env
+from ..commands import arg
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+LOOPBACK = "127.0.0.1"
+"""Both servers listen on loopback unless told otherwise: an API with keys is still
+not something to expose by accident (put it behind a TLS-terminating proxy)."""
+HTTP_PORT = 8080
+"""``remem serve``'s port: the common unprivileged HTTP port."""
+MCP_PORT = 8765
+"""``remem mcp --transport http``'s port: not the HTTP API's, so both can run at once."""
+MAX_BODY_BYTES = int(env.default("REMEM_SERVE_MAX_BODY"))
+"""The HTTP request body cap (8 MiB, in :mod:`remem.env` as ``REMEM_SERVE_MAX_BODY``'s
+default): a full batch (10,000 items, about 800 bytes each) of ordinary conversation
+turns fits, and no single request makes a worker hold much more than that."""
+
+
+def default_llm(http: bool) -> str:
+    """The reader when neither ``--llm`` nor ``REMEM_LLM`` names one.
+
+    ``remem ask`` and ``remem mcp`` (one person, or one local agent, asking): ``auto``,
+    the bundled local model when it is installed, since answering is what they were
+    started for. ``remem serve``: ``none``. A server answers many users from several
+    workers; the local model costs each worker about 150 MB more memory
+    (docs/deploy.md) and each answer CPU time that other requests wait for, so a
+    server loads it only when asked (``--llm local``), never because a package
+    happens to be installed. (Memory creates the LLM lazily either way: the
+    difference is what the first answer loads, not start-up time.)
+    """
+    return "none" if http else "auto"
+
+
+def _env(name: str, parse: Callable[[str], Any] = str, show: Callable[[Any], str] = str) -> Any:
+    """A field backed by the environment variable ``name``: its default is the
+    variable's default in :mod:`remem.env` read by ``parse``; ``show`` writes a value
+    back as the variable's text."""
+    return field(default=parse(env.default(name)), metadata={"env": (name, parse, show)})
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    return tuple(o.strip() for o in text.split(",") if o.strip())
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the CLI, the HTTP server and the MCP server are configured with."""
+
+    db: str = _env("REMEM_DB")
+    """The database: a SQLite file (created on first use; the current directory's
+    ``remem.db`` by default, so two commands run in one place share it) or a
+    ``postgresql://`` URL."""
+    engine: str = _env("REMEM_ENGINE")
+    """The retrieval engine: ``hybrid`` (dense + BM25), :class:`remem.Memory`'s own
+    default, which needs no LLM and no consolidation."""
+    llm: str = default_llm(http=False)
+    """The reader of answers; default :func:`default_llm` (``auto``, and ``none`` for
+    the HTTP server, whose :meth:`from_env` is called with ``http=True``)."""
+
+    host: str = LOOPBACK
+    """The HTTP server's interface (:data:`LOOPBACK`)."""
+    port: int = HTTP_PORT
+    """The HTTP server's port (:data:`HTTP_PORT`)."""
+    workers: int = 1
+    """HTTP worker processes. One: a single process already serves requests on a
+    thread pool (the library releases the GIL in SQLite, ONNX and llama.cpp); more
+    use more cores (docs/deploy.md)."""
+    max_body_bytes: int = _env("REMEM_SERVE_MAX_BODY", int)
+    """The request body cap (:data:`MAX_BODY_BYTES`)."""
+    cors_origins: tuple[str, ...] = _env("REMEM_SERVE_CORS", _origins, ",".join)
+    """Origins a browser may call the API from: none, so CORS is off unless named."""
+    key_cache_s: float = _env("REMEM_SERVE_KEY_CACHE_S", float)
+    """Seconds a verified API key is cached per worker: 0, so a revoked key stops at
+    its next request on every worker (a cache saves one indexed read per request)."""
+    pool_size: int = _env("REMEM_SERVE_POOL", int)
+    """PostgreSQL connections per worker; 0 keeps the store's own default (10)."""
+    log_level: str = "info"
+    """uvicorn's log level for the HTTP server: its access log and errors."""
+
+    mcp_transport: str = "stdio"
+    """The MCP server's transport: ``stdio`` (a local agent's child process, trusted)
+    or ``http`` (streamable HTTP, keyed)."""
+    mcp_host: str = LOOPBACK
+    """The MCP server's interface over HTTP (:data:`LOOPBACK`)."""
+    mcp_port: int = MCP_PORT
+    """The MCP server's port over HTTP (:data:`MCP_PORT`)."""
+    tenant: str | None = None
+    """stdio MCP only: serve this tenant's users; None uses user ids as given."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, http: bool = False) -> Settings:
+        """The defaults with every variable set in ``environ`` (default: the process
+        environment) applied; ``http``: the HTTP server's (its reader default is
+        ``none``, see :func:`default_llm`)."""
+        values: dict[str, Any] = {"llm": env.read("REMEM_LLM", environ) or default_llm(http)}
+        for f in dataclasses.fields(cls):
+            if "env" in f.metadata:
+                name, parse, _ = f.metadata["env"]
+                values[f.name] = parse(env.read(name, environ))
+        return cls(**values)
+
+    def to_env(self) -> dict[str, str]:
+        """The variables :meth:`from_env` reads back as these settings (how ``remem
+        serve`` hands its settings to uvicorn's worker processes)."""
+        out = {"REMEM_LLM": self.llm}
+        for f in dataclasses.fields(self):
+            if "env" in f.metadata:
+                name, _, show = f.metadata["env"]
+                out[name] = show(getattr(self, f.name))
+        return out
+
+    def open_memory(self) -> Memory:
+        """The Memory these settings describe (``pool_size`` applies to PostgreSQL)."""
+        from ..memory import Memory
+
+        pool = self.pool_size if self.pool_size and self.db.startswith("postgres") else 0
+        return Memory(
+            self.db,
+            engine=self.engine,
+            llm=self.llm,
+            store_options={"max_size": pool} if pool else None,
+        )
+
+
+def env_default(name: str, *, http: bool = False) -> Callable[[], Any]:
+    """A command-line flag's default: the setting ``name`` as the environment makes
+    it when the parser is built (``http``: as the HTTP server reads it)."""
+    return lambda: getattr(Settings.from_env(http=http), name)
+
+
+GLOBAL_ARGS = [
+    arg(
+        "--db",
+        default_from=env_default("db"),
+        help=f"database path (env REMEM_DB; default {Settings.db})",
+    ),
+    arg("--engine", default_from=env_default("engine")),
+]
+"""The options before any command: ``remem``'s, and ``python -m remem.serve.mcp``'s."""
