@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from remem import Memory
 from remem.keys import KeyRing
 from remem.serve.http import app_from_env
+from store_rows import ilstma_db  # noqa: E402
 
 TURNS = [
     "I adopted a retired racing greyhound named Biscuit last spring.",
@@ -46,5 +47,5 @@ def test_worker_app_reads_its_settings_and_closes_the_memory_on_shutdown(tmp_pat
     assert worker_mem._closed
     # the hits' recall counts were buffered in the worker and written at shutdown
     with Memory(db, engine="ilstma", llm="none") as mem:
-        meta = mem._store.table_meta("acme:bob")
+        meta = ilstma_db(mem).table_meta("acme:bob")
         assert sum(n for n, _ in meta.values()) >= len(meta) + 3

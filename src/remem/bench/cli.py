@@ -399,3 +399,52 @@ def scale(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         progress=_progress,
     )
     return result, scale_tables(result)
+
+
+@benchmark(
+    "longmemeval",
+    help="evidence recall over long assistant histories (LongMemEval S, M or oracle files)",
+    args=[
+        arg("--data", required=True, help="a LongMemEval JSON file (S, M or oracle)"),
+        arg("--engines", type=names, default=["dense", "bm25", "hybrid", "synapse"]),
+        arg("--k", type=ints, default=[5, 10, 20]),
+        arg(
+            "--pool",
+            type=int,
+            default=None,
+            help="sessions of other questions added to each haystack (default: 45 for an "
+            "oracle file, whose haystacks hold only the evidence sessions; 0 otherwise)",
+        ),
+        arg("--seed", type=int, default=0, help="seed of the pooled sessions"),
+        arg("--questions", type=int, default=None, help="this many, spread over the file"),
+        arg("--types", type=names, default=None, help="only these question types"),
+        arg("--repeats", type=int, default=3, help="later searches timed per question"),
+        arg(
+            "--reuse-embeddings",
+            action="store_true",
+            help="embed each text once for all engines (ingest rates then exclude embedding)",
+        ),
+        *OUT,
+    ],
+)
+def longmemeval(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .lme_runner import run_longmemeval
+    from .longmemeval import is_oracle, load_longmemeval, pooled, spread
+    from .report import longmemeval_tables
+
+    questions = load_longmemeval(args.data)
+    pool = args.pool if args.pool is not None else (45 if is_oracle(questions) else 0)
+    questions = pooled(questions, pool, args.seed)  # drawn from the whole file
+    if args.types:
+        questions = [q for q in questions if q.question_type in set(args.types)]
+    questions = spread(questions, args.questions)
+    result = run_longmemeval(
+        questions,
+        args.engines,
+        args.k,
+        reuse_embeddings=args.reuse_embeddings,
+        repeats=args.repeats,
+        progress=_progress,
+    )
+    result.update({"data": args.data, "pool": pool, "seed": args.seed})
+    return result, longmemeval_tables(result)

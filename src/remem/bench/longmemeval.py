@@ -221,3 +221,11 @@ def spread(questions: list[Question], n: int | None) -> list[Question]:
         raise InvalidInputError(f"questions must be positive, got {n}")
     step = len(questions) / n
     return [questions[int(i * step)] for i in range(n)]
+
+
+def is_oracle(questions: list[Question]) -> bool:
+    """Whether the haystacks hold only evidence sessions (the oracle file): then
+    retrieval is trivial until other sessions are pooled in."""
+    return bool(questions) and all(
+        {s.session_id for s in q.sessions} <= set(q.answer_session_ids) for q in questions
+    )

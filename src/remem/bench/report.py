@@ -492,3 +492,86 @@ def spread_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
             diffs,
         ),
     ]
+
+
+_LME_METRICS = {
+    "evidence": "evidence recall",
+    "any_turn": "any turn",
+    "all_turn": "all turns",
+    "any_session": "any session",
+    "all_session": "all sessions",
+    "ndcg": "NDCG",
+}
+
+
+def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Evidence recall per question type; LongMemEval's own metrics; efficiency."""
+    sizes = result["type_sizes"]
+    kinds = list(sizes)
+    where = (
+        f"{result['questions']} questions ({result['abstention']} abstention), "
+        f"{_fmt(result['sessions_mean'], 1)} sessions and {_fmt(result['turns_mean'], 0)} "
+        f"turns per haystack, pool {result.get('pool', 0)} (seed {result.get('seed', 0)})"
+    )
+    n = ", ".join(f"{k} {v}" for k, v in sizes.items())
+    by_type = [
+        [name, str(k)] + [_fmt(e["recall"][str(k)]["evidence"][t]) for t in kinds]
+        for k in result["ks"]
+        for name, e in result["engines"].items()
+    ]
+    metrics = [
+        [name, str(k)] + [_fmt(e["recall"][str(k)][m]["all"]) for m in _LME_METRICS]
+        for k in result["ks"]
+        for name, e in result["engines"].items()
+    ]
+
+    def rate(x: float | None) -> str:
+        return "-" if x is None else _fmt(x, 2)
+
+    eff = [
+        [
+            name,
+            _fmt(e["ingest_turns_per_s"], 1),
+            _fmt(e["ingest_pieces_per_s"], 0),
+            f"{_fmt(e['first_search_ms_p50'], 1)} / {_fmt(e['first_search_ms_p95'], 1)}",
+            f"{_fmt(e['later_search_ms_p50'], 1)} / {_fmt(e['later_search_ms_p95'], 1)}",
+            _fmt(e["rss_growth_mb_max"], 0),
+            f"{rate(e['gate_refusal_abstention'])} / {rate(e['gate_false_refusal'])}",
+        ]
+        for name, e in result["engines"].items()
+    ]
+    embedded = (
+        "each text embedded once for all engines: ingest rates exclude embedding but the "
+        "first engine's"
+        if result.get("reuse_embeddings")
+        else "ingest includes embedding"
+    )
+    return [
+        (
+            f"**Evidence recall@k on LongMemEval by question type: {where} (n: {n})**",
+            ["engine", "k", *kinds],
+            by_type,
+        ),
+        (
+            "**LongMemEval's retrieval metrics, all answerable questions (turn level; "
+            "sessions ranked by their first retrieved turn)**",
+            ["engine", "k", *_LME_METRICS.values()],
+            metrics,
+        ),
+        (
+            f"**Efficiency (one add_many of each haystack, {embedded}; search times "
+            f"include the query embedding unless reused; later = the same search "
+            f"{result.get('repeats', 3)} more times; peak RSS of the process "
+            f"{_fmt(result['peak_rss_mb'], 0)} MB, wall {_fmt(result['wall_s'], 0)} s)**",
+            [
+                "engine",
+                "ingest turns/s",
+                "word pieces/s",
+                "first search p50/p95 ms",
+                "later search p50/p95 ms",
+                "RSS growth MB (max)",
+                "gate refusal: abstention / others",
+            ],
+            eff,
+        ),
+    ]
