@@ -284,3 +284,24 @@ def test_users_list_recall_and_consolidate(capsys, db):
                         "cache_hit", "timings"}  # fmt: skip
     assert ids[0] in [h["id"] for h in rec["hits"]] and rec["refuse"] is False
     assert all(h["id"] in ids for h in rec["hits"])  # never ben's
+
+
+def test_now_moves_the_time_a_question_names(capsys, db):
+    for day, text in (("2023-03-01", "I baked a lemon cake"), ("2023-03-20", "I baked bread")):
+        run(capsys, "--db", db, "add", text, "--user", "ana", "--timestamp", f"{day}T10:00:00")
+    for now, first in (("2023-03-21T09:00:00", "bread"), ("2023-03-02T09:00:00", "lemon cake")):
+        code, out, _ = run(
+            capsys, "--db", db, "search", "What did I bake yesterday?", "--user", "ana",
+            "-k", "1", "--now", now,
+        )  # fmt: skip
+        assert code == 0 and first in out
+    code, out, _ = run(
+        capsys, "--db", db, "recall", "What did I bake yesterday?", "--user", "ana",
+        "--now", "2023-03-21T09:00:00", "--json",
+    )  # fmt: skip
+    assert code == 0 and "made yesterday" in out
+    for command in ("search", "recall", "ask"):
+        code, _, err = run(
+            capsys, "--db", db, command, "cake", "--user", "ana", "--now", "next tuesday"
+        )
+        assert code == 2 and "now 'next tuesday' is not ISO-8601" in err

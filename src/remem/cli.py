@@ -66,6 +66,11 @@ def _missing(args: argparse.Namespace) -> int:
 
 USER = arg("--user", required=True)
 K = arg("-k", type=int, default=10)
+NOW = arg(
+    "--now",
+    help="ISO 8601: when the question is asked (default: now); '10 days ago' and "
+    "'last Saturday' in it are taken relative to this",
+)
 
 
 @commands.command(
@@ -89,13 +94,14 @@ def demo(args: argparse.Namespace) -> int:
         arg("question"),
         USER,
         K,
+        NOW,
         arg("--llm", default_from=env_default("llm")),
         arg("--json", action="store_true", help="print the Answer as JSON"),
     ],
 )
 def ask(args: argparse.Namespace) -> None:
     with _memory(args, llm=args.llm) as mem:
-        a = mem.answer(args.question, user_id=args.user, k=args.k)
+        a = mem.answer(args.question, user_id=args.user, k=args.k, now=args.now)
         if args.json:
             print(json.dumps(a.to_dict(), ensure_ascii=False))
             return
@@ -135,11 +141,17 @@ def add(args: argparse.Namespace) -> None:
 @commands.command(
     "search",
     help="the user's best memories for a query",
-    args=[arg("query"), USER, K, arg("--json", action="store_true", help="print JSON lines")],
+    args=[
+        arg("query"),
+        USER,
+        K,
+        NOW,
+        arg("--json", action="store_true", help="print JSON lines"),
+    ],
 )
 def search(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
-        hits = mem.search(args.query, user_id=args.user, k=args.k)
+        hits = mem.search(args.query, user_id=args.user, k=args.k, now=args.now)
         _print_hits(hits, as_json=args.json, score=True)
 
 
@@ -150,12 +162,13 @@ def search(args: argparse.Namespace) -> None:
         arg("query"),
         USER,
         K,
+        NOW,
         arg("--json", action="store_true", help="print the Recall as JSON"),
     ],
 )
 def recall(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
-        rec = mem.recall(args.query, user_id=args.user, k=args.k)
+        rec = mem.recall(args.query, user_id=args.user, k=args.k, now=args.now)
         if args.json:
             print(json.dumps(rec.to_dict(), ensure_ascii=False))
             return

@@ -23,9 +23,11 @@ from . import table
 from .answer import Answer, Answerer
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
+from .engines.arrange import ArrangeConfig
 from .engines.base import Abilities, EngineRecall, Scored, UserLocks
 from .errors import EmbedderError, InvalidInputError, InvalidTypeError, StoreError
 from .index.cache import IndexCache
+from .index.passages import embed_memories, passage_plan
 from .llm import LLM, create_llm
 from .store import Store, open_store
 from .store.extension import Extension, Tables, registered_extensions
@@ -78,6 +80,8 @@ class Memory:
         llm: str | LLM = "auto",
         llm_options: Mapping[str, Any] | None = None,
         answer_options: Mapping[str, Any] | None = None,
+        passage_options: Mapping[str, Any] | None = None,
+        time_options: Mapping[str, Any] | None = None,
     ):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
@@ -92,6 +96,8 @@ class Memory:
         self._llm_options = dict(llm_options or {})
         self._llm: LLM | None = llm if isinstance(llm, LLM) else None
         self._answer_options = Answerer.check_options(answer_options or {})
+        self._passages = passage_plan(passage_options)
+        time_config = ArrangeConfig.from_options(time_options)
         self._llm_lock = threading.Lock()
         self._answerer: Answerer | None = None
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
@@ -105,7 +111,9 @@ class Memory:
                 self._store.attach(ext)
             self._check_embedder()
             self._indexes = IndexCache(self._store, self._embedder.dim, max_cached_users)
-            self._ctx = EngineContext(self._store, self._embedder, self._indexes, self._get_llm)
+            self._ctx = EngineContext(
+                self._store, self._embedder, self._indexes, self._get_llm, time_config
+            )
             self.engine_name = engine
             self._engine = create_engine(engine, self._ctx, **dict(engine_options or {}))
         except BaseException:
@@ -210,10 +218,12 @@ class Memory:
             return []
         return [m.id for m in self._insert(user_id, new)]
 
-    def _insert(self, user_id: str, new: list, vectors: Any = None) -> list[StoredMemory]:
+    def _insert(
+        self, user_id: str, new: list, vectors: Any = None, passages: Any = None
+    ) -> list[StoredMemory]:
         self._check_open()
         if vectors is None:
-            vectors = self._embedder.embed([m.index_text for m in new])
+            vectors, passages = embed_memories(self._embedder, new, self._passages)
         if not self._embedder_recorded:  # once per Memory: not a round trip per add
             with self._lock:
                 if self._store.get_meta("embedder") is None:
@@ -225,7 +235,7 @@ class Memory:
             # the index is brought current and extended here, on the write path, so
             # the first search after a write is as fast as the rest
             before = self._indexes.get(user_id).state
-            stored = self._store.add(user_id, new, vectors)
+            stored = self._store.add(user_id, new, vectors, passages)
             self._indexes.added(user_id, stored, before)
         self._engine.on_add(user_id, stored)
         return stored
@@ -260,10 +270,13 @@ class Memory:
 
     # -- reads --------------------------------------------------------------------
 
-    def search(self, query: str, user_id: str, k: int = 10) -> list[Hit]:
-        """The user's k most relevant memories for the query, best first."""
-        query, user_id, k, _ = self._question(query, user_id, k, None, what="query")
-        ranked = self._engine.search(user_id, query, self._query_vec(query), k)
+    def search(self, query: str, user_id: str, k: int = 10, *, now: Any = None) -> list[Hit]:
+        """The user's k most relevant memories for the query, best first. ``now`` is
+        the moment the question is asked (default: the current time): a time the
+        query names ("10 days ago", "last Saturday", "in May") is taken relative to
+        it, and memories made then rank first among the relevant ones."""
+        query, user_id, k, when = self._question(query, user_id, k, now, what="query")
+        ranked = self._engine.rank(user_id, query, self._query_vec(query), k, when)
         return self._hits(user_id, ranked)
 
     def recall(
@@ -307,7 +320,7 @@ class Memory:
         query = check_text(query, self.max_text_chars, what=what)
         user_id = check_user_id(user_id)
         k = check_k(k)
-        when = None if now is None else parse_timestamp(now)
+        when = None if now is None else parse_timestamp(now, what="now")
         self._check_open()
         return query, user_id, k, when
 
@@ -421,7 +434,10 @@ class Memory:
             return []
         if len(parsed.memories) > MAX_BATCH:
             raise InvalidInputError(f"a table imports at most {MAX_BATCH:,} entries at once")
-        stored = self._insert(user_id, parsed.memories, parsed.vectors)
+        vectors, passages = parsed.vectors, parsed.passages
+        if vectors is not None and passages is not None:
+            vectors, passages = self._complete_passages(parsed.memories, vectors, passages)
+        stored = self._insert(user_id, parsed.memories, vectors, passages)
         try:
             table.write_meta(
                 self._store,
@@ -433,6 +449,26 @@ class Memory:
             self._remove(user_id, [m.id for m in stored])
             raise
         return [m.id for m in stored]
+
+    def _complete_passages(
+        self, memories: list, vectors: np.ndarray, passages: list
+    ) -> tuple[np.ndarray, list]:
+        """A table written before passages existed holds long memories embedded whole:
+        those get their passages (and the vector made of them) now."""
+        limit, plan = self._embedder.max_pieces, self._passages
+        if limit is None or plan is None:
+            return vectors, passages
+        todo = [
+            i
+            for i, (m, p) in enumerate(zip(memories, passages, strict=True))
+            if p is None and self._embedder.count_pieces(m.index_text) > limit
+        ]
+        if todo:
+            vecs, parts = embed_memories(self._embedder, [memories[i] for i in todo], plan)
+            vectors, passages = vectors.copy(), list(passages)
+            for j, i in enumerate(todo):
+                vectors[i], passages[i] = vecs[j], parts[j]
+        return vectors, passages
 
     def attach(self, extension: Extension) -> Tables:
         """Keep ``extension``'s own tables in this memory's database (the store's one

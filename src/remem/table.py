@@ -23,7 +23,7 @@ import numpy as np
 from .engines.ilstma.storage import ILSTMA_TABLES, IlstmaStorage
 from .errors import InvalidInputError
 from .store.base import Store, timestamp_epoch
-from .types import NewMemory
+from .types import NewMemory, Passages
 from .validation import build_memory_item, parse_timestamp
 
 FORMAT = "remem.global-memory-table/1"
@@ -67,6 +67,10 @@ def export_rows(store: Store, user_id: str, embedder_id: str) -> dict[str, Any]:
                 else None,
             }
         )
+        if m.passages is not None:  # a long memory: its passages and their vectors
+            entries[-1]["passages"] = [list(span) for span in m.passages.spans]
+            if m.passages.vectors is not None:
+                entries[-1]["passage_embeddings"] = m.passages.vectors.astype(np.float32).tolist()
     return {"format": FORMAT, "user_id": user_id, "embedder": embedder_id, "entries": entries}
 
 
@@ -83,6 +87,8 @@ class ImportedTable:
     memories: list[NewMemory]
     vectors: np.ndarray | None  # None: embed again (another embedder made the file)
     meta: list[tuple[int, float]]  # (recall times, last recall) per memory
+    #: per memory, its passages as the file gives them (None: none in the file)
+    passages: list[Passages | None] | None = None
 
 
 def read(path: str | os.PathLike[str], embedder_id: str, dim: int, max_chars: int) -> ImportedTable:
@@ -105,6 +111,7 @@ def parse(data: Any, embedder_id: str, dim: int, max_chars: int) -> ImportedTabl
         raise InvalidInputError("the table has no 'entries' list")
     same_embedder = data.get("embedder") == embedder_id
     memories, vectors, meta = [], [], []
+    passages: list[Passages | None] = []
     for i, e in enumerate(sorted(entries, key=_index_key)):
         if not isinstance(e, dict):
             raise InvalidInputError(f"entry {i} is not an object")
@@ -141,8 +148,32 @@ def parse(data: Any, embedder_id: str, dim: int, max_chars: int) -> ImportedTabl
             ):
                 raise InvalidInputError(f"entry {i}: embedding must be {dim} finite numbers")
             vectors.append(vec)
+            passages.append(_passages(e, i, dim, len(memories[-1].text)))
     arr = np.asarray(vectors, dtype=np.float32) if same_embedder and vectors else None
-    return ImportedTable(memories, arr, meta)
+    return ImportedTable(memories, arr, meta, passages if arr is not None else None)
+
+
+def _passages(e: dict[str, Any], i: int, dim: int, length: int) -> Passages | None:
+    """An entry's passages, checked (spans inside its text, one vector each)."""
+    spans, vecs = e.get("passages"), e.get("passage_embeddings")
+    if spans is None and vecs is None:
+        return None
+    problem = f"entry {i}: passages must be [start, end] spans of its text, each with {dim} "
+    problem += "finite numbers in passage_embeddings"
+    if not isinstance(spans, list) or not isinstance(vecs, list) or len(spans) != len(vecs):
+        raise InvalidInputError(problem)
+    for span, vec in zip(spans, vecs, strict=True):
+        if (
+            not isinstance(span, list)
+            or len(span) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
+            or not 0 <= span[0] < span[1] <= length
+            or not isinstance(vec, list)
+            or len(vec) != dim
+            or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in vec)
+        ):
+            raise InvalidInputError(problem)
+    return Passages(tuple((int(a), int(b)) for a, b in spans), np.asarray(vecs, dtype=np.float32))
 
 
 def _index_key(e: Any) -> float:

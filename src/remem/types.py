@@ -93,6 +93,15 @@ class NewMemory:
 
 
 @dataclass(frozen=True)
+class Passages:
+    """A long memory's passages (``index/passages.py``): character spans of its text,
+    and their vectors when read with embeddings. A memory without passages is one."""
+
+    spans: tuple[tuple[int, int], ...]
+    vectors: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
 class StoredMemory:
     """A memory as the store holds it. ``seq`` is the per-user insertion order."""
 
@@ -105,6 +114,8 @@ class StoredMemory:
     session_id: str | None
     metadata: dict[str, Any]
     embedding: np.ndarray | None = None
+    #: set when the memory is longer than one passage (its embedding is then their mean)
+    passages: Passages | None = None
 
     @property
     def index_text(self) -> str:

@@ -89,8 +89,9 @@ def check_k(k: Any) -> int:
     return k
 
 
-def parse_timestamp(value: Any) -> datetime:
-    """Accept a datetime, a date or ISO-8601 text; ``None`` means now (UTC)."""
+def parse_timestamp(value: Any, what: str = "timestamp") -> datetime:
+    """Accept a datetime, a date or ISO-8601 text; ``None`` means now (UTC). ``what``
+    names the argument in errors."""
     if value is None:
         return datetime.now(timezone.utc)
     if isinstance(value, datetime):
@@ -105,12 +106,10 @@ def parse_timestamp(value: Any) -> datetime:
             parsed = datetime.fromisoformat(text)
         except ValueError:
             raise InvalidInputError(
-                f"timestamp {value!r} is not ISO-8601 (for example 2023-05-08T13:56:00)"
+                f"{what} {value!r} is not ISO-8601 (for example 2023-05-08T13:56:00)"
             ) from None
         return _in_range(parsed, value)
-    raise InvalidTypeError(
-        f"timestamp must be a datetime or ISO-8601 str, not {type(value).__name__}"
-    )
+    raise InvalidTypeError(f"{what} must be a datetime or ISO-8601 str, not {type(value).__name__}")
 
 
 def _in_range(ts: datetime, raw: Any) -> datetime:

@@ -7,6 +7,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from remem.bench.longmemeval import is_oracle, load_longmemeval, parse_date, pooled, spread
@@ -162,3 +163,28 @@ def test_the_development_split_reads_and_pools():
     assert all(q.evidence or q.abstention for q in qs)
     one = pooled(qs, 45, seed=0)[0]
     assert len(one.sessions) == len(qs[0].sessions) + 45
+
+
+def test_the_embedding_cache_embeds_each_text_once_across_runs(tmp_path, embedder):
+    from remem.bench.embedcache import DiskCachedEmbedder
+
+    calls: list[int] = []
+
+    class Counting(type(embedder)):  # the real model, counting what it embeds
+        def embed(self, texts):
+            calls.append(len(texts))
+            return embedder.embed(texts)
+
+    inner = Counting.__new__(Counting)
+    inner.__dict__.update(embedder.__dict__)
+    path = tmp_path / "cache.npz"
+    first = DiskCachedEmbedder(inner, path)
+    a = first.embed(["one text", "two texts", "one text"])
+    first.save()
+    assert sum(calls) == 2 and path.is_file()
+    second = DiskCachedEmbedder(inner, path)
+    b = second.embed(["two texts", "one text", "three"])
+    assert sum(calls) == 3  # only "three" was new
+    assert np.array_equal(b[0], a[1]) and np.array_equal(b[1], a[0])
+    second.save()
+    assert len(DiskCachedEmbedder(inner, path)._disk) == 3

@@ -565,6 +565,40 @@ def test_users_and_delete_user_round_trip(api: Api):
     assert api.req("DELETE", "/v1/users", params={"user_id": "bob"}).json() == {"deleted": 0}
 
 
+def test_now_on_search_recall_answer(make_api):
+    api = make_api("hybrid")
+    api.add_many(
+        "bob",
+        [
+            {"text": "I baked a lemon cake", "timestamp": "2023-03-01T10:00:00"},
+            {"text": "I baked bread", "timestamp": "2023-03-20T10:00:00"},
+        ],
+    )
+    question = "What did I bake yesterday?"
+    for now, first in (("2023-03-21T09:00:00", "bread"), ("2023-03-02T09:00:00", "cake")):
+        body = {"user_id": "bob", "query": question, "k": 1, "now": now}
+        r = api.req("POST", "/v1/search", json=body)
+        assert r.status_code == 200 and first in r.json()["hits"][0]["text"]
+        r = api.req("POST", "/v1/recall", json=body)
+        assert r.status_code == 200 and first in r.json()["hits"][0]["text"]
+        body = {"user_id": "bob", "question": question, "k": 1, "now": now}
+        r = api.req("POST", "/v1/answer", json=body)
+        assert r.status_code == 200 and first in r.json()["evidence"][0]["text"]
+    for path, name in (
+        ("/v1/search", "query"),
+        ("/v1/recall", "query"),
+        ("/v1/answer", "question"),
+    ):
+        for bad in ("next tuesday", "2023-02-30"):
+            r = api.req("POST", path, json={"user_id": "bob", name: question, "now": bad})
+            assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_input", (
+                path,
+                bad,
+            )
+        r = api.req("POST", path, json={"user_id": "bob", name: question, "now": 5})
+        assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request"
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_search_recall_answer_round_trip(make_api, engine: str):
     api = make_api(engine)

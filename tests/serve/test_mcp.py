@@ -168,6 +168,16 @@ async def test_stdio_tools_round_trip(tmp_path: Path) -> None:
         assert "k must be positive" in _error(
             await s.call_tool("search_memory", {"user_id": "ana", "query": "dog", "k": 0})
         )
+        for tool, field in (
+            ("search_memory", "query"),
+            ("recall_memory", "query"),
+            ("answer_question", "question"),
+        ):
+            asked = {"user_id": "ana", field: "my dog", "now": "2030-01-01T00:00:00"}
+            got = _data(await s.call_tool(tool, asked))
+            assert got.get("hits") or got.get("evidence") is not None
+            bad = {"user_id": "ana", field: "dog", "now": "soonish"}
+            assert "now 'soonish' is not ISO-8601" in _error(await s.call_tool(tool, bad))
         assert "valid string" in _error(
             await s.call_tool("add_memory", {"user_id": "ana", "text": 123})
         )

@@ -26,6 +26,7 @@ from remem.engines.ilstma.storage import NoteRow
 from remem.keys import KeyRing
 from remem.store import Store, UserState
 from remem.store.sqlite import SQLiteStore
+from remem.types import Passages
 from store_rows import EngineStore, new_memory, vectors  # noqa: E402
 
 _new, _vecs = new_memory, vectors
@@ -193,7 +194,7 @@ def test_meta_users_count(store):
     store.set_meta("k", "v1")
     store.set_meta("k", "v2")
     assert store.get_meta("k") == "v2"
-    assert store.schema_version() == 6
+    assert store.schema_version() == 7
     for user in ["zed", "amy", "Bob", "Émile", "_x"]:
         store.add(user, [_new("z")], None)
     assert store.users() == sorted(["zed", "amy", "Bob", "Émile", "_x"])  # code point order
@@ -531,6 +532,29 @@ def test_api_keys(store, monkeypatch):
     assert ring.verify(k1) is None and ring.verify(k2) == "acme"
     first = ring.list("acme")[0]
     assert first.key_id == i1.key_id and not first.active and first.revoked is not None
+
+
+def test_passages_round_trip_with_their_memory(store):
+    spans = ((0, 5), (3, 9))
+    pv = _vecs(2, seed=3)
+    rows = store.add(
+        "u",
+        [_new("abcdefghi"), _new("short")],
+        _vecs(2),
+        [Passages(spans, pv), None],
+    )
+    assert rows[0].passages.spans == spans and rows[1].passages is None
+    loaded = {m.id: m for m in store.load("u")}
+    got = loaded[rows[0].id].passages
+    assert got.spans == spans and np.array_equal(got.vectors, pv)
+    assert loaded[rows[1].id].passages is None
+    bare = store.get("u", [rows[0].id])[rows[0].id]  # without embeddings: spans only
+    assert bare.passages.spans == spans and bare.passages.vectors is None
+    assert store.load("u", with_embeddings=False)[0].passages.vectors is None
+    with pytest.raises(StoreError, match="one passages entry per memory"):
+        store.add("u", [_new("x")], _vecs(1), [])
+    store.delete("u", [rows[0].id])
+    assert [m.id for m in store.load("u")] == [rows[1].id]
 
 
 def test_load_pages_in_the_database(store):

@@ -53,10 +53,10 @@ def _free_port() -> int:
 
 def test_schema_version_recorded(stores, pg_sql):
     s = stores()
-    assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION == 6  # the backends move together
-    assert s.schema_version() == 6
-    assert pg_sql("SELECT version FROM schema_migrations") == [(6,)]
-    assert pg_sql("SELECT value FROM meta WHERE key = 'schema_version'") == [("6",)]
+    assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION == 7  # the backends move together
+    assert s.schema_version() == 7
+    assert pg_sql("SELECT version FROM schema_migrations ORDER BY version") == [(6,), (7,)]
+    assert pg_sql("SELECT value FROM meta WHERE key = 'schema_version'") == [("7",)]
 
     def tables() -> set[str]:
         sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
@@ -66,7 +66,7 @@ def test_schema_version_recorded(stores, pg_sql):
     EngineStore(s)  # the built-in engines' tables, through the extension hook
     assert tables() == {"schema_migrations", *TABLES, *EXTENSION_TABLES}
     stores().close()  # reopening applies nothing twice
-    assert pg_sql("SELECT version FROM schema_migrations") == [(6,)]
+    assert pg_sql("SELECT version FROM schema_migrations ORDER BY version") == [(6,), (7,)]
 
 
 def test_workers_starting_at_once_migrate_exactly_once(pg_url, pg_sql):
@@ -89,7 +89,7 @@ def test_workers_starting_at_once_migrate_exactly_once(pg_url, pg_sql):
     try:
         assert not errors, errors
         assert len(opened) == 4 and all(s.vector for s in opened)
-        assert pg_sql("SELECT version FROM schema_migrations") == [(6,)]
+        assert pg_sql("SELECT version FROM schema_migrations ORDER BY version") == [(6,), (7,)]
         assert pg_sql("SELECT COUNT(*) FROM pg_extension WHERE extname = 'vector'") == [(1,)]
         opened[0].add("u", [_new("one")], None)
         assert opened[3].count("u") == 1

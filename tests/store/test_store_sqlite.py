@@ -18,9 +18,9 @@ from store_rows import EXTENSION_TABLES, TABLES, EngineStore, new_memory
 def test_schema_version_recorded(db_path, embedder, sql):
     with Memory(db_path, engine="bm25", embedder=embedder) as m:
         m.add("hello", user_id="u")
-    assert SCHEMA_VERSION == 6
+    assert SCHEMA_VERSION == 7
     assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
-    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("6",)]
+    assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("7",)]
     tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
     # a Memory attaches every built-in engine's tables; the keys' come with a key ring
     assert tables >= TABLES | EXTENSION_TABLES - {"api_keys"}

@@ -92,10 +92,27 @@ class Answer:
         }
 
 
-def format_memory(hit: Hit) -> str:
-    when = note_date(hit.timestamp)
+def format_memory(hit: Hit, version: str = "") -> str:
+    """``[8 May 2023] Ana: text``; ``version`` ("latest", "earlier") says which of two
+    memories restating one thing is current (``versions``)."""
+    when = note_date(hit.timestamp) + (f", {version}" if version else "")
     who = f"{hit.speaker}: " if hit.speaker else ""
     return f"[{when}] {who}{hit.text}"
+
+
+_NEWER = re.compile(r"a newer version of ([0-9a-f]+)")
+
+
+def versions(explanations: Mapping[str, str]) -> dict[str, str]:
+    """Hit id -> "latest" / "earlier" for memories the time stage found to restate one
+    thing (``engines/arrange.py`` notes "a newer version of <id>"), so the reader is
+    told which value is current."""
+    out: dict[str, str] = {}
+    for hid, why in explanations.items():
+        for old in _NEWER.findall(why or ""):
+            out.setdefault(hid, "latest")
+            out[old] = "earlier"
+    return out
 
 
 class Answerer:
@@ -132,7 +149,12 @@ class Answerer:
         self.max_answer_tokens = max_answer_tokens
         self.temporal_prompt = temporal_prompt
 
-    def fit(self, hits: list[Hit], notes: Sequence[str] = ()) -> tuple[list[Hit], str, int]:
+    def fit(
+        self,
+        hits: list[Hit],
+        notes: Sequence[str] = (),
+        marks: Mapping[str, str] | None = None,
+    ) -> tuple[list[Hit], str, int]:
         """The evidence that fits the budget (best first), its context text (notes
         first, then the memories in ``order``), and that text's token count.
 
@@ -150,7 +172,7 @@ class Answerer:
             used += self.llm.count_tokens(note) + 1
         kept: list[tuple[Hit, str]] = []
         for h in hits:
-            line = format_memory(h)
+            line = format_memory(h, (marks or {}).get(h.id, ""))
             n = self.llm.count_tokens(line) + 1
             if used + n > budget:
                 if kept:
@@ -208,7 +230,7 @@ class Answerer:
         """Answer from ``recall``. ``prepared`` is an answer the engine's flow already
         produced (ILSTMA's LLM judge on a hit), which costs no further call."""
         t0 = started if started is not None else time.perf_counter()
-        evidence, context, ctx_tokens = self.fit(recall.hits, notes)
+        evidence, context, ctx_tokens = self.fit(recall.hits, notes, versions(recall.explanations))
         base: dict[str, Any] = {
             "evidence": evidence,
             "cache_hit": recall.cache_hit,

@@ -66,15 +66,19 @@ def _option(text: str) -> tuple[str, object]:
         return key.strip(), value
 
 
-def _answer_option(help: str, group: str | None = None) -> Arg:
+def _option_list(flag: str, help: str, group: str | None = None) -> Arg:
     return arg(
-        "--answer-option",
+        flag,
         action="append",
         type=_option,
         metavar="KEY=VALUE",
         help=help + "; repeatable",
         group=group,
     )
+
+
+def _answer_option(help: str, group: str | None = None) -> Arg:
+    return _option_list("--answer-option", help, group)
 
 
 OUT = [arg("--json", dest="json_out"), arg("--markdown")]
@@ -420,10 +424,28 @@ def scale(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         arg("--types", type=names, default=None, help="only these question types"),
         arg("--repeats", type=int, default=3, help="later searches timed per question"),
         arg(
+            "--passages",
+            type=names,
+            default=None,
+            help="passage settings to compare, MAX/OVERLAP or off (e.g. 128/1,200/1,off); "
+            "default: the Memory's own",
+        ),
+        arg(
             "--reuse-embeddings",
             action="store_true",
             help="embed each text once for all engines (ingest rates then exclude embedding)",
         ),
+        arg(
+            "--embed-cache",
+            help="keep every vector in this .npz across runs (implies --reuse-embeddings)",
+        ),
+        arg(
+            "--clock",
+            choices=["question", "none"],
+            default="question",
+            help="ask at each question's date (default) or at the current time",
+        ),
+        _option_list("--time-option", "a time option for every Memory (window_weight=0.5)"),
         *OUT,
     ],
 )
@@ -444,7 +466,11 @@ def longmemeval(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         args.k,
         reuse_embeddings=args.reuse_embeddings,
         repeats=args.repeats,
+        passages=args.passages,
+        embed_cache=args.embed_cache,
+        clock=args.clock == "question",
+        time_options=dict(args.time_option or []) or None,
         progress=_progress,
     )
-    result.update({"data": args.data, "pool": pool, "seed": args.seed})
+    result.update({"data": args.data, "pool": pool, "seed": args.seed, "passages": args.passages})
     return result, longmemeval_tables(result)

@@ -27,7 +27,32 @@ def engine_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
-def open_engine(spec: str, embedder: Embedder, **options: Any) -> Memory:
-    """An in-memory Memory for an engine spec (see :func:`engine_spec`)."""
+def open_engine(
+    spec: str,
+    embedder: Embedder,
+    *,
+    memory_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> Memory:
+    """An in-memory Memory for an engine spec (see :func:`engine_spec`);
+    ``memory_options`` go to the Memory itself (``passage_options``, ...)."""
     name, opts = engine_spec(spec)
-    return Memory(":memory:", engine=name, embedder=embedder, engine_options={**opts, **options})
+    return Memory(
+        ":memory:",
+        engine=name,
+        embedder=embedder,
+        engine_options={**opts, **options},
+        **(memory_options or {}),
+    )
+
+
+def passage_setting(text: str) -> dict[str, Any]:
+    """``MAX/OVERLAP`` (word pieces a passage, sentences shared) as passage_options;
+    ``off`` embeds every memory whole."""
+    if text.strip().lower() == "off":
+        return {"max_pieces": 0}
+    size, _, overlap = text.partition("/")
+    try:
+        return {"max_pieces": int(size), "overlap": int(overlap or 1)}
+    except ValueError:
+        raise InvalidInputError(f"a passage setting is MAX/OVERLAP or off, not {text!r}") from None

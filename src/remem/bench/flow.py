@@ -63,7 +63,11 @@ class _Switch(Embedder):
         self.ingest = ingest
         self.live_embedder = ingest.inner if isinstance(ingest, MemoEmbedder) else ingest
         self.name, self.dim = ingest.name, ingest.dim
+        self.max_pieces = ingest.max_pieces
         self.live = False
+
+    def count_pieces(self, text: str) -> int:
+        return self.ingest.count_pieces(text)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return (self.live_embedder if self.live else self.ingest).embed(texts)

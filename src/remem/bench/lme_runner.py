@@ -33,7 +33,8 @@ from ..embed import Embedder, create_embedder
 from ..embed.base import MemoEmbedder
 from ..embed.onnx_minilm import word_pieces
 from ..types import index_text
-from .engines import open_engine
+from .embedcache import DiskCachedEmbedder
+from .engines import open_engine, passage_setting
 from .longmemeval import Question
 from .metrics import evidence_recall, first_seen, mean, ndcg, percentile, recall_all, recall_any
 from .sysinfo import peak_rss_mb, rss_mb
@@ -64,14 +65,35 @@ def run_longmemeval(
     embedder: Embedder | None = None,
     reuse_embeddings: bool = False,
     repeats: int = 3,
+    passages: Sequence[str] | None = None,
+    embed_cache: str | None = None,
+    clock: bool = True,
+    time_options: dict[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
+    """``passages``: passage settings (``MAX/OVERLAP`` or ``off``, see
+    ``engines.passage_setting``) to compare; each engine runs under each, named
+    ``engine[setting]`` (one setting, or none: the default, under the engine's name).
+    ``clock``: ask each question at its own date (``now``; else at the current time,
+    where no window the question names holds any memory); ``time_options`` go to
+    every Memory."""
     embedder = embedder or create_embedder("minilm")
-    if reuse_embeddings:
+    cache: DiskCachedEmbedder | None = None
+    if embed_cache:
+        embedder = cache = DiskCachedEmbedder(embedder, embed_cache)
+        reuse_embeddings = True
+    elif reuse_embeddings:
         embedder = MemoEmbedder(embedder)
+    if reuse_embeddings:
         # no timed search should pay for a question's embedding in one engine only
         embedder.embed([q.question for q in questions])
-    runs = {name: _Run(name) for name in engines}
+    settings: list[str | None] = [*passages] if passages else [None]
+    variants = {
+        (f"{name}[{p}]" if len(settings) > 1 else name): (name, p)
+        for name in engines
+        for p in settings
+    }
+    runs = {label: _Run(label) for label in variants}
     depth = max(ks)
     started = time.time()
     for qi, q in enumerate(questions):
@@ -82,10 +104,14 @@ def run_longmemeval(
                 f"[{qi + 1}/{len(questions)}] {q.question_id} ({q.question_type}): "
                 f"{len(q.sessions)} sessions, {len(items)} turns, {pieces:,} word pieces"
             )
-        for name in engines:
-            run = runs[name]
+        for label, (name, setting) in variants.items():
+            run = runs[label]
             rss0 = rss_mb()
-            with open_engine(name, embedder) as mem:
+            memory_options: dict[str, Any] = {"time_options": time_options}
+            if setting is not None:
+                memory_options["passage_options"] = passage_setting(setting)
+            now = q.question_date if clock else None
+            with open_engine(name, embedder, memory_options=memory_options) as mem:
                 gate = mem.engine_info.abilities.gate
                 t0 = time.perf_counter()
                 mem.add_many(items, user_id=q.question_id)
@@ -93,15 +119,17 @@ def run_longmemeval(
                 run.turns += len(items)
                 run.pieces += pieces
                 t0 = time.perf_counter()
-                hits = mem.search(q.question, user_id=q.question_id, k=depth)
+                hits = mem.search(q.question, user_id=q.question_id, k=depth, now=now)
                 run.first_s.append(time.perf_counter() - t0)
                 for _ in range(repeats):
                     t0 = time.perf_counter()
-                    mem.search(q.question, user_id=q.question_id, k=depth)
+                    mem.search(q.question, user_id=q.question_id, k=depth, now=now)
                     run.later_s.append(time.perf_counter() - t0)
                 run.rss_growth_mb.append(rss_mb() - rss0)
                 if gate:
-                    refuse = mem.recall(q.question, user_id=q.question_id, k=depth).refuse
+                    refuse = mem.recall(
+                        q.question, user_id=q.question_id, k=depth, now=now, explain=False
+                    ).refuse
                     (run.refused_abs if q.abstention else run.refused_other).append(refuse)
             if q.abstention or not q.evidence:
                 continue
@@ -111,6 +139,10 @@ def run_longmemeval(
                 for metric, value in _scores(q, turns, sessions, k).items():
                     for kind in (q.question_type, "all"):
                         run.values.setdefault((kind, metric, k), []).append(value)
+        if cache is not None and qi % 10 == 9:
+            cache.save()
+    if cache is not None:
+        cache.save()
     return _summarise(questions, runs, ks, time.time() - started, reuse_embeddings, repeats)
 
 

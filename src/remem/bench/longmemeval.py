@@ -170,7 +170,10 @@ def pooled(questions: list[Question], pool: int, seed: int = 0) -> list[Question
     """Each question's own sessions plus ``pool`` sessions of other questions, drawn
     with ``seed`` (the oracle file's realistic haystacks). A drawn session keeps its
     date and its turns, but none of its ``has_answer`` marks: only the question's own
-    turns are evidence. A session id shared with the question's own is never drawn."""
+    turns are evidence. A session id shared with the question's own is never drawn.
+    Sessions dated before the question are drawn first (in the S and M files every
+    session precedes its question; a history cannot hold what was said after the
+    question was asked), later ones only when too few earlier ones exist."""
     if pool < 0:
         raise InvalidInputError(f"pool must not be negative, got {pool}")
     if pool == 0:
@@ -183,12 +186,17 @@ def pooled(questions: list[Question], pool: int, seed: int = 0) -> list[Question
         others = [
             s for owner, s in everything if owner != q.question_id and s.session_id not in own
         ]
+        before = [s for s in others if s.date <= q.question_date]
+        later = [s for s in others if s.date > q.question_date]
         seen: set[str] = set()
         drawn: list[Session] = []
-        for s in rng.sample(others, min(len(others), pool * 2)):
-            if s.session_id not in seen and len(drawn) < pool:
-                seen.add(s.session_id)
-                drawn.append(_unmarked(s))
+        for group in (before, later):
+            for s in rng.sample(group, len(group)):
+                if len(drawn) >= pool:
+                    break
+                if s.session_id not in seen:
+                    seen.add(s.session_id)
+                    drawn.append(_unmarked(s))
         sessions = sorted([*q.sessions, *drawn], key=lambda s: (s.date, s.session_id))
         out.append(
             Question(

@@ -13,6 +13,14 @@ class Embedder(ABC):
     #: different models are never mixed in one file.
     name: str
     dim: int
+    #: The most word pieces one text may have before the model truncates it (None:
+    #: unknown or no limit worth splitting for); longer memories are cut into passages.
+    max_pieces: int | None = None
+
+    def count_pieces(self, text: str) -> int:
+        """Word pieces of ``text`` as this model counts them, special tokens aside
+        (only needed when ``max_pieces`` is set)."""
+        raise NotImplementedError
 
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -43,7 +51,11 @@ class MemoEmbedder(Embedder):
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
+        self.max_pieces = inner.max_pieces
         self._memo: dict[str, np.ndarray] = {}
+
+    def count_pieces(self, text: str) -> int:
+        return self.inner.count_pieces(text)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._memo))

@@ -54,9 +54,7 @@ def find_model_file() -> Path:
 _COUNTER: list = []
 
 
-def word_pieces(texts: Sequence[str]) -> int:
-    """How many MiniLM word pieces the texts hold, untruncated (the unit of embedding
-    work; ``[CLS]``/``[SEP]`` included, as the model sees them)."""
+def _counter():  # -> tokenizers.Tokenizer, untruncated and unpadded, made once
     if not _COUNTER:
         from tokenizers import Tokenizer
 
@@ -64,7 +62,13 @@ def word_pieces(texts: Sequence[str]) -> int:
         tok.no_truncation()
         tok.no_padding()
         _COUNTER.append(tok)
-    return sum(len(e.ids) for e in _COUNTER[0].encode_batch(list(texts)))
+    return _COUNTER[0]
+
+
+def word_pieces(texts: Sequence[str]) -> int:
+    """How many MiniLM word pieces the texts hold, untruncated (the unit of embedding
+    work; ``[CLS]``/``[SEP]`` included, as the model sees them)."""
+    return sum(len(e.ids) for e in _counter().encode_batch(list(texts)))
 
 
 def plan_batches(
@@ -135,6 +139,7 @@ class OnnxMiniLM(Embedder):
         self.max_batch_tokens = max_batch_tokens
         self.long_from = long_from
         self.max_tokens = max_tokens
+        self.max_pieces = max_tokens - 2  # [CLS] and [SEP] take two of the window
         self._path = path
         self._threads = threads or min(cores, 8)
         self._workers = workers or min(cores, 8)
@@ -146,6 +151,9 @@ class OnnxMiniLM(Embedder):
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self._input_names = {i.name for i in self._session.get_inputs()}
+
+    def count_pieces(self, text: str) -> int:
+        return len(_counter().encode(text, add_special_tokens=False).ids)
 
     def _open_session(self, threads: int):  # -> ort.InferenceSession
         import onnxruntime as ort

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -33,6 +33,7 @@ from ..llm import LLM, create_llm
 from ..store.base import Store
 from ..store.extension import Extension
 from ..types import StoredMemory
+from .arrange import ArrangeConfig, arrange, plan
 
 
 @dataclass
@@ -42,6 +43,8 @@ class EngineContext:
     indexes: IndexCache
     #: the Memory's LLM, created on first call (engines ask only when configured to)
     llm: Callable[[], LLM] = field(default=lambda: create_llm("none"))
+    #: the time stage's settings (``Memory(time_options=...)``)
+    time: ArrangeConfig = field(default_factory=ArrangeConfig)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,8 @@ class Scored:
     id: str
     score: float
     why: str = ""
+    #: what the time stage did to it ("made 10 days ago", "a newer version of ...")
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,9 @@ class EngineRecall:
     def explanations(self, traced: bool = True) -> dict[str, str]:
         """Hit id -> how it was reached (the traced path when there is one)."""
         paths = self.explain() if traced and self.explain is not None else {}
-        return {h.id: paths.get(h.id) or h.why for h in self.hits}
+        return {
+            h.id: "; ".join(x for x in (paths.get(h.id) or h.why, h.note) if x) for h in self.hits
+        }
 
 
 class UserLocks:
@@ -150,10 +157,37 @@ class Engine(ABC):
         with the top score as confidence and no refusal (the baselines have no
         confidence model)."""
         hits = [
-            h if h.why else Scored(h.id, h.score, self.name)
-            for h in self.search(user_id, query, query_vec, k)
+            h if h.why else replace(h, why=self.name)
+            for h in self.rank(user_id, query, query_vec, k, now)
         ]
         return EngineRecall(hits, hits[0].score if hits else 0.0)
+
+    def rank(
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        now: datetime | None = None,
+    ) -> list[Scored]:
+        """``search`` with time applied (what ``Memory.search`` calls): when the
+        question names a time, a deeper list is reordered by it; versions of one
+        memory are put newest first (``engines/arrange.py``)."""
+        window, order = plan(query, now)
+        deep = max(k, self.ctx.time.depth) if window is not None else k
+        hits = self.search(user_id, query, query_vec, deep)
+        return self.arrange(user_id, hits, query, now, k)
+
+    def arrange(
+        self, user_id: str, hits: list[Scored], query: str, now: datetime | None, k: int
+    ) -> list[Scored]:
+        """Apply the question's time window and order versions (override to do it
+        natively); ``hits`` may be deeper than ``k``."""
+        window, order = plan(query, now)
+        if not hits or (window is None and not self.ctx.time.updates):
+            return hits[:k]
+        with self.ctx.indexes.use(user_id) as idx:
+            return arrange(hits, idx, window, order, k, self.ctx.time)
 
     def consolidate(self, user_id: str) -> int:
         """Run pending consolidation of the user now; returns memories processed."""

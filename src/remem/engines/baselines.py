@@ -34,9 +34,11 @@ def dense_ranking(
     """
     want = k
     while True:
-        found = ctx.store.vector_search(user_id, query_vec, want)
+        # the store's own scan ranks each memory by its own vector: a user with long
+        # memories is ranked here, by their best passage
+        found = None if idx.has_passages else ctx.store.vector_search(user_id, query_vec, want)
         if found is None:
-            scores = idx.dense.scores(query_vec)
+            scores = idx.similarity(query_vec)
             best = top_k(scores, k)
             return best, scores[best]
         pos = [(idx.pos[i], s) for i, s in found if i in idx.pos]
@@ -62,7 +64,7 @@ class DenseEngine(Engine):
                 return []
             best, scores = dense_ranking(self.ctx, idx, user_id, query_vec, k)
             return [
-                Scored(idx.ids[p], float(s), "dense")
+                Scored(idx.ids[p], float(s), passage_why(idx, p, query_vec, "dense"))
                 for p, s in zip(best.tolist(), scores.tolist(), strict=True)
             ]
 
@@ -81,6 +83,16 @@ class BM25Engine(Engine):
                 return []
             scores = idx.bm25.scores(query)
             return [Scored(idx.ids[p], float(scores[p]), "bm25") for p in top_k(scores, k, 0.0)]
+
+
+def passage_why(idx: UserIndex, pos: int, query_vec: np.ndarray, why: str) -> str:
+    """``why``, naming the passage that matched when the memory has several."""
+    found = idx.best_passage(pos, query_vec)
+    if found is None:
+        return why
+    i, start, end = found
+    n = len(idx.passage_spans[pos])
+    return f"{why} (passage {i + 1} of {n}: characters {start}-{end})"
 
 
 def rrf(rankings: list[np.ndarray], constant: float = 60.0) -> dict[int, float]:
@@ -119,4 +131,7 @@ class HybridEngine(Engine):
             lexical = top_k(idx.bm25.scores(query), depth, 0.0)
             fused = rrf([dense, lexical], self.constant)
             best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-            return [Scored(idx.ids[p], score, "hybrid") for p, score in best]
+            return [
+                Scored(idx.ids[p], score, passage_why(idx, p, query_vec, "hybrid"))
+                for p, score in best
+            ]

@@ -41,9 +41,16 @@ class UserIndex:
     bm25: BM25Index = field(default_factory=BM25Index)
     #: Held while reading or changing this user's arrays (appends may reallocate them).
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    #: Passages of long memories (``index/passages.py``): their vectors, the memory
+    #: position each belongs to, and per such memory its passages' rows and spans.
+    passages: DenseIndex = field(init=False)
+    passage_owner: list[int] = field(default_factory=list)
+    passage_rows: dict[int, tuple[int, int]] = field(default_factory=dict)
+    passage_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.dense = DenseIndex(self.dim)
+        self.passages = DenseIndex(self.dim)
 
     def __len__(self) -> int:
         return len(self.bm25)
@@ -55,10 +62,17 @@ class UserIndex:
         self.dense.add(vecs)
         self.bm25.add([r.index_text for r in rows])
         for r in rows:
-            self.pos[r.id] = len(self.ids)
+            pos = len(self.ids)
+            self.pos[r.id] = pos
             self.ids.append(r.id)
             self.times.append(timestamp_epoch(r.timestamp))
             self.seqs.append(r.seq)
+            if r.passages is not None and r.passages.vectors is not None:
+                first = self.passages.size
+                self.passages.add(r.passages.vectors)
+                self.passage_owner.extend([pos] * len(r.passages.vectors))
+                self.passage_rows[pos] = (first, self.passages.size)
+                self.passage_spans[pos] = r.passages.spans
         self.last_seq = rows[-1].seq
 
     def remove(self, memory_id: str) -> None:
@@ -66,9 +80,54 @@ class UserIndex:
         if p is not None:
             self.dense.remove(p)
             self.bm25.remove(p)
+            a, b = self.passage_rows.get(p, (0, 0))
+            for row in range(a, b):
+                self.passages.remove(row)
+
+    @property
+    def has_passages(self) -> bool:
+        return bool(self.passage_rows)
+
+    def similarity(self, query_vec: np.ndarray) -> np.ndarray:
+        """Each memory's cosine to the query (-inf when deleted): its own vector's, or
+        for a memory of several passages, its best passage's."""
+        cos = self.dense.scores(query_vec)
+        if self.passage_rows:
+            owners = np.fromiter(self.passage_owner, dtype=np.int64, count=self.passages.size)
+            cos[np.fromiter(self.passage_rows, dtype=np.int64)] = -np.inf
+            np.maximum.at(cos, owners, self.passages.scores(query_vec))
+        return cos
+
+    def similarity_at(self, positions: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
+        """:meth:`similarity` of the given positions only."""
+        cos = self.dense.cosines(positions, query_vec)
+        if self.passage_rows:
+            for i, p in enumerate(positions.tolist()):
+                rows = self.passage_rows.get(p)
+                if rows is not None and np.isfinite(cos[i]):
+                    span = np.arange(*rows)
+                    cos[i] = float(self.passages.cosines(span, query_vec).max())
+        return cos
+
+    def best_passage(self, pos: int, query_vec: np.ndarray) -> tuple[int, int, int] | None:
+        """(index, start, end) of the memory's passage nearest the query; None for a
+        memory that is one passage."""
+        rows = self.passage_rows.get(pos)
+        if rows is None:
+            return None
+        cos = self.passages.cosines(np.arange(*rows), query_vec)
+        best = int(np.argmax(cos))
+        start, end = self.passage_spans[pos][best]
+        return best, start, end
 
     def nbytes(self) -> int:
-        return self.dense.nbytes() + self.bm25.nbytes() + 120 * len(self.ids)
+        return (
+            self.dense.nbytes()
+            + self.passages.nbytes()
+            + self.bm25.nbytes()
+            + 120 * len(self.ids)
+            + 16 * len(self.passage_owner)
+        )
 
 
 class IndexCache:

@@ -17,8 +17,15 @@ one passage: its vector is exactly what it was without passages.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..embed.base import Embedder, normalise
+from ..errors import InvalidInputError, InvalidTypeError
+from ..types import NewMemory, Passages, index_text
 
 #: Sentence ends (., !, ?, a line break) followed by space; bullets and headings of
 #: assistant answers end at their line break.
@@ -33,6 +40,26 @@ class PassagePlan:
 
     max_pieces: int = 200
     overlap: int = 1
+
+
+def passage_plan(options: Mapping[str, Any] | None) -> PassagePlan | None:
+    """``Memory(passage_options=...)`` checked: None for the defaults, ``{"max_pieces":
+    0}`` to embed every memory whole (truncated by the model, as before passages)."""
+    plan = PassagePlan()
+    if options is None:
+        return plan
+    if not isinstance(options, Mapping):
+        raise InvalidTypeError("passage_options must be a mapping")
+    unknown = set(options) - {"max_pieces", "overlap"}
+    if unknown:
+        raise InvalidInputError(f"unknown passage_options {sorted(unknown)}")
+    values = {**{"max_pieces": plan.max_pieces, "overlap": plan.overlap}, **options}
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidInputError(f"passage_options {key} must be a whole number >= 0")
+    if values["max_pieces"] == 0:
+        return None
+    return PassagePlan(values["max_pieces"], values["overlap"])
 
 
 def split_passages(
@@ -93,3 +120,41 @@ def _word_runs(
     if run_pieces:
         runs.append((run_start, last_end, run_pieces))
     return runs
+
+
+def embed_memories(
+    embedder: Embedder, memories: Sequence[NewMemory], plan: PassagePlan | None
+) -> tuple[np.ndarray, list[Passages | None]]:
+    """Each memory's vector and, for memories longer than one window, their passages
+    (spans and vectors), with one ``embed`` call for everything so batches are planned
+    across all texts. ``plan`` None (or an embedder that names no window) embeds each
+    memory whole, as without passages."""
+    limit = embedder.max_pieces
+    if plan is None or limit is None:
+        return embedder.embed([m.index_text for m in memories]), [None] * len(memories)
+    texts: list[str] = []
+    layout: list[tuple[int, tuple[tuple[int, int], ...] | None]] = []
+    for m in memories:
+        spans: list[tuple[int, int]] = [(0, len(m.text))]
+        if embedder.count_pieces(m.index_text) > limit:
+            prefix = embedder.count_pieces(index_text("", m.speaker)) if m.speaker else 0
+            window = max(1, min(plan.max_pieces, limit) - prefix)
+            spans = split_passages(m.text, embedder.count_pieces, PassagePlan(window, plan.overlap))
+        if len(spans) == 1:
+            layout.append((len(texts), None))
+            texts.append(m.index_text)
+        else:
+            layout.append((len(texts), tuple(spans)))
+            texts.extend(index_text(m.text[a:b], m.speaker) for a, b in spans)
+    vecs = embedder.embed(texts)
+    out = np.empty((len(memories), vecs.shape[1]), dtype=np.float32)
+    parts: list[Passages | None] = []
+    for i, (start, spans_of) in enumerate(layout):
+        if spans_of is None:
+            out[i] = vecs[start]
+            parts.append(None)
+        else:
+            pv = vecs[start : start + len(spans_of)]
+            out[i] = normalise(pv.mean(axis=0, keepdims=True))[0]
+            parts.append(Passages(spans_of, np.ascontiguousarray(pv, dtype=np.float32)))
+    return out, parts

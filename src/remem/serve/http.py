@@ -99,16 +99,25 @@ class AddManyRequest(_Body):
     items: list[MemoryIn] = Field(..., max_length=MAX_BATCH)
 
 
+NOW = Field(
+    None,
+    description="ISO 8601: the moment the question is asked (default: now). A time the "
+    "question names, such as '10 days ago' or 'last Saturday', is taken relative to it.",
+)
+
+
 class QueryRequest(_Body):
     user_id: StrictStr
     query: StrictStr
     k: StrictInt = Field(10, ge=1, le=MAX_K)
+    now: StrictStr | None = NOW
 
 
 class AnswerRequest(_Body):
     user_id: StrictStr
     question: StrictStr
     k: StrictInt = Field(10, ge=1, le=MAX_K)
+    now: StrictStr | None = NOW
 
 
 # -- responses (documented in the OpenAPI schema; the returned dicts are checked) ---------
@@ -547,17 +556,17 @@ def create_app(
     @app.post("/v1/search", tags=["retrieval"], response_model=SearchOut, responses=_KEYED)
     def search(body: QueryRequest, t: Tenant) -> dict[str, Any]:
         """The user's k most relevant memories, best first."""
-        return t.search(body.user_id, body.query, body.k)
+        return t.search(body.user_id, body.query, body.k, body.now)
 
     @app.post("/v1/recall", tags=["retrieval"], response_model=RecallOut, responses=_KEYED)
     def recall(body: QueryRequest, t: Tenant) -> dict[str, Any]:
         """Search plus the engine's confidence, refusal verdict and explanations."""
-        return t.recall(body.user_id, body.query, body.k)
+        return t.recall(body.user_id, body.query, body.k, body.now)
 
     @app.post("/v1/answer", tags=["retrieval"], response_model=AnswerOut, responses=_KEYED)
     def answer(body: AnswerRequest, t: Tenant) -> dict[str, Any]:
         """Answer from the user's memory or refuse ("Not mentioned in the conversation")."""
-        return t.answer(body.user_id, body.question, body.k)
+        return t.answer(body.user_id, body.question, body.k, body.now)
 
     @app.get("/v1/export", tags=["users"], responses=_KEYED)
     def export(t: Tenant, user_id: UserQ) -> dict[str, Any]:

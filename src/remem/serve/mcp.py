@@ -118,6 +118,13 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         Field(description="When it was said or happened, ISO-8601 (default: now)."),
     ]
     SessionId = Annotated[str | None, Field(description="The conversation it came from.")]
+    Now = Annotated[
+        str | None,
+        Field(
+            description="When the question is asked, ISO-8601 (default: now). Times the "
+            "question names ('10 days ago', 'last Saturday') are taken relative to it."
+        ),
+    ]
     Metadata = Annotated[
         dict[str, Any] | None,
         Field(description="Any JSON object to keep with it; returned exactly as stored."),
@@ -181,6 +188,7 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
             str, Field(description="What you are looking for: a question or a few words.")
         ],
         k: K = 10,
+        now: Now = None,
     ) -> dict[str, Any]:
         """Find a user's memories relevant to a question or topic, best first.
 
@@ -188,12 +196,13 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         you want to read the memories yourself. Returns {"hits": [...]}, each with id,
         text, speaker, timestamp, session_id, metadata and a score (comparable only
         within one result). An empty list means nothing relevant is stored."""
-        return await call("search", user_id, query, k=k)
+        return await call("search", user_id, query, k=k, now=now)
 
     async def recall_memory(
         user_id: User,
         query: Annotated[str, Field(description="The question you are about to answer.")],
         k: K = 10,
+        now: Now = None,
     ) -> dict[str, Any]:
         """Like search_memory, plus how sure memory is that it holds the answer.
 
@@ -202,7 +211,7 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         say you don't know rather than answer from the hits. explanations says, per
         hit id, how it was reached (a direct match, or a path through related
         memories and concepts)."""
-        return await call("recall", user_id, query, k=k)
+        return await call("recall", user_id, query, k=k, now=now)
 
     async def list_memories(
         user_id: User,
@@ -218,6 +227,7 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         user_id: User,
         question: Annotated[str, Field(description="The question, in plain language.")],
         k: K = 10,
+        now: Now = None,
     ) -> dict[str, Any]:
         """Answer a question from a user's memory, or say that memory does not hold it.
 
@@ -226,7 +236,7 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         short answer grounded in the evidence memories. When refused is true the text is
         "Not mentioned in the conversation": memory lacks the answer, so tell the user
         you don't know (or ask them) instead of guessing."""
-        return await call("answer", user_id, question, k=k)
+        return await call("answer", user_id, question, k=k, now=now)
 
     async def get_memory(user_id: User, memory_id: MemoryId) -> dict[str, Any]:
         """Read one memory of a user by its id: id, text, speaker, timestamp,

@@ -59,15 +59,15 @@ class TenantMemory:
 
     # -- reads ------------------------------------------------------------------------
 
-    def search(self, user_id: str, query: str, k: int = 10) -> dict[str, Any]:
-        hits = self.mem.search(query, user_id=self._user(user_id), k=k)
+    def search(self, user_id: str, query: str, k: int = 10, now: Any = None) -> dict[str, Any]:
+        hits = self.mem.search(query, user_id=self._user(user_id), k=k, now=now)
         return {"hits": [self._hit(h) for h in hits]}
 
-    def recall(self, user_id: str, query: str, k: int = 10) -> dict[str, Any]:
-        return self.mem.recall(query, user_id=self._user(user_id), k=k).to_dict()
+    def recall(self, user_id: str, query: str, k: int = 10, now: Any = None) -> dict[str, Any]:
+        return self.mem.recall(query, user_id=self._user(user_id), k=k, now=now).to_dict()
 
-    def answer(self, user_id: str, question: str, k: int = 10) -> dict[str, Any]:
-        return self.mem.answer(question, user_id=self._user(user_id), k=k).to_dict()
+    def answer(self, user_id: str, question: str, k: int = 10, now: Any = None) -> dict[str, Any]:
+        return self.mem.answer(question, user_id=self._user(user_id), k=k, now=now).to_dict()
 
     def get(self, user_id: str, memory_id: str) -> dict[str, Any] | None:
         hit = self.mem.get(memory_id, user_id=self._user(user_id))

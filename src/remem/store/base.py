@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..types import NewMemory, StoredMemory
+from ..types import NewMemory, Passages, StoredMemory
 from .extension import Extension, Tables
 
 
@@ -43,9 +43,15 @@ class Store(ABC):
 
     @abstractmethod
     def add(
-        self, user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None
+        self,
+        user_id: str,
+        memories: Sequence[NewMemory],
+        embeddings: np.ndarray | None,
+        passages: Sequence[Passages | None] | None = None,
     ) -> list[StoredMemory]:
-        """Insert all memories in one transaction, in order, and return them with ids."""
+        """Insert all memories in one transaction, in order, and return them with ids;
+        ``passages`` (one entry per memory, None for a one-passage memory) are stored
+        with their memory's row, so a delete removes every passage."""
 
     @abstractmethod
     def get(self, user_id: str, ids: Sequence[str]) -> dict[str, StoredMemory]:
@@ -111,15 +117,22 @@ class Store(ABC):
         return int(self.get_meta("schema_version") or 0)
 
 
-MEMORY_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata"
+MEMORY_COLUMNS = "id, user_id, seq, text, speaker, ts, session_id, metadata, passages"
 """The columns a :class:`StoredMemory` is read from, in ``row_to_memory`` order."""
+VECTOR_COLUMNS = "embedding, passage_vectors"
+"""What ``load(with_embeddings=True)`` reads besides, in ``row_to_memory`` order."""
 INSERT_COLUMNS = (
-    "id, user_id, seq, text, speaker, ts, ts_epoch, session_id, metadata, embedding, created_at"
+    "id, user_id, seq, text, speaker, ts, ts_epoch, session_id, metadata, embedding, "
+    "created_at, passages, passage_vectors"
 )
 
 
 def new_rows(
-    user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None, seq0: int
+    user_id: str,
+    memories: Sequence[NewMemory],
+    embeddings: np.ndarray | None,
+    seq0: int,
+    passages: Sequence[Passages | None] | None = None,
 ) -> list[tuple[StoredMemory, list[Any]]]:
     """The stored memories an add creates (new ids, sequence numbers from ``seq0``) and
     their ``INSERT_COLUMNS`` values, the same for every backend."""
@@ -129,6 +142,9 @@ def new_rows(
         vec = None
         if embeddings is not None:
             vec = np.ascontiguousarray(embeddings[i], dtype="<f4")
+        parts = passages[i] if passages is not None else None
+        if parts is not None and parts.vectors is not None:
+            parts = Passages(parts.spans, np.ascontiguousarray(parts.vectors, dtype="<f4"))
         stored = StoredMemory(
             id=uuid.uuid4().hex,
             user_id=user_id,
@@ -139,6 +155,7 @@ def new_rows(
             session_id=mem.session_id,
             metadata=mem.metadata,
             embedding=vec,
+            passages=parts,
         )
         values = [
             stored.id,
@@ -152,6 +169,8 @@ def new_rows(
             json.dumps(mem.metadata, ensure_ascii=False),
             None if vec is None else vec.tobytes(),
             now,
+            None if parts is None else json.dumps([list(s) for s in parts.spans]),
+            None if parts is None or parts.vectors is None else parts.vectors.tobytes(),
         ]
         out.append((stored, values))
     return out
@@ -168,11 +187,20 @@ def metadata_from_json(raw: Any) -> dict[str, Any]:
     return json.loads(raw) if raw else {}
 
 
-def row_to_memory(row: Sequence[Any], embedding: bytes | None = None) -> StoredMemory:
-    """A :class:`StoredMemory` from ``MEMORY_COLUMNS`` (and the embedding blob)."""
+def row_to_memory(
+    row: Sequence[Any], embedding: bytes | None = None, passage_vectors: bytes | None = None
+) -> StoredMemory:
+    """A :class:`StoredMemory` from ``MEMORY_COLUMNS`` (and the ``VECTOR_COLUMNS``)."""
     vec = None
     if embedding is not None:
         vec = np.frombuffer(embedding, dtype="<f4")
+    parts = None
+    if row[8]:
+        spans = tuple((int(a), int(b)) for a, b in json.loads(row[8]))
+        pvecs = None
+        if passage_vectors is not None:
+            pvecs = np.frombuffer(passage_vectors, dtype="<f4").reshape(len(spans), -1)
+        parts = Passages(spans, pvecs)
     return StoredMemory(
         id=row[0],
         user_id=row[1],
@@ -183,4 +211,5 @@ def row_to_memory(row: Sequence[Any], embedding: bytes | None = None) -> StoredM
         session_id=row[6],
         metadata=metadata_from_json(row[7]),
         embedding=vec,
+        passages=parts,
     )

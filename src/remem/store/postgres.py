@@ -69,6 +69,7 @@ from ..errors import StoreError
 from ..types import StoredMemory
 from .base import INSERT_COLUMNS
 from .sql import LEGACY_KEY, SqlStore, SqlTx, script
+from .sqlite import PASSAGES_VERSION as SQLITE_PASSAGES_VERSION
 from .sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 from .sqlite import SPLIT_VERSION as SQLITE_SPLIT_VERSION
 
@@ -112,6 +113,14 @@ ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL;
 CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq)
 """
 
+# Version 7, as SQLite's: a long memory's passages beside its row (spans as JSON text,
+# vectors uncompressed like the embedding).
+_SCHEMA_V7 = """
+ALTER TABLE memories ADD COLUMN IF NOT EXISTS passages TEXT;
+ALTER TABLE memories ADD COLUMN IF NOT EXISTS passage_vectors BYTEA;
+ALTER TABLE memories ALTER COLUMN passage_vectors SET STORAGE EXTERNAL
+"""
+
 # The optional pgvector column; not part of the versioned schema because whether the
 # extension can be installed depends on the server, not on the remem version. The
 # partial index finds rows still lacking their vector without scanning the user.
@@ -128,6 +137,7 @@ CREATE INDEX IF NOT EXISTS memories_vec_missing ON memories (user_id)
 #: core script again (all ``IF NOT EXISTS``) and records 5 as its legacy version.
 MIGRATIONS: list[tuple[int, Callable[[psycopg.Connection], None]]] = [
     (SQLITE_SPLIT_VERSION, script(_SCHEMA_CORE)),
+    (SQLITE_PASSAGES_VERSION, script(_SCHEMA_V7)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION, "PostgreSQL and SQLite schemas must move together"

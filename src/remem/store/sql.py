@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..types import NewMemory, StoredMemory
-from .base import MEMORY_COLUMNS, Store, UserState, new_rows, row_to_memory
+from ..types import NewMemory, Passages, StoredMemory
+from .base import MEMORY_COLUMNS, VECTOR_COLUMNS, Store, UserState, new_rows, row_to_memory
 from .extension import ErasureRule, Extension, Tables, check_identifier
 
 #: ``meta`` keys of extension records: ``ext:<name>`` -> JSON (see ``ErasureRule``).
@@ -239,10 +239,16 @@ class SqlStore(Store):
     # -- writes ---------------------------------------------------------------------------
 
     def add(
-        self, user_id: str, memories: Sequence[NewMemory], embeddings: np.ndarray | None
+        self,
+        user_id: str,
+        memories: Sequence[NewMemory],
+        embeddings: np.ndarray | None,
+        passages: Sequence[Passages | None] | None = None,
     ) -> list[StoredMemory]:
         if embeddings is not None and len(embeddings) != len(memories):
             raise StoreError("one embedding per memory is required")
+        if passages is not None and len(passages) != len(memories):
+            raise StoreError("one passages entry per memory is required")
         with self._write(user_id) as tx:
             tx.run(
                 "INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES (?, ?, 0, 0) "
@@ -251,7 +257,7 @@ class SqlStore(Store):
             )
             row = tx.one(f"SELECT next_seq FROM users WHERE user_id = ?{tx.for_update}", (user_id,))
             seq0 = row[0] if row else 0
-            rows = new_rows(user_id, memories, embeddings, seq0)
+            rows = new_rows(user_id, memories, embeddings, seq0, passages)
             if rows:
                 self._insert_memories(tx.con, rows)
             tx.run(
@@ -316,7 +322,7 @@ class SqlStore(Store):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[StoredMemory]:
-        cols = MEMORY_COLUMNS + (", embedding" if with_embeddings else "")
+        cols = MEMORY_COLUMNS + (", " + VECTOR_COLUMNS if with_embeddings else "")
         sql = (
             f"SELECT {cols} FROM memories WHERE user_id = ? AND seq > ? ORDER BY seq "
             "LIMIT ? OFFSET ?"
@@ -325,7 +331,7 @@ class SqlStore(Store):
         with self._read() as tx:
             rows = self._fetch_memories(tx.con, sql, (user_id, after_seq, size, int(offset)))
         if with_embeddings:
-            return [row_to_memory(r[:-1], r[-1]) for r in rows]
+            return [row_to_memory(r[:-2], r[-2], r[-1]) for r in rows]
         return [row_to_memory(r) for r in rows]
 
     def user_state(self, user_id: str) -> UserState | None:

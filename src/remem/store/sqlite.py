@@ -72,10 +72,21 @@ CREATE UNIQUE INDEX IF NOT EXISTS memories_user_seq ON memories (user_id, seq);
 SPLIT_VERSION = 6
 
 
+# Version 7: a long memory's passages (``index/passages.py``) beside its row: their
+# character spans (JSON) and vectors (float32, one row per passage), NULL for a memory
+# that is one passage. In the row, so a delete removes every passage with it.
+_SCHEMA_V7 = """
+ALTER TABLE memories ADD COLUMN passages TEXT;
+ALTER TABLE memories ADD COLUMN passage_vectors BLOB
+"""
+PASSAGES_VERSION = 7
+
+
 #: (version reached, function applying it); each runs inside the migration transaction.
 MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
     (1, script(_SCHEMA_V1)),
     (SPLIT_VERSION, lambda con: None),
+    (PASSAGES_VERSION, script(_SCHEMA_V7)),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -355,10 +355,7 @@ class IlstmaEngine(Engine):
         future = self._pool.submit(self.retriever.search, user_id, query, query_vec, max(k, 1))
         idx = self.ctx.indexes.get(user_id)
         with idx.lock:
-            matrix, alive = idx.dense.snapshot()
-        cos = matrix @ np.asarray(query_vec, dtype=np.float32)
-        if alive is not None:
-            cos[~alive] = -np.inf
+            cos = idx.similarity(query_vec)
         top = top_k(cos, self.cfg.top_k_cosine)
         cosine = [Scored(idx.ids[p], float(cos[p]), "cosine") for p in top]
         ranking = future.result()
@@ -405,6 +402,18 @@ class IlstmaEngine(Engine):
     # -- the per-question flow (3.6.2) --------------------------------------------------
 
     def recall(
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        now: datetime | None = None,
+    ) -> EngineRecall:
+        found = self._flow(user_id, query, query_vec, k, now)
+        found.hits = self.arrange(user_id, found.hits, query, now, k)
+        return found
+
+    def _flow(
         self,
         user_id: str,
         query: str,

@@ -27,7 +27,9 @@ from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...types import StoredMemory
+from ..arrange import plan
 from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
+from ..baselines import passage_why
 from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import VARIANTS, SynapseConfig
@@ -370,8 +372,12 @@ class SynapseEngine(Engine):
     ) -> EngineRecall:
         """The search with the gate's verdict: the top hit's activation is the
         confidence, below ``gate_tau`` the engine refuses; the most activated concepts
-        and, when asked, each hit's activation path."""
-        return self._rank(user_id, query, query_vec, k)
+        and, when asked, each hit's activation path. Time is applied as in ``rank``."""
+        window, _ = plan(query, now)
+        deep = max(k, self.ctx.time.depth) if window is not None else k
+        found = self._rank(user_id, query, query_vec, deep)
+        found.hits = self.arrange(user_id, found.hits, query, now, k)
+        return found
 
     def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> EngineRecall:
         cfg = self.cfg
@@ -387,12 +393,12 @@ class SynapseEngine(Engine):
                 dense_rank, _ = idx.dense.approx_top_k(query_vec, cfg.anchors)
                 cos = None
             else:
-                cos = idx.dense.scores(query_vec)
+                cos = idx.similarity(query_vec)
                 dense_rank = top_k(cos, cfg.anchors)
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
             def similarity(pos: np.ndarray) -> np.ndarray:
-                c = cos[pos] if cos is not None else idx.dense.cosines(pos, query_vec)
+                c = cos[pos] if cos is not None else idx.similarity_at(pos, query_vec)
                 lex = bm[pos] / bm_max if bm_max > 0 else np.zeros(len(pos))
                 x = cfg.lexical_similarity
                 return (1.0 - x) * np.where(np.isfinite(c), np.maximum(c, 0.0), 0.0) + x * lex
@@ -450,7 +456,12 @@ class SynapseEngine(Engine):
 
             def explain() -> dict[str, str]:
                 return {
-                    idx.ids[p]: _explain(int(p), history, graph, dense_set, bm_set, idx)
+                    idx.ids[p]: passage_why(
+                        idx,
+                        int(p),
+                        query_vec,
+                        _explain(int(p), history, graph, dense_set, bm_set, idx),
+                    )
                     for p in best
                 }
 

@@ -1,0 +1,181 @@
+"""Time in the ranking: the window a question names, and the newer of two versions.
+
+Every engine ranks by what memories say; two things it cannot see are *when* a
+question is about and *which* of two memories about one thing is current. This stage
+runs after any engine's ranking (``Engine.rank`` and ``recall`` call it; an engine
+may override ``Engine.arrange`` to do better natively):
+
+* **The window.** When the question names a time ("10 days ago", "last Saturday",
+  "in May"; ``timeexpr.time_window``, relative to the moment it is asked), the engine
+  is asked for a deeper list (``depth``) and the memories made inside the window move
+  up: each candidate's reciprocal rank gets ``window_weight`` times a closeness term
+  that is 1 inside the window and at most a half outside it, fading with the window's
+  own slack, so the engine's order still decides within the window and near it. A window that no
+  candidate falls in changes nothing.
+* **The newer version.** Among the results, when a lower-ranked memory is about the
+  same thing as a higher-ranked one (cosine of their vectors at least
+  ``same_fact_cosine``) and was made later, it moves just above it: a later memory that
+  restates a fact with a new value ("I moved to Porto" after "I live in Lisbon")
+  outranks the earlier without hiding it. A question asking for the original ("where
+  did I *initially* keep ...", ``timeexpr.time_order``) reverses this.
+
+Both are off when the question gives them nothing to act on, so rankings of questions
+without time words only change where two results restate one thing at different
+times.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InvalidInputError, InvalidTypeError
+from ..index.cache import UserIndex
+from ..timeexpr import TimeWindow, time_order, time_window
+
+if TYPE_CHECKING:
+    from .base import Scored
+
+
+@dataclass(frozen=True)
+class ArrangeConfig:
+    """Every constant of the stage, with why (override: ``Memory(time_options=...)``)."""
+
+    depth: int = 50
+    """choice: how many of the engine's results a time window may reorder (the window
+    lifts memories the question's words already found, it does not search by time)."""
+    window_weight: float = 1.0
+    """choice: a window match is worth a reciprocal rank of 1/60 (RRF's constant): inside
+    the window, any of the ``depth`` results outranks every result outside it."""
+    same_fact_cosine: float = 0.8
+    """choice: two memories this close (MiniLM cosine of their vectors) restate one
+    thing; measured on LongMemEval's knowledge-update pairs (docs/benchmarks.md)."""
+    updates: bool = True
+    """whether the newer of two versions moves above the older."""
+    min_gap_s: float = 3600.0
+    """choice: versions at least an hour apart (a turn and its rephrasing in the same
+    exchange are not an update)."""
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any] | None) -> ArrangeConfig:
+        cfg = cls()
+        if options is None:
+            return cfg
+        if not isinstance(options, Mapping):
+            raise InvalidTypeError("time_options must be a mapping")
+        known = {f.name: f for f in fields(cls)}
+        unknown = set(options) - set(known)
+        if unknown:
+            raise InvalidInputError(
+                f"unknown time_options {sorted(unknown)}; known: {sorted(known)}"
+            )
+        for key, value in options.items():
+            want = type(getattr(cfg, key))
+            ok = (
+                isinstance(value, bool)
+                if want is bool
+                else (isinstance(value, (int, float)) and not isinstance(value, bool))
+            )
+            if not ok or (want is not bool and (not math.isfinite(value) or value < 0)):
+                raise InvalidInputError(f"time_options {key} must be a {want.__name__} >= 0")
+        values: dict[str, Any] = {k: (int(v) if k == "depth" else v) for k, v in options.items()}
+        return replace(cfg, **values)
+
+
+def plan(question: str, now: datetime | None) -> tuple[TimeWindow | None, str | None]:
+    """The question's window and order word; the window is relative to ``now``, the
+    moment the question is asked (None: the current time)."""
+    clock = now if now is not None else datetime.now(timezone.utc)
+    return time_window(question, clock), time_order(question)
+
+
+def _epoch(when: datetime) -> float:
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.timestamp()
+
+
+def arrange(
+    hits: Sequence[Scored],
+    idx: UserIndex,
+    window: TimeWindow | None,
+    order: str | None,
+    k: int,
+    cfg: ArrangeConfig,
+) -> list[Scored]:
+    """The engine's ``hits`` (best first, possibly deeper than ``k``) with the window
+    applied and versions ordered, cut to ``k``. Scores are kept; ``why`` says what
+    moved a hit."""
+    out = list(hits)
+    if window is not None and out:
+        out = _apply_window(out, idx, window, cfg)
+    out = out[:k]
+    if cfg.updates and len(out) > 1:
+        out = _order_versions(out, idx, oldest_first=order == "oldest", cfg=cfg)
+    return out
+
+
+def _apply_window(
+    hits: list[Scored], idx: UserIndex, window: TimeWindow, cfg: ArrangeConfig
+) -> list[Scored]:
+    start, end = _epoch(window.start), _epoch(window.end)
+    slack = max((end - start) / 2.0, 86_400.0)
+    fused = []
+    inside = 0
+    for rank, h in enumerate(hits):
+        p = idx.pos.get(h.id)
+        t = idx.times[p] if p is not None else math.nan
+        dist = 0.0 if start <= t < end else min(abs(t - start), abs(t - end))
+        # inside: 1; near it: up to a half, fading with the window's own slack (so a
+        # memory just outside never outranks one inside, which the engine also found)
+        close = (1.0 if dist == 0.0 else 0.5 * math.exp(-dist / slack)) if math.isfinite(t) else 0.0
+        inside += dist == 0.0 and math.isfinite(t)
+        fused.append((1.0 / (60 + rank) + cfg.window_weight * close / 60, rank, h, dist == 0.0))
+    if not inside:
+        return hits  # the window holds none of them: nothing to go on
+    fused.sort(key=lambda x: (-x[0], x[1]))
+    return [_noted(h, f"made {window.phrase}") if within else h for _, _, h, within in fused]
+
+
+def _order_versions(
+    hits: list[Scored], idx: UserIndex, *, oldest_first: bool, cfg: ArrangeConfig
+) -> list[Scored]:
+    pos = [idx.pos.get(h.id) for h in hits]
+    if any(p is None for p in pos):
+        return hits
+    vecs = np.stack([idx.dense.vector(p) for p in pos])  # type: ignore[arg-type]
+    times = [idx.times[p] for p in pos]  # type: ignore[index]
+    sims = vecs @ vecs.T
+    order = list(range(len(hits)))
+    moved: dict[int, int] = {}
+    changed = True
+    rounds = 0
+    while changed and rounds < len(hits):  # settles: each move puts a pair in order
+        changed, rounds = False, rounds + 1
+        for a in range(len(order)):
+            for b in range(a + 1, len(order)):
+                i, j = order[a], order[b]
+                if sims[i, j] < cfg.same_fact_cosine:
+                    continue
+                gap = times[j] - times[i]
+                if (gap if not oldest_first else -gap) >= cfg.min_gap_s:
+                    order.insert(a, order.pop(b))  # j goes just above i
+                    moved[j] = i
+                    changed = True
+                    break
+            if changed:
+                break
+    word = "an older" if oldest_first else "a newer"
+    return [
+        _noted(hits[i], f"{word} version of {hits[moved[i]].id}") if i in moved else hits[i]
+        for i in order
+    ]
+
+
+def _noted(h: Scored, note: str) -> Scored:
+    return replace(h, note=f"{h.note}; {note}" if h.note else note)

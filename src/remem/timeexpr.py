@@ -1,0 +1,235 @@
+"""When a question is about: relative time expressions as windows over memory time.
+
+"What did I buy 10 days ago?", "I received jewelry last Saturday from whom?", "Which
+book did I finish a week ago?": the words say when the memory was made, relative to
+the moment the question is asked (``now``). :func:`time_window` turns the first such
+expression into a :class:`TimeWindow`; search then prefers memories made inside it
+(``engines/temporal.py``). Questions that ask for a duration ("How many days ago did
+I ...?") name a unit, not a time, and give no window.
+
+Windows are deliberately loose: people say "a week ago" of eight or ten days, "last
+month" of the weeks around its edges, and a memory's time is when it was said, which
+for an event is often a day or two after it. Each window therefore carries slack
+proportional to its span. English only, like the rest of the answering rules.
+
+Order words are separate (:func:`time_order`): "currently", "now", "the latest" ask
+for the newest of several memories on a topic, "first", "initially", "used to" for
+the oldest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+DAY = timedelta(days=1)
+_NUMBER = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 4,
+}  # fmt: skip
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30.44, "year": 365.25}
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = [
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+]  # fmt: skip
+_MONTH_RE = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_QTY = r"(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|" \
+    r"a couple(?: of)?|couple of|a few|few|several)"  # fmt: skip
+
+_AGO = re.compile(rf"\b{_QTY}\s+(day|week|month|year)s?\s+ago\b", re.I)
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|much|long)\b[^?.]*\bago\b", re.I)
+_LAST_WEEKDAY = re.compile(
+    r"\b(?:last|this\s+past|past|previous)\s+(monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)\b",
+    re.I,
+)
+_LAST_UNIT = re.compile(r"\b(?:last|past|previous)\s+(week|weekend|month|year)\b", re.I)
+_THIS_UNIT = re.compile(r"\b(?:this|earlier\s+this)\s+(week|weekend|month|year)\b", re.I)
+_RECENT = re.compile(
+    rf"\b(?:recently|lately|these\s+days|(?:in|over|during)\s+the\s+(?:last|past)\s+"
+    rf"(?:{_QTY}\s+)?(days?|weeks?|months?))\b",
+    re.I,
+)
+_DAYWORD = re.compile(r"\b(yesterday|today|this\s+morning|tonight|last\s+night)\b", re.I)
+_MONTH_DAY = re.compile(
+    rf"\b(?:{_MONTH_RE}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+"
+    rf"(?:of\s+)?{_MONTH_RE})\b(?:,?\s+((?:19|20)\d\d))?",
+    re.I,
+)
+_IN_MONTH = re.compile(
+    rf"\bin\s+(?:early\s+|mid[- ]|late\s+)?{_MONTH_RE}\b(?:,?\s+((?:19|20)\d\d))?", re.I
+)
+_IN_YEAR = re.compile(r"\bin\s+((?:19|20)\d\d)\b", re.I)
+
+_NEWEST = re.compile(
+    r"\b(currently|current|now|latest|most\s+recent(?:ly)?|these\s+days|still|anymore|"
+    r"at\s+the\s+moment|nowadays)\b",
+    re.I,
+)
+_OLDEST = re.compile(
+    r"\b(initially|originally|at\s+first|used\s+to|formerly|in\s+the\s+beginning)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """Memories made in ``[start, end)`` are what the question is about; ``phrase``
+    is the expression it came from (for explanations)."""
+
+    start: datetime
+    end: datetime
+    phrase: str
+
+    def contains(self, when: datetime) -> bool:
+        return self.start <= when < self.end
+
+    def distance_days(self, when: datetime) -> float:
+        """Days from ``when`` to the window (0 inside)."""
+        if when < self.start:
+            return (self.start - when) / DAY
+        if when >= self.end:
+            return (when - self.end) / DAY
+        return 0.0
+
+
+def _qty(text: str) -> int:
+    text = " ".join(text.lower().split())
+    return int(text) if text.isdigit() else _NUMBER.get(text, 1)
+
+
+def _month(text: str) -> int:
+    low = text.lower()[:3]
+    return next(i + 1 for i, m in enumerate(_MONTHS) if m.startswith(low))
+
+
+def _day_start(t: datetime) -> datetime:
+    return t.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _around(centre: datetime, slack_days: float, phrase: str) -> TimeWindow:
+    return TimeWindow(centre - slack_days * DAY, centre + slack_days * DAY, phrase)
+
+
+def time_window(question: str, now: datetime) -> TimeWindow | None:
+    """The window of memory time the question's first relative or absolute time
+    expression names, relative to ``now``; None when it names none (a question
+    asking for a duration, "how many days ago ...", names none)."""
+    found = _candidates(question, now)
+    return min(found, key=lambda f: f[0])[1] if found else None
+
+
+def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
+    """(position in the question, window) of every expression found."""
+    today = _day_start(now)
+    out: list[tuple[int, TimeWindow]] = []
+    asked_duration = _HOW_MANY.search(question)
+    for m in _AGO.finditer(question):
+        if asked_duration and asked_duration.start() <= m.start() < asked_duration.end():
+            continue
+        n, unit = _qty(m.group(1)), m.group(2).lower()
+        span = n * _UNIT_DAYS[unit]
+        slack = max(1.5, 0.25 * span) if unit == "day" else max(3.0, 0.3 * span)
+        out.append((m.start(), _around(now - span * DAY, slack, m.group(0))))
+    for m in _DAYWORD.finditer(question):
+        word = " ".join(m.group(1).lower().split())
+        if word == "yesterday" or word == "last night":
+            out.append((m.start(), TimeWindow(today - DAY, today + 0.5 * DAY, m.group(0))))
+        else:
+            out.append((m.start(), TimeWindow(today, now + DAY, m.group(0))))
+    for m in _LAST_WEEKDAY.finditer(question):
+        wd = _WEEKDAYS.index(m.group(1).lower())
+        back = (now.weekday() - wd) % 7 or 7  # the most recent one before today
+        day = today - back * DAY
+        out.append((m.start(), TimeWindow(day - DAY, day + 2 * DAY, m.group(0))))
+    for m in _LAST_UNIT.finditer(question):
+        out.append((m.start(), _last(m.group(1).lower(), now, today, m.group(0))))
+    for m in _THIS_UNIT.finditer(question):
+        unit = m.group(1).lower()
+        start = {
+            "week": today - now.weekday() * DAY,
+            "weekend": today - ((now.weekday() - 5) % 7) * DAY,
+            "month": today.replace(day=1),
+            "year": today.replace(month=1, day=1),
+        }[unit]
+        out.append((m.start(), TimeWindow(start - DAY, now + DAY, m.group(0))))
+    for m in _RECENT.finditer(question):
+        unit = (m.group(2) or "").lower().rstrip("s")
+        if unit:
+            span = _qty(m.group(1) or "1") * _UNIT_DAYS[unit]
+            if not m.group(1):
+                span = max(span, 3 * _UNIT_DAYS[unit])  # "the past weeks"
+        else:
+            span = 30.0  # "recently", "lately"
+        out.append((m.start(), TimeWindow(now - span * DAY, now + DAY, m.group(0))))
+    for m in _MONTH_DAY.finditer(question):
+        named = m.group(1) or m.group(4)
+        year = int(m.group(5)) if m.group(5) else None
+        date = _date(_month(named), int(m.group(2) or m.group(3)), year, now)
+        if date is not None:
+            out.append((m.start(), TimeWindow(date - DAY, date + 2 * DAY, m.group(0))))
+    for m in _IN_MONTH.finditer(question):
+        month = _month(m.group(1))
+        year = int(m.group(2)) if m.group(2) else (now.year if month <= now.month else now.year - 1)
+        start = datetime(year, month, 1, tzinfo=now.tzinfo)
+        end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=now.tzinfo)
+        out.append((m.start(), TimeWindow(start - 2 * DAY, end + 2 * DAY, m.group(0))))
+    for m in _IN_YEAR.finditer(question):
+        year = int(m.group(1))
+        out.append(
+            (
+                m.start(),
+                TimeWindow(
+                    datetime(year, 1, 1, tzinfo=now.tzinfo),
+                    datetime(year + 1, 1, 1, tzinfo=now.tzinfo),
+                    m.group(0),
+                ),
+            )
+        )
+    return out
+
+
+def _last(unit: str, now: datetime, today: datetime, phrase: str) -> TimeWindow:
+    if unit == "week":
+        start = today - (now.weekday() + 7) * DAY
+        return TimeWindow(start - 2 * DAY, start + 9 * DAY, phrase)
+    if unit == "weekend":
+        saturday = today - ((now.weekday() - 5) % 7 or 7) * DAY
+        if now.weekday() == 6:  # on a Sunday, "last weekend" is the one before
+            saturday -= 7 * DAY
+        return TimeWindow(saturday - DAY, saturday + 3 * DAY, phrase)
+    if unit == "month":
+        first = today.replace(day=1)
+        prev = (first - DAY).replace(day=1)
+        return TimeWindow(prev - 3 * DAY, first + 3 * DAY, phrase)
+    start = today.replace(year=now.year - 1, month=1, day=1)
+    return TimeWindow(start - 7 * DAY, start.replace(year=now.year) + 7 * DAY, phrase)
+
+
+def _date(month: int, day: int, year: int | None, now: datetime) -> datetime | None:
+    """The date, in the given year or else the most recent one up to ``now``."""
+    try:
+        if year is not None:
+            return datetime(year, month, day, tzinfo=now.tzinfo)
+        when = datetime(now.year, month, day, tzinfo=now.tzinfo)
+        return when if when <= now + DAY else when.replace(year=now.year - 1)
+    except ValueError:
+        return None
+
+
+def time_order(question: str) -> str | None:
+    """ "newest" when the question asks for the current state of something that
+    changes ("Where do I live now?"), "oldest" when it asks for the first or former
+    one ("Where did I initially keep my sneakers?"), None otherwise."""
+    newest, oldest = _NEWEST.search(question), _OLDEST.search(question)
+    if newest and not oldest:
+        return "newest"
+    if oldest and not newest:
+        return "oldest"
+    return None

@@ -1,0 +1,110 @@
+"""Time in the ranking (``engines/arrange.py``) on hand-made histories, through the
+public API: the window a question names, and the newer of two versions first."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from remem import InvalidInputError, InvalidTypeError, Memory
+
+T0 = datetime(2023, 1, 2, 9, 0)
+ENGINES = ["dense", "bm25", "hybrid", "synapse", "ilstma"]
+
+
+def _history(mem: Memory, user: str = "u") -> dict[str, str]:
+    """Two months of notes; a few facts change, a few events are dated."""
+    ids = {}
+    items = [
+        ("home-old", 0, "I live in a small flat in Lisbon near the river."),
+        ("job-old", 1, "I work as a barista at a cafe downtown."),
+        ("boots", 3, "I bought new hiking boots for the mountains."),
+        ("book", 10, "I finished reading a long novel about a lighthouse keeper."),
+        ("museum", 20, "I visited the science museum with my nephew."),
+        ("cake", 40, "I baked a lemon cake for my friend's birthday."),
+        ("home-new", 50, "I moved out of Lisbon; I live in a small flat in Porto now."),
+        ("job-new", 52, "I quit the cafe and now work as a barista at a hotel."),
+        ("jewelry", 57, "My aunt gave me a silver necklace as a gift."),
+    ]
+    for i in range(40):  # filler: other days, other things
+        day = [4, 5, 6, 7, 8, 9, 11, 12, 13, 27, 28, 29, 30, 31, 32, 33][i % 16]
+        items.append((f"f{i}", day, f"Daily note {i}: groceries, laundry and a short walk."))
+    for key, day, text in items:
+        ids[key] = mem.add(
+            text, user_id=user, speaker="user", timestamp=T0 + timedelta(days=day, hours=1)
+        )
+    return ids
+
+
+NOW = T0 + timedelta(days=60)  # a Thursday
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_newer_version_ranks_first_without_hiding_the_older(engine, embedder):
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        ids = _history(mem)
+        for q, new, old in (
+            ("Where do I live?", "home-new", "home-old"),
+            ("Where do I work as a barista?", "job-new", "job-old"),
+        ):
+            got = [h.id for h in mem.search(q, user_id="u", k=5, now=NOW)]
+            assert ids[new] in got and ids[old] in got  # both kept
+            assert got.index(ids[new]) < got.index(ids[old]), (q, engine)
+        rec = mem.recall("Where do I live?", user_id="u", k=5, now=NOW)
+        assert "newer version of " + ids["home-old"] in rec.explanations[ids["home-new"]]
+        # asked for the original, the older comes first
+        got = [h.id for h in mem.search("Where did I initially live?", user_id="u", k=5)]
+        assert got.index(ids["home-old"]) < got.index(ids["home-new"])
+
+
+@pytest.mark.parametrize("engine", ["dense", "hybrid", "synapse"])
+def test_a_time_the_question_names_lifts_the_memories_made_then(engine, embedder):
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        ids = _history(mem)
+        # "What did I do N days ago?" says little: the window decides
+        day40 = mem.search("What did I do 20 days ago?", user_id="u", k=3, now=NOW)
+        assert day40[0].id == ids["cake"]
+        rec = mem.recall("What did I do 20 days ago?", user_id="u", k=3, now=NOW)
+        assert "made 20 days ago" in rec.explanations[ids["cake"]]
+        last_saturday = mem.search("Who gave me something last Saturday?", "u", 3, now=NOW)
+        assert last_saturday[0].id == ids["jewelry"]
+        # asked at another moment, the same words point elsewhere
+        earlier = mem.search("What did I do 20 days ago?", "u", 3, now=T0 + timedelta(days=40))
+        assert earlier[0].id == ids["museum"]
+
+
+def test_bad_clocks_and_options_get_clear_errors(embedder):
+    with Memory(":memory:", engine="hybrid", embedder=embedder, llm="none") as mem:
+        mem.add("hello", user_id="u")
+        for bad in ("yesterday-ish", "2023-13-45", 12.5):
+            with pytest.raises((InvalidInputError, InvalidTypeError)):
+                mem.search("hello", user_id="u", now=bad)
+            with pytest.raises((InvalidInputError, InvalidTypeError)):
+                mem.recall("hello", user_id="u", now=bad)
+            with pytest.raises((InvalidInputError, InvalidTypeError)):
+                mem.answer("hello", user_id="u", now=bad)
+    with pytest.raises(InvalidInputError, match="unknown time_options"):
+        Memory(":memory:", engine="bm25", embedder=embedder, time_options={"nope": 1})
+    with pytest.raises(InvalidInputError, match="depth"):
+        Memory(":memory:", engine="bm25", embedder=embedder, time_options={"depth": -1})
+    with pytest.raises(InvalidInputError, match="updates"):
+        Memory(":memory:", engine="bm25", embedder=embedder, time_options={"updates": 1})
+
+
+def test_the_reader_is_told_which_version_is_current(embedder):
+    from remem.answer import Answerer
+    from remem.answer.reader import versions
+    from remem.llm import create_llm
+
+    with Memory(":memory:", engine="hybrid", embedder=embedder, llm="none") as mem:
+        ids = _history(mem)
+        rec = mem.recall("Where do I live?", user_id="u", k=5, now=NOW)
+    marks = versions(rec.explanations)
+    assert marks[ids["home-new"]] == "latest" and marks[ids["home-old"]] == "earlier"
+    _, context, _ = Answerer(create_llm("none")).fit(rec.hits, (), marks)
+    line = next(x for x in context.splitlines() if "Porto" in x)
+    assert line.startswith("[3 March 2023, latest] user: I moved out of Lisbon")
+    assert any(
+        x.endswith("Lisbon near the river.") and ", earlier]" in x for x in context.splitlines()
+    )

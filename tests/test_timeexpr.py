@@ -1,0 +1,82 @@
+"""Relative and absolute time expressions as windows over memory time."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from remem.timeexpr import time_order, time_window
+
+# a Thursday afternoon
+NOW = datetime(2023, 3, 9, 15, 42)
+
+
+def _window(question: str, now: datetime = NOW) -> tuple[datetime, datetime]:
+    w = time_window(question, now)
+    assert w is not None, question
+    return w.start, w.end
+
+
+@pytest.mark.parametrize(
+    "question, inside, outside",
+    [
+        ("Which book did I finish a week ago?", "2023-03-02", "2023-02-20"),
+        ("What kitchen appliance did I buy 10 days ago?", "2023-02-27", "2023-03-08"),
+        ("I mentioned visiting a museum two months ago.", "2023-01-08", "2023-03-01"),
+        ("I cooked something for my friend a couple of days ago.", "2023-03-07", "2023-03-01"),
+        ("I received a piece of jewelry last Saturday from whom?", "2023-03-04", "2023-02-25"),
+        ("Where did I go last week?", "2023-03-01", "2023-02-15"),
+        ("Which pair of shoes did I clean last month?", "2023-02-14", "2023-03-08"),
+        ("Which bike did I service the past weekend?", "2023-03-05", "2023-02-26"),
+        ("What did I eat yesterday?", "2023-03-08T20:00", "2023-03-06"),
+        ("What have I been reading recently?", "2023-02-20", "2022-12-01"),
+        ("Anything new in the past two weeks?", "2023-03-01", "2023-02-01"),
+        ("What did I do on March 5th?", "2023-03-05T12:00", "2023-03-01"),
+        ("Who did I meet on 14 February?", "2023-02-14T18:00", "2023-02-20"),
+        ("What did I plan in December?", "2022-12-15", "2023-01-10"),
+        ("Where did I travel in May 2021?", "2021-05-20", "2022-05-20"),
+        ("What happened in 2021?", "2021-07-01", "2022-01-05"),
+        ("What did we do earlier this year?", "2023-01-20", "2022-12-20"),
+    ],
+)
+def test_windows(question, inside, outside):
+    start, end = _window(question)
+    assert start <= datetime.fromisoformat(inside) < end
+    assert not start <= datetime.fromisoformat(outside) < end
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many days ago did I attend a networking event?",  # a duration is asked for
+        "How many weeks ago did I start using the cashback app?",
+        "What is my sister's name?",
+        "What do I usually do on Saturday?",  # a habit, not a date
+        "Which came first, the concert or the trip?",
+    ],
+)
+def test_no_window(question):
+    assert time_window(question, NOW) is None
+
+
+def test_the_first_expression_wins_and_zones_are_kept():
+    utc = NOW.replace(tzinfo=timezone.utc)
+    w = time_window("What did I buy two weeks ago, after the sale last month?", utc)
+    assert w is not None and w.phrase == "two weeks ago" and w.start.tzinfo is timezone.utc
+    assert w.contains(utc - timedelta(days=14)) and w.distance_days(utc - timedelta(days=14)) == 0
+    assert w.distance_days(w.start - timedelta(days=2)) == pytest.approx(2.0)
+    assert w.distance_days(w.end + timedelta(days=1)) == pytest.approx(1.0)
+
+
+def test_a_date_that_does_not_exist_names_no_window():
+    assert time_window("What did I do on February 30th?", NOW) is None
+
+
+def test_order_words():
+    assert time_order("Where do I currently keep my old sneakers?") == "newest"
+    assert time_order("How many engineers do I lead now?") == "newest"
+    assert time_order("Where did I initially keep my sneakers?") == "oldest"
+    assert time_order("Which city was I living in originally?") == "oldest"
+    assert time_order("What did I use to clean it?") is None  # "use to" is not "used to"
+    assert time_order("What is my sister's name?") is None
