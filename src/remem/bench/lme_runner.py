@@ -55,6 +55,9 @@ class _Run:
     rss_growth_mb: list[float] = field(default_factory=list)
     refused_abs: list[bool] = field(default_factory=list)
     refused_other: list[bool] = field(default_factory=list)
+    #: per question type: whether the newest evidence turn ranked above the oldest
+    #: (questions with evidence in two or more sessions, both in the ranking)
+    newest_first: dict[str, list[bool]] = field(default_factory=dict)
 
 
 def run_longmemeval(
@@ -135,6 +138,10 @@ def run_longmemeval(
                 continue
             turns = [h.metadata.get("turn") for h in hits]
             sessions = first_seen([h.session_id for h in hits])
+            order = _newest_first(q, turns)
+            if order is not None:
+                for kind in (q.question_type, "all"):
+                    run.newest_first.setdefault(kind, []).append(order)
             for k in ks:
                 for metric, value in _scores(q, turns, sessions, k).items():
                     for kind in (q.question_type, "all"):
@@ -144,6 +151,19 @@ def run_longmemeval(
     if cache is not None:
         cache.save()
     return _summarise(questions, runs, ks, time.time() - started, reuse_embeddings, repeats)
+
+
+def _newest_first(q: Question, turns: list[str | None]) -> bool | None:
+    """Whether the question's newest evidence turn ranks above its oldest (None when
+    its evidence is in one session, or either is not in the ranking)."""
+    when = {t.turn_id: (t.timestamp, t.session_id) for t in q.turns}
+    ev = sorted(when[e] + (e,) for e in q.evidence if e in when)
+    if len({s for _, s, _ in ev}) < 2:
+        return None
+    oldest, newest = ev[0][2], ev[-1][2]
+    if oldest not in turns or newest not in turns:
+        return None
+    return turns.index(newest) < turns.index(oldest)
 
 
 def _scores(
@@ -190,6 +210,9 @@ def _summarise(
             "rss_growth_mb_max": max(run.rss_growth_mb, default=float("nan")),
             "gate_refusal_abstention": mean(run.refused_abs) if run.refused_abs else None,
             "gate_false_refusal": mean(run.refused_other) if run.refused_other else None,
+            "newest_first": {
+                kind: {"rate": mean(v), "n": len(v)} for kind, v in sorted(run.newest_first.items())
+            },
         }
     return {
         "benchmark": "longmemeval-retrieval",

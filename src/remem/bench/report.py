@@ -546,6 +546,30 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
         if result.get("reuse_embeddings")
         else "ingest includes embedding"
     )
+    orders = sorted(
+        {kind for e in result["engines"].values() for kind in e.get("newest_first", {})}
+    )
+    newest = [
+        [name]
+        + [
+            f"{_fmt(e['newest_first'][kind]['rate'], 2)} ({e['newest_first'][kind]['n']})"
+            if kind in e.get("newest_first", {})
+            else "-"
+            for kind in orders
+        ]
+        for name, e in result["engines"].items()
+    ]
+    extra = []
+    if orders:
+        extra.append(
+            (
+                "**Newest evidence first: share of questions with evidence in two or more "
+                "sessions (both retrieved, n in brackets) whose newest evidence turn ranks "
+                "above the oldest**",
+                ["engine", *orders],
+                newest,
+            )
+        )
     return [
         (
             f"**Evidence recall@k on LongMemEval by question type: {where} (n: {n})**",
@@ -574,4 +598,5 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
             ],
             eff,
         ),
+        *extra,
     ]

@@ -54,7 +54,13 @@ class ArrangeConfig:
     the window, any of the ``depth`` results outranks every result outside it."""
     same_fact_cosine: float = 0.8
     """choice: two memories this close (MiniLM cosine of their vectors) restate one
-    thing; measured on LongMemEval's knowledge-update pairs (docs/benchmarks.md)."""
+    thing whatever the question (near-duplicates)."""
+    same_subject_share: float = 0.5
+    """choice: two memories that both hold the question's words carrying this share of
+    its IDF weight are two versions of what it asks about. Updates are rarely
+    near-duplicates: on LongMemEval's knowledge-update pairs the two statements have
+    a median cosine of 0.49 (0.38 for two unrelated turns of the same sessions), so
+    the question's own words decide (docs/benchmarks.md)."""
     updates: bool = True
     """whether the newer of two versions moves above the older."""
     min_gap_s: float = 3600.0
@@ -103,6 +109,7 @@ def _epoch(when: datetime) -> float:
 def arrange(
     hits: Sequence[Scored],
     idx: UserIndex,
+    query: str,
     window: TimeWindow | None,
     order: str | None,
     k: int,
@@ -116,7 +123,7 @@ def arrange(
         out = _apply_window(out, idx, window, cfg)
     out = out[:k]
     if cfg.updates and len(out) > 1:
-        out = _order_versions(out, idx, oldest_first=order == "oldest", cfg=cfg)
+        out = _order_versions(out, idx, query, oldest_first=order == "oldest", cfg=cfg)
     return out
 
 
@@ -143,14 +150,25 @@ def _apply_window(
 
 
 def _order_versions(
-    hits: list[Scored], idx: UserIndex, *, oldest_first: bool, cfg: ArrangeConfig
+    hits: list[Scored], idx: UserIndex, query: str, *, oldest_first: bool, cfg: ArrangeConfig
 ) -> list[Scored]:
-    pos = [idx.pos.get(h.id) for h in hits]
-    if any(p is None for p in pos):
+    found = [idx.pos.get(h.id) for h in hits]
+    if any(p is None for p in found):
         return hits
-    vecs = np.stack([idx.dense.vector(p) for p in pos])  # type: ignore[arg-type]
-    times = [idx.times[p] for p in pos]  # type: ignore[index]
-    sims = vecs @ vecs.T
+    pos: list[int] = [p for p in found if p is not None]
+    vecs = np.stack([idx.dense.vector(p) for p in pos])
+    times = [idx.times[p] for p in pos]
+    close = vecs @ vecs.T >= cfg.same_fact_cosine
+    n = len(pos)
+    subject = np.zeros((n, n), dtype=bool)
+    if cfg.same_subject_share <= 1.0:
+        own = [idx.bm25.shared_weight(query, [p]) for p in pos]
+        for a in range(n):
+            for b in range(a + 1, n):
+                if min(own[a], own[b]) >= cfg.same_subject_share:
+                    share = idx.bm25.shared_weight(query, [pos[a], pos[b]])
+                    subject[a, b] = subject[b, a] = share >= cfg.same_subject_share
+    sims = close | subject
     order = list(range(len(hits)))
     moved: dict[int, int] = {}
     changed = True
@@ -160,7 +178,7 @@ def _order_versions(
         for a in range(len(order)):
             for b in range(a + 1, len(order)):
                 i, j = order[a], order[b]
-                if sims[i, j] < cfg.same_fact_cosine:
+                if not sims[i, j]:
                     continue
                 gap = times[j] - times[i]
                 if (gap if not oldest_first else -gap) >= cfg.min_gap_s:

@@ -187,7 +187,7 @@ class Engine(ABC):
         if not hits or (window is None and not self.ctx.time.updates):
             return hits[:k]
         with self.ctx.indexes.use(user_id) as idx:
-            return arrange(hits, idx, window, order, k, self.ctx.time)
+            return arrange(hits, idx, query, window, order, k, self.ctx.time)
 
     def consolidate(self, user_id: str) -> int:
         """Run pending consolidation of the user now; returns memories processed."""
