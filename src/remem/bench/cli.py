@@ -474,3 +474,32 @@ def longmemeval(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
     )
     result.update({"data": args.data, "pool": pool, "seed": args.seed, "passages": args.passages})
     return result, longmemeval_tables(result)
+
+
+@benchmark(
+    "ingest",
+    help="long turns against short ones: word pieces/s, first search after a write, peak RSS",
+    args=[
+        arg("--short", required=True, help="path to locomo10.json (short chat turns)"),
+        arg("--long", required=True, help="a LongMemEval JSON file (long assistant turns)"),
+        arg("--engines", type=names, default=["hybrid", "synapse"]),
+        arg("--turns", type=int, default=500, help="turns of each kind per ingest"),
+        arg("--rounds", type=int, default=3),
+        arg("--no-rss", action="store_true", help="skip the fresh-process peak RSS"),
+        *OUT,
+    ],
+)
+def ingest(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .ingest import run_ingest
+    from .report import ingest_tables
+
+    result = run_ingest(
+        args.short,
+        args.long,
+        args.engines,
+        turns=args.turns,
+        rounds=args.rounds,
+        rss=not args.no_rss,
+        progress=_progress,
+    )
+    return result, ingest_tables(result)

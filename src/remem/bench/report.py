@@ -600,3 +600,51 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
         ),
         *extra,
     ]
+
+
+def ingest_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    rows = [
+        [
+            r["engine"],
+            r["kind"],
+            f"{r['turns']:,}",
+            f"{r['word_pieces']:,}",
+            _fmt(r["turns_per_s"], 1),
+            _fmt(r["pieces_per_s"], 0),
+            f"{_fmt(r['first_search_ms_p50'], 1)} / {_fmt(r['first_search_ms_p95'], 1)}",
+            f"{_fmt(r['later_search_ms_p50'], 1)} / {_fmt(r['later_search_ms_p95'], 1)}",
+        ]
+        for r in result["rows"]
+    ]
+    summary = [
+        [
+            name,
+            _fmt(ratio, 2),
+            _fmt(result["fresh_process_peak_rss_mb"].get(name, float("nan")), 0),
+        ]
+        for name, ratio in result["long_short_ratio"].items()
+    ]
+    return [
+        (
+            f"**Ingest of {result['turns']} turns with one add_many, short (LoCoMo) and "
+            f"long (LongMemEval) in alternation, {result['rounds']} rounds; first search "
+            "right after the write, later = the next searches (p50 / p95 ms)**",
+            [
+                "engine",
+                "turns",
+                "n",
+                "word pieces",
+                "turns/s",
+                "word pieces/s",
+                "first search ms",
+                "later search ms",
+            ],
+            rows,
+        ),
+        (
+            "**Long against short: word pieces/s ratio, and the peak RSS of a fresh process "
+            "loading the model and ingesting the long turns**",
+            ["engine", "long / short word pieces/s", "peak RSS MB"],
+            summary,
+        ),
+    ]
