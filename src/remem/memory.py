@@ -222,7 +222,11 @@ class Memory:
         # Per user, not per Memory: the store orders one user's writes itself, and a
         # server's threads adding for different users must not queue behind each other.
         with self._user_locks(user_id):
+            # the index is brought current and extended here, on the write path, so
+            # the first search after a write is as fast as the rest
+            before = self._indexes.get(user_id).state
             stored = self._store.add(user_id, new, vectors)
+            self._indexes.added(user_id, stored, before)
         self._engine.on_add(user_id, stored)
         return stored
 

@@ -102,15 +102,31 @@ def test_plan_batches_examples():
     assert spans[-1] == (5, 6)
 
 
+def test_plan_batches_caps_padded_tokens_of_long_texts_only():
+    # short texts (up to long_from) keep full batches: their embeddings never change
+    assert plan_batches([100] * 8, 8, 1000.0, max_tokens=200, long_from=128) == [(0, 8)]
+    # long ones: at most max_tokens padded tokens a run (one text when even that is over)
+    assert plan_batches([256] * 8, 8, 1000.0, 1024, 128) == [(0, 4), (4, 8)]
+    assert plan_batches([300, 2000], 8, 1000.0, 1024, 128) == [(0, 1), (1, 2)]
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     lengths=st.lists(st.integers(1, 300), max_size=80).map(sorted),
     max_batch=st.integers(1, 40),
     overhead=st.floats(0.0, 500.0),
+    max_tokens=st.one_of(st.none(), st.integers(1, 4000)),
+    long_from=st.integers(0, 300),
 )
-def test_plan_batches_covers_every_index_once_in_order(lengths, max_batch, overhead):
-    spans = plan_batches(lengths, max_batch, overhead)
+def test_plan_batches_covers_every_index_once_in_order(
+    lengths, max_batch, overhead, max_tokens, long_from
+):
+    spans = plan_batches(lengths, max_batch, overhead, max_tokens, long_from)
     covered = [i for a, b in spans for i in range(a, b)]
     assert covered == list(range(len(lengths)))
     assert all(0 < b - a <= max_batch for a, b in spans)
     assert all(spans[i][1] == spans[i + 1][0] for i in range(len(spans) - 1))
+    if max_tokens is not None:
+        for a, b in spans:
+            longest = lengths[b - 1]
+            assert b - a == 1 or longest <= long_from or (b - a) * longest <= max_tokens

@@ -334,3 +334,32 @@ def test_unknown_option_raises(embedder):
         assert np.isclose(mem._engine.cfg.spread, 0.8)
     finally:
         mem.close()
+
+
+def test_graph_is_built_on_the_write_path_not_by_the_first_search(open_memory, monkeypatch):
+    """After an add that consolidates, the first search finds the graph built; after
+    adds that leave episodes out of a write-built graph, the first search builds it
+    over every episode (as with no graph), and later searches reuse it."""
+    import remem.engines.synapse.engine as syn
+
+    builds = []
+    real = syn.build_graph
+    monkeypatch.setattr(syn, "build_graph", lambda *a, **k: builds.append(1) or real(*a, **k))
+    mem = open_memory(":memory:", "synapse")
+    texts = [f"Note {i}: the greyhound Biscuit ran on the beach number {i}." for i in range(12)]
+    mem.add_many(texts[:10], user_id="u")  # consolidates: the graph is built here
+    assert len(builds) == 1
+    mem.search("greyhound beach", user_id="u", k=3)
+    assert len(builds) == 1  # the first search built nothing
+    assert mem.stats("u")["episodes"] == 10
+    mem.add_many(texts[10:], user_id="u")  # two more: no consolidation
+    mem.search("greyhound beach", user_id="u", k=3)
+    assert len(builds) == 1  # a graph a search already used: reused as before
+    other = open_memory(":memory:", "synapse")
+    other.add_many(texts[:10], user_id="v")
+    other.add_many(texts[10:], user_id="v")  # the write-built graph lacks two episodes
+    builds.clear()
+    other.search("greyhound beach", user_id="v", k=3)
+    assert len(builds) == 1 and other.stats("v")["episodes"] == 12
+    other.search("greyhound beach", user_id="v", k=3)
+    assert len(builds) == 1

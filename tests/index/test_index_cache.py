@@ -41,6 +41,39 @@ def test_cache_appends_only_new_rows_and_rebuilds_on_foreign_delete(db_path):
         s2.close()
 
 
+def test_own_add_applied_in_place_and_foreign_writes_left_to_the_next_sync(db_path):
+    s1, s2 = SQLiteStore(db_path), SQLiteStore(db_path)
+    try:
+        cache = IndexCache(s1, 4)
+        before = cache.get("u").state  # a new user: nothing yet
+        rows = s1.add("u", [_new("apple"), _new("banana")], _vecs(2))
+        cache.added("u", rows, before)
+        idx = cache.get("u")
+        assert idx.ids == [m.id for m in rows] and idx.state == s1.user_state("u")
+
+        def no_reads(*a, **k):  # the cache is current: a search reads no rows back
+            raise AssertionError("rows were read back")
+
+        real, s1.load = s1.load, no_reads
+        more = s1.add("u", [_new("cherry")], _vecs(1))
+        cache.added("u", more, idx.state)
+        assert cache.get("u") is idx and idx.ids[-1] == more[0].id
+        s1.load = real
+
+        before = idx.state
+        s2.add("u", [_new("date")], _vecs(1))  # another process writes meanwhile
+        late = s1.add("u", [_new("elderberry")], _vecs(1))
+        cache.added("u", late, before)  # not applied: the counts do not add up
+        assert late[0].id not in idx.pos
+        synced = cache.get("u")  # the next sync loads both rows, in order
+        assert [synced.bm25.scores(w).argmax() for w in ("date", "elderberry")] == [3, 4]
+        assert cache.get("u").ids[-1] == late[0].id and len(cache.get("u")) == 5
+        cache.added("nobody", [], None)  # nothing to add: nothing happens
+    finally:
+        s1.close()
+        s2.close()
+
+
 def test_own_delete_applied_in_place(db_path):
     store = SQLiteStore(db_path)
     try:

@@ -6,7 +6,9 @@ carries none. Same recipe as sentence-transformers: truncate at 256 word pieces,
 pool the last hidden state over the attention mask, L2-normalise.
 
 Speed (2 cores, measured in docs/benchmarks.md): texts are sorted by length before
-batching, so each batch pads only to its own longest text. Small batches run on
+batching, so each batch pads only to its own longest text. Memory: batches of long
+texts are capped in padded tokens and onnxruntime's per-shape memory pattern is off,
+so ingesting long texts stays within a few hundred MB (``plan_batches``). Small batches run on
 ``workers`` threads over one single-threaded session; on short turns that beats one
 session using both cores for every matrix product by about 25%. Queries (a few
 texts) use a second session with all cores, for latency. The packaged model stores
@@ -66,21 +68,32 @@ def word_pieces(texts: Sequence[str]) -> int:
 
 
 def plan_batches(
-    sorted_lengths: list[int], max_batch: int, overhead: float
+    sorted_lengths: list[int],
+    max_batch: int,
+    overhead: float,
+    max_tokens: int | None = None,
+    long_from: int = 0,
 ) -> list[tuple[int, int]]:
     """Split length-sorted texts into contiguous batches that minimise padded work.
 
     On CPU the cost of one run is about ``overhead + batch * longest`` tokens (the
     per-token cost barely falls with batch size), so padding, not the number of runs,
     dominates on mixed-length turns. Dynamic programming over the sorted lengths finds
-    the cheapest split, with at most ``max_batch`` texts per run.
+    the cheapest split, with at most ``max_batch`` texts per run and, for runs whose
+    longest text is over ``long_from`` tokens, at most ``max_tokens`` padded tokens
+    (a run's working memory grows with batch x width, and with width squared in
+    attention: long texts in full batches are what made ingesting long histories
+    take gigabytes).
     """
     n = len(sorted_lengths)
     best = [0.0] + [float("inf")] * n
     cut = [0] * (n + 1)
     for j in range(1, n + 1):
         longest = sorted_lengths[j - 1]
-        for i in range(max(0, j - max_batch), j):
+        room = max_batch
+        if max_tokens is not None and longest > long_from:
+            room = max(1, min(max_batch, max_tokens // max(longest, 1)))
+        for i in range(max(0, j - room), j):
             cost = best[i] + overhead + (j - i) * longest
             if cost < best[j]:
                 best[j], cut[j] = cost, i
@@ -105,6 +118,8 @@ class OnnxMiniLM(Embedder):
         threads: int | None = None,
         workers: int | None = None,
         run_overhead_tokens: float = 4.0,
+        max_batch_tokens: int = 1024,
+        long_from: int = 128,
     ):
         try:
             import onnxruntime  # noqa: F401 - fail early with a clear message
@@ -117,6 +132,8 @@ class OnnxMiniLM(Embedder):
         cores = os.cpu_count() or 1
         self.batch_size = batch_size
         self.run_overhead_tokens = run_overhead_tokens
+        self.max_batch_tokens = max_batch_tokens
+        self.long_from = long_from
         self.max_tokens = max_tokens
         self._path = path
         self._threads = threads or min(cores, 8)
@@ -137,6 +154,10 @@ class OnnxMiniLM(Embedder):
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # The memory pattern plans (and keeps) one allocation layout per input shape:
+        # with texts of every length that is a plan per (batch, width) seen, and the
+        # process grew by gigabytes on long histories. Planning per run costs little.
+        opts.enable_mem_pattern = False
         # Idle pool threads must not spin: two sessions (and the caller's own work)
         # share two cores, and spinning threads starve whoever runs next.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -161,7 +182,13 @@ class OnnxMiniLM(Embedder):
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(lengths, kind="stable")
-        batches = plan_batches(lengths[order].tolist(), self.batch_size, self.run_overhead_tokens)
+        batches = plan_batches(
+            lengths[order].tolist(),
+            self.batch_size,
+            self.run_overhead_tokens,
+            self.max_batch_tokens,
+            self.long_from,
+        )
         groups = [order[a:b] for a, b in batches]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         if len(groups) == 1 or self._workers == 1:

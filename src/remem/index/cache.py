@@ -2,7 +2,9 @@
 
 Every search first reads the user's :class:`~remem.store.UserState` (one indexed
 row). Same state: the cached indexes are current. More rows: only the new rows are
-loaded and appended. An erase/recreate (new epoch) or a delete by another process
+loaded and appended. This process's own adds and deletes are applied in place on the
+write path (:meth:`IndexCache.added`, :meth:`IndexCache.deleted`), so the first
+search after a write does no indexing. An erase/recreate (new epoch) or a delete by another process
 (unexpected ``del_rev``): the user's indexes are rebuilt from the store. Deletes
 made through this process are applied in place. So several processes (or API
 workers) sharing one database always search current data.
@@ -110,6 +112,38 @@ class IndexCache:
             while len(self._users) > self.max_users:
                 self._users.popitem(last=False)
             return idx
+
+    def added(self, user_id: str, rows: list[StoredMemory], before: UserState | None) -> None:
+        """Apply this process's own add in place, so the next search finds the index
+        current instead of reading the rows back and indexing them then (the write
+        pays, not the first query). When anything else changed meanwhile (another
+        process wrote), nothing is applied here and the next :meth:`get` resyncs."""
+        if not rows:
+            return
+        with self._lock:
+            after = self.store.user_state(user_id)
+            if after is None:
+                return
+            idx = self._users.get(user_id)
+            if before is None:  # the user's first memories: a new index
+                if idx is not None or after.next_seq != len(rows) or after.del_rev != 0:
+                    return
+                idx = UserIndex(self.dim)
+            elif (
+                idx is None
+                or idx.state != before
+                or after.epoch != before.epoch
+                or after.del_rev != before.del_rev
+                or after.next_seq != before.next_seq + len(rows)
+            ):
+                return
+            with idx.lock:
+                idx.append(rows)
+                idx.state = after
+            self._users[user_id] = idx
+            self._users.move_to_end(user_id)
+            while len(self._users) > self.max_users:
+                self._users.popitem(last=False)
 
     def deleted(self, user_id: str, ids: list[str], before: UserState | None) -> None:
         """Apply this process's own delete in place when nothing else changed meanwhile."""

@@ -16,6 +16,7 @@ the next add (or ``Memory.consolidate``) picks up every unconsolidated memory.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -59,7 +60,11 @@ class SynapseEngine(Engine):
         )
         self._llm_failures: dict[str, int] = {}
         self._layers: dict[str, SemanticLayer] = {}
-        self._graphs: dict[str, tuple[tuple, Graph]] = {}
+        # built graphs, least recently used first (bounded like the indexes they use)
+        self._graphs: OrderedDict[str, tuple[tuple, Graph]] = OrderedDict()
+        # users whose graph was built on the write path before any search built one:
+        # the first search takes it only if it holds every episode (see ``_graph``)
+        self._provisional: set[str] = set()
         self._locks = UserLocks()
         # user -> {("m", memory_id) | ("c", cid): window} reached by queries, not yet stored
         self._pending: dict[str, dict[tuple[str, str], int]] = {}
@@ -111,6 +116,7 @@ class SynapseEngine(Engine):
         with self._locks(user_id):
             self._layers.pop(user_id, None)
             self._graphs.pop(user_id, None)
+            self._provisional.discard(user_id)
             pending = self._pending.get(user_id)
             if pending:
                 # concept ids can be reused once a concept is gone: drop concept touches
@@ -127,15 +133,17 @@ class SynapseEngine(Engine):
         """Extract and merge concepts of every unconsolidated memory; returns how many.
 
         Also flushes this process's record of which nodes queries reached (dormancy
-        bookkeeping) in the same transaction. A user whose graph this process holds
-        gets it rebuilt here, on the write path, so that a search never waits for a
-        build (about 0.1 s at the 10,000-node bound) because a memory arrived.
+        bookkeeping) in the same transaction. The user's graph is then (re)built here,
+        on the write path, so that a search never waits for a build (about 0.1 s at
+        the 10,000-node bound) because memories arrived.
         """
-        warm = user_id in self._graphs
+        warm = user_id in self._graphs and user_id not in self._provisional
         n = self._consolidate(user_id)
-        if n and warm and self.cfg.graph:
+        if n and self.cfg.graph:
             with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
                 self._graph(user_id, idx, self._layer(user_id))
+                if not warm:
+                    self._provisional.add(user_id)
         return n
 
     def _consolidate(self, user_id: str) -> int:
@@ -269,17 +277,33 @@ class SynapseEngine(Engine):
         self._layers[user_id] = layer
         return layer
 
-    def _graph(self, user_id: str, idx: UserIndex, layer: SemanticLayer) -> Graph:
+    def _graph(
+        self, user_id: str, idx: UserIndex, layer: SemanticLayer, *, search: bool = False
+    ) -> Graph:
+        """The user's graph over the current layer. Episodes added since a build are
+        simply not nodes until the next consolidation rebuilds it (on the write path),
+        so searches never wait for a build - except the first search of a user whose
+        graph was built on the write path and has episodes missing since: that search
+        builds it over every episode, as it would have with no graph at all."""
         key = (
             layer.rev,
             idx.state.epoch if idx.state else "",
             idx.state.del_rev if idx.state else 0,
         )
         cached = self._graphs.get(user_id)
-        if cached is not None and cached[0] == key and cached[1].index_size <= idx.dense.size:
-            return cached[1]  # episodes added since the build are simply not nodes yet
+        if cached is not None:
+            self._graphs.move_to_end(user_id)
+        fresh = cached is not None and cached[0] == key and cached[1].index_size <= idx.dense.size
+        if search and user_id in self._provisional:
+            self._provisional.discard(user_id)
+            fresh = fresh and cached is not None and cached[1].index_size == idx.dense.size
+        if fresh and cached is not None:
+            return cached[1]
         graph = build_graph(idx, layer, self.cfg, self._pending.get(user_id))
         self._graphs[user_id] = (key, graph)
+        self._graphs.move_to_end(user_id)
+        while len(self._graphs) > max(self.ctx.indexes.max_users, 1):
+            self._graphs.popitem(last=False)
         return graph
 
     def _touch(
@@ -373,7 +397,9 @@ class SynapseEngine(Engine):
                 x = cfg.lexical_similarity
                 return (1.0 - x) * np.where(np.isfinite(c), np.maximum(c, 0.0), 0.0) + x * lex
 
-            graph = self._graph(user_id, idx, self._layer(user_id)) if cfg.graph else None
+            graph = (
+                self._graph(user_id, idx, self._layer(user_id), search=True) if cfg.graph else None
+            )
             seed = cfg.alpha * similarity(anchors)
             history: list[np.ndarray] = []
             concepts: list[tuple[str, float]] = []
