@@ -80,3 +80,10 @@ def test_order_words():
     assert time_order("Which city was I living in originally?") == "oldest"
     assert time_order("What did I use to clean it?") is None  # "use to" is not "used to"
     assert time_order("What is my sister's name?") is None
+
+
+def test_a_relative_phrase_of_an_absolute_date_takes_the_date():
+    w = time_window("Where was Dave in the last two weeks of August 2023?", NOW)
+    assert w is not None and w.start.month in (7, 8) and w.start.year == 2023
+    w = time_window("Where was Calvin in the last week of October 2023?", NOW)
+    assert w is not None and w.start.year == 2023 and w.end.month in (10, 11)

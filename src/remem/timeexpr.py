@@ -49,11 +49,13 @@ _LAST_WEEKDAY = re.compile(
     r"saturday|sunday)\b",
     re.I,
 )
-_LAST_UNIT = re.compile(r"\b(?:last|past|previous)\s+(week|weekend|month|year)\b", re.I)
+# "the last week of October 2023" names October, not last week: "of" after the unit
+# hands the window to the absolute date that follows
+_LAST_UNIT = re.compile(r"\b(?:last|past|previous)\s+(week|weekend|month|year)\b(?!\s+of\b)", re.I)
 _THIS_UNIT = re.compile(r"\b(?:this|earlier\s+this)\s+(week|weekend|month|year)\b", re.I)
 _RECENT = re.compile(
     rf"\b(?:recently|lately|these\s+days|(?:in|over|during)\s+the\s+(?:last|past)\s+"
-    rf"(?:{_QTY}\s+)?(days?|weeks?|months?))\b",
+    rf"(?:{_QTY}\s+)?(days?|weeks?|months?))\b(?!\s+of\b)",
     re.I,
 )
 _DAYWORD = re.compile(r"\b(yesterday|today|this\s+morning|tonight|last\s+night)\b", re.I)
@@ -63,7 +65,9 @@ _MONTH_DAY = re.compile(
     re.I,
 )
 _IN_MONTH = re.compile(
-    rf"\bin\s+(?:early\s+|mid[- ]|late\s+)?{_MONTH_RE}\b(?:,?\s+((?:19|20)\d\d))?", re.I
+    rf"\b(?:in|of|during)\s+(?:early\s+|mid[- ]|late\s+)?{_MONTH_RE}\b"
+    rf"(?:,?\s+((?:19|20)\d\d))?|\b{_MONTH_RE},?\s+((?:19|20)\d\d)\b",
+    re.I,
 )
 _IN_YEAR = re.compile(r"\bin\s+((?:19|20)\d\d)\b", re.I)
 
@@ -175,8 +179,9 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
         if date is not None:
             out.append((m.start(), TimeWindow(date - DAY, date + 2 * DAY, m.group(0))))
     for m in _IN_MONTH.finditer(question):
-        month = _month(m.group(1))
-        year = int(m.group(2)) if m.group(2) else (now.year if month <= now.month else now.year - 1)
+        month = _month(m.group(1) or m.group(3))
+        named_year = m.group(2) or m.group(4)
+        year = int(named_year) if named_year else (now.year if month <= now.month else now.year - 1)
         start = datetime(year, month, 1, tzinfo=now.tzinfo)
         end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=now.tzinfo)
         out.append((m.start(), TimeWindow(start - 2 * DAY, end + 2 * DAY, m.group(0))))
