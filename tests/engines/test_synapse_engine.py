@@ -363,3 +363,24 @@ def test_graph_is_built_on_the_write_path_not_by_the_first_search(open_memory, m
     assert len(builds) == 1 and other.stats("v")["episodes"] == 12
     other.search("greyhound beach", user_id="v", k=3)
     assert len(builds) == 1
+
+
+def test_a_long_memory_links_to_its_most_distinctive_labels_only(open_memory, sql, db_path):
+    def word(i: int) -> str:
+        return f"zq{chr(97 + i // 26)}{chr(97 + i % 26)}ter"
+
+    words = " ".join(word(i) for i in range(60))
+    mem = open_memory(db_path, "synapse", engine_options={"mention_budget": 10})
+    ids = mem.add_many(
+        [f"Trip notes for Zanzibar and Kilimanjaro: {words}.", "Short note about Zanzibar."]
+        + [f"Filler {i} about {word(i)} things." for i in range(8)],
+        user_id="u",
+    )
+    mem.consolidate("u")
+    labels = [
+        r[0] for r in sql(db_path, f"SELECT label FROM syn_mentions WHERE memory_id = '{ids[0]}'")
+    ]
+    assert len(labels) == 10
+    assert "zanzibar" in labels and "kilimanjaro" in labels  # entities first
+    # the words other memories share (low IDF) are the ones left out
+    assert not {word(i) for i in range(8)} & set(labels)

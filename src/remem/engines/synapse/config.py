@@ -51,6 +51,12 @@ class SynapseConfig:
     episodes and their temporal edges; measures what concept extraction adds."""
     min_concept_chars: int = 4
     """choice: shorter words are rarely concepts (and are mostly function words)."""
+    mention_budget: int = 32
+    """choice: a memory links to at most this many of its labels, the most distinctive
+    first (named entities, then by the user's own IDF), so the graph adapts to turn
+    length: a chat turn rarely has more (LoCoMo: 10 at the median, 32 at the 99th
+    percentile), an assistant's long answer has about 120, most of them ordinary words
+    that would link it to everything. 0 = no budget."""
     extractor: str = "lexical"
     """choice: "lexical" (offline, the default: the bundled 135M model cannot extract
     concepts) or "llm" (the paper's way, through the Memory's LLM: one call per

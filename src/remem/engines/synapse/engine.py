@@ -26,6 +26,7 @@ import numpy as np
 from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
+from ...index.tokenize import tokenize
 from ...types import StoredMemory
 from ..arrange import plan
 from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
@@ -90,7 +91,7 @@ class SynapseEngine(Engine):
             try:
                 out = [(r, self.extractor.extract(r.text)) for r in rows]
                 self._llm_failures.pop(user_id, None)
-                return self._mentions(out)
+                return self._mentions(user_id, out)
             except LLMError as exc:
                 n = self._llm_failures.get(user_id, 0) + 1
                 self._llm_failures[user_id] = n
@@ -105,9 +106,22 @@ class SynapseEngine(Engine):
                     return None
                 log.warning("concept extraction failed %d times (%s); lexical fallback", n, exc)
                 self._llm_failures.pop(user_id, None)
-        return self._mentions([(r, self.lexical.extract(r.text)) for r in rows])
+        return self._mentions(user_id, [(r, self.lexical.extract(r.text)) for r in rows])
 
-    def _mentions(self, extracted: list) -> list:
+    def _mentions(self, user_id: str, extracted: list) -> list:
+        budget = self.cfg.mention_budget
+        if budget and any(len(found) > budget for _, found in extracted):
+            idx = self.ctx.indexes.get(user_id)
+
+            def distinct(item: tuple[str, str]) -> tuple[int, float]:
+                label, kind = item
+                idf = max((idx.bm25.idf(t) for t in tokenize(label)), default=0.0)
+                return (kind != "entity", -idf)
+
+            extracted = [
+                (r, sorted(found, key=distinct)[:budget] if len(found) > budget else found)
+                for r, found in extracted
+            ]
         return [
             (r.id, label, kind, int(window_of(r.seq, self.cfg)))
             for r, found in extracted
