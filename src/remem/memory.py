@@ -110,7 +110,12 @@ class Memory:
             for ext in registered_extensions():
                 self._store.attach(ext)
             self._check_embedder()
-            self._indexes = IndexCache(self._store, self._embedder.dim, max_cached_users)
+            self._indexes = IndexCache(
+                self._store,
+                self._embedder.dim,
+                max_cached_users,
+                self._passages.score if self._passages else "max",
+            )
             self._ctx = EngineContext(
                 self._store, self._embedder, self._indexes, self._get_llm, time_config
             )

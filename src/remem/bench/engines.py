@@ -47,12 +47,15 @@ def open_engine(
 
 
 def passage_setting(text: str) -> dict[str, Any]:
-    """``MAX/OVERLAP`` (word pieces a passage, sentences shared) as passage_options;
-    ``off`` embeds every memory whole."""
+    """``MAX/OVERLAP[/SCORE]`` (word pieces a passage, sentences shared, how passages
+    score: max, corrected, both, mean) as passage_options; ``off`` embeds every memory
+    whole."""
     if text.strip().lower() == "off":
         return {"max_pieces": 0}
-    size, _, overlap = text.partition("/")
+    size, _, rest = text.partition("/")
+    overlap, _, score = rest.partition("/")
     try:
-        return {"max_pieces": int(size), "overlap": int(overlap or 1)}
+        out: dict[str, Any] = {"max_pieces": int(size), "overlap": int(overlap or 1)}
+        return {**out, "score": score} if score else out
     except ValueError:
         raise InvalidInputError(f"a passage setting is MAX/OVERLAP or off, not {text!r}") from None

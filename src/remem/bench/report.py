@@ -563,30 +563,30 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
     if orders:
         extra.append(
             (
-                "**Newest evidence first: share of questions with evidence in two or more "
+                "Newest evidence first: share of questions with evidence in two or more "
                 "sessions (both retrieved, n in brackets) whose newest evidence turn ranks "
-                "above the oldest**",
+                "above the oldest",
                 ["engine", *orders],
                 newest,
             )
         )
     return [
         (
-            f"**Evidence recall@k on LongMemEval by question type: {where} (n: {n})**",
+            f"Evidence recall@k on LongMemEval by question type: {where} (n: {n})",
             ["engine", "k", *kinds],
             by_type,
         ),
         (
-            "**LongMemEval's retrieval metrics, all answerable questions (turn level; "
-            "sessions ranked by their first retrieved turn)**",
+            "LongMemEval's retrieval metrics, all answerable questions (turn level; "
+            "sessions ranked by their first retrieved turn)",
             ["engine", "k", *_LME_METRICS.values()],
             metrics,
         ),
         (
-            f"**Efficiency (one add_many of each haystack, {embedded}; search times "
+            f"Efficiency (one add_many of each haystack, {embedded}; search times "
             f"include the query embedding unless reused; later = the same search "
             f"{result.get('repeats', 3)} more times; peak RSS of the process "
-            f"{_fmt(result['peak_rss_mb'], 0)} MB, wall {_fmt(result['wall_s'], 0)} s)**",
+            f"{_fmt(result['peak_rss_mb'], 0)} MB, wall {_fmt(result['wall_s'], 0)} s)",
             [
                 "engine",
                 "ingest turns/s",
@@ -626,9 +626,9 @@ def ingest_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
     ]
     return [
         (
-            f"**Ingest of {result['turns']} turns with one add_many, short (LoCoMo) and "
+            f"Ingest of {result['turns']} turns with one add_many, short (LoCoMo) and "
             f"long (LongMemEval) in alternation, {result['rounds']} rounds; first search "
-            "right after the write, later = the next searches (p50 / p95 ms)**",
+            "right after the write, later = the next searches (p50 / p95 ms)",
             [
                 "engine",
                 "turns",
@@ -642,8 +642,8 @@ def ingest_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
             rows,
         ),
         (
-            "**Long against short: word pieces/s ratio, and the peak RSS of a fresh process "
-            "loading the model and ingesting the long turns**",
+            "Long against short: word pieces/s ratio, and the peak RSS of a fresh process "
+            "loading the model and ingesting the long turns",
             ["engine", "long / short word pieces/s", "peak RSS MB"],
             summary,
         ),

@@ -47,6 +47,8 @@ class UserIndex:
     passage_owner: list[int] = field(default_factory=list)
     passage_rows: dict[int, tuple[int, int]] = field(default_factory=dict)
     passage_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    #: how a long memory's passages make its score (``PassagePlan.score``)
+    passage_score: str = "max"
 
     def __post_init__(self) -> None:
         self.dense = DenseIndex(self.dim)
@@ -92,11 +94,25 @@ class UserIndex:
         """Each memory's cosine to the query (-inf when deleted): its own vector's, or
         for a memory of several passages, its best passage's."""
         cos = self.dense.scores(query_vec)
-        if self.passage_rows:
+        if self.passage_rows and self.passage_score != "mean":
             owners = np.fromiter(self.passage_owner, dtype=np.int64, count=self.passages.size)
-            cos[np.fromiter(self.passage_rows, dtype=np.int64)] = -np.inf
-            np.maximum.at(cos, owners, self.passages.scores(query_vec))
+            multi = np.fromiter(self.passage_rows, dtype=np.int64)
+            best = np.full_like(cos, -np.inf)
+            np.maximum.at(best, owners, self.passages.scores(query_vec))
+            if self.passage_score == "corrected":
+                best[multi] -= self._max_bias(cos, multi)
+            cos[multi] = (
+                best[multi] if self.passage_score != "both" else np.maximum(cos[multi], best[multi])
+            )
         return cos
+
+    def _max_bias(self, cos: np.ndarray, multi: np.ndarray) -> np.ndarray:
+        """How much the best of P passages beats one text by chance: the expected
+        maximum of P draws from the query's own score spread (sigma * sqrt(2 ln P))."""
+        live = cos[np.isfinite(cos)]
+        sigma = float(live.std()) if len(live) > 1 else 0.0
+        counts = np.array([b - a for a, b in (self.passage_rows[int(p)] for p in multi)])
+        return sigma * np.sqrt(2.0 * np.log(np.maximum(counts, 1)))
 
     def similarity_at(self, positions: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
         """:meth:`similarity` of the given positions only."""
@@ -131,10 +147,11 @@ class UserIndex:
 
 
 class IndexCache:
-    def __init__(self, store: Store, dim: int, max_users: int = 256):
+    def __init__(self, store: Store, dim: int, max_users: int = 256, passage_score: str = "max"):
         self.store = store
         self.dim = dim
         self.max_users = max_users
+        self.passage_score = passage_score
         self._users: OrderedDict[str, UserIndex] = OrderedDict()
         self._lock = threading.RLock()
 
@@ -152,7 +169,7 @@ class IndexCache:
             idx = self._users.get(user_id)
             if state is None:
                 self._users.pop(user_id, None)
-                return UserIndex(self.dim)
+                return UserIndex(self.dim, passage_score=self.passage_score)
             if idx is not None and idx.state == state:
                 self._users.move_to_end(user_id)
                 return idx
@@ -162,7 +179,7 @@ class IndexCache:
                 or idx.state.epoch != state.epoch
                 or idx.state.del_rev != state.del_rev
             ):
-                idx = UserIndex(self.dim)
+                idx = UserIndex(self.dim, passage_score=self.passage_score)
             with idx.lock:
                 idx.append(self.store.load(user_id, after_seq=idx.last_seq))
                 idx.state = state
@@ -187,7 +204,7 @@ class IndexCache:
             if before is None:  # the user's first memories: a new index
                 if idx is not None or after.next_seq != len(rows) or after.del_rev != 0:
                     return
-                idx = UserIndex(self.dim)
+                idx = UserIndex(self.dim, passage_score=self.passage_score)
             elif (
                 idx is None
                 or idx.state != before

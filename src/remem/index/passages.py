@@ -40,6 +40,11 @@ class PassagePlan:
 
     max_pieces: int = 200
     overlap: int = 1
+    score: str = "max"
+    """how a memory's passages make its dense score: "max" (its best passage),
+    "corrected" (the best minus what the best of that many passages gains by chance),
+    "both" (the better of the best passage and the whole memory's vector), "mean"
+    (the whole memory's vector only, the mean of its passages')."""
 
 
 def passage_plan(options: Mapping[str, Any] | None) -> PassagePlan | None:
@@ -50,16 +55,22 @@ def passage_plan(options: Mapping[str, Any] | None) -> PassagePlan | None:
         return plan
     if not isinstance(options, Mapping):
         raise InvalidTypeError("passage_options must be a mapping")
-    unknown = set(options) - {"max_pieces", "overlap"}
+    unknown = set(options) - {"max_pieces", "overlap", "score"}
     if unknown:
         raise InvalidInputError(f"unknown passage_options {sorted(unknown)}")
-    values = {**{"max_pieces": plan.max_pieces, "overlap": plan.overlap}, **options}
+    score = options.get("score", plan.score)
+    if score not in ("max", "corrected", "both", "mean"):
+        raise InvalidInputError("passage_options score must be max, corrected, both or mean")
+    values = {
+        **{"max_pieces": plan.max_pieces, "overlap": plan.overlap},
+        **{k: v for k, v in options.items() if k != "score"},
+    }
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InvalidInputError(f"passage_options {key} must be a whole number >= 0")
     if values["max_pieces"] == 0:
         return None
-    return PassagePlan(values["max_pieces"], values["overlap"])
+    return PassagePlan(values["max_pieces"], values["overlap"], score)
 
 
 def split_passages(
