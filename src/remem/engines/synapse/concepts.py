@@ -70,7 +70,6 @@ _COMMON_CAPS = frozenset(
 )
 _ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’-]*)*")
 _WORD = re.compile(r"[a-z][a-z'’-]*[a-z]")
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n)$")
 
 
 class ConceptExtractor(Protocol):
@@ -92,6 +91,18 @@ def fold(word: str) -> str:
     return word
 
 
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether ``start`` opens a sentence or a line: the text's start, a line break
+    just before it, or whitespace after a sentence's end (looked at backwards from
+    ``start``, so long texts cost no more per word than short ones)."""
+    if start == 0 or text[start - 1] == "\n":
+        return True
+    j = start - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    return j < start - 1 and j >= 0 and text[j] in ".!?"
+
+
 class LexicalExtractor:
     def __init__(self, min_chars: int = 4):
         self.min_chars = min_chars
@@ -101,7 +112,7 @@ class LexicalExtractor:
         for m in _ENTITY.finditer(text):
             span = m.group(0)
             first = span.split()[0].lower().replace("’", "'")
-            at_start = bool(_SENTENCE_START.search(text[: m.start()]))
+            at_start = _opens_sentence(text, m.start())
             single = len(span.split()) == 1
             if single and (at_start or first in _COMMON_CAPS or first in STOPWORDS):
                 continue  # a capital that only opens a sentence names nothing
