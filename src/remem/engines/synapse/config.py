@@ -120,6 +120,12 @@ class SynapseConfig:
     (1 - x) * cosine + x * BM25 / max BM25 over the query's matches. On conversation
     data the lexical signal carries much of the evidence (names, rare words); the
     paper's cosine-only term is the ``synapse-paper`` variant (x = 0)."""
+    similarity: str = "linear"
+    """choice: how the two channels make the similarity term. "linear": the weighted
+    sum above; "rank": reciprocal-rank fusion of the dense and BM25 rankings (RRF's
+    constant 60), scaled to 1 for a memory first in both - scale-free, so neither
+    channel's score range decides how much it counts (what makes ``hybrid`` robust
+    when one channel is weak)."""
     damping: float = 0.85
     """choice: PageRank damping (the usual 0.85; the paper gives none)."""
 
@@ -141,6 +147,8 @@ class SynapseConfig:
             raise InvalidInputError("extractor must be 'lexical' or 'llm'")
         if cfg.llm_attempts < 1:
             raise InvalidInputError("llm_attempts must be >= 1")
+        if cfg.similarity not in ("linear", "rank"):
+            raise InvalidInputError("similarity must be 'linear' or 'rank'")
         return cfg
 
 

@@ -411,7 +411,17 @@ class SynapseEngine(Engine):
                 dense_rank = top_k(cos, cfg.anchors)
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
+            ranks = (
+                _channel_ranks(cos, bm) if cfg.similarity == "rank" and cos is not None else None
+            )
+
             def similarity(pos: np.ndarray) -> np.ndarray:
+                if ranks is not None:
+                    r_dense, r_bm = ranks
+                    rrf = 1.0 / (RRF_K + r_dense[pos]) + np.where(
+                        bm[pos] > 0, 1.0 / (RRF_K + r_bm[pos]), 0.0
+                    )
+                    return rrf * (RRF_K + 1) / 2.0
                 c = cos[pos] if cos is not None else idx.similarity_at(pos, query_vec)
                 lex = bm[pos] / bm_max if bm_max > 0 else np.zeros(len(pos))
                 x = cfg.lexical_similarity
@@ -498,6 +508,20 @@ class SynapseEngine(Engine):
             theta=cfg.sigmoid_theta,
             nonlinear=cfg.dynamics,
         )
+
+
+RRF_K = 60.0
+
+
+def _channel_ranks(cos: np.ndarray, bm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's 1-based rank in the dense and in the BM25 ranking (ties by
+    position, as ``top_k`` orders them)."""
+    n = len(cos)
+    r_dense = np.empty(n)
+    r_dense[np.lexsort((np.arange(n), -np.nan_to_num(cos, neginf=-2.0)))] = np.arange(1, n + 1)
+    r_bm = np.empty(n)
+    r_bm[np.lexsort((np.arange(n), -bm))] = np.arange(1, n + 1)
+    return r_dense, r_bm
 
 
 def _merge_touches(into: dict[tuple[str, str], int], touches: dict[tuple[str, str], int]) -> None:
