@@ -48,7 +48,7 @@ class UserIndex:
     passage_rows: dict[int, tuple[int, int]] = field(default_factory=dict)
     passage_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     #: how a long memory's passages make its score (``PassagePlan.score``)
-    passage_score: str = "max"
+    passage_score: str = "corrected"
 
     def __post_init__(self) -> None:
         self.dense = DenseIndex(self.dim)
@@ -147,7 +147,9 @@ class UserIndex:
 
 
 class IndexCache:
-    def __init__(self, store: Store, dim: int, max_users: int = 256, passage_score: str = "max"):
+    def __init__(
+        self, store: Store, dim: int, max_users: int = 256, passage_score: str = "corrected"
+    ):
         self.store = store
         self.dim = dim
         self.max_users = max_users

@@ -3,8 +3,9 @@
 MiniLM reads at most 256 word pieces; an assistant's answer of 2,000 characters is
 about 500, so embedding the memory whole leaves its second half invisible. A memory
 longer than one window is cut into passages, each embedded on its own; a memory's
-dense score is its best passage's (the evidence is usually one paragraph of a long
-answer), and its own vector, for everything that needs one per memory (the graph's
+dense score is its best passage's, corrected for the chance gain of taking the best of
+several (the evidence is usually one paragraph of a long answer, but a long answer has
+more draws at matching anything), and its own vector, for everything that needs one per memory (the graph's
 episode similarities, exports), is the normalised mean of its passages'.
 
 Cutting: the text is split into sentences (and a sentence longer than a window into
@@ -40,11 +41,16 @@ class PassagePlan:
 
     max_pieces: int = 200
     overlap: int = 1
-    score: str = "max"
-    """how a memory's passages make its dense score: "max" (its best passage),
-    "corrected" (the best minus what the best of that many passages gains by chance),
-    "both" (the better of the best passage and the whole memory's vector), "mean"
-    (the whole memory's vector only, the mean of its passages')."""
+    score: str = "corrected"
+    """how a memory's passages make its dense score: "corrected" (the default: its best
+    passage's cosine minus what the best of that many draws gains by chance,
+    sigma * sqrt(2 ln P) with sigma the spread of this query's cosines over the
+    user's memories), "max" (its best passage, uncorrected), "both" (the better of
+    that and the whole memory's vector) or "mean" (the whole memory's vector only, the
+    mean of its passages'). On LongMemEval, where most evidence is a short user turn
+    beside long assistant answers, the uncorrected best passage lets long answers
+    crowd out the evidence; corrected, passages gain over no passages
+    (docs/benchmarks.md)."""
 
 
 def passage_plan(options: Mapping[str, Any] | None) -> PassagePlan | None:
