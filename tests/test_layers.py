@@ -18,6 +18,7 @@ LAYERS = [
     ("remem.tokens", 0),
     ("remem.env", 0),
     ("remem._version", 0),
+    ("remem.timeexpr", 0),
     ("remem._openai", 1),
     ("remem.store", 1),
     ("remem.index", 2),
@@ -57,7 +58,13 @@ def _imports(path: Path, module: str) -> list[tuple[str, bool]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     top = {id(n) for n in tree.body}
-    top |= {id(n) for stmt in tree.body if isinstance(stmt, ast.If) for n in stmt.body}
+    # an ``if`` at module level runs at import, except ``if TYPE_CHECKING:`` (hints only)
+    top |= {
+        id(n)
+        for stmt in tree.body
+        if isinstance(stmt, ast.If) and "TYPE_CHECKING" not in ast.unparse(stmt.test)
+        for n in stmt.body
+    }
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):

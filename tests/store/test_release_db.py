@@ -37,7 +37,11 @@ def _meta(path: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("engine", sorted(EXPECTED["search"]))
 def test_every_engine_searches_the_old_file_identically(old_db, embedder, engine):
-    with Memory(old_db, engine=engine, embedder=embedder, llm="none") as mem:
+    # the ranking stage added after that release (a newer version moves above an
+    # older one) is off: what is compared is the migrated data, not the new ranking
+    with Memory(
+        old_db, engine=engine, embedder=embedder, llm="none", time_options={"updates": False}
+    ) as mem:
         for user in USERS:
             got = [
                 [[h.id, h.score] for h in mem.search(q, user_id=user, k=5)]
@@ -50,7 +54,9 @@ def test_every_engine_searches_the_old_file_identically(old_db, embedder, engine
 
 
 def test_synapse_recalls_the_old_file_identically(old_db, embedder):
-    with Memory(old_db, engine="synapse", embedder=embedder, llm="none") as mem:
+    with Memory(
+        old_db, engine="synapse", embedder=embedder, llm="none", time_options={"updates": False}
+    ) as mem:
         for user in USERS:
             for q, want in zip(EXPECTED["questions"], EXPECTED["recall"][user], strict=True):
                 rec = mem.recall(q, user_id=user, k=5)
@@ -133,7 +139,9 @@ def test_a_postgres_database_of_the_old_release_migrates_and_answers_identically
                     c.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})", rows)
     src.close()
     for engine in ("hybrid", "synapse", "ilstma"):
-        with Memory(pg_url, engine=engine, embedder=embedder, llm="none") as mem:
+        with Memory(
+            pg_url, engine=engine, embedder=embedder, llm="none", time_options={"updates": False}
+        ) as mem:
             for user in USERS:
                 got = [
                     [h.id for h in mem.search(q, user_id=user, k=5)] for q in EXPECTED["questions"]
@@ -146,7 +154,7 @@ def test_a_postgres_database_of_the_old_release_migrates_and_answers_identically
         assert mem.search("greyhound", user_id="ana") == []
     with psycopg.connect(pg_url, autocommit=True) as con:
         versions = [r[0] for r in con.execute("SELECT version FROM schema_migrations")]
-        assert sorted(versions) == [5, 6, SCHEMA_VERSION]
+        assert sorted(versions) == [5, *range(6, SCHEMA_VERSION + 1)]
         assert (
             con.execute("SELECT COUNT(*) FROM syn_mentions WHERE user_id = 'ana'").fetchone()[0]
             == 0

@@ -5,8 +5,9 @@ about 500, so embedding the memory whole leaves its second half invisible. A mem
 longer than one window is cut into passages, each embedded on its own; a memory's
 dense score is its best passage's, corrected for the chance gain of taking the best of
 several (the evidence is usually one paragraph of a long answer, but a long answer has
-more draws at matching anything), and its own vector, for everything that needs one per memory (the graph's
-episode similarities, exports), is the normalised mean of its passages'.
+more draws at matching anything), and its own vector, for everything that needs one
+per memory (the graph's episode similarities, exports), is the normalised mean of its
+passages'.
 
 Cutting: the text is split into sentences (and a sentence longer than a window into
 word runs), which are packed greedily into windows of at most ``max_pieces`` word
