@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from remem.timeexpr import time_order, time_window
+from remem.timeexpr import mentioned_windows, time_order, time_window
 
 # a Thursday afternoon
 NOW = datetime(2023, 3, 9, 15, 42)
@@ -87,3 +87,23 @@ def test_a_relative_phrase_of_an_absolute_date_takes_the_date():
     assert w is not None and w.start.month in (7, 8) and w.start.year == 2023
     w = time_window("Where was Calvin in the last week of October 2023?", NOW)
     assert w is not None and w.start.year == 2023 and w.end.month in (10, 11)
+
+
+def test_a_memory_names_times_relative_to_when_it_was_made():
+    made = datetime(2023, 5, 24, 16, 0)  # a Wednesday
+    (w,) = mentioned_windows("I finally beat the last boss of the DLC last weekend!", made)
+    assert w.contains(datetime(2023, 5, 20, 12)) and w.contains(datetime(2023, 5, 21, 12))
+    assert not w.contains(made)
+    both = mentioned_windows("Yesterday I ran 5k; two weeks ago I ran 3k.", made)
+    assert sorted(x.phrase for x in both) == ["Yesterday", "two weeks ago"]
+    assert any(x.contains(datetime(2023, 5, 23, 9)) for x in both)
+    assert mentioned_windows("Add 1/2 cup of sugar and stir.", made) == []
+
+
+def test_numeric_dates_after_on_are_month_first():
+    made = datetime(2023, 3, 3, 9, 0)
+    (w,) = mentioned_windows("I took my niece to the museum on 2/8 and she loved it", made)
+    assert w.contains(datetime(2023, 2, 8, 12))
+    (w,) = mentioned_windows("The recital was on 12/1/2022.", made)
+    assert w.contains(datetime(2022, 12, 1, 12))
+    assert mentioned_windows("We met on 13/2.", made) == []  # no 13th month

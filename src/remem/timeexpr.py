@@ -70,6 +70,8 @@ _IN_MONTH = re.compile(
     re.I,
 )
 _IN_YEAR = re.compile(r"\bin\s+((?:19|20)\d\d)\b", re.I)
+# "on 2/15", "on 3/4/2023": month first (the English of the assistants remem serves)
+_NUM_DATE = re.compile(r"\bon\s+(\d{1,2})/(\d{1,2})(?:/((?:19|20)?\d\d))?\b")
 
 _NEWEST = re.compile(
     r"\b(currently|current|now|latest|most\s+recent(?:ly)?|these\s+days|still|anymore|"
@@ -129,6 +131,14 @@ def time_window(question: str, now: datetime) -> TimeWindow | None:
     return min(found, key=lambda f: f[0])[1] if found else None
 
 
+def mentioned_windows(text: str, made: datetime) -> list[TimeWindow]:
+    """Every time a memory's own words name, relative to when it was made: "I finally
+    beat it last weekend", said on a Wednesday, is about the weekend before. A
+    question's window matches a memory made then *or* one that says it happened then
+    (events are told days after they happen)."""
+    return [w for _, w in _candidates(text, made)]
+
+
 def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
     """(position in the question, window) of every expression found."""
     today = _day_start(now)
@@ -185,6 +195,13 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
         start = datetime(year, month, 1, tzinfo=now.tzinfo)
         end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=now.tzinfo)
         out.append((m.start(), TimeWindow(start - 2 * DAY, end + 2 * DAY, m.group(0))))
+    for m in _NUM_DATE.finditer(question):
+        raw_year = m.group(3)
+        year = (int(raw_year) + (2000 if len(raw_year) == 2 else 0)) if raw_year else None
+        month, mday = int(m.group(1)), int(m.group(2))
+        date = _date(month, mday, year, now) if 1 <= month <= 12 else None
+        if date is not None:
+            out.append((m.start(), TimeWindow(date - DAY, date + 2 * DAY, m.group(0))))
     for m in _IN_YEAR.finditer(question):
         year = int(m.group(1))
         out.append(

@@ -108,3 +108,41 @@ def test_the_reader_is_told_which_version_is_current(embedder):
     assert any(
         x.endswith("Lisbon near the river.") and ", earlier]" in x for x in context.splitlines()
     )
+
+
+@pytest.mark.parametrize("engine", ["dense", "hybrid", "synapse"])
+def test_a_memory_that_tells_of_the_window_counts_as_inside_it(engine, embedder):
+    """Events are told days after they happen: asked about "last weekend", the memory
+    made on the Wednesday after that says "last weekend" is lifted like the ones made
+    then; with that off, the ones made then outrank it."""
+    asked = datetime(2023, 5, 27, 21, 0)  # a Saturday; last weekend: May 20-21
+
+    def ranking(options: dict | None) -> tuple[list[str], str, dict[str, str]]:
+        with Memory(
+            ":memory:", engine=engine, embedder=embedder, llm="none", time_options=options
+        ) as mem:
+            told = mem.add(
+                "I finally beat the last boss of the game last weekend, after weeks of trying.",
+                user_id="u",
+                timestamp=datetime(2023, 5, 24, 16, 0),
+            )
+            for i, day in enumerate([20, 20, 21, 21]):
+                mem.add(
+                    f"Chore {i}: I cleaned the garage and fixed a shelf.",
+                    user_id="u",
+                    timestamp=datetime(2023, 5, day, 10 + i),
+                )
+            for i in range(6):
+                mem.add(
+                    f"Note {i}: a game of chess with my brother.",
+                    "u",
+                    timestamp=datetime(2023, 4, 1 + 3 * i),
+                )
+            rec = mem.recall("What game did I finally beat last weekend?", "u", k=5, now=asked)
+            return [h.id for h in rec.hits], told, rec.explanations
+
+    got, told, why = ranking(None)
+    assert got[0] == told
+    assert "tells of last weekend" in why[told]
+    got, told, _ = ranking({"mentioned": False})
+    assert got[0] != told  # made in the window, the chores outrank it

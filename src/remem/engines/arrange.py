@@ -10,8 +10,11 @@ may override ``Engine.arrange`` to do better natively):
   is asked for a deeper list (``depth``) and the memories made inside the window move
   up: each candidate's reciprocal rank gets ``window_weight`` times a closeness term
   that is 1 inside the window and at most a half outside it, fading with the window's
-  own slack, so the engine's order still decides within the window and near it. A window that no
-  candidate falls in changes nothing.
+  own slack, so the engine's order still decides within the window and near it. A
+  memory is inside when it was made in the window or when its own words place what
+  it tells there ("I finally beat it last weekend", said on the Wednesday after;
+  ``timeexpr.mentioned_windows``). A window that no candidate falls in changes
+  nothing.
 * **The newer version.** Among the results, when a lower-ranked memory is about the
   same thing as a higher-ranked one (cosine of their vectors at least
   ``same_fact_cosine``) and was made later, it moves just above it: a later memory that
@@ -65,6 +68,9 @@ class ArrangeConfig:
     (docs/benchmarks.md)."""
     updates: bool = True
     """whether the newer of two versions moves above the older."""
+    mentioned: bool = True
+    """whether a memory whose words place what it tells in the question's window
+    ("last weekend", said days later) counts as inside it, like one made then."""
     min_gap_s: float = 3600.0
     """choice: versions at least an hour apart (a turn and its rephrasing in the same
     exchange are not an update)."""
@@ -116,13 +122,16 @@ def arrange(
     order: str | None,
     k: int,
     cfg: ArrangeConfig,
+    mentioned: Mapping[str, Sequence[tuple[float, float]]] | None = None,
 ) -> list[Scored]:
     """The engine's ``hits`` (best first, possibly deeper than ``k``) with the window
     applied and versions ordered, cut to ``k``. Scores are kept; ``why`` says what
-    moved a hit."""
+    moved a hit. ``mentioned``: per hit id, the times its own words name
+    (``timeexpr.mentioned_windows``, as epoch spans); a hit that says it happened in
+    the window counts as inside it."""
     out = list(hits)
     if window is not None and out:
-        out = _apply_window(out, idx, window, cfg)
+        out = _apply_window(out, idx, window, cfg, mentioned or {})
     out = out[:k]
     if cfg.updates and len(out) > 1:
         out = _order_versions(out, idx, query, oldest_first=order == "oldest", cfg=cfg)
@@ -130,7 +139,11 @@ def arrange(
 
 
 def _apply_window(
-    hits: list[Scored], idx: UserIndex, window: TimeWindow, cfg: ArrangeConfig
+    hits: list[Scored],
+    idx: UserIndex,
+    window: TimeWindow,
+    cfg: ArrangeConfig,
+    mentioned: Mapping[str, Sequence[tuple[float, float]]],
 ) -> list[Scored]:
     start, end = _epoch(window.start), _epoch(window.end)
     slack = max((end - start) / 2.0, 86_400.0)
@@ -139,16 +152,19 @@ def _apply_window(
     for rank, h in enumerate(hits):
         p = idx.pos.get(h.id)
         t = idx.times[p] if p is not None else math.nan
-        dist = 0.0 if start <= t < end else min(abs(t - start), abs(t - end))
+        made = start <= t < end
+        said = not made and any(a < end and b > start for a, b in mentioned.get(h.id, ()))
+        dist = 0.0 if made or said else min(abs(t - start), abs(t - end))
         # inside: 1; near it: up to a half, fading with the window's own slack (so a
         # memory just outside never outranks one inside, which the engine also found)
         close = (1.0 if dist == 0.0 else 0.5 * math.exp(-dist / slack)) if math.isfinite(t) else 0.0
-        inside += dist == 0.0 and math.isfinite(t)
-        fused.append((1.0 / (60 + rank) + cfg.window_weight * close / 60, rank, h, dist == 0.0))
+        within = "made" if made else "tells of" if said and math.isfinite(t) else ""
+        inside += bool(within)
+        fused.append((1.0 / (60 + rank) + cfg.window_weight * close / 60, rank, h, within))
     if not inside:
         return hits  # the window holds none of them: nothing to go on
     fused.sort(key=lambda x: (-x[0], x[1]))
-    return [_noted(h, f"made {window.phrase}") if within else h for _, _, h, within in fused]
+    return [_noted(h, f"{within} {window.phrase}") if within else h for _, _, h, within in fused]
 
 
 def _order_versions(

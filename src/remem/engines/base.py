@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, ClassVar
 
 import numpy as np
@@ -32,6 +33,7 @@ from ..index.cache import IndexCache
 from ..llm import LLM, create_llm
 from ..store.base import Store
 from ..store.extension import Extension
+from ..timeexpr import mentioned_windows
 from ..types import StoredMemory
 from .arrange import ArrangeConfig, arrange, plan
 
@@ -137,6 +139,10 @@ class Engine(ABC):
         if options:
             raise InvalidInputError(f"engine {self.name!r} has no options {sorted(options)}")
         self.ctx = ctx
+        # (user, memory id) -> (start, end) epochs of the times its words name; no text
+        self._mentioned_cache: OrderedDict[tuple[str, str], list[tuple[float, float]]] = (
+            OrderedDict()
+        )
 
     @abstractmethod
     def search(
@@ -186,8 +192,27 @@ class Engine(ABC):
         window, order = plan(query, now)
         if not hits or (window is None and not self.ctx.time.updates):
             return hits[:k]
+        mentioned = None
+        if window is not None and self.ctx.time.mentioned:
+            mentioned = self._mentioned(user_id, [h.id for h in hits])
         with self.ctx.indexes.use(user_id) as idx:
-            return arrange(hits, idx, query, window, order, k, self.ctx.time)
+            return arrange(hits, idx, query, window, order, k, self.ctx.time, mentioned)
+
+    def _mentioned(self, user_id: str, ids: list[str]) -> dict[str, list[tuple[float, float]]]:
+        """The times each memory's words name (``timeexpr.mentioned_windows``, as
+        epoch spans), read once per memory: its text and time never change under its
+        id. Only the spans are kept, never words of the memory."""
+        cache = self._mentioned_cache
+        todo = [i for i in ids if (user_id, i) not in cache]
+        if todo:
+            for memory_id, row in self.ctx.store.get(user_id, todo).items():
+                cache[(user_id, memory_id)] = [
+                    (w.start.timestamp(), w.end.timestamp())
+                    for w in mentioned_windows(row.text, _aware(row.timestamp))
+                ]
+            while len(cache) > MENTIONED_CACHE:
+                cache.popitem(last=False)
+        return {i: cache.get((user_id, i), []) for i in ids}
 
     def consolidate(self, user_id: str) -> int:
         """Run pending consolidation of the user now; returns memories processed."""
@@ -219,3 +244,11 @@ class Engine(ABC):
 
     def close(self) -> None:  # noqa: B027
         """Flush and release engine state."""
+
+
+#: memories whose named times an engine keeps at most (a few spans each)
+MENTIONED_CACHE = 100_000
+
+
+def _aware(when: datetime) -> datetime:
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)

@@ -78,6 +78,12 @@ class SynapseConfig:
     concept_anchor_min: float = 0.5
     alpha: float = 1.0
     """paper: initial activation a_i(0) = alpha * sim(i, q) for anchors."""
+    seed_scale: str = "raw"
+    """choice: "raw" seeds anchors with ``alpha * sim`` as the paper does; "top" divides
+    by the best anchor's similarity, so the strongest anchor starts at ``alpha`` on any
+    data. Cosines of long texts are lower (a long answer's best passage against a short
+    question), and seeds of 0.3-0.5 fall below the firing threshold: activation then
+    dies out within the three rounds, whatever the graph holds."""
     spread: float = 0.8
     """paper: S, the spreading factor."""
     retention: float = 0.5
@@ -147,6 +153,8 @@ class SynapseConfig:
             raise InvalidInputError("extractor must be 'lexical' or 'llm'")
         if cfg.llm_attempts < 1:
             raise InvalidInputError("llm_attempts must be >= 1")
+        if cfg.seed_scale not in ("raw", "top"):
+            raise InvalidInputError("seed_scale must be 'raw' or 'top'")
         if cfg.similarity not in ("linear", "rank"):
             raise InvalidInputError("similarity must be 'linear' or 'rank'")
         return cfg

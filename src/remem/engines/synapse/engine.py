@@ -431,6 +431,8 @@ class SynapseEngine(Engine):
                 self._graph(user_id, idx, self._layer(user_id), search=True) if cfg.graph else None
             )
             seed = cfg.alpha * similarity(anchors)
+            if cfg.seed_scale == "top" and len(seed) and seed.max() > 0:
+                seed = cfg.alpha * seed / seed.max()
             history: list[np.ndarray] = []
             concepts: list[tuple[str, float]] = []
             act = np.zeros(0)
