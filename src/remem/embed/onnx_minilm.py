@@ -122,8 +122,9 @@ class OnnxMiniLM(Embedder):
         threads: int | None = None,
         workers: int | None = None,
         run_overhead_tokens: float = 4.0,
-        max_batch_tokens: int = 1024,
+        max_batch_tokens: int = 512,
         long_from: int = 128,
+        serial_long: bool = False,
     ):
         try:
             import onnxruntime  # noqa: F401 - fail early with a clear message
@@ -138,6 +139,7 @@ class OnnxMiniLM(Embedder):
         self.run_overhead_tokens = run_overhead_tokens
         self.max_batch_tokens = max_batch_tokens
         self.long_from = long_from
+        self.serial_long = serial_long
         self.max_tokens = max_tokens
         self.max_pieces = max_tokens - 2  # [CLS] and [SEP] take two of the window
         self._path = path
@@ -199,7 +201,13 @@ class OnnxMiniLM(Embedder):
         )
         groups = [order[a:b] for a, b in batches]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        if len(groups) == 1 or self._workers == 1:
+        # Side by side runs pay in memory: each run in flight keeps its own buffers in
+        # onnxruntime's arena, which keeps its peak. ``serial_long`` runs a call that
+        # holds long texts one batch after another on the all-cores session instead:
+        # 380 MB peak RSS ingesting 500 LongMemEval turns against 510 side by side,
+        # but 15% fewer word pieces/s (docs/benchmarks.md), so it is an option.
+        long_call = self.serial_long and int(lengths.max()) > self.long_from
+        if len(groups) == 1 or self._workers == 1 or long_call:
             for idx in groups:
                 out[idx] = self._run(self._session, [encodings[i] for i in idx])
         else:
