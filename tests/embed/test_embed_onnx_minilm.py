@@ -130,3 +130,20 @@ def test_plan_batches_covers_every_index_once_in_order(
         for a, b in spans:
             longest = lengths[b - 1]
             assert b - a == 1 or longest <= long_from or (b - a) * longest <= max_tokens
+
+
+def test_serial_long_embeds_long_calls_the_same(embedder):
+    """``serial_long`` runs a call holding long texts one batch at a time on the
+    all-cores session (less memory); the vectors are the same, in the same order."""
+    long_text = " ".join(
+        f"Sentence {i} tells of a trip to the mountains with my aunt." for i in range(40)
+    )
+    texts = ["short", long_text, "mid length sentence about a cat", long_text[:400], *TEXTS[:20]]
+    serial = OnnxMiniLM(serial_long=True, workers=2)
+    try:
+        got = serial.embed(texts)
+    finally:
+        serial.close()
+    want = embedder.embed(texts)
+    assert got.shape == want.shape
+    assert np.min(np.sum(got * want, axis=1)) > 0.999
