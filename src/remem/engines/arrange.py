@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, InvalidTypeError
 from ..index.cache import UserIndex
+from ..store.base import timestamp_epoch
 from ..timeexpr import TimeWindow, time_order, time_window
 
 if TYPE_CHECKING:
@@ -108,12 +109,6 @@ def plan(question: str, now: datetime | None) -> tuple[TimeWindow | None, str | 
     return time_window(question, clock), time_order(question)
 
 
-def _epoch(when: datetime) -> float:
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return when.timestamp()
-
-
 def arrange(
     hits: Sequence[Scored],
     idx: UserIndex,
@@ -145,7 +140,7 @@ def _apply_window(
     cfg: ArrangeConfig,
     mentioned: Mapping[str, Sequence[tuple[float, float]]],
 ) -> list[Scored]:
-    start, end = _epoch(window.start), _epoch(window.end)
+    start, end = timestamp_epoch(window.start), timestamp_epoch(window.end)
     slack = max((end - start) / 2.0, 86_400.0)
     fused = []
     inside = 0
@@ -179,13 +174,21 @@ def _order_versions(
     close = vecs @ vecs.T >= cfg.same_fact_cosine
     n = len(pos)
     subject = np.zeros((n, n), dtype=bool)
-    if cfg.same_subject_share <= 1.0:
-        own = [idx.bm25.shared_weight(query, [p]) for p in pos]
+    weights = idx.bm25.query_weights(query)
+    total = sum(weights.values())
+    if cfg.same_subject_share <= 1.0 and total > 0:
+        # the share of the question's IDF weight whose terms a memory (or both) hold
+        held = [idx.bm25.held_terms(p, weights) for p in pos]
+
+        def share(terms: set[str]) -> float:
+            return sum(weights[t] for t in terms) / total
+
+        own = [share(h) for h in held]
         for a in range(n):
             for b in range(a + 1, n):
                 if min(own[a], own[b]) >= cfg.same_subject_share:
-                    share = idx.bm25.shared_weight(query, [pos[a], pos[b]])
-                    subject[a, b] = subject[b, a] = share >= cfg.same_subject_share
+                    both = share(held[a] & held[b])
+                    subject[a, b] = subject[b, a] = both >= cfg.same_subject_share
     sims = close | subject
     order = list(range(len(hits)))
     moved: dict[int, int] = {}

@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, ClassVar
 
 import numpy as np
@@ -31,7 +31,7 @@ from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..index.cache import IndexCache
 from ..llm import LLM, create_llm
-from ..store.base import Store
+from ..store.base import Store, timestamp_epoch
 from ..store.extension import Extension
 from ..timeexpr import mentioned_windows
 from ..types import StoredMemory
@@ -207,8 +207,8 @@ class Engine(ABC):
         if todo:
             for memory_id, row in self.ctx.store.get(user_id, todo).items():
                 cache[(user_id, memory_id)] = [
-                    (w.start.timestamp(), w.end.timestamp())
-                    for w in mentioned_windows(row.text, _aware(row.timestamp))
+                    (timestamp_epoch(w.start), timestamp_epoch(w.end))
+                    for w in mentioned_windows(row.text, row.timestamp)
                 ]
             while len(cache) > MENTIONED_CACHE:
                 cache.popitem(last=False)
@@ -248,7 +248,3 @@ class Engine(ABC):
 
 #: memories whose named times an engine keeps at most (a few spans each)
 MENTIONED_CACHE = 100_000
-
-
-def _aware(when: datetime) -> datetime:
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -99,21 +100,16 @@ class BM25Index:
         df = self._df[tid] if tid is not None else 0
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def shared_weight(self, query: str, positions: list[int]) -> float:
-        """The share of the query's IDF weight whose terms every one of ``positions``
-        holds (1.0: they all contain every query term; 0.0: no term in common)."""
-        weights = {t: self.idf(t) for t in set(tokenize(query))}
-        total = sum(weights.values())
-        if total <= 0:
-            return 0.0
-        shared = set(weights)
-        for pos in positions:
-            terms = self._doc_terms[pos] if pos < self._n_docs else None
-            if not terms:
-                return 0.0
-            ids = set(terms)
-            shared = {t for t in shared if self._vocab.get(t) in ids}
-        return sum(weights[t] for t in shared) / total
+    def query_weights(self, query: str) -> dict[str, float]:
+        """Each distinct term of the query with its IDF."""
+        return {t: self.idf(t) for t in set(tokenize(query))}
+
+    def held_terms(self, pos: int, terms: Iterable[str]) -> set[str]:
+        """Which of ``terms`` the memory at ``pos`` holds (none when it is deleted)."""
+        doc = self._doc_terms[pos] if pos < self._n_docs else None
+        if not doc:
+            return set()
+        return {t for t in terms if self._vocab.get(t) in doc}
 
     def _postings(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
         cached = self._post_cache.get(tid)
