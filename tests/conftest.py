@@ -77,9 +77,10 @@ def mem(open_memory) -> Memory:
 
 
 def _raw_bytes(db: Path) -> bytes:
-    """Every byte SQLite keeps on disk for the database: the file plus its WAL/journal."""
+    """Every byte SQLite keeps on disk for the database: the file, its WAL and the WAL's
+    index (``-shm``), or its rollback journal."""
     out = b""
-    for p in (Path(db), Path(f"{db}-wal"), Path(f"{db}-journal")):
+    for p in (Path(db), Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal")):
         if p.exists():
             out += p.read_bytes()
     return out

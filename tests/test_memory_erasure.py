@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from remem import Memory
+from remem.errors import ErasureIncompleteError
 
 MARKER = "zqxvorpal"  # appears in no other text, id or metadata
 
@@ -119,3 +121,111 @@ def test_delete_user_erases_bytes_while_another_instance_is_open(
         assert other.search(f"{MARKER} secret", user_id="victim", k=3) == []
         assert other.count("keeper") == 10
     _assert_absent(raw_bytes(db_path), MARKER)
+
+
+# -- every erasure scrubs the files at once, while the store stays open ------------------
+
+
+def _engine_copies(m: Memory, user: str) -> None:
+    """Make the engines copy text into their own tables and caches: SYNAPSE's concepts
+    and mentions, ILSTMA's summaries, recall metadata and short-term memory."""
+    m.consolidate(user)
+    m.recall(f"what is {MARKER.capitalize()}'s passport number?", user_id=user, k=5)
+    m.search(f"{MARKER} passport", user_id=user, k=5)
+    m.flush(user)
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "ilstma", "synapse"])
+def test_delete_leaves_no_copy_in_any_file_while_the_store_is_open(
+    db_path: Path, embedder, raw_bytes, sql, engine
+):
+    """A long-running server never closes its store: a delete must not leave the text
+    in the -wal (or anywhere) until close."""
+    with Memory(db_path, engine=engine, embedder=embedder, llm="none") as m:
+        m.add_many(_filler(12, "u"), user_id="u")
+        secrets = [
+            m.add(f"{MARKER.capitalize()} passport number is XK{MARKER}{i}", user_id="u")
+            for i in range(3)
+        ]
+        m.add_many(_filler(12, "u2"), user_id="u")
+        _engine_copies(m, "u")
+        assert MARKER.encode() in raw_bytes(db_path)  # sanity: it really was written
+        for memory_id in secrets:
+            assert m.delete(memory_id, user_id="u") is True
+        _assert_absent(raw_bytes(db_path), MARKER)
+        assert m.count("u") == 24
+    _assert_absent(raw_bytes(db_path), MARKER)
+
+
+def test_a_failed_import_leaves_no_copy_in_any_file(db_path: Path, embedder, raw_bytes):
+    """An import that fails after its rows were stored takes them back out (all or
+    nothing); that undo is an erasure too, scrubbed before the error reaches the caller."""
+    with Memory(db_path, engine="hybrid", embedder=embedder, llm="none") as m:
+        m.add_many(_filler(10, "u"), user_id="u")
+        # a real database failure after the entries were inserted: the recall metadata
+        # the import writes next is refused by a trigger made on another connection
+        con = sqlite3.connect(db_path)
+        con.execute(
+            "CREATE TRIGGER refuse_meta BEFORE INSERT ON table_meta "
+            "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+        )
+        con.commit()
+        con.close()
+        table = {
+            "format": "remem.global-memory-table/1",
+            "entries": [
+                {"text": f"the safe code is {MARKER}{i}", "recall_times": 3} for i in range(5)
+            ],
+        }
+        with pytest.raises(sqlite3.DatabaseError, match="refused by the test"):
+            m.import_data(table, user_id="u")
+        assert m.count("u") == 10
+        _assert_absent(raw_bytes(db_path), MARKER)
+
+
+# -- an erase that cannot scrub yet says so ------------------------------------------------
+
+
+def _reader_holding_a_snapshot(db_path: Path) -> sqlite3.Connection:
+    """Another connection in a read transaction (a backup, an open sqlite3 shell): its
+    snapshot keeps the erased pages in the WAL until it ends."""
+    con = sqlite3.connect(db_path, isolation_level=None)
+    con.execute("BEGIN")
+    con.execute("SELECT COUNT(*) FROM memories").fetchone()
+    return con
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "ilstma"])
+def test_erase_under_another_connections_snapshot_is_reported_then_finished(
+    db_path: Path, embedder, raw_bytes, engine
+):
+    with Memory(
+        db_path,
+        engine=engine,
+        embedder=embedder,
+        llm="none",
+        store_options={"scrub_wait_ms": 50},
+    ) as m:
+        m.add_many(_filler(10, "u"), user_id="u")
+        secret = m.add(f"the safe code is {MARKER}", user_id="u")
+        m.add_many([f"{MARKER} user secret {i}" for i in range(8)], user_id="victim")
+        m.recall(f"what is the safe code {MARKER}?", user_id="u", k=3)
+        reader = _reader_holding_a_snapshot(db_path)
+        with pytest.raises(ErasureIncompleteError, match="deleted, but") as err:
+            m.delete(secret, user_id="u")
+        assert err.value.result is True
+        with pytest.raises(ErasureIncompleteError) as err:
+            m.delete_user("victim")
+        assert err.value.result == 8
+        # the rows are gone for every reader of this Memory, and its caches forgot them
+        assert m.get(secret, user_id="u") is None and m.count("victim") == 0
+        assert all(h.id != secret for h in m.search(f"safe code {MARKER}", user_id="u", k=20))
+        assert m.search(MARKER, user_id="victim", k=5) == []
+        with pytest.raises(ErasureIncompleteError):
+            m.scrub()
+        assert MARKER.encode() in raw_bytes(db_path)  # honest: not scrubbed yet
+        reader.execute("COMMIT")
+        reader.close()
+        m.scrub()
+        _assert_absent(raw_bytes(db_path), MARKER)
+        m.scrub()  # nothing pending: nothing to do

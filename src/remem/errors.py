@@ -39,6 +39,23 @@ class StoreError(RememError):
     """The backend failed, or holds data remem cannot use (newer schema, other embedder)."""
 
 
+class ErasureIncompleteError(StoreError):
+    """An erase deleted its rows (no read returns them any more), but their bytes could
+    not be scrubbed from the database files yet: another connection holds a snapshot
+    from before the erase (a long read, a backup), and SQLite cannot move the erased
+    pages out of the write-ahead log under it. Raised rather than reporting a clean
+    erase that did not happen.
+
+    The store keeps the scrub pending and finishes it at its next write, at the next
+    erase, at ``Memory.scrub()`` or when it closes; until then every erase raises this
+    again. ``result`` is what the call would have returned (the ids deleted, the
+    number of memories erased)."""
+
+    def __init__(self, message: str, result: object = None):
+        super().__init__(message)
+        self.result = result
+
+
 class EmbedderError(RememError):
     """The embedder could not be loaded or failed to embed."""
 

@@ -25,7 +25,13 @@ from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, create_engine
 from .engines.arrange import ArrangeConfig
 from .engines.base import Abilities, EngineRecall, Scored, UserLocks
-from .errors import EmbedderError, InvalidInputError, InvalidTypeError, StoreError
+from .errors import (
+    EmbedderError,
+    ErasureIncompleteError,
+    InvalidInputError,
+    InvalidTypeError,
+    StoreError,
+)
 from .index.cache import IndexCache
 from .index.passages import embed_memories, passage_plan
 from .llm import LLM, create_llm
@@ -246,32 +252,63 @@ class Memory:
         return stored
 
     def delete(self, memory_id: str, user_id: str) -> bool:
-        """Delete one memory; False when the user has no memory with that id."""
+        """Delete one memory; False when the user has no memory with that id.
+
+        Like every erase it returns once the text is gone from the database files too,
+        or raises :class:`~remem.errors.ErasureIncompleteError` (the memory is deleted,
+        its bytes not yet: another connection holds an older snapshot; ``result`` is
+        what this call would have returned, and :meth:`scrub` finishes the job)."""
         user_id = check_user_id(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
-        return bool(self._remove(user_id, [memory_id]))
+        try:
+            return bool(self._remove(user_id, [memory_id]))
+        except ErasureIncompleteError as exc:
+            exc.result = bool(exc.result)
+            raise
 
     def _remove(self, user_id: str, ids: list[str]) -> list[str]:
-        """Delete validated ids from the store, this process's indexes and the engine."""
+        """Delete validated ids from the store, this process's indexes and the engine
+        (these too when the store could not scrub the files yet: the rows are gone)."""
+        pending: ErasureIncompleteError | None = None
         with self._user_locks(user_id):
             before = self._indexes.get(user_id).state
-            gone = self._store.delete(user_id, ids)
+            try:
+                gone = self._store.delete(user_id, ids)
+            except ErasureIncompleteError as exc:
+                gone, pending = list(exc.result or []), exc  # type: ignore[call-overload]
             if gone:
                 self._indexes.deleted(user_id, gone, before)
         if gone:
             self._engine.on_delete(user_id, gone)
+        if pending is not None:
+            raise pending
         return gone
 
     def delete_user(self, user_id: str) -> int:
-        """Erase everything of the user (rows, vectors, indexes); returns memories removed."""
+        """Erase everything of the user (rows, vectors, indexes); returns memories
+        removed. Raises :class:`~remem.errors.ErasureIncompleteError` as :meth:`delete`."""
         user_id = check_user_id(user_id)
         self._check_open()
+        pending: ErasureIncompleteError | None = None
         with self._user_locks(user_id):
-            n = self._store.delete_user(user_id)
+            try:
+                n = self._store.delete_user(user_id)
+            except ErasureIncompleteError as exc:
+                pending = exc
             self._indexes.drop(user_id)
         self._engine.on_delete_user(user_id)
+        if pending is not None:
+            raise pending
         return n
+
+    def scrub(self) -> None:
+        """Finish scrubbing from the database files what earlier erases deleted (an
+        erase that raised :class:`~remem.errors.ErasureIncompleteError`); raises it
+        again while another connection still holds a snapshot from before. Any later
+        write, erase or ``close`` also tries; with nothing pending this does nothing."""
+        self._check_open()
+        self._store.scrub()
 
     # -- reads --------------------------------------------------------------------
 
@@ -449,9 +486,15 @@ class Memory:
                 user_id,
                 [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
             )
-        except BaseException:
+        except BaseException as exc:
             # all or nothing: take the entries back out before the error propagates
-            self._remove(user_id, [m.id for m in stored])
+            try:
+                self._remove(user_id, [m.id for m in stored])
+            except ErasureIncompleteError as pending:
+                # the import's own error is what the caller must see; say the rest
+                note = getattr(exc, "add_note", None)  # Python 3.11+
+                if note is not None:
+                    note(f"remem: the entries taken back out: {pending}")
             raise
         return [m.id for m in stored]
 

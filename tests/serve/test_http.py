@@ -829,6 +829,41 @@ def test_user_ids_over_256_characters_are_refused(api: Api):
     assert api.users() == []
 
 
+def test_an_erase_that_cannot_scrub_yet_is_503_erasure_incomplete(open_memory, tmp_path):
+    """Another connection's snapshot keeps the erased pages in SQLite's WAL: the rows are
+    deleted, but the client is told the bytes are not gone yet, never a clean 200."""
+    db = tmp_path / "erase.db"
+    mem = open_memory(db, "hybrid", store_options={"scrub_wait_ms": 50})
+    client = TestClient(create_app(mem), raise_server_exceptions=False)
+    key, _ = KeyRing.of(mem).create("acme")
+    auth = {"Authorization": f"Bearer {key}"}
+    r = client.post("/v1/memories", json={"user_id": "bob", "text": "PIN 4711"}, headers=auth)
+    memory_id = r.json()["id"]
+    client.post("/v1/memories", json={"user_id": "eve", "text": "eve's secret"}, headers=auth)
+    reader = sqlite3.connect(db, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM memories").fetchone()
+    try:
+        r = client.delete(f"/v1/memories/{memory_id}", params={"user_id": "bob"}, headers=auth)
+        assert r.status_code == 503 and _error_code(r) == "erasure_incomplete", r.text
+        assert r.json()["error"]["deleted"] is True
+        r = client.delete("/v1/users", params={"user_id": "eve"}, headers=auth)
+        assert r.status_code == 503 and _error_code(r) == "erasure_incomplete", r.text
+        assert r.json()["error"]["deleted"] == 1
+        # the rows are gone either way
+        r = client.get(f"/v1/memories/{memory_id}", params={"user_id": "bob"}, headers=auth)
+        assert r.status_code == 404
+        # a retry is told the same until the scrub can finish
+        r = client.delete("/v1/users", params={"user_id": "eve"}, headers=auth)
+        assert r.status_code == 503 and _error_code(r) == "erasure_incomplete"
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    r = client.delete("/v1/users", params={"user_id": "eve"}, headers=auth)
+    assert r.status_code == 200 and r.json() == {"deleted": 0}
+    client.close()
+
+
 # -- body size cap --------------------------------------------------------------------------------
 
 CAP = 4096

@@ -444,6 +444,46 @@ def test_delete_user_erases_every_layer(store):
     assert store.graph_state("other") == (2, 1) and store.count("other") == 3
 
 
+def _every_row_as_text(store: Store, but: str = "") -> str:
+    """Every row of every table of the database (but one), as text (to look for a word)."""
+    with store._read() as tx:  # type: ignore[attr-defined]
+        if tx.dialect == "sqlite":
+            names = tx.all("SELECT name FROM sqlite_master WHERE type = 'table'")
+        else:
+            names = tx.all(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema()"
+            )
+        return "\n".join(
+            repr(row) for (name,) in names if name != but for row in tx.all(f"SELECT * FROM {name}")
+        )
+
+
+@pytest.mark.parametrize("engine", ["synapse", "ilstma", "hybrid"])
+def test_delete_leaves_the_text_in_no_table_of_any_engine(store, embedder, engine):
+    """Every table that copies a memory's words (SYNAPSE's mentions, concepts and
+    aliases, ILSTMA's summaries and recall metadata) lets go of them with the memory."""
+    from remem import Memory
+
+    marker = "Zorvexa"
+    mem = Memory(store=store.store, engine=engine, embedder=embedder, llm="none")
+    try:
+        mem.add_many([f"ordinary day number {i} in the garden" for i in range(7)], "u")
+        ids = [mem.add(f"{marker} keeps the passport, says {marker} {i}", "u") for i in range(3)]
+        mem.add_many([f"another ordinary evening {i} with tea" for i in range(7)], "u")
+        mem.consolidate("u")
+        mem.recall(f"where is {marker}'s passport?", user_id="u", k=5)
+        mem.flush("u")
+        if engine != "hybrid":  # sanity: the engine copied it into its own tables
+            assert marker.lower() in _every_row_as_text(store.store, but="memories").lower()
+        for memory_id in ids:
+            assert mem.delete(memory_id, user_id="u")
+        assert marker.lower() not in _every_row_as_text(store.store).lower()
+        assert mem.count("u") == 14
+    finally:
+        mem.close()
+
+
 # -- concurrency: compare-and-swap and seq allocation across instances ----------------------
 
 

@@ -284,6 +284,27 @@ def test_delete_user_with_full_vacuum_leaves_no_bytes_in_table_files(stores, pg_
         stores(vacuum_on_erase="sometimes")
 
 
+def test_delete_with_full_vacuum_leaves_no_bytes_in_table_files(stores, pg_server, pg_sql):
+    """Every erase vacuums when asked, not only delete_user: one memory's delete too."""
+    s = EngineStore(stores(vacuum_on_erase="full"))
+    secret = "SECRET-OKAPI-5521 hides the spare key"
+    kept = s.add("u", [_new("filler")] * 5, None)
+    (gone,) = s.add("u", [_new(secret)], None)
+    s.graph_save(
+        "u",
+        mentions=[(gone.id, "okapi-5521", "entity"), (kept[0].id, "okapi-5521", "entity")],
+        concepts=[(0, "okapi-5521", "entity", np.ones(4, dtype=np.float32))],
+        aliases=[("okapi-5521", 0)],
+        consolidated_seq=5,
+        expect_rev=0,
+    )
+    assert secret.encode() in _database_files(pg_server.datadir, pg_sql)
+    assert s.delete("u", [gone.id]) == [gone.id]
+    raw = _database_files(pg_server.datadir, pg_sql)
+    assert b"SECRET-OKAPI" not in raw
+    assert s.count("u") == 5
+
+
 # -- errors -------------------------------------------------------------------------------
 
 

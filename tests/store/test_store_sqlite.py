@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from remem import Memory, StoreError
+from remem.errors import ErasureIncompleteError
 from remem.store import open_store
 from remem.store.sqlite import SCHEMA_VERSION, SQLiteStore
 from store_rows import EXTENSION_TABLES, TABLES, EngineStore, new_memory
@@ -193,3 +194,79 @@ def test_graph_load_reads_one_state_while_another_process_writes(db_path, monkey
     finally:
         r_store.close()
         w_store.close()
+
+
+# -- scrubbing erased bytes from the files ----------------------------------------------------
+
+SECRET = "qvxzorbital"  # in no other row, id or name
+
+
+def _reader_holding_a_snapshot(db_path) -> sqlite3.Connection:
+    """Another connection (a backup tool, a second process) in a read transaction: its
+    snapshot still shows the rows about to be erased, so their pages cannot leave the
+    files until it ends."""
+    con = sqlite3.connect(db_path, isolation_level=None)
+    con.execute("BEGIN")
+    assert con.execute("SELECT COUNT(*) FROM memories").fetchone()[0] > 0
+    return con
+
+
+def test_erase_under_an_open_reader_says_so_and_a_later_scrub_finishes_it(db_path, raw_bytes):
+    store = SQLiteStore(db_path, scrub_wait_ms=50)
+    try:
+        store.add("keep", [new_memory("an ordinary row")], None)
+        store.add("v", [new_memory(f"secret {SECRET} number {i}") for i in range(8)], None)
+        reader = _reader_holding_a_snapshot(db_path)
+        with pytest.raises(ErasureIncompleteError, match="deleted") as err:
+            store.delete_user("v")
+        assert err.value.result == 8  # what the erase did: the rows are gone ...
+        assert store.count("v") == 0 and store.users() == ["keep"]
+        assert store.scrub_pending  # ... but not yet their bytes, and it says so
+        assert SECRET.encode() in raw_bytes(db_path)
+        with pytest.raises(ErasureIncompleteError):
+            store.scrub()  # still held
+        # an erase that finds nothing still reports the earlier one as unfinished
+        with pytest.raises(ErasureIncompleteError) as again:
+            store.delete("v", ["no-such-id"])
+        assert again.value.result == []
+        reader.execute("COMMIT")
+        reader.close()
+        store.scrub()
+        assert not store.scrub_pending
+        assert SECRET.encode() not in raw_bytes(db_path)
+    finally:
+        store.close()
+
+
+def test_a_later_write_finishes_a_pending_scrub(db_path, raw_bytes):
+    store = SQLiteStore(db_path, scrub_wait_ms=50)
+    try:
+        ids = [m.id for m in store.add("u", [new_memory(f"{SECRET} {i}") for i in range(4)], None)]
+        reader = _reader_holding_a_snapshot(db_path)
+        with pytest.raises(ErasureIncompleteError) as err:
+            store.delete("u", ids[:2])
+        assert err.value.result == ids[:2] and store.count("u") == 2
+        reader.execute("COMMIT")
+        reader.close()
+        assert store.scrub_pending
+        store.set_meta("unrelated", "write")  # any write completes it
+        assert not store.scrub_pending
+        raw = raw_bytes(db_path)
+        assert f"{SECRET} 0".encode() not in raw and f"{SECRET} 1".encode() not in raw
+        assert f"{SECRET} 2".encode() in raw  # the rows not deleted stay, of course
+    finally:
+        store.close()
+
+
+def test_delete_scrubs_the_wal_at_once(db_path, raw_bytes):
+    store = SQLiteStore(db_path)
+    try:
+        kept = store.add("u", [new_memory("nothing secret")], None)
+        gone = store.add("u", [new_memory(f"the {SECRET} text")], None)
+        assert SECRET.encode() in raw_bytes(db_path)
+        assert store.delete("u", [gone[0].id]) == [gone[0].id]
+        assert not store.scrub_pending
+        assert SECRET.encode() not in raw_bytes(db_path)
+        assert store.get("u", [kept[0].id])[kept[0].id].text == "nothing secret"
+    finally:
+        store.close()

@@ -45,6 +45,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .._version import __version__
 from ..errors import (
     EmbedderError,
+    ErasureIncompleteError,
     InvalidInputError,
     InvalidTypeError,
     LLMError,
@@ -219,6 +220,8 @@ _ERRORS: list[tuple[type[BaseException], int, str]] = [
     (NotFoundError, 404, "not_found"),
     (LLMError, 503, "llm_unavailable"),
     (EmbedderError, 503, "embedder_unavailable"),
+    # the rows are deleted, their bytes not yet (``deleted``: what the call did)
+    (ErasureIncompleteError, 503, "erasure_incomplete"),
     (StoreError, 503, "store_unavailable"),
 ]
 
@@ -234,7 +237,8 @@ def _remem_error(_: Request, exc: Exception) -> JSONResponse:
         if isinstance(exc, kind):
             if status >= 500:
                 log.warning("%s: %s", code, exc)
-            return _error(status, code, str(exc))
+            extra = {"deleted": exc.result} if isinstance(exc, ErasureIncompleteError) else {}
+            return _error(status, code, str(exc), **extra)
     log.exception("unexpected remem error")
     return _error(500, "internal", "internal error")
 

@@ -72,11 +72,26 @@ class Store(ABC):
 
     @abstractmethod
     def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
-        """Delete memories; returns the ids that existed for this user."""
+        """Delete memories; returns the ids that existed for this user. Like every
+        erase, it returns only once the erased bytes are out of the files as far as
+        the backend can take them (see :meth:`scrub`), else raises
+        :class:`~remem.errors.ErasureIncompleteError` with the ids as its ``result``."""
 
     @abstractmethod
     def delete_user(self, user_id: str) -> int:
-        """Erase every row of the user; returns the number of memories removed."""
+        """Erase every row of the user; returns the number of memories removed (or
+        raises :class:`~remem.errors.ErasureIncompleteError`, as :meth:`delete`)."""
+
+    @property
+    def scrub_pending(self) -> bool:
+        """Whether an erase's rows are deleted but their bytes are still in the files
+        (SQLite: another connection's snapshot kept them in the write-ahead log)."""
+        return False
+
+    def scrub(self) -> None:  # noqa: B027
+        """Finish scrubbing what earlier erases left in the files; raises
+        :class:`~remem.errors.ErasureIncompleteError` while that still cannot be done.
+        Backends with nothing to finish do nothing."""
 
     @abstractmethod
     def user_state(self, user_id: str) -> UserState | None: ...

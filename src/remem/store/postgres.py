@@ -40,10 +40,11 @@ Choices, and why:
 * Connections come from a ``psycopg_pool`` pool; construction connects once directly
   first, so an unreachable server or bad credentials fail at once with libpq's own
   reason and the host (never the password), not after a pool timeout.
-* Erasing a user deletes every row in one transaction, but PostgreSQL's MVCC keeps the
+* An erase (``delete``, ``delete_user``, an import taken back) deletes every row in one
+  transaction, from every table of every engine, but PostgreSQL's MVCC keeps the
   dead row versions in the table files until (auto)vacuum prunes them, and the WAL
   keeps them until its segments are recycled. ``vacuum_on_erase=True`` runs ``VACUUM``
-  on the affected tables right after an erase, so the dead versions are pruned at once
+  on the affected tables right after every erase, so the dead versions are pruned at once
   instead of whenever autovacuum comes by; pruning frees the space but does not zero
   it, so the bytes can linger in a page until overwritten. ``vacuum_on_erase="full"``
   runs ``VACUUM FULL``, which rewrites the tables without them (measured: the text is
@@ -169,8 +170,10 @@ class PostgresStore(SqlStore):
     query parameters such as ``sslmode`` or ``options=-csearch_path%3Dremem``); the
     pool keeps ``min_size`` to ``max_size`` connections. ``vector``: "auto" uses
     pgvector when it is installed or can be, "pgvector" requires it, "off" never
-    touches it. ``vacuum_on_erase``: False, True (``VACUUM`` after ``delete_user``) or
-    "full" (``VACUUM FULL``); see the module notes.
+    touches it. ``vacuum_on_erase``: False, True (``VACUUM`` after every ``delete``
+    and ``delete_user``) or "full" (``VACUUM FULL``); see the module notes. An erase
+    here never raises :class:`~remem.errors.ErasureIncompleteError`: what stays in
+    the files without a vacuum is the documented MVCC behaviour, not a failed scrub.
     """
 
     shared = True
@@ -393,13 +396,14 @@ class PostgresStore(SqlStore):
         # the migration lock: N workers attaching an extension at once migrate once
         tx.con.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
 
-    def _after_erase(self, tables: Sequence[str]) -> None:
+    def _after_erase(self, tables: Sequence[str]) -> str | None:
         if self.vacuum_on_erase:
             # VACUUM cannot run in a transaction block: the pooled connections are in
             # autocommit, and this runs after the erase committed.
             full = "FULL " if self.vacuum_on_erase == "full" else ""
             with self._open_read() as con:
                 con.execute(f"VACUUM {full}{', '.join(dict.fromkeys(tables))}")
+        return None
 
     def vector_search(
         self, user_id: str, vec: np.ndarray, k: int

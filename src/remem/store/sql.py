@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import ErasureIncompleteError, StoreError
 from ..types import NewMemory, Passages, StoredMemory
 from .base import MEMORY_COLUMNS, VECTOR_COLUMNS, Store, UserState, new_rows, row_to_memory
 from .extension import ErasureRule, Extension, Tables, check_identifier
@@ -144,9 +144,19 @@ class SqlStore(Store):
     def _insert_memories(self, con: Any, rows: list[tuple[StoredMemory, list[Any]]]) -> None:
         raise NotImplementedError
 
-    def _after_erase(self, tables: Sequence[str]) -> None:
-        """Make an erased user's bytes leave the files (see each backend's notes);
-        ``tables`` are every table that held the user's rows."""
+    def _after_erase(self, tables: Sequence[str]) -> str | None:
+        """Make erased bytes leave the files (see each backend's notes), after the
+        erase committed; ``tables`` are every table that may have held them. None when
+        done as far as this backend goes, else why not yet (the erase then raises
+        :class:`ErasureIncompleteError`)."""
+        return None
+
+    def _erased(self, tables: Sequence[str], result: object, what: str) -> None:
+        """After an erase committed: scrub, or say that the rows are gone but their
+        bytes are not yet (never report a clean erase that did not happen)."""
+        why = self._after_erase(tables)
+        if why is not None:
+            raise ErasureIncompleteError(f"{what} deleted, but {why}", result)
 
     def _fetch_memories(self, con: Any, sql: str, args: Sequence[Any]) -> list[tuple]:
         return con.execute(self._sql(sql), tuple(args)).fetchall()
@@ -266,8 +276,9 @@ class SqlStore(Store):
         return [stored for stored, _ in rows]
 
     def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
-        if not ids:
+        if not ids and not self.scrub_pending:
             return []
+        tables = ["memories", "users"]
         with self._write(user_id) as tx:
             found = tx.existing(user_id, ids)
             if found:
@@ -275,8 +286,13 @@ class SqlStore(Store):
                     rule.erase(tx, user_id, found)
                     if ext is not None:
                         ext.on_delete(tx, user_id, found)
+                    # on_delete may change any of the extension's tables
+                    tables += rule.user_tables
                 tx.rows_in("DELETE FROM memories WHERE user_id = ? AND id {in}", (user_id,), found)
                 tx.run("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = ?", (user_id,))
+        if found or self.scrub_pending:  # a retry finds nothing, yet learns how it ended
+            what = _memories(len(found)) if found else "the memories of an earlier erase"
+            self._erased(tables, found, what)
         return found
 
     def delete_user(self, user_id: str) -> int:
@@ -287,8 +303,9 @@ class SqlStore(Store):
             for rule, _ in self._erasure_rules(tx):
                 rule.erase_user(tx, user_id)
                 tables += rule.user_tables
-        self._after_erase(tables)
-        return max(n, 0)
+        n = max(n, 0)
+        self._erased(tables, n, f"the user and {_memories(n)}")
+        return n
 
     def set_meta(self, key: str, value: str) -> None:
         with self._write() as tx:
@@ -366,6 +383,10 @@ def script(sql: str) -> Callable[[Any], None]:
                 con.execute(statement)
 
     return step
+
+
+def _memories(n: int) -> str:
+    return f"{n} memory" if n == 1 else f"{n} memories"
 
 
 def chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:

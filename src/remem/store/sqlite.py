@@ -5,8 +5,18 @@ Choices, and why:
 * WAL journal and a busy timeout, and every write in ``BEGIN IMMEDIATE``: several
   processes may write one file; a writer waits for the lock instead of failing with
   "database is locked", and readers never block writers.
-* ``secure_delete`` and a WAL checkpoint after erasing a user: a deleted user's text
-  must not linger in free pages or in the WAL, because "delete" has to mean gone.
+* ``secure_delete`` and a truncating WAL checkpoint after every erase (``delete``,
+  ``delete_user``, an import taken back): the erased text must not linger in free
+  pages or in the WAL while a long-running server keeps the file open, because
+  "delete" has to mean gone. ``secure_delete`` zeroes the freed cells and pages; the
+  checkpoint copies those zeroed pages over the old ones in the main file and empties
+  the WAL. It cannot finish while another connection holds a read snapshot from before
+  the erase (SQLite keeps the old pages for it): the checkpoint then waits at most
+  ``scrub_wait_ms`` (not the minute-long busy timeout of writes), the erase raises
+  :class:`~remem.errors.ErasureIncompleteError` (rows deleted, bytes not yet), and the
+  scrub stays pending: it is retried after every later write without waiting, with
+  waiting at every later erase, at :meth:`SQLiteStore.scrub` (``Memory.scrub()``) and
+  on close.
 * Embeddings as little-endian float32 blobs next to the row, so a restart never
   re-embeds and a row and its vector can never disagree.
 * The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` upgrades
@@ -21,6 +31,7 @@ the schema, the connection and locking, and what only SQLite does.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -29,12 +40,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import ErasureIncompleteError, StoreError
 from ..types import StoredMemory
 from .base import INSERT_COLUMNS
 from .sql import LEGACY_KEY, SqlStore, chunks, script
 
+log = logging.getLogger("remem.store")
+
 BUSY_TIMEOUT_MS = 60_000
+"""How long a write waits for another writer's lock before "database is locked"."""
+SCRUB_WAIT_MS = 2_000
+"""How long the checkpoint after an erase waits for other connections' reads and
+writes: remem's own last milliseconds, so in a busy server they finish and the scrub
+completes; a snapshot held longer than this (a backup, an open ``sqlite3`` shell) makes
+the erase report the scrub pending instead of holding the caller for the write busy
+timeout (the 40-60 s issue 18 measured)."""
 
 _SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -98,12 +118,21 @@ class SQLiteStore(SqlStore):
     _uid_pk = "+user_id"
     _no_limit = -1
 
-    def __init__(self, path: str | Path = ":memory:", *, timeout_ms: int = BUSY_TIMEOUT_MS):
+    def __init__(
+        self,
+        path: str | Path = ":memory:",
+        *,
+        timeout_ms: int = BUSY_TIMEOUT_MS,
+        scrub_wait_ms: int = SCRUB_WAIT_MS,
+    ):
         self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
         self._lock = threading.RLock()
         self._timeout_ms = timeout_ms
+        self._scrub_wait_ms = scrub_wait_ms
+        #: an erase committed whose bytes the WAL may still hold (see ``scrub``)
+        self._scrub_pending = False
         try:
             self._con = sqlite3.connect(
                 self.path,
@@ -187,6 +216,8 @@ class SQLiteStore(SqlStore):
                 raise
             else:
                 con.execute("COMMIT")
+                if self._scrub_pending:  # an earlier erase's bytes: try, not wait
+                    self._checkpoint(0)
 
     def _migrate(self) -> None:
         with self._open_write() as con:
@@ -226,16 +257,59 @@ class SQLiteStore(SqlStore):
             [values for _, values in rows],
         )
 
-    def _after_erase(self, tables: Sequence[str]) -> None:
-        if self.shared:
-            # Move the WAL's copies of the erased pages into the (zeroed) main file and
-            # truncate the WAL, so the user's text is gone from every file on disk.
-            with self._lock:
-                self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    def _after_erase(self, tables: Sequence[str]) -> str | None:
+        if not self.shared:  # ":memory:": no file to scrub
+            return None
+        with self._lock:
+            self._scrub_pending = True
+            return self._checkpoint(self._scrub_wait_ms)
+
+    def _checkpoint(self, wait_ms: int) -> str | None:
+        """Copy the WAL's pages into the main file (the erased ones zeroed by
+        ``secure_delete``) and truncate the WAL, waiting at most ``wait_ms`` for other
+        connections. None when done (nothing pending any more), else why not."""
+        con = self._con
+        con.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+        try:
+            # (busy, frames in the WAL, frames copied); TRUNCATE empties the WAL only
+            # when busy is 0: a reader of an older snapshot, or a writer, stops it
+            busy, _, _ = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            con.execute(f"PRAGMA busy_timeout = {int(self._timeout_ms)}")
+        if busy:
+            return (
+                "their bytes are still in the database files: another connection holds "
+                "a snapshot from before the erase (a long read or a backup). The scrub "
+                "stays pending and finishes at the next write or erase, at "
+                "Memory.scrub(), or on close, once that connection is done"
+            )
+        self._scrub_pending = False
+        return None
+
+    @property
+    def scrub_pending(self) -> bool:
+        return self._scrub_pending
+
+    def scrub(self) -> None:
+        with self._lock:
+            if self._scrub_pending:
+                why = self._checkpoint(self._scrub_wait_ms)
+                if why is not None:
+                    raise ErasureIncompleteError(
+                        f"the memories of an earlier erase are deleted, but {why}"
+                    )
 
     def close(self) -> None:
         with self._lock:
             if not isinstance(self._con, _Closed):
+                if self._scrub_pending and self._checkpoint(self._scrub_wait_ms):
+                    # SQLite's own checkpoint when the file's last connection closes
+                    # may still finish it; there is no caller left to raise to
+                    log.warning(
+                        "closing %s with an erase's bytes still in its WAL: another "
+                        "connection holds an older snapshot",
+                        self.path,
+                    )
                 self._con.close()
                 self._con = _Closed()  # type: ignore[assignment]
 
