@@ -311,10 +311,10 @@ def test_deleting_a_cached_memory_drops_it_and_its_buffered_write(open_memory):
 
 def test_history_holds_the_last_seven_turns_in_order(open_memory):
     mem = _ilstma(open_memory)
-    _add(mem)
+    ids = _add(mem)
     history = mem.short_term("u")["history"]
     assert history == [f"{who}: {text}" for who, text in TURNS[-7:]]
-    assert list(_stm(mem).history) == history
+    assert list(_stm(mem).history) == list(zip(ids[-7:], history, strict=True))
     mem.recall(Q[0], "u")  # questions do not enter the queue
     assert mem.short_term("u")["history"] == history
 

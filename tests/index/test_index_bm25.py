@@ -155,6 +155,24 @@ def test_matches_bm25s_property(docs, query, data):
     assert np.all(got[sorted(dead)] == 0.0)
 
 
+def test_a_removed_documents_own_words_leave_the_index():
+    """A deleted memory's words (a passport number) must not stay in the process:
+    a word no live document holds leaves the vocabulary; shared words stay; scores
+    stay those of the live documents, also when the word comes back."""
+    idx = BM25Index()
+    docs = ["the passport number xk4471 is in the drawer", "the drawer is blue", "kayak"]
+    idx.add(docs)
+    idx.remove(0)
+    assert "xk4471" not in idx._vocab and "passport" not in idx._vocab
+    assert "drawer" in idx._vocab
+    held = " ".join(w for w in idx._tokens if w is not None)
+    assert "xk4471" not in held
+    idx.add(["a new passport xk4471"])
+    live = [docs[1], docs[2], "a new passport xk4471"]
+    for q in ("passport xk4471", "drawer", "kayak blue"):
+        np.testing.assert_allclose(idx.scores(q)[1:], reference_scores(live, q), atol=1e-4)
+
+
 def test_empty_and_all_removed():
     idx = BM25Index()
     assert idx.scores("cat").shape == (0,)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..embed.base import Embedder
 from ..errors import InvalidInputError
-from ..index.cache import IndexCache
+from ..index.cache import IndexCache, UserIndex
 from ..llm import LLM, create_llm
 from ..store.base import Store, timestamp_epoch
 from ..store.extension import Extension
@@ -143,6 +143,9 @@ class Engine(ABC):
         self._mentioned_cache: OrderedDict[tuple[str, str], list[tuple[float, float]]] = (
             OrderedDict()
         )
+        # user -> (epoch, delete revision) the cache last saw: when another process
+        # deletes, the user's entries of memories no longer there are dropped
+        self._mentioned_seen: dict[str, tuple[str, int] | None] = {}
 
     @abstractmethod
     def search(
@@ -192,17 +195,24 @@ class Engine(ABC):
         window, order = plan(query, now)
         if not hits or (window is None and not self.ctx.time.updates):
             return hits[:k]
-        mentioned = None
-        if window is not None and self.ctx.time.mentioned:
-            mentioned = self._mentioned(user_id, [h.id for h in hits])
         with self.ctx.indexes.use(user_id) as idx:
+            mentioned = None
+            if window is not None and self.ctx.time.mentioned:
+                mentioned = self._mentioned(user_id, [h.id for h in hits], idx)
             return arrange(hits, idx, query, window, order, k, self.ctx.time, mentioned)
 
-    def _mentioned(self, user_id: str, ids: list[str]) -> dict[str, list[tuple[float, float]]]:
+    def _mentioned(
+        self, user_id: str, ids: list[str], idx: UserIndex
+    ) -> dict[str, list[tuple[float, float]]]:
         """The times each memory's words name (``timeexpr.mentioned_windows``, as
         epoch spans), read once per memory: its text and time never change under its
-        id. Only the spans are kept, never words of the memory."""
+        id. Only the spans are kept, never words of the memory; a memory deleted by
+        another process is dropped once ``idx`` (current) shows a new delete."""
         cache = self._mentioned_cache
+        seen = (idx.state.epoch, idx.state.del_rev) if idx.state else None
+        if self._mentioned_seen.get(user_id, seen) != seen:
+            self._forget_mentioned(user_id, lambda memory_id: memory_id not in idx.pos)
+        self._mentioned_seen[user_id] = seen
         todo = [i for i in ids if (user_id, i) not in cache]
         if todo:
             for memory_id, row in self.ctx.store.get(user_id, todo).items():
@@ -236,11 +246,22 @@ class Engine(ABC):
     def on_add(self, user_id: str, memories: list[StoredMemory]) -> None:  # noqa: B027
         """Called after memories were durably stored."""
 
-    def on_delete(self, user_id: str, ids: list[str]) -> None:  # noqa: B027
-        """Called after memories were deleted from the store."""
+    def on_delete(self, user_id: str, ids: list[str]) -> None:
+        """Called after memories were deleted from the store. Whatever the engine keeps
+        of them in the process must go now (an override calls this too); what another
+        process deleted is noticed at the next use of the user (its ``UserState``)."""
+        gone = set(ids)
+        self._forget_mentioned(user_id, gone.__contains__)
 
-    def on_delete_user(self, user_id: str) -> None:  # noqa: B027
-        """Called after every row of the user was erased."""
+    def on_delete_user(self, user_id: str) -> None:
+        """Called after every row of the user was erased (an override calls this too)."""
+        self._forget_mentioned(user_id, lambda memory_id: True)
+        self._mentioned_seen.pop(user_id, None)
+
+    def _forget_mentioned(self, user_id: str, gone: Callable[[str], bool]) -> None:
+        cache = self._mentioned_cache
+        for key in [key for key in cache if key[0] == user_id and gone(key[1])]:
+            del cache[key]
 
     def close(self) -> None:  # noqa: B027
         """Flush and release engine state."""

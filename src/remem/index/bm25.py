@@ -5,7 +5,9 @@ searched in between, and rebuilding bm25s on every add costs O(N) per turn. This
 index keeps postings lists that grow in place and computes the Lucene scores at
 query time with the current corpus statistics (N, df, average length), so its
 scores equal a fresh ``bm25s.BM25(method="lucene")`` over the same live documents
-(tested). Deletion is O(terms of the document).
+(tested). Deletion is O(terms of the document), and a word no live document holds any
+more leaves the vocabulary with its postings: a deleted memory's words (a passport
+number) must not stay in the process.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class BM25Index:
         self.k1 = k1
         self.b = b
         self._vocab: dict[str, int] = {}
+        self._tokens: list[str | None] = []  # term id -> word (None once forgotten)
         self._post_docs: list[list[int]] = []
         self._post_tf: list[list[int]] = []
         self._post_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -65,6 +68,7 @@ class BM25Index:
                 if tid is None:
                     tid = len(self._post_docs)
                     self._vocab[token] = tid
+                    self._tokens.append(token)
                     self._post_docs.append([])
                     self._post_tf.append([])
                     self._df.append(0)
@@ -87,10 +91,24 @@ class BM25Index:
         terms = self._doc_terms[pos] or {}
         for tid in terms:
             self._df[tid] -= 1
+            if self._df[tid] == 0:
+                self._forget_term(tid)
         self._alive[pos] = False
         self._total_len -= int(self._doc_len[pos])
         self._n_alive -= 1
         self._doc_terms[pos] = None
+
+    def _forget_term(self, tid: int) -> None:
+        """Drop a word no live document holds: its vocabulary entry and postings. The
+        term id stays allotted (ids index the lists) but empty; a later document with
+        the word gets a new one."""
+        token = self._tokens[tid]
+        if token is not None:
+            del self._vocab[token]
+            self._tokens[tid] = None
+        self._post_docs[tid] = []
+        self._post_tf[tid] = []
+        self._post_cache.pop(tid, None)
 
     def idf(self, token: str) -> float:
         """The Lucene IDF of a (tokenized) term; a term no live document has gets the

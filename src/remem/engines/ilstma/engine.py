@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import LLMError
+from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...llm import ask_json, prompts
 from ...store.base import timestamp_epoch
@@ -121,25 +122,22 @@ class IlstmaEngine(Engine):
         with self._locks(user_id):
             stm = self._stm_for(user_id)
             for m in memories:
-                stm.push_turn(m.index_text)
+                stm.push_turn(m.id, m.index_text)
         self.summarise(user_id)
 
     def on_delete(self, user_id: str, ids: list[str]) -> None:
         self.retriever.on_delete(user_id, ids)
+        super().on_delete(user_id, ids)
         with self._locks(user_id):
-            self._notes.pop(user_id, None)
+            self._notes.pop(user_id, None)  # summaries and profile quote memories
             stm = self._stm.get(user_id)
             if stm is not None:
                 gone = set(ids)
-                stm.cache = [d for d in stm.cache if d.memory_id not in gone]
-                stm.relevant = [d for d in stm.relevant if d.memory_id not in gone]
-                for memory_id in gone:
-                    stm.deferred.pop(memory_id, None)
-                    stm.pending.pop(memory_id, None)
-                stm.summary = ""  # it may quote a deleted memory
+                stm.forget(gone.__contains__)
 
     def on_delete_user(self, user_id: str) -> None:
         self.retriever.on_delete_user(user_id)
+        super().on_delete_user(user_id)
         with self._locks(user_id):
             self._notes.pop(user_id, None)
             self._stm.pop(user_id, None)
@@ -439,9 +437,9 @@ class IlstmaEngine(Engine):
             return vec[0]
 
         with self._locks(user_id):
-            stm = self._stm_for(user_id)
-            stm.questions += 1
             idx = self.ctx.indexes.get(user_id)
+            stm = self._stm_for(user_id, idx)
+            stm.questions += 1
             if len(idx) == 0:
                 return _outcome([], False, stm.segments(), {"total_s": 0.0})
             now_s = timestamp_epoch(now) if now is not None else max(idx.times)
@@ -608,16 +606,43 @@ class IlstmaEngine(Engine):
 
     # -- inspection -----------------------------------------------------------------
 
-    def _stm_for(self, user_id: str) -> ShortTermMemory:
-        stm = self._stm.get(user_id)
+    def _stm_for(self, user_id: str, idx: UserIndex | None = None) -> ShortTermMemory:
+        """The user's short-term memory (made on first use), current (:meth:`_current`)."""
+        stm = self._current(user_id, idx)
         if stm is None:
             stm = ShortTermMemory(self.cfg.history_turns, self.cfg.segment_tokens)
+            state = (idx or self.ctx.indexes.get(user_id)).state
+            stm.seen = (state.epoch, state.del_rev) if state else None
             self._stm[user_id] = stm
+        return stm
+
+    def _current(self, user_id: str, idx: UserIndex | None = None) -> ShortTermMemory | None:
+        """The user's short-term memory, first made to forget what was deleted since it
+        last looked, by any process: the user's fingerprint in ``idx`` (current, see
+        ``index/cache.py``) shows a new delete revision (forget what the index no longer
+        holds) or a new epoch (erased and recreated: a fresh session). None when there
+        is none. The notes (summaries, profile) are dropped too; they reload."""
+        stm = self._stm.get(user_id)
+        if stm is None:
+            return None
+        if idx is None:
+            idx = self.ctx.indexes.get(user_id)
+        state = idx.state
+        seen = (state.epoch, state.del_rev) if state else None
+        if stm.seen == seen:
+            return stm
+        self._notes.pop(user_id, None)
+        if stm.seen is not None and (seen is None or seen[0] != stm.seen[0]):
+            del self._stm[user_id]
+            return None
+        with idx.lock:
+            stm.forget(lambda memory_id: memory_id not in idx.pos)
+        stm.seen = seen
         return stm
 
     def short_term(self, user_id: str) -> dict[str, Any]:
         with self._locks(user_id):
-            stm = self._stm.get(user_id) or ShortTermMemory(
+            stm = self._current(user_id) or ShortTermMemory(
                 self.cfg.history_turns, self.cfg.segment_tokens
             )
             return {

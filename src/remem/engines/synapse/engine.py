@@ -129,7 +129,11 @@ class SynapseEngine(Engine):
         ]
 
     def on_delete(self, user_id: str, ids: list[str]) -> None:
+        super().on_delete(user_id, ids)
         with self._locks(user_id):
+            # the layer holds the memories' words (mentions, concept labels): dropped
+            # now, reloaded at the next use; another process's delete moves the
+            # layer's revision, which that reload notices the same way
             self._layers.pop(user_id, None)
             self._graphs.pop(user_id, None)
             self._provisional.discard(user_id)
@@ -141,6 +145,7 @@ class SynapseEngine(Engine):
                     del pending[key]
 
     def on_delete_user(self, user_id: str) -> None:
+        super().on_delete_user(user_id)
         with self._locks(user_id):
             self._pending.pop(user_id, None)
         self.on_delete(user_id, [])
