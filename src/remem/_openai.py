@@ -54,7 +54,7 @@ def post_json(
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     data = json.dumps(payload).encode()
-    last = ""
+    last = kind = ""
     for attempt in range(retries + 1):
         req = urllib.request.Request(url, data, headers)
         try:
@@ -64,22 +64,37 @@ def post_json(
             detail = _body(exc)
             if reject is not None and reject(exc.code, detail):
                 raise Rejected(f"HTTP {exc.code}: {detail}") from None
-            last = f"HTTP {exc.code}: {detail}"
+            # the body may echo the request (the memories): in the message, for the
+            # caller, but never in what a log may say (``log_detail``)
+            last, kind = f"HTTP {exc.code}: {detail}", f"HTTP {exc.code}"
             if exc.code in (401, 403):
-                raise error(f"{url}: not authorised ({last}); check OPENAI_API_KEY") from None
+                raise _failed(
+                    error, f"{url}: not authorised ({last}); check OPENAI_API_KEY", kind
+                ) from None
             if exc.code == 404:
-                raise error(
-                    f"{url}: not found ({last}); check the base URL and model {model!r}"
+                raise _failed(
+                    error,
+                    f"{url}: not found ({last}); check the base URL and model {model!r}",
+                    kind,
                 ) from None
             if exc.code < 500 and exc.code != 429:
-                raise error(f"{url}: {last}") from None
+                raise _failed(error, f"{url}: {last}", kind) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
             last = str(getattr(exc, "reason", exc)) or type(exc).__name__
+            kind = "no connection"
         except ValueError as exc:  # not JSON: a proxy page, a half-closed stream
-            last = f"unreadable reply ({exc})"
+            last, kind = f"unreadable reply ({exc})", "unreadable reply"
         if attempt < retries:
             time.sleep(min(backoff_s * 2**attempt, 8.0))
-    raise error(f"{what} endpoint {url} failed after {retries + 1} tries: {last}")
+    message = f"{what} endpoint {url} failed after {retries + 1} tries: {last}"
+    raise _failed(error, message, f"{kind} after {retries + 1} tries")
+
+
+def _failed(error: type[Exception], message: str, log_detail: str) -> Exception:
+    """``error(message)`` carrying what a log may say of it (no body, no URL)."""
+    exc = error(message)
+    exc.log_detail = log_detail  # type: ignore[attr-defined]
+    return exc
 
 
 def _body(exc: urllib.error.HTTPError) -> str:

@@ -68,6 +68,13 @@ VARIABLES: tuple[Variable, ...] = (
         "the key of the `openai` reader and embedder (local servers need none)",
     ),
     Variable(
+        "REMEM_LOG_CONTENT",
+        "",
+        "`1` puts the messages of failed LLM and embedder calls (which may quote memories, "
+        "prompts and replies) and full tracebacks into the logs, for debugging; unset, log "
+        "lines name failures by type only and never hold memory text",
+    ),
+    Variable(
         "REMEM_SERVE_MAX_BODY",
         str(8 * 1024 * 1024),
         "`remem serve`: the request body cap in bytes, 8 MiB (`--max-body-bytes`)",

@@ -11,6 +11,11 @@ from __future__ import annotations
 class RememError(Exception):
     """Base class of every error raised by remem on purpose."""
 
+    #: What a log line may say of this error beyond its type (an HTTP status, a count
+    #: of tries): never memory text, a prompt, a reply or a key, which the message may
+    #: hold (see ``redact.py``).
+    log_detail: str = ""
+
 
 class InvalidInputError(RememError, ValueError):
     """A value has the right type but cannot be accepted (empty text, bad timestamp, k <= 0...)."""

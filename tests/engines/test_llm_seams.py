@@ -173,3 +173,81 @@ def test_ilstma_llm_personality_is_stored_and_survives_restart(tmp_path, embedde
         assert all(r.first_seq > 0 for r in rows if r.kind == "trait")
         assert "Alice loves" not in mem.recall("What does Alice love?", "u").segments["personality"]
     assert profile
+
+
+# -- what a failing LLM call leaves in the logs -------------------------------------------
+
+PIN = "PIN 80417723"
+SECRETS = [
+    ("Alice", f"My bank card {PIN} is taped under the desk."),
+    ("Bob", "Our door code is 5521-9904, do not share it."),
+    ("Alice", f"Remember {PIN} when the bank calls."),
+    ("Bob", "The spare key for Biscuit's kennel is in the red boot."),
+    ("Alice", "I told Bob my card details last Tuesday in Tromso."),
+]
+#: words only the memories hold: none may reach a log line at any level
+CONTENT = ("80417723", "5521-9904", "taped under", "red boot")
+
+# every LLM seam of the engines and the reader: (engine, engine options)
+SEAMS = [
+    ("ilstma", {"summariser": "llm", "llm_attempts": 1}),  # the finding: a summary
+    ("ilstma", {"personality": "llm", "llm_attempts": 2}),
+    ("synapse-llm", {"llm_attempts": 1}),
+    ("ilstma", {"judge": "llm", "verify": "llm"}),
+]
+
+
+def _everything_logged(caplog, capfd) -> str:
+    out, err = capfd.readouterr()
+    return caplog.text + out + err + "".join(str(r.__dict__) for r in caplog.records)
+
+
+def _exercise(mem: Memory) -> None:
+    for who, text in SECRETS:
+        mem.add(text, "u", speaker=who)
+    mem.consolidate("u")
+    for question in ("Where is the bank card taped?", "Where is the bank card?"):
+        mem.recall(question, "u", k=3)
+    mem.answer("What is the door code?", "u", k=3)
+
+
+@pytest.mark.parametrize("mode", ["parrot", "echo_error"])
+@pytest.mark.parametrize(("engine", "options"), SEAMS)
+def test_a_failing_llm_never_logs_memory_text(
+    tmp_path, embedder, caplog, capfd, monkeypatch, mode, engine, options
+):
+    from echo_llm_server import echo_llm_server
+
+    monkeypatch.delenv("REMEM_LOG_CONTENT", raising=False)
+    caplog.set_level(logging.DEBUG)  # the root logger: every logger, every level
+    with echo_llm_server(mode) as url:
+        llm = create_llm("openai", base_url=url, retries=0, timeout_s=5)
+        with Memory(
+            tmp_path / "m.db", engine=engine, embedder=embedder, llm=llm, engine_options=options
+        ) as mem:
+            _exercise(mem)
+            assert mem.count("u") == len(SECRETS)  # nothing lost to the failures
+    logged = _everything_logged(caplog, capfd)
+    # sanity: the failures were logged (a parrot's free text is a fine summary or answer)
+    warned = [r for r in caplog.records if r.name.startswith("remem") and r.levelno >= 30]
+    assert warned or (mode == "parrot" and options.get("summariser") == "llm")
+    for word in CONTENT:
+        assert word not in logged, f"{word!r} reached a log"
+
+
+def test_the_content_switch_logs_what_failed_calls_said(tmp_path, embedder, caplog, monkeypatch):
+    """``REMEM_LOG_CONTENT=1`` is the one explicit way to see the messages (debugging on
+    data one may read): then the echoed prompt is in the warning."""
+    from echo_llm_server import echo_llm_server
+
+    monkeypatch.setenv("REMEM_LOG_CONTENT", "1")
+    caplog.set_level(logging.WARNING, "remem.ilstma")
+    with echo_llm_server("echo_error") as url:
+        llm = create_llm("openai", base_url=url, retries=0, timeout_s=5)
+        opts = {"summariser": "llm", "llm_attempts": 1}
+        with Memory(
+            tmp_path / "m.db", engine="ilstma", embedder=embedder, llm=llm, engine_options=opts
+        ) as mem:
+            for who, text in SECRETS:
+                mem.add(text, "u", speaker=who)
+    assert "LLM summary failed" in caplog.text and "80417723" in caplog.text

@@ -1232,6 +1232,37 @@ def test_keys_never_appear_in_logs(make_api, caplog, capfd):
         assert k not in everything
 
 
+def test_a_failing_endpoint_never_puts_memory_text_in_the_servers_logs(
+    open_memory, tmp_path, caplog, capfd, monkeypatch
+):
+    """An embedding endpoint whose error page echoes the request: the client's 503 may
+    carry the message (the client sent the text), the server's log line never does."""
+    from echo_llm_server import echo_llm_server
+    from remem.embed.openai import OpenAIEmbedder
+
+    monkeypatch.delenv("REMEM_LOG_CONTENT", raising=False)
+    caplog.set_level(logging.DEBUG)
+    with echo_llm_server("echo_error") as url:
+        emb = OpenAIEmbedder("echo", base_url=url, dim=8, retries=0, timeout_s=5)
+        mem = Memory(tmp_path / "m.db", engine="bm25", embedder=emb, llm="none")
+        try:
+            client = TestClient(create_app(mem), raise_server_exceptions=False)
+            key, _ = KeyRing.of(mem).create("acme")
+            r = client.post(
+                "/v1/memories",
+                json={"user_id": "bob", "text": "my PIN is 80417723"},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+            assert r.status_code == 503 and _error_code(r) == "embedder_unavailable"
+            client.close()
+        finally:
+            mem.close()
+    out, err = capfd.readouterr()
+    logged = caplog.text + out + err + "".join(str(r.__dict__) for r in caplog.records)
+    assert "embedder_unavailable" in logged  # the failure was logged ...
+    assert "80417723" not in logged  # ... without the memory
+
+
 def test_a_closed_store_is_503_everywhere(api: Api):
     """``KeyRing`` talks to the store directly and skips ``Memory._check_open``; the
     closed SQLite store's ``_con`` is None, so ``key_get`` fails with "'NoneType' object

@@ -38,6 +38,7 @@ from typing import Any
 
 from ..errors import InvalidInputError, LLMError
 from ..llm import LLM, prompts
+from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
@@ -271,7 +272,7 @@ class Answerer:
                     stop=["\n"],  # one line is the answer; small models ramble after it
                 )
             except LLMError as exc:
-                log.warning("reader failed (%s); answering extractively", exc)
+                log.warning("reader failed (%s); answering extractively", failure(exc))
         if c is None:
             text = extractive(question, evidence)
             return Answer(

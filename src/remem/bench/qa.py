@@ -38,6 +38,7 @@ from ..llm import LLM, create_llm
 from ..llm import prompts as prompt_files
 from ..llm.structured import ask_json
 from ..memory import Memory
+from ..redact import failure
 from ..types import Recall
 from .locomo import Conversation, Question, load_locomo
 from .metrics import evidence_recall, mean, percentile
@@ -298,7 +299,7 @@ def judge_answer(judge: LLM, question: str, gold: str, prediction: str) -> float
             max_tokens=32,
         )
     except Exception as exc:  # the score is optional; the run goes on
-        log.warning("judge failed: %s", exc)
+        log.warning("judge failed: %s", failure(exc))
         return None
 
 

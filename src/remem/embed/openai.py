@@ -84,9 +84,11 @@ class OpenAIEmbedder(Embedder):
             data = sorted(payload["data"], key=lambda d: d["index"])
             vectors = [self._vector(d["embedding"]) for d in data]
         except (KeyError, TypeError, ValueError) as exc:
-            raise EmbedderError(
+            failed = EmbedderError(
                 f"{self.base_url}/embeddings sent no embeddings ({exc!r}): {str(payload)[:200]}"
-            ) from None
+            )
+            failed.log_detail = "the endpoint sent no embeddings"  # the reply may echo texts
+            raise failed from None
         if len(vectors) != len(batch):
             raise EmbedderError(f"endpoint returned {len(vectors)} vectors for {len(batch)} texts")
         sizes = {len(v) for v in vectors}

@@ -128,7 +128,9 @@ class LLM(ABC):
             raise
         except Exception as exc:  # a backend's own exception types stay inside
             self.usage.record(task, None)
-            raise LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+            failed = LLMError(f"{self.name} failed: {type(exc).__name__}: {exc}")
+            failed.log_detail = f"{type(exc).__name__} in {self.name}"
+            raise failed from exc
         self.usage.record(task, out)
         return out
 

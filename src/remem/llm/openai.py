@@ -87,7 +87,9 @@ class OpenAILLM(LLM):
                     if mode != "off" and len(self._modes) > 1 and self._modes[0] == mode:
                         self._modes.pop(0)  # this server wants another structured form
                         continue
-                raise LLMError(f"{self.base_url} rejected the request: {exc}") from None
+                failed = LLMError(f"{self.base_url} rejected the request: {exc}")
+                failed.log_detail = "the endpoint rejected the request"  # its body may echo it
+                raise failed from None
             return self._parse(reply, req.messages, time.perf_counter() - t0)
 
     def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
@@ -111,7 +113,9 @@ class OpenAILLM(LLM):
             choice = reply["choices"][0]
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise LLMError(f"{self.base_url} sent no completion: {str(reply)[:200]}") from None
+            failed = LLMError(f"{self.base_url} sent no completion: {str(reply)[:200]}")
+            failed.log_detail = "the endpoint sent no completion"
+            raise failed from None
         usage = reply.get("usage") or {}
         prompt = usage.get("prompt_tokens") or sum(
             estimate_tokens(m.get("content", "")) for m in messages

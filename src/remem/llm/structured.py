@@ -66,7 +66,9 @@ def ask_json(
                     f"object only, matching this schema: {json.dumps(schema)}",
                 },
             ]
-    raise LLMOutputError(f"{llm.name} gave no valid JSON for {task!r}: {problem}")
+    failed = LLMOutputError(f"{llm.name} gave no valid JSON for {task!r}: {problem}")
+    failed.log_detail = f"no valid JSON for {task!r} after {retries + 1} tries"
+    raise failed
 
 
 _LENGTH_KEYS = ("maxLength", "minLength", "maxItems", "minItems")

@@ -57,6 +57,7 @@ from ..errors import (
 )
 from ..keys import KeyRing
 from ..memory import MAX_BATCH, Memory
+from ..redact import failure, frames
 from .settings import MAX_BODY_BYTES, Settings
 from .tenant import TenantMemory
 
@@ -235,11 +236,11 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
 def _remem_error(_: Request, exc: Exception) -> JSONResponse:
     for kind, status, code in _ERRORS:
         if isinstance(exc, kind):
-            if status >= 500:
-                log.warning("%s: %s", code, exc)
+            if status >= 500:  # the message (for the client) may quote memories
+                log.warning("%s: %s", code, failure(exc))
             extra = {"deleted": exc.result} if isinstance(exc, ErasureIncompleteError) else {}
             return _error(status, code, str(exc), **extra)
-    log.exception("unexpected remem error")
+    log.error("unexpected remem error: %s", frames(exc))
     return _error(500, "internal", "internal error")
 
 
@@ -290,7 +291,7 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-    log.error("unexpected error: %s", type(exc).__name__, exc_info=exc)
+    log.error("unexpected error: %s", frames(exc))
     return _error(500, "internal", "internal error")
 
 

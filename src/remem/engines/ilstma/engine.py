@@ -42,6 +42,7 @@ from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...llm import ask_json, prompts
+from ...redact import failure
 from ...store.base import timestamp_epoch
 from ...tokens import clip_tokens
 from ...types import StoredMemory
@@ -275,10 +276,13 @@ class IlstmaEngine(Engine):
         self._llm_failures[user_id] = n
         if n < self.cfg.llm_attempts:
             log.warning(
-                "LLM summary failed (%s); queued, attempt %d/%d", exc, n, self.cfg.llm_attempts
+                "LLM summary failed (%s); queued, attempt %d/%d",
+                failure(exc),
+                n,
+                self.cfg.llm_attempts,
             )
             return True
-        log.warning("LLM summary failed %d times (%s); extractive fallback", n, exc)
+        log.warning("LLM summary failed %d times (%s); extractive fallback", n, failure(exc))
         self._llm_failures.pop(user_id, None)
         return False
 
@@ -394,7 +398,7 @@ class IlstmaEngine(Engine):
                 max_tokens=24,
             )
         except LLMError as exc:
-            log.warning("LLM check of the global candidate failed (%s)", exc)
+            log.warning("LLM check of the global candidate failed (%s)", failure(exc))
             return None
 
     # -- the per-question flow (3.6.2) --------------------------------------------------

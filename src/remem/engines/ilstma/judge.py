@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import LLMError
 from ...index.tokenize import stem, tokenize
 from ...llm import LLM, ask_json, prompts
+from ...redact import failure
 from .stm import Dialogue
 
 log = logging.getLogger("remem.ilstma")
@@ -136,7 +137,7 @@ class LLMJudge:
                 on_call=self._count,
             )
         except LLMError as exc:
-            log.warning("LLM hit judge failed (%s); using the offline judge", exc)
+            log.warning("LLM hit judge failed (%s); using the offline judge", failure(exc))
             return self.fallback.judge(question, cache, query_vec)
         if not verdict.enough or not verdict.answer.strip():
             return []

@@ -27,6 +27,7 @@ from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...index.tokenize import tokenize
+from ...redact import failure
 from ...types import StoredMemory
 from ..arrange import plan
 from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
@@ -99,12 +100,14 @@ class SynapseEngine(Engine):
                     log.warning(
                         "concept extraction failed for %d memories (%s); queued, attempt %d/%d",
                         len(rows),
-                        exc,
+                        failure(exc),
                         n,
                         self.cfg.llm_attempts,
                     )
                     return None
-                log.warning("concept extraction failed %d times (%s); lexical fallback", n, exc)
+                log.warning(
+                    "concept extraction failed %d times (%s); lexical fallback", n, failure(exc)
+                )
                 self._llm_failures.pop(user_id, None)
         return self._mentions(user_id, [(r, self.lexical.extract(r.text)) for r in rows])
 
