@@ -93,6 +93,25 @@ def test_delete_user(capsys, db):
     assert run(capsys, "--db", db, "search", "facts", "--user", "zoe")[:2] == (0, "")
 
 
+def test_delete_user_under_another_connections_snapshot_says_the_bytes_remain(capsys, db):
+    """The rows go, but a reader's older snapshot keeps their bytes in the WAL: the
+    command says so and exits 2 instead of printing a clean count."""
+    import sqlite3
+
+    run(capsys, "--db", db, "add", "my PIN is 80417723", "--user", "zoe")
+    reader = sqlite3.connect(db, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM memories").fetchone()
+    try:
+        code, out, err = run(capsys, "--db", db, "delete-user", "zoe")
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    assert code == 2 and out == ""
+    assert "deleted, but" in err and "still in the database files" in err
+    assert run(capsys, "--db", db, "count", "--user", "zoe")[1] == "0\n"
+
+
 @pytest.mark.parametrize("engine", ["dense", "bm25", "hybrid"])
 def test_engine_option(capsys, db, engine):
     run(capsys, "--db", db, "--engine", engine, "add", "the cellar door squeaks", "--user", "u")
