@@ -7,6 +7,7 @@ from ._version import __version__
 from .answer import Answer
 from .errors import (
     EmbedderError,
+    ErasureIncompleteError,
     InvalidInputError,
     InvalidTypeError,
     LLMError,
@@ -24,6 +25,7 @@ __all__ = [
     "LLM",
     "Answer",
     "EmbedderError",
+    "ErasureIncompleteError",
     "Hit",
     "InvalidInputError",
     "InvalidTypeError",
