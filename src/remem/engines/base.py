@@ -193,6 +193,8 @@ class Engine(ABC):
         """Apply the question's time window and order versions (override to do it
         natively); ``hits`` may be deeper than ``k``."""
         window, order = plan(query, now)
+        if user_id in self._mentioned_seen:  # this user's named times are cached
+            self._sync_mentioned(user_id, self.ctx.indexes.get(user_id))
         if not hits or (window is None and not self.ctx.time.updates):
             return hits[:k]
         with self.ctx.indexes.use(user_id) as idx:
@@ -209,10 +211,7 @@ class Engine(ABC):
         id. Only the spans are kept, never words of the memory; a memory deleted by
         another process is dropped once ``idx`` (current) shows a new delete."""
         cache = self._mentioned_cache
-        seen = (idx.state.epoch, idx.state.del_rev) if idx.state else None
-        if self._mentioned_seen.get(user_id, seen) != seen:
-            self._forget_mentioned(user_id, lambda memory_id: memory_id not in idx.pos)
-        self._mentioned_seen[user_id] = seen
+        self._sync_mentioned(user_id, idx)
         todo = [i for i in ids if (user_id, i) not in cache]
         if todo:
             for memory_id, row in self.ctx.store.get(user_id, todo).items():
@@ -257,6 +256,15 @@ class Engine(ABC):
         """Called after every row of the user was erased (an override calls this too)."""
         self._forget_mentioned(user_id, lambda memory_id: True)
         self._mentioned_seen.pop(user_id, None)
+
+    def _sync_mentioned(self, user_id: str, idx: UserIndex) -> None:
+        """Drop the named times of the user's memories another process deleted since
+        the cache last looked (``idx`` is current: its delete revision moved)."""
+        seen = (idx.state.epoch, idx.state.del_rev) if idx.state else None
+        if self._mentioned_seen.get(user_id, seen) != seen:
+            with idx.lock:
+                self._forget_mentioned(user_id, lambda memory_id: memory_id not in idx.pos)
+        self._mentioned_seen[user_id] = seen
 
     def _forget_mentioned(self, user_id: str, gone: Callable[[str], bool]) -> None:
         cache = self._mentioned_cache

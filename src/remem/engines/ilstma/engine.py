@@ -343,6 +343,8 @@ class IlstmaEngine(Engine):
     def search(
         self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
     ) -> list[Scored]:
+        with self._locks(user_id):
+            self._current(user_id)  # forget what another process deleted meanwhile
         if query_vec is None:
             query_vec = self.ctx.embedder.embed_one(query)
         recalled, ranking = self._retrieve(user_id, query, query_vec, k)
