@@ -18,6 +18,7 @@ from remem import (
 from remem.memory import MAX_BATCH
 from remem.validation import (
     DEFAULT_MAX_TEXT_CHARS,
+    MAX_COUNT,
     MAX_ID_CHARS,
     MAX_USER_ID_CHARS,
     check_id,
@@ -373,3 +374,29 @@ def test_user_ids_may_hold_a_tenant_prefix(embedder):
         long_user = "t" * 64 + ":" + "u" * 256
         m.add("hello", user_id=long_user)
         assert m.count(long_user) == 1 and len(long_user) <= MAX_USER_ID_CHARS
+
+
+# -- counts: k, limit and offset are bounded (a typo like 10**20 is an error, not a crash) --
+
+
+@pytest.mark.parametrize(
+    "huge", [MAX_COUNT + 1, 2**63, 10**20, 10**5000], ids=["bound+1", "2^63", "1e20", "1e5000"]
+)
+def test_huge_k_limit_and_offset_are_clear_errors(seeded, huge):
+    before = _snapshot(seeded)
+    with pytest.raises(InvalidInputError, match=r"offset must be at most 1,000,000,000"):
+        seeded.memories("u", offset=huge)
+    with pytest.raises(InvalidInputError, match=r"limit must be at most 1,000,000,000"):
+        seeded.memories("u", limit=huge)
+    for call in (seeded.search, seeded.recall, seeded.answer):
+        with pytest.raises(InvalidInputError, match=r"k must be at most 1,000,000,000"):
+            call("memory", user_id="u", k=huge)
+    _unchanged(seeded, before)
+
+
+def test_counts_at_the_bound_are_accepted(seeded):
+    assert seeded.memories("u", offset=MAX_COUNT) == []
+    assert len(seeded.memories("u", limit=MAX_COUNT)) == 2
+    assert len(seeded.search("memory", user_id="u", k=MAX_COUNT)) == 2
+    with pytest.raises(InvalidInputError, match="limit must be positive"):
+        seeded.memories("u", limit=0)

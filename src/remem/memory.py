@@ -36,6 +36,7 @@ from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
     build_memory,
     build_memory_item,
+    check_count,
     check_id,
     check_k,
     check_text,
@@ -510,11 +511,8 @@ class Memory:
         page through them without reading the rest."""
         user_id = check_user_id(user_id)
         if limit is not None:
-            limit = check_k(limit)
-        if isinstance(offset, bool) or not isinstance(offset, int):
-            raise InvalidTypeError(f"offset must be an int, not {type(offset).__name__}")
-        if offset < 0:
-            raise InvalidInputError(f"offset must not be negative, got {offset}")
+            limit = check_count(limit, "limit")
+        offset = check_count(offset, "offset", zero=True)
         self._check_open()
         rows = self._store.load(user_id, with_embeddings=False, limit=limit, offset=offset)
         return [m.to_hit(1.0) for m in rows]

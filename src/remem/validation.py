@@ -26,6 +26,11 @@ MAX_USER_ID_CHARS = 512
 """User ids may be longer than other ids: the servers store a tenant's user as
 ``<tenant>:<user id>``, and a tenant's own ids must still get the full 256."""
 MAX_METADATA_BYTES = 64_000
+MAX_COUNT = 1_000_000_000
+"""The largest ``k``, ``limit`` or ``offset`` a read accepts. Far above any one user's
+history (a user's active graph is bounded at 10,000 nodes, a batch at 10,000 items),
+and far below the 64-bit integers SQLite, PostgreSQL and numpy take, so a typo such
+as ``10**20`` is a clear error here instead of an ``OverflowError`` from a driver."""
 MAX_METADATA_DEPTH = 32
 """Nesting limit of metadata: JSON serialisers and parsers (pydantic, browsers) give
 up somewhere past 250 levels, and a memory stored deeper could never be read back."""
@@ -81,12 +86,22 @@ def check_optional_name(value: Any, what: str) -> str | None:
     return check_id(value, what)
 
 
+def check_count(value: Any, what: str, *, zero: bool = False) -> int:
+    """A whole number of results or rows: ``k`` and ``limit`` at least 1, ``offset``
+    (``zero=True``) at least 0, and none above :data:`MAX_COUNT`. The value is not
+    repeated past the bound: a number of thousands of digits cannot even become text."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(f"{what} must be an int, not {type(value).__name__}")
+    if value < (0 if zero else 1):
+        rule = "not be negative" if zero else "be positive"
+        raise InvalidInputError(f"{what} must {rule}, got {value}")
+    if value > MAX_COUNT:
+        raise InvalidInputError(f"{what} must be at most {MAX_COUNT:,}")
+    return value
+
+
 def check_k(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise InvalidTypeError(f"k must be an int, not {type(k).__name__}")
-    if k <= 0:
-        raise InvalidInputError(f"k must be positive, got {k}")
-    return k
+    return check_count(k, "k")
 
 
 def parse_timestamp(value: Any, what: str = "timestamp") -> datetime:
