@@ -400,3 +400,58 @@ def test_counts_at_the_bound_are_accepted(seeded):
     assert len(seeded.search("memory", user_id="u", k=MAX_COUNT)) == 2
     with pytest.raises(InvalidInputError, match="limit must be positive"):
         seeded.memories("u", limit=0)
+
+
+# -- the constructor: every argument checked at the call, before anything is opened --------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"embedder": None}, InvalidTypeError, "embedder must be a name or an Embedder"),
+        ({"embedder": 5}, InvalidTypeError, "embedder must be a name or an Embedder"),
+        ({"max_text_chars": "x"}, InvalidTypeError, "max_text_chars must be an int"),
+        ({"max_text_chars": 2.5}, InvalidTypeError, "max_text_chars must be an int"),
+        ({"max_text_chars": True}, InvalidTypeError, "max_text_chars must be an int"),
+        ({"max_text_chars": -1}, InvalidInputError, "max_text_chars must be positive"),
+        ({"max_text_chars": 0}, InvalidInputError, "max_text_chars must be positive"),
+        ({"max_cached_users": "many"}, InvalidTypeError, "max_cached_users must be an int"),
+        ({"max_cached_users": 0}, InvalidInputError, "max_cached_users must be positive"),
+        ({"llm": "nope"}, UnknownComponentError, "unknown llm 'nope'"),
+        ({"llm": 5}, InvalidTypeError, "llm must be a name or an LLM"),
+        ({"llm_options": ["url"]}, InvalidTypeError, "llm_options must be a mapping"),
+        ({"engine_options": [("depth", 5)]}, InvalidTypeError, "engine_options must be a mapping"),
+        ({"store_options": "wal"}, InvalidTypeError, "store_options must be a mapping"),
+        ({"answer_options": 3}, InvalidTypeError, "answer_options must be a mapping"),
+    ],
+)
+def test_bad_constructor_arguments_fail_at_the_call(tmp_path, embedder, kwargs, error, message):
+    path = tmp_path / "never.db"
+    kwargs = {"embedder": embedder, "llm": "none", **kwargs}
+    with pytest.raises(error, match=message):
+        Memory(path, engine="hybrid", **kwargs)
+    assert list(tmp_path.iterdir()) == []  # refused before the database was created
+
+
+def test_llm_names_are_checked_without_loading_a_model(tmp_path, embedder):
+    with Memory(tmp_path / "m.db", engine="bm25", embedder=embedder, llm="local") as mem:
+        assert mem._llm is None  # named and known, loaded only on first use
+
+
+def test_max_text_chars_is_the_limit_from_the_first_add(embedder):
+    with Memory(":memory:", engine="bm25", embedder=embedder, llm="none", max_text_chars=5) as m:
+        m.add("12345", user_id="u")
+        with pytest.raises(TextTooLongError, match="limit is 5"):
+            m.add("123456", user_id="u")
+        assert m.count("u") == 1
+
+
+@pytest.mark.parametrize("engine", ["dense", "bm25", "hybrid", "synapse", "ilstma"])
+def test_a_bad_now_is_refused_by_every_read_of_every_engine(embedder, engine):
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        mem.add("I keep my passport in the blue drawer", user_id="u")
+        for call in (mem.search, mem.recall, mem.answer):
+            with pytest.raises(InvalidInputError, match="now 'bad' is not ISO-8601"):
+                call("where is my passport?", user_id="u", now="bad")
+            with pytest.raises(InvalidTypeError, match="now must be"):
+                call("where is my passport?", user_id="u", now=5)

@@ -100,6 +100,16 @@ def check_count(value: Any, what: str, *, zero: bool = False) -> int:
     return value
 
 
+def check_options(value: Any, what: str) -> dict[str, Any]:
+    """A mapping of named settings (``engine_options``, ``llm_options``, ...), copied;
+    None is no settings."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError(f"{what} must be a mapping, not {type(value).__name__}")
+    return dict(value)
+
+
 def check_k(k: Any) -> int:
     return check_count(k, "k")
 
