@@ -22,7 +22,7 @@ import numpy as np
 from . import table
 from .answer import Answer, Answerer
 from .embed import Embedder, create_embedder
-from .engines import EngineContext, check_engine_name, create_engine
+from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
 from .engines.arrange import ArrangeConfig
 from .engines.base import Abilities, EngineRecall, Scored, UserLocks
 from .errors import EmbedderError, InvalidInputError, InvalidTypeError, StoreError
@@ -115,6 +115,7 @@ class Memory:
         self._llm_lock = threading.Lock()
         self._answerer: Answerer | None = None
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
+        check_engine_options(engine, engine_options)
         self._store = store or open_store(target, **store_options)
         #: Where the memories live, for messages: a database URL without its password.
         self.path = str(getattr(self._store, "location", target))

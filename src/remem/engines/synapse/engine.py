@@ -33,7 +33,7 @@ from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserL
 from ..baselines import passage_why
 from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
-from .config import VARIANTS, SynapseConfig
+from .config import SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
 from .storage import SYNAPSE_TABLES, SynapseStorage
 
@@ -44,6 +44,7 @@ class SynapseEngine(Engine):
     name = "synapse"
     abilities = Abilities(gate=True)
     tables = (SYNAPSE_TABLES,)
+    config_class = SynapseConfig
 
     def __init__(
         self,
@@ -55,7 +56,7 @@ class SynapseEngine(Engine):
     ):
         super().__init__(ctx)
         self.name = variant  # type: ignore[misc]
-        self.cfg = SynapseConfig.from_options(SynapseConfig(**VARIANTS[variant]), **options)
+        self.cfg = SynapseConfig.for_engine(variant, options)
         self.db = SynapseStorage(ctx.store.attach(SYNAPSE_TABLES))
         self.lexical = LexicalExtractor(self.cfg.min_concept_chars)
         self.extractor = extractor or (
