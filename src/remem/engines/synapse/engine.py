@@ -403,13 +403,18 @@ class SynapseEngine(Engine):
             approx = 0 < cfg.ann_above <= n
             bm = idx.bm25.scores(query)
             bm_max = float(bm.max()) if len(bm) else 0.0
-            bm_rank = top_k(bm, cfg.anchors, 0.0)
+            # A memory without a word ("x", "?") is never an anchor: it matches nothing
+            # itself (a speaker's name can still match it), and its cosine to a short
+            # query is the embedder's floor for short texts (0.3 for "x" and "cat")
+            worded = idx.worded[:n]
+            bm_rank = top_k(np.where(worded, bm, 0.0), cfg.anchors, 0.0)
             if approx:  # dense anchors from the IVF index; score only what is reached
                 dense_rank, _ = idx.dense.approx_top_k(query_vec, cfg.anchors)
+                dense_rank = dense_rank[worded[dense_rank]]
                 cos = None
             else:
                 cos = idx.similarity(query_vec)
-                dense_rank = top_k(cos, cfg.anchors)
+                dense_rank = top_k(np.where(worded, cos, -np.inf), cfg.anchors)
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
             ranks = (
