@@ -30,50 +30,31 @@ _KEY = "remem.allowed"
 
 @dataclass(frozen=True)
 class Allowed:
-    """What one option accepts beyond its type: inclusive bounds ``low``/``high`` and
-    exclusive ones ``above``/``below`` for numbers (None: unbounded), or ``choices``
-    for text (empty: any non-empty text)."""
+    """What one option accepts beyond its type: for a number the bounds ``low`` and
+    ``high`` (inclusive; None: unbounded), for text the ``choices`` (none: any
+    non-empty text)."""
 
     low: float | None = None
     high: float | None = None
-    above: float | None = None
-    below: float | None = None
     choices: tuple[str, ...] = ()
 
     def rule(self) -> str:
-        """The allowed range in words, for messages ("">= 1 and <= 100"")."""
+        """The allowed range in words, for messages (">= 1 and <= 100")."""
         parts = [
             f"{sign} {bound:g}"
-            for sign, bound in (
-                (">=", self.low),
-                (">", self.above),
-                ("<=", self.high),
-                ("<", self.below),
-            )
+            for sign, bound in ((">=", self.low), ("<=", self.high))
             if bound is not None
         ]
         return " and ".join(parts)
 
     def holds(self, value: float) -> bool:
-        return (
-            (self.low is None or value >= self.low)
-            and (self.high is None or value <= self.high)
-            and (self.above is None or value > self.above)
-            and (self.below is None or value < self.below)
-        )
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
 
 
-def number(
-    default: float,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    above: float | None = None,
-    below: float | None = None,
-) -> Any:
-    """A numeric option (int or float, as annotated) within the given bounds; with no
-    bound it may be any finite number."""
-    return field(default=default, metadata={_KEY: Allowed(low, high, above, below)})
+def number(default: float, *, low: float | None = None, high: float | None = None) -> Any:
+    """A numeric option (int or float, as annotated) between ``low`` and ``high``
+    (inclusive); with no bound it may be any finite number."""
+    return field(default=default, metadata={_KEY: Allowed(low, high)})
 
 
 def choice(default: str, *choices: str) -> Any:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import InvalidInputError
+from ...errors import InvalidInputError, UnknownComponentError
 from ..options import choice, number, resolve, switch, text
 from .forgetting import ALPHA, BETA, MU, SPATIAL_FORMS, XI
 
@@ -118,8 +118,14 @@ class IlstmaConfig:
     def for_engine(cls, variant: str, options: Mapping[str, Any]) -> IlstmaConfig:
         """The settings of engine ``variant`` (a name of :data:`VARIANTS`) with the
         caller's ``options`` over its preset ones, every one checked (the global
-        retriever's name is checked by the engine registry when the engine is made)."""
+        retriever against the engine registry)."""
+        from .. import check_engine_name  # the registry imports this module
+
         cfg = resolve(cls, {**VARIANTS[variant], **options}, f"engine {variant!r}")
+        try:
+            check_engine_name(cfg.global_retriever)
+        except UnknownComponentError as exc:
+            raise InvalidInputError(f"engine {variant!r}: global_retriever: {exc}") from None
         if cfg.cache_size > 2 * cfg.offset:
             raise InvalidInputError(
                 f"engine {variant!r}: cache_size must be at most 2 * offset (the prefetch "
