@@ -394,6 +394,13 @@ def test_huge_k_limit_and_offset_are_clear_errors(seeded, huge):
     _unchanged(seeded, before)
 
 
+def test_huge_negative_counts_are_clear_errors_too(seeded):
+    with pytest.raises(InvalidInputError, match="offset must not be negative, got a number"):
+        seeded.memories("u", offset=-(10**5000))
+    with pytest.raises(InvalidInputError, match="k must be positive, got -3"):
+        seeded.search("memory", user_id="u", k=-3)
+
+
 def test_counts_at_the_bound_are_accepted(seeded):
     assert seeded.memories("u", offset=MAX_COUNT) == []
     assert len(seeded.memories("u", limit=MAX_COUNT)) == 2

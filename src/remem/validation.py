@@ -26,14 +26,14 @@ MAX_USER_ID_CHARS = 512
 """User ids may be longer than other ids: the servers store a tenant's user as
 ``<tenant>:<user id>``, and a tenant's own ids must still get the full 256."""
 MAX_METADATA_BYTES = 64_000
+MAX_METADATA_DEPTH = 32
+"""Nesting limit of metadata: JSON serialisers and parsers (pydantic, browsers) give
+up somewhere past 250 levels, and a memory stored deeper could never be read back."""
 MAX_COUNT = 1_000_000_000
 """The largest ``k``, ``limit`` or ``offset`` a read accepts. Far above any one user's
 history (a user's active graph is bounded at 10,000 nodes, a batch at 10,000 items),
 and far below the 64-bit integers SQLite, PostgreSQL and numpy take, so a typo such
 as ``10**20`` is a clear error here instead of an ``OverflowError`` from a driver."""
-MAX_METADATA_DEPTH = 32
-"""Nesting limit of metadata: JSON serialisers and parsers (pydantic, browsers) give
-up somewhere past 250 levels, and a memory stored deeper could never be read back."""
 
 
 def check_utf8(value: str, what: str) -> None:
@@ -86,17 +86,26 @@ def check_optional_name(value: Any, what: str) -> str | None:
     return check_id(value, what)
 
 
+def shown(value: Any) -> str:
+    """``value`` for an error message: its repr, cut to 60 characters, and never an
+    integer too long to print (Python refuses to turn one of over 4,300 digits into
+    text, so the message itself would fail)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a number of more than 19 digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def check_count(value: Any, what: str, *, zero: bool = False) -> int:
     """A whole number of results or rows: ``k`` and ``limit`` at least 1, ``offset``
-    (``zero=True``) at least 0, and none above :data:`MAX_COUNT`. The value is not
-    repeated past the bound: a number of thousands of digits cannot even become text."""
+    (``zero=True``) at least 0, and none above :data:`MAX_COUNT`."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidTypeError(f"{what} must be an int, not {type(value).__name__}")
     if value < (0 if zero else 1):
         rule = "not be negative" if zero else "be positive"
-        raise InvalidInputError(f"{what} must {rule}, got {value}")
+        raise InvalidInputError(f"{what} must {rule}, got {shown(value)}")
     if value > MAX_COUNT:
-        raise InvalidInputError(f"{what} must be at most {MAX_COUNT:,}")
+        raise InvalidInputError(f"{what} must be at most {MAX_COUNT:,}, got {shown(value)}")
     return value
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar, get_type_hints
 
 from ..errors import InvalidInputError
+from ..validation import shown
 
 T = TypeVar("T")
 
@@ -138,9 +139,4 @@ def _refused(where: str, name: str, wanted: str, value: Any) -> InvalidInputErro
 
 
 def _shown(value: Any) -> str:
-    """The value for a message: short, and never a number too long to print."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return "a number of more than 19 digits"
-    shown = repr(value)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"{shown} ({type(value).__name__})"
+    return f"{shown(value)} ({type(value).__name__})"
