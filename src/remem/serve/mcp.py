@@ -7,6 +7,10 @@ Choices, and why:
   every result are written once; a tool here only names the method, describes it for
   the agent, and turns remem's errors into tool errors. Tool names say what an agent
   wants to do (``search_memory``, ``forget``) rather than mirror the library's verbs.
+* **The HTTP API's rules for arguments.** Each tool's arguments are checked by the
+  same pydantic model as the matching HTTP body (``schema.py``): an unknown field, a
+  number sent as text or a ``k`` over 200 is refused by both faces alike. (The SDK
+  still decodes a list or an object sent as a JSON string, which some clients do.)
 * **stdio is trusted, HTTP is keyed.** A stdio server is a child process of the agent
   on the same machine: whoever can start it can already read the database, so it serves
   one fixed view (``--tenant``, or raw user ids without one) and asks for no key. Over
