@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -324,3 +327,22 @@ def test_now_moves_the_time_a_question_names(capsys, db):
             capsys, "--db", db, command, "cake", "--user", "ana", "--now", "next tuesday"
         )
         assert code == 2 and "now 'next tuesday' is not ISO-8601" in err
+
+
+def test_huge_offset_limit_and_k_are_one_line_errors(tmp_path, embedder):
+    # a real process: what a user typing the command sees, traceback or not
+    db = tmp_path / "huge.db"
+    with Memory(db, engine="bm25", embedder=embedder, llm="none") as mem:
+        mem.add("I keep my passport in the blue drawer", user_id="ana")
+    env = {**os.environ, "REMEM_LLM": "none"}
+    cli = [sys.executable, "-m", "remem.cli", "--db", str(db), "--engine", "bm25"]
+    for args, message in (
+        (["list", "--user", "ana", "--offset", str(10**20)], "offset must be at most"),
+        (["list", "--user", "ana", "--limit", str(2**63)], "limit must be at most"),
+        (["search", "passport", "--user", "ana", "-k", str(10**20)], "k must be at most"),
+    ):
+        done = subprocess.run([*cli, *args], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert done.stdout == "" and "Traceback" not in done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"remem: {message} 1,000,000,000, got")

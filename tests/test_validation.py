@@ -18,6 +18,7 @@ from remem import (
 from remem.memory import MAX_BATCH
 from remem.validation import (
     DEFAULT_MAX_TEXT_CHARS,
+    MAX_COUNT,
     MAX_ID_CHARS,
     MAX_USER_ID_CHARS,
     check_id,
@@ -373,3 +374,91 @@ def test_user_ids_may_hold_a_tenant_prefix(embedder):
         long_user = "t" * 64 + ":" + "u" * 256
         m.add("hello", user_id=long_user)
         assert m.count(long_user) == 1 and len(long_user) <= MAX_USER_ID_CHARS
+
+
+# -- counts: k, limit and offset are bounded (a typo like 10**20 is an error, not a crash) --
+
+
+@pytest.mark.parametrize(
+    "huge", [MAX_COUNT + 1, 2**63, 10**20, 10**5000], ids=["bound+1", "2^63", "1e20", "1e5000"]
+)
+def test_huge_k_limit_and_offset_are_clear_errors(seeded, huge):
+    before = _snapshot(seeded)
+    with pytest.raises(InvalidInputError, match=r"offset must be at most 1,000,000,000"):
+        seeded.memories("u", offset=huge)
+    with pytest.raises(InvalidInputError, match=r"limit must be at most 1,000,000,000"):
+        seeded.memories("u", limit=huge)
+    for call in (seeded.search, seeded.recall, seeded.answer):
+        with pytest.raises(InvalidInputError, match=r"k must be at most 1,000,000,000"):
+            call("memory", user_id="u", k=huge)
+    _unchanged(seeded, before)
+
+
+def test_huge_negative_counts_are_clear_errors_too(seeded):
+    with pytest.raises(InvalidInputError, match="offset must not be negative, got a number"):
+        seeded.memories("u", offset=-(10**5000))
+    with pytest.raises(InvalidInputError, match="k must be positive, got -3"):
+        seeded.search("memory", user_id="u", k=-3)
+
+
+def test_counts_at_the_bound_are_accepted(seeded):
+    assert seeded.memories("u", offset=MAX_COUNT) == []
+    assert len(seeded.memories("u", limit=MAX_COUNT)) == 2
+    assert len(seeded.search("memory", user_id="u", k=MAX_COUNT)) == 2
+    with pytest.raises(InvalidInputError, match="limit must be positive"):
+        seeded.memories("u", limit=0)
+
+
+# -- the constructor: every argument checked at the call, before anything is opened --------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"embedder": None}, InvalidTypeError, "embedder must be a name or an Embedder"),
+        ({"embedder": 5}, InvalidTypeError, "embedder must be a name or an Embedder"),
+        ({"max_text_chars": "x"}, InvalidTypeError, "max_text_chars must be an int"),
+        ({"max_text_chars": 2.5}, InvalidTypeError, "max_text_chars must be an int"),
+        ({"max_text_chars": True}, InvalidTypeError, "max_text_chars must be an int"),
+        ({"max_text_chars": -1}, InvalidInputError, "max_text_chars must be positive"),
+        ({"max_text_chars": 0}, InvalidInputError, "max_text_chars must be positive"),
+        ({"max_cached_users": "many"}, InvalidTypeError, "max_cached_users must be an int"),
+        ({"max_cached_users": 0}, InvalidInputError, "max_cached_users must be positive"),
+        ({"llm": "nope"}, UnknownComponentError, "unknown llm 'nope'"),
+        ({"llm": 5}, InvalidTypeError, "llm must be a name or an LLM"),
+        ({"llm_options": ["url"]}, InvalidTypeError, "llm_options must be a mapping"),
+        ({"engine_options": [("depth", 5)]}, InvalidTypeError, "engine_options must be a mapping"),
+        ({"store_options": "wal"}, InvalidTypeError, "store_options must be a mapping"),
+        ({"answer_options": 3}, InvalidTypeError, "answer_options must be a mapping"),
+    ],
+)
+def test_bad_constructor_arguments_fail_at_the_call(tmp_path, embedder, kwargs, error, message):
+    path = tmp_path / "never.db"
+    kwargs = {"embedder": embedder, "llm": "none", **kwargs}
+    with pytest.raises(error, match=message):
+        Memory(path, engine="hybrid", **kwargs)
+    assert list(tmp_path.iterdir()) == []  # refused before the database was created
+
+
+def test_llm_names_are_checked_without_loading_a_model(tmp_path, embedder):
+    with Memory(tmp_path / "m.db", engine="bm25", embedder=embedder, llm="local") as mem:
+        assert mem._llm is None  # named and known, loaded only on first use
+
+
+def test_max_text_chars_is_the_limit_from_the_first_add(embedder):
+    with Memory(":memory:", engine="bm25", embedder=embedder, llm="none", max_text_chars=5) as m:
+        m.add("12345", user_id="u")
+        with pytest.raises(TextTooLongError, match="limit is 5"):
+            m.add("123456", user_id="u")
+        assert m.count("u") == 1
+
+
+@pytest.mark.parametrize("engine", ["dense", "bm25", "hybrid", "synapse", "ilstma"])
+def test_a_bad_now_is_refused_by_every_read_of_every_engine(embedder, engine):
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        mem.add("I keep my passport in the blue drawer", user_id="u")
+        for call in (mem.search, mem.recall, mem.answer):
+            with pytest.raises(InvalidInputError, match="now 'bad' is not ISO-8601"):
+                call("where is my passport?", user_id="u", now="bad")
+            with pytest.raises(InvalidTypeError, match="now must be"):
+                call("where is my passport?", user_id="u", now=5)

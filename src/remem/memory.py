@@ -22,7 +22,7 @@ import numpy as np
 from . import table
 from .answer import Answer, Answerer
 from .embed import Embedder, create_embedder
-from .engines import EngineContext, check_engine_name, create_engine
+from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
 from .engines.arrange import ArrangeConfig
 from .engines.base import Abilities, EngineRecall, Scored, UserLocks
 from .errors import (
@@ -34,7 +34,7 @@ from .errors import (
 )
 from .index.cache import IndexCache
 from .index.passages import embed_memories, passage_plan
-from .llm import LLM, create_llm
+from .llm import LLM, check_llm_name, create_llm
 from .store import Store, open_store
 from .store.extension import Extension, Tables, registered_extensions
 from .types import Hit, Recall, StoredMemory
@@ -42,8 +42,10 @@ from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
     build_memory,
     build_memory_item,
+    check_count,
     check_id,
     check_k,
+    check_options,
     check_text,
     check_user_id,
     parse_timestamp,
@@ -94,20 +96,33 @@ class Memory:
         target = (
             str(Path(path)) if not str(path).startswith(("postgres", ":memory:")) else str(path)
         )
-        self.max_text_chars = max_text_chars
-        self._embedder = create_embedder(embedder) if isinstance(embedder, str) else embedder
+        # every argument is checked here, before a model is loaded or a file created
+        self.max_text_chars = check_count(max_text_chars, "max_text_chars")
+        max_cached_users = check_count(max_cached_users, "max_cached_users")
+        if not isinstance(embedder, (str, Embedder)):
+            raise InvalidTypeError(
+                f"embedder must be a name or an Embedder, not {type(embedder).__name__}"
+            )
         if not isinstance(llm, (str, LLM)):
             raise InvalidTypeError(f"llm must be a name or an LLM, not {type(llm).__name__}")
+        if isinstance(llm, str):
+            check_llm_name(llm)  # the name only: a model loads at its first use
+        engine_options = check_options(engine_options, "engine_options")
+        store_options = check_options(store_options, "store_options")
         self._llm_spec: str | LLM = llm
-        self._llm_options = dict(llm_options or {})
+        self._llm_options = check_options(llm_options, "llm_options")
         self._llm: LLM | None = llm if isinstance(llm, LLM) else None
-        self._answer_options = Answerer.check_options(answer_options or {})
+        self._answer_options = Answerer.check_options(
+            check_options(answer_options, "answer_options")
+        )
+        self._embedder = create_embedder(embedder) if isinstance(embedder, str) else embedder
         self._passages = passage_plan(passage_options)
         time_config = ArrangeConfig.from_options(time_options)
         self._llm_lock = threading.Lock()
         self._answerer: Answerer | None = None
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
-        self._store = store or open_store(target, **dict(store_options or {}))
+        check_engine_options(engine, engine_options)
+        self._store = store or open_store(target, **store_options)
         #: Where the memories live, for messages: a database URL without its password.
         self.path = str(getattr(self._store, "location", target))
         try:
@@ -126,7 +141,7 @@ class Memory:
                 self._store, self._embedder, self._indexes, self._get_llm, time_config
             )
             self.engine_name = engine
-            self._engine = create_engine(engine, self._ctx, **dict(engine_options or {}))
+            self._engine = create_engine(engine, self._ctx, **engine_options)
         except BaseException:
             self._store.close()
             raise
@@ -553,11 +568,8 @@ class Memory:
         page through them without reading the rest."""
         user_id = check_user_id(user_id)
         if limit is not None:
-            limit = check_k(limit)
-        if isinstance(offset, bool) or not isinstance(offset, int):
-            raise InvalidTypeError(f"offset must be an int, not {type(offset).__name__}")
-        if offset < 0:
-            raise InvalidInputError(f"offset must not be negative, got {offset}")
+            limit = check_count(limit, "limit")
+        offset = check_count(offset, "offset", zero=True)
         self._check_open()
         rows = self._store.load(user_id, with_embeddings=False, limit=limit, offset=offset)
         return [m.to_hit(1.0) for m in rows]

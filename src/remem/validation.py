@@ -29,6 +29,11 @@ MAX_METADATA_BYTES = 64_000
 MAX_METADATA_DEPTH = 32
 """Nesting limit of metadata: JSON serialisers and parsers (pydantic, browsers) give
 up somewhere past 250 levels, and a memory stored deeper could never be read back."""
+MAX_COUNT = 1_000_000_000
+"""The largest ``k``, ``limit`` or ``offset`` a read accepts. Far above any one user's
+history (a user's active graph is bounded at 10,000 nodes, a batch at 10,000 items),
+and far below the 64-bit integers SQLite, PostgreSQL and numpy take, so a typo such
+as ``10**20`` is a clear error here instead of an ``OverflowError`` from a driver."""
 
 
 def check_utf8(value: str, what: str) -> None:
@@ -81,12 +86,41 @@ def check_optional_name(value: Any, what: str) -> str | None:
     return check_id(value, what)
 
 
+def shown(value: Any) -> str:
+    """``value`` for an error message: its repr, cut to 60 characters, and never an
+    integer too long to print (Python refuses to turn one of over 4,300 digits into
+    text, so the message itself would fail)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a number of more than 19 digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_count(value: Any, what: str, *, zero: bool = False) -> int:
+    """A whole number of results or rows: ``k`` and ``limit`` at least 1, ``offset``
+    (``zero=True``) at least 0, and none above :data:`MAX_COUNT`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(f"{what} must be an int, not {type(value).__name__}")
+    if value < (0 if zero else 1):
+        rule = "not be negative" if zero else "be positive"
+        raise InvalidInputError(f"{what} must {rule}, got {shown(value)}")
+    if value > MAX_COUNT:
+        raise InvalidInputError(f"{what} must be at most {MAX_COUNT:,}, got {shown(value)}")
+    return value
+
+
+def check_options(value: Any, what: str) -> dict[str, Any]:
+    """A mapping of named settings (``engine_options``, ``llm_options``, ...), copied;
+    None is no settings."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError(f"{what} must be a mapping, not {type(value).__name__}")
+    return dict(value)
+
+
 def check_k(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise InvalidTypeError(f"k must be an int, not {type(k).__name__}")
-    if k <= 0:
-        raise InvalidInputError(f"k must be positive, got {k}")
-    return k
+    return check_count(k, "k")
 
 
 def parse_timestamp(value: Any, what: str = "timestamp") -> datetime:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from remem import Memory
-from remem.engines.ilstma import VARIANTS, IlstmaConfig
+from remem.engines.ilstma import IlstmaConfig
 from remem.engines.ilstma.forgetting import prefetch_score, retention, spatial, strength
 from remem.errors import InvalidInputError
 
@@ -119,7 +119,7 @@ def test_unknown_spatial_form_raises(form):
 
 
 def test_defaults_and_variants():
-    cfg = IlstmaConfig.from_options()
+    cfg = IlstmaConfig.for_engine("ilstma", {})
     assert (cfg.cache_size, cfg.history_turns, cfg.offset, cfg.top_k_cosine) == (3, 7, 5, 2)
     assert (cfg.spatial, cfg.judge, cfg.on_disagreement, cfg.cache) == (
         "intent",
@@ -128,10 +128,10 @@ def test_defaults_and_variants():
         True,
     )
     assert cfg.global_retriever == "synapse"
-    paper = IlstmaConfig.from_options(**VARIANTS["ilstma-paper"])
+    paper = IlstmaConfig.for_engine("ilstma-paper", {})
     assert (paper.global_retriever, paper.on_disagreement) == ("hybrid", "cosine")
-    assert IlstmaConfig.from_options(**VARIANTS["ilstma-printed"]).spatial == "printed"
-    assert IlstmaConfig.from_options(**VARIANTS["ilstma-nocache"]).cache is False
+    assert IlstmaConfig.for_engine("ilstma-printed", {}).spatial == "printed"
+    assert IlstmaConfig.for_engine("ilstma-nocache", {}).cache is False
 
 
 @pytest.mark.parametrize(
@@ -149,7 +149,7 @@ def test_defaults_and_variants():
 )
 def test_bad_options_raise_invalid_input(embedder, options):
     with pytest.raises(InvalidInputError):
-        IlstmaConfig.from_options(**options)
+        IlstmaConfig.for_engine("ilstma", options)
     with pytest.raises(InvalidInputError):
         Memory(":memory:", engine="ilstma", embedder=embedder, engine_options=options)
 

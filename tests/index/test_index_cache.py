@@ -105,3 +105,25 @@ def test_lru_bound(db_path):
         assert "a" not in cache._users
     finally:
         store.close()
+
+
+def test_each_position_says_whether_its_text_has_a_word(db_path):
+    """``worded`` follows appends, in-place adds and rebuilds alike; a speaker's name
+    does not count (it is not what the memory says)."""
+    s1, s2 = SQLiteStore(db_path), SQLiteStore(db_path)
+    try:
+        cache = IndexCache(s1, 4)
+        s1.add("u", [_new("apple pie"), _new("x")], _vecs(2))
+        idx = cache.get("u")
+        assert idx.worded.tolist() == [True, False]
+        before = idx.state
+        said = NewMemory("?", "Ana", datetime(2024, 1, 1, tzinfo=timezone.utc), None, {})
+        cache.added("u", s1.add("u", [said], _vecs(1)), before)
+        assert cache.get("u").worded.tolist() == [True, False, False]
+        s2.add("u", [_new("banana bread")], _vecs(1))  # another connection: appended
+        assert cache.get("u").worded.tolist() == [True, False, False, True]
+        s2.delete("u", [cache.get("u").ids[0]])  # a foreign delete: rebuilt
+        assert cache.get("u").worded.tolist() == [False, False, True]
+    finally:
+        s1.close()
+        s2.close()

@@ -6,6 +6,7 @@ test starts ``remem serve --workers 2`` as a subprocess and talks to it over TCP
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
@@ -15,11 +16,13 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +33,8 @@ from fastapi.testclient import TestClient
 
 from remem import Memory
 from remem.keys import KeyRing
-from remem.serve.http import MAX_K, create_app
+from remem.serve.http import create_app
+from remem.serve.schema import MAX_K
 
 ENGINES = ["hybrid", "synapse", "ilstma"]
 TENANTS = ("acme", "globex")
@@ -1568,3 +1572,53 @@ def test_a_body_that_is_not_sent_as_json_is_415(api: Api):
     assert "application/json" in r.json()["error"]["message"]
     r = api.req("POST", "/v1/memories", content=body, headers={"Content-Type": "application/json"})
     assert r.status_code == 201
+
+
+# -- huge numbers: a clear 422 on a connection that stays open -----------------------------
+
+
+@contextmanager
+def _served(mem: Memory) -> Iterator[int]:
+    """``create_app(mem)`` under a real uvicorn server on a free port, in a thread."""
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(mem), host="127.0.0.1", port=port, log_level="critical")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+            time.sleep(0.05)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.mark.parametrize("huge", [str(10**20), str(2**63)], ids=["1e20", "2^63"])
+def test_huge_offset_and_limit_are_422_and_keep_the_connection(open_memory, tmp_path, huge):
+    mem = open_memory(tmp_path / "kept.db", "hybrid")
+    key, _ = KeyRing.of(mem).create("acme")
+    headers = {"Authorization": f"Bearer {key}"}
+    with _served(mem) as port:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            for param in ("offset", "limit"):
+                conn.request("GET", f"/v1/memories?user_id=bob&{param}={huge}", headers=headers)
+                sock = conn.sock
+                r = conn.getresponse()
+                body = json.loads(r.read())
+                assert r.status == 422, body
+                assert body["error"]["code"] == "invalid_request"
+                assert param in body["error"]["message"]
+                assert not r.will_close  # keep-alive: the next request rides the same socket
+                conn.request("GET", "/v1/memories?user_id=bob", headers=headers)
+                r = conn.getresponse()
+                assert r.status == 200 and json.loads(r.read())["count"] == 0
+                assert conn.sock is sock
+        finally:
+            conn.close()

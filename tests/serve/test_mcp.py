@@ -165,7 +165,8 @@ async def test_stdio_tools_round_trip(tmp_path: Path) -> None:
 
         # invalid input comes back as a tool error; the session goes on
         assert "empty" in _error(await s.call_tool("add_memory", {"user_id": "ana", "text": " "}))
-        assert "k must be positive" in _error(
+        # the HTTP API's rules (``serve/schema.py``): k is checked before the library runs
+        assert "greater than or equal to 1" in _error(
             await s.call_tool("search_memory", {"user_id": "ana", "query": "dog", "k": 0})
         )
         for tool, field in (

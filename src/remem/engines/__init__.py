@@ -6,28 +6,52 @@ Variants with preset options register names of their own (for example a later
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from ..errors import UnknownComponentError
 from .base import Engine, EngineContext, Scored
-from .baselines import BM25Engine, DenseEngine, HybridEngine
+from .baselines import BM25Engine, DenseEngine, HybridConfig, HybridEngine
+from .options import NoOptions, resolve
 
 __all__ = [
     "Engine",
     "EngineContext",
     "Scored",
     "check_engine_name",
+    "check_engine_options",
     "create_engine",
     "engine_names",
     "register_engine",
 ]
 
 _FACTORIES: dict[str, Callable[..., Engine]] = {}
+_SETTINGS: dict[str, Callable[[Mapping[str, Any]], object]] = {}
 
 
-def register_engine(name: str, factory: Callable[..., Engine]) -> None:
+def register_engine(
+    name: str,
+    factory: Callable[..., Engine],
+    settings: Callable[[Mapping[str, Any]], object] | None = None,
+) -> None:
+    """Make ``factory(ctx, **options)`` the engine called ``name``. ``settings(options)``,
+    when given, checks the options without making the engine (raising for a bad one),
+    so :class:`~remem.Memory` refuses them before it opens anything; without it they
+    are first checked when the engine is made."""
     _FACTORIES[name] = factory
+    if settings is not None:
+        _SETTINGS[name] = settings
+    else:
+        _SETTINGS.pop(name, None)
+
+
+def check_engine_options(name: str, options: Mapping[str, Any]) -> None:
+    """Raise InvalidInputError unless ``options`` suit engine ``name`` (see
+    :func:`register_engine`)."""
+    check = _SETTINGS.get(check_engine_name(name))
+    if check is not None:
+        check(options)
 
 
 def engine_names() -> list[str]:
@@ -48,9 +72,9 @@ def create_engine(name: str, ctx: EngineContext, **options: Any) -> Engine:
     return _FACTORIES[check_engine_name(name)](ctx, **options)
 
 
-register_engine("dense", DenseEngine)
-register_engine("bm25", BM25Engine)
-register_engine("hybrid", HybridEngine)
+register_engine("dense", DenseEngine, partial(resolve, NoOptions, where="engine 'dense'"))
+register_engine("bm25", BM25Engine, partial(resolve, NoOptions, where="engine 'bm25'"))
+register_engine("hybrid", HybridEngine, partial(resolve, HybridConfig, where="engine 'hybrid'"))
 
 
 def _register_builtin() -> None:

@@ -31,16 +31,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InvalidInputError, InvalidTypeError
+from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
 from ..store.base import timestamp_epoch
 from ..timeexpr import TimeWindow, time_order, time_window
+from .options import number, resolve, switch
 
 if TYPE_CHECKING:
     from .base import Scored
@@ -50,16 +51,16 @@ if TYPE_CHECKING:
 class ArrangeConfig:
     """Every constant of the stage, with why (override: ``Memory(time_options=...)``)."""
 
-    depth: int = 50
+    depth: int = number(50, low=0)
     """choice: how many of the engine's results a time window may reorder (the window
     lifts memories the question's words already found, it does not search by time)."""
-    window_weight: float = 1.0
+    window_weight: float = number(1.0, low=0)
     """choice: a window match is worth a reciprocal rank of 1/60 (RRF's constant): inside
     the window, any of the ``depth`` results outranks every result outside it."""
-    same_fact_cosine: float = 0.8
+    same_fact_cosine: float = number(0.8, low=0)
     """choice: two memories this close (MiniLM cosine of their vectors) restate one
     thing whatever the question (near-duplicates)."""
-    same_subject_share: float = 0.4
+    same_subject_share: float = number(0.4, low=0)
     """choice: two memories that both hold the question's words carrying this share of
     its IDF weight are two versions of what it asks about. Updates are rarely
     near-duplicates: on LongMemEval's knowledge-update pairs the two statements have
@@ -67,39 +68,23 @@ class ArrangeConfig:
     the question's own words decide; the two statements of an update shared 0.42 to
     0.64 of their question's weight on the development questions looked at, so 0.4
     (docs/benchmarks.md)."""
-    updates: bool = True
+    updates: bool = switch(True)
     """whether the newer of two versions moves above the older."""
-    mentioned: bool = True
+    mentioned: bool = switch(True)
     """whether a memory whose words place what it tells in the question's window
     ("last weekend", said days later) counts as inside it, like one made then."""
-    min_gap_s: float = 3600.0
+    min_gap_s: float = number(3600.0, low=0)
     """choice: versions at least an hour apart (a turn and its rephrasing in the same
     exchange are not an update)."""
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | None) -> ArrangeConfig:
-        cfg = cls()
+        """``Memory(time_options=...)`` checked: None for the defaults."""
         if options is None:
-            return cfg
+            return cls()
         if not isinstance(options, Mapping):
             raise InvalidTypeError("time_options must be a mapping")
-        known = {f.name: f for f in fields(cls)}
-        unknown = set(options) - set(known)
-        if unknown:
-            raise InvalidInputError(
-                f"unknown time_options {sorted(unknown)}; known: {sorted(known)}"
-            )
-        for key, value in options.items():
-            want = type(getattr(cfg, key))
-            ok = (
-                isinstance(value, bool)
-                if want is bool
-                else (isinstance(value, (int, float)) and not isinstance(value, bool))
-            )
-            if not ok or (want is not bool and (not math.isfinite(value) or value < 0)):
-                raise InvalidInputError(f"time_options {key} must be a {want.__name__} >= 0")
-        values: dict[str, Any] = {k: (int(v) if k == "depth" else v) for k, v in options.items()}
-        return replace(cfg, **values)
+        return resolve(cls, options, "time_options")
 
 
 def plan(question: str, now: datetime | None) -> tuple[TimeWindow | None, str | None]:

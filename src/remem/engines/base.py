@@ -134,6 +134,9 @@ class Engine(ABC):
     abilities: ClassVar[Abilities] = Abilities()
     #: The tables this engine keeps (attached to the store; see ``store/extension.py``)
     tables: ClassVar[tuple[Extension, ...]] = ()
+    #: The dataclass declaring this engine's options (``engines/options.py``); None: it
+    #: takes none
+    config_class: ClassVar[type | None] = None
 
     def __init__(self, ctx: EngineContext, **options: Any):
         if options:

@@ -12,6 +12,7 @@ memory anyway, so a round trip would add latency and save nothing.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from ..index.cache import UserIndex
 from ..index.dense import top_k
 from .base import Engine, EngineContext, Scored
+from .options import number, resolve
 
 
 def dense_ranking(
@@ -104,6 +106,16 @@ def rrf(rankings: list[np.ndarray], constant: float = 60.0) -> dict[int, float]:
     return fused
 
 
+@dataclass(frozen=True)
+class HybridConfig:
+    """The hybrid engine's options (``Memory(engine="hybrid", engine_options={...})``)."""
+
+    depth: int = number(100, low=1)
+    """choice: each channel's ranking is cut at this depth before fusion (at least k)."""
+    constant: float = number(60.0, low=0)
+    """RRF's constant, 60 as in its paper (Cormack et al., 2009)."""
+
+
 class HybridEngine(Engine):
     """RRF of the dense and BM25 rankings, each cut at ``depth`` (default 100).
 
@@ -112,13 +124,16 @@ class HybridEngine(Engine):
     """
 
     name = "hybrid"
+    config_class = HybridConfig
 
-    def __init__(
-        self, ctx: EngineContext, *, depth: int = 100, constant: float = 60.0, **options: Any
-    ):
-        super().__init__(ctx, **options)
-        self.depth = depth
-        self.constant = constant
+    def __init__(self, ctx: EngineContext, **options: Any):
+        super().__init__(ctx)
+        self.cfg = resolve(HybridConfig, options, f"engine {self.name!r}")
+        self.depth = self.cfg.depth
+        self.constant = self.cfg.constant
+
+    def config(self) -> dict[str, Any]:
+        return asdict(self.cfg)
 
     def search(
         self, user_id: str, query: str, query_vec: np.ndarray | None, k: int

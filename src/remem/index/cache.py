@@ -24,6 +24,7 @@ from ..store.base import Store, UserState, timestamp_epoch
 from ..types import StoredMemory
 from .bm25 import BM25Index
 from .dense import DenseIndex
+from .tokenize import has_words
 
 
 @dataclass
@@ -37,6 +38,9 @@ class UserIndex:
     pos: dict[str, int] = field(default_factory=dict)
     times: list[float] = field(default_factory=list)
     seqs: list[int] = field(default_factory=list)
+    #: whether the memory's own text (speaker aside) holds a word the lexical index
+    #: reads; "x", "?", "0" or an emoji hold none (``tokenize.has_words``)
+    worded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     dense: DenseIndex = field(init=False)
     bm25: BM25Index = field(default_factory=BM25Index)
     #: Held while reading or changing this user's arrays (appends may reallocate them).
@@ -63,6 +67,7 @@ class UserIndex:
         vecs = np.stack([r.embedding for r in rows])  # type: ignore[misc]
         self.dense.add(vecs)
         self.bm25.add([r.index_text for r in rows])
+        self.worded = np.concatenate([self.worded, [has_words(r.text) for r in rows]])
         for r in rows:
             pos = len(self.ids)
             self.pos[r.id] = pos

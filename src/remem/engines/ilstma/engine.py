@@ -47,7 +47,7 @@ from ...store.base import timestamp_epoch
 from ...tokens import clip_tokens
 from ...types import StoredMemory
 from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
-from .config import VARIANTS, IlstmaConfig
+from .config import IlstmaConfig
 from .forgetting import prefetch_score
 from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge
 from .stm import Dialogue, ShortTermMemory
@@ -98,11 +98,12 @@ class IlstmaEngine(Engine):
     needs_query_vector = False
     abilities = Abilities(flow=True, short_term=True)
     tables = (ILSTMA_TABLES,)
+    config_class = IlstmaConfig
 
     def __init__(self, ctx: EngineContext, *, variant: str = "ilstma", **options: Any):
         super().__init__(ctx)
         self.name = variant  # type: ignore[misc]
-        self.cfg = IlstmaConfig.from_options(**{**VARIANTS[variant], **options})
+        self.cfg = IlstmaConfig.for_engine(variant, options)
         self.db = IlstmaStorage(ctx.store.attach(ILSTMA_TABLES))
         from .. import create_engine
 

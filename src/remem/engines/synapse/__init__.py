@@ -6,6 +6,7 @@ paper-faithful similarity term) and the paper's ablations as engine names.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ...store.extension import register_extension
@@ -27,7 +28,7 @@ def register() -> None:
 
     register_extension(SYNAPSE_TABLES)
     for name in VARIANTS:
-        register_engine(name, _factory(name))
+        register_engine(name, _factory(name), partial(SynapseConfig.for_engine, name))
 
 
 __all__ = ["SYNAPSE_TABLES", "SynapseConfig", "SynapseEngine", "VARIANTS", "register"]

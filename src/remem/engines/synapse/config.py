@@ -3,161 +3,152 @@
 Provenance (see the project's reading notes on the paper): **paper** = stated by
 the paper; **choice** = the paper is silent or vague and remem chose (the reason is
 given). Every field can be overridden with ``Memory(engine="synapse",
-engine_options={...})``.
+engine_options={...})``; what each accepts is declared with it (``engines/options.py``)
+and checked when the Memory is made.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ...errors import InvalidInputError
+from ..options import choice, number, resolve, switch
 
 
 @dataclass(frozen=True)
 class SynapseConfig:
     # -- graph construction ------------------------------------------------------
-    consolidate_every: int = 5
+    consolidate_every: int = number(5, low=1)
     """paper: concepts are consolidated every N = 5 turns of a user."""
-    merge_threshold: float = 0.92
+    merge_threshold: float = number(0.92, low=0)
     """paper: a new concept merges into an existing one at cosine >= 0.92."""
-    association_threshold: float = 0.6
+    association_threshold: float = number(0.6, low=0)
     """choice: concept-concept association edges need cosine >= this. The paper's
     quoted 0.92 equals the merge threshold, so no two surviving concepts could ever
     be associated; 0.6 links near-synonyms and close topics (mom/mother, paint/art)."""
-    max_in_edges: int = 15
+    max_in_edges: int = number(15, low=1)
     """paper: each node keeps only its top-15 incoming edges by weight."""
-    temporal_rho: float = 0.01
+    temporal_rho: float = number(0.01, low=0)
     """paper: temporal edge weight exp(-rho * dt); choice: dt in hours, so turns of one
     conversation link at ~1 and sessions a week apart at exp(-1.68) = 0.19."""
-    temporal_decay: bool = True
+    temporal_decay: bool = switch(True)
     """ablation switch "no temporal decay": temporal edges get weight 1."""
-    dormancy_epsilon: float = 0.01
+    dormancy_epsilon: float = number(0.01, low=0)
     """paper: a node whose activation stays below epsilon is dormant."""
-    dormancy_windows: int = 10
+    dormancy_windows: int = number(10, low=0)
     """paper: ... for W = 10 consolidation windows (a window = ``consolidate_every``
     memories of the user, counted by sequence number)."""
-    max_active_nodes: int = 10_000
+    max_active_nodes: int = number(10_000, low=0)
     """paper: the active graph stays <= 10,000 nodes per user. choice: the bound is
     enforced by archiving the least recently active nodes first (dormant ones go
     before any node active in the last W windows); 0 = unbounded."""
-    archive_all_dormant: bool = False
+    archive_all_dormant: bool = switch(False)
     """choice: the paper archives every dormant node; read literally, a user who adds
     a month of chat and only then asks would search a graph of the last 50 memories
     (measured on LoCoMo as ``synapse-dormant``). remem archives only to hold the
     bound, so the graph forgets by disuse only once it must."""
-    concepts: bool = True
+    concepts: bool = switch(True)
     """ablation switch "no concepts": no semantic nodes, so the graph holds only the
     episodes and their temporal edges; measures what concept extraction adds."""
-    min_concept_chars: int = 4
+    min_concept_chars: int = number(4, low=1)
     """choice: shorter words are rarely concepts (and are mostly function words)."""
-    mention_budget: int = 32
+    mention_budget: int = number(32, low=0)
     """choice: a memory links to at most this many of its labels, the most distinctive
     first (named entities, then by the user's own IDF), so the graph adapts to turn
     length: a chat turn rarely has more (LoCoMo: 10 at the median, 32 at the 99th
     percentile), an assistant's long answer has about 120, most of them ordinary words
     that would link it to everything. 0 = no budget."""
-    extractor: str = "lexical"
+    extractor: str = choice("lexical", "lexical", "llm")
     """choice: "lexical" (offline, the default: the bundled 135M model cannot extract
     concepts) or "llm" (the paper's way, through the Memory's LLM: one call per
     memory at consolidation)."""
-    llm_attempts: int = 3
+    llm_attempts: int = number(3, low=1)
     """choice: consolidation rounds a failing LLM extractor is given before that
     batch falls back to the lexical extractor (with a logged warning). Until then the
     memories wait, stored and searchable, and are retried at the next consolidation."""
 
     # -- spreading activation -------------------------------------------------------
-    anchors: int = 30
+    anchors: int = number(30, low=1)
     """choice: top-k of BM25 and of dense each seed activation (dual trigger). 10, 20
     and 30 were measured on LoCoMo (docs/benchmarks.md); wider seeding lets more of
     the graph take part, and lateral inhibition keeps the extra anchors from flooding."""
-    concept_anchors: int = 0
+    concept_anchors: int = number(0, low=0)
     """choice: also seed the ``concept_anchors`` concepts most similar to the query
     (cosine >= ``concept_anchor_min``), so a query can enter the graph through a
     concept whose episodes use other words. 0 = episodes only, as in the paper."""
-    concept_anchor_min: float = 0.5
-    alpha: float = 1.0
+    concept_anchor_min: float = number(0.5, low=0)
+    alpha: float = number(1.0, low=0)
     """paper: initial activation a_i(0) = alpha * sim(i, q) for anchors."""
-    seed_scale: str = "raw"
+    seed_scale: str = choice("raw", "raw", "top")
     """choice: "raw" seeds anchors with ``alpha * sim`` as the paper does; "top" divides
     by the best anchor's similarity, so the strongest anchor starts at ``alpha`` on any
     data. Cosines of long texts are lower (a long answer's best passage against a short
     question), and seeds of 0.3-0.5 fall below the firing threshold: activation then
     dies out within the three rounds, whatever the graph holds."""
-    spread: float = 0.8
+    spread: float = number(0.8, low=0)
     """paper: S, the spreading factor."""
-    retention: float = 0.5
+    retention: float = number(0.5, low=0, high=1)
     """paper: delta, the retention decay: u = (1 - delta) a + S * incoming."""
-    iterations: int = 3
+    iterations: int = number(3, low=0, high=100)
     """paper: T = 3 propagate -> inhibit -> fire rounds."""
-    fan_effect: bool = True
+    fan_effect: bool = switch(True)
     """paper: incoming activation is divided by the sender's out-degree."""
-    inhibition: bool = True
-    inhibit_top: int = 7
+    inhibition: bool = switch(True)
+    inhibit_top: int = number(7, low=0)
     """paper: lateral inhibition from the M = 7 strongest nodes."""
-    inhibit_beta: float = 0.15
+    inhibit_beta: float = number(0.15, low=0)
     """paper: beta, the inhibition strength."""
-    sigmoid_gamma: float = 5.0
-    sigmoid_theta: float = 0.5
+    sigmoid_gamma: float = number(5.0, low=0)
+    sigmoid_theta: float = number(0.5)
     """third-party re-implementations: firing a = 1 / (1 + exp(-gamma (u - theta))).
     choice: only nodes reached from the anchors fire, and a node inhibited to 0 stays
     silent, otherwise sigmoid(0) = 0.076 would light up the whole graph."""
-    dynamics: bool = True
+    dynamics: bool = switch(True)
     """ablation switch "no activation dynamics": one linear spreading step, no
     inhibition, no firing nonlinearity."""
-    graph: bool = True
+    graph: bool = switch(True)
     """ablation switch "no graph": activation stays on the anchors."""
 
-    ann_above: int = 20_000
+    ann_above: int = number(20_000, low=0)
     """choice: from this many memories on, the dense anchors come from an IVF index
     (approximate; ``index/ivf.py``) and only the anchors and the episodes activation
     reaches are scored, so search time stops growing with the history; below it
     every memory is scored exactly. 0 = always exact."""
 
     # -- ranking -------------------------------------------------------------------
-    w_similarity: float = 0.5
-    w_activation: float = 0.5
-    w_pagerank: float = 0.2
+    w_similarity: float = number(0.5, low=0)
+    w_activation: float = number(0.5, low=0)
+    w_pagerank: float = number(0.2, low=0)
     """paper: score = 0.5 sim + 0.3 activation + 0.2 PageRank. choice: remem weighs
     activation 0.5 (measured better on LoCoMo at k = 10 and 20); ``synapse-paper``
     keeps 0.3."""
-    lexical_similarity: float = 0.3
+    lexical_similarity: float = number(0.3, low=0, high=1)
     """choice (remem's default departs from the paper here): the similarity term is
     (1 - x) * cosine + x * BM25 / max BM25 over the query's matches. On conversation
     data the lexical signal carries much of the evidence (names, rare words); the
     paper's cosine-only term is the ``synapse-paper`` variant (x = 0)."""
-    similarity: str = "linear"
+    similarity: str = choice("linear", "linear", "rank")
     """choice: how the two channels make the similarity term. "linear": the weighted
     sum above; "rank": reciprocal-rank fusion of the dense and BM25 rankings (RRF's
     constant 60), scaled to 1 for a memory first in both - scale-free, so neither
     channel's score range decides how much it counts (what makes ``hybrid`` robust
     when one channel is weak)."""
-    damping: float = 0.85
+    damping: float = number(0.85, low=0, high=1)
     """choice: PageRank damping (the usual 0.85; the paper gives none)."""
 
     # -- knowing when you don't know ---------------------------------------------------
-    gate_tau: float = 0.05
+    gate_tau: float = number(0.05, low=0)
     """paper: refuse when the top-ranked node's activation is below tau (paper: 0.12,
     calibrated to keep false refusals under 2.5%). Calibrated here the same way on
     LoCoMo (docs/benchmarks.md): with remem's activation 0.12 refuses 54% of
     answerable questions, 0.08 2.5%, 0.05 0.8%; so 0.05."""
 
     @classmethod
-    def from_options(cls, base: SynapseConfig | None = None, **options: Any) -> SynapseConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(options) - known
-        if unknown:
-            raise InvalidInputError(f"engine 'synapse' has no options {sorted(unknown)}")
-        cfg = replace(base or cls(), **options)
-        if cfg.extractor not in ("lexical", "llm"):
-            raise InvalidInputError("extractor must be 'lexical' or 'llm'")
-        if cfg.llm_attempts < 1:
-            raise InvalidInputError("llm_attempts must be >= 1")
-        if cfg.seed_scale not in ("raw", "top"):
-            raise InvalidInputError("seed_scale must be 'raw' or 'top'")
-        if cfg.similarity not in ("linear", "rank"):
-            raise InvalidInputError("similarity must be 'linear' or 'rank'")
-        return cfg
+    def for_engine(cls, variant: str, options: Mapping[str, Any]) -> SynapseConfig:
+        """The settings of engine ``variant`` (a name of :data:`VARIANTS`) with the
+        caller's ``options`` over its preset ones, every one checked."""
+        return resolve(cls, {**VARIANTS[variant], **options}, f"engine {variant!r}")
 
 
 #: Named variants: the default, the paper-faithful configuration and the ablations.

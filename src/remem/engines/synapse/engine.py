@@ -34,7 +34,7 @@ from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserL
 from ..baselines import passage_why
 from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
-from .config import VARIANTS, SynapseConfig
+from .config import SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
 from .storage import SYNAPSE_TABLES, SynapseStorage
 
@@ -45,6 +45,7 @@ class SynapseEngine(Engine):
     name = "synapse"
     abilities = Abilities(gate=True)
     tables = (SYNAPSE_TABLES,)
+    config_class = SynapseConfig
 
     def __init__(
         self,
@@ -56,7 +57,7 @@ class SynapseEngine(Engine):
     ):
         super().__init__(ctx)
         self.name = variant  # type: ignore[misc]
-        self.cfg = SynapseConfig.from_options(SynapseConfig(**VARIANTS[variant]), **options)
+        self.cfg = SynapseConfig.for_engine(variant, options)
         self.db = SynapseStorage(ctx.store.attach(SYNAPSE_TABLES))
         self.lexical = LexicalExtractor(self.cfg.min_concept_chars)
         self.extractor = extractor or (
@@ -410,13 +411,18 @@ class SynapseEngine(Engine):
             approx = 0 < cfg.ann_above <= n
             bm = idx.bm25.scores(query)
             bm_max = float(bm.max()) if len(bm) else 0.0
-            bm_rank = top_k(bm, cfg.anchors, 0.0)
+            # A memory without a word ("x", "?") is never an anchor: it matches nothing
+            # itself (a speaker's name can still match it), and its cosine to a short
+            # query is the embedder's floor for short texts (0.3 for "x" and "cat")
+            worded = idx.worded[:n]
+            bm_rank = top_k(np.where(worded, bm, 0.0), cfg.anchors, 0.0)
             if approx:  # dense anchors from the IVF index; score only what is reached
                 dense_rank, _ = idx.dense.approx_top_k(query_vec, cfg.anchors)
+                dense_rank = dense_rank[worded[dense_rank]]
                 cos = None
             else:
                 cos = idx.similarity(query_vec)
-                dense_rank = top_k(cos, cfg.anchors)
+                dense_rank = top_k(np.where(worded, cos, -np.inf), cfg.anchors)
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
             ranks = (

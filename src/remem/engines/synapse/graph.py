@@ -2,7 +2,12 @@
 
 Node layout: concepts first (``0..C-1``), then episodes by index position
 (``C..C+N-1``), so memories added between consolidations extend the matrices
-without renumbering. Edges (all built here from stored rows and vectors):
+without renumbering. A memory without a word ("x", "?", an emoji: nothing the lexical
+index reads, ``tokenize.has_words``) is no episode: as one it only relayed its
+neighbours' activation and held PageRank for its place in the chain, which ranked a
+lone "x" above the memory next to it that matched the question; it is ranked by its
+similarity alone, and the chain links its neighbours. Edges (all built here from
+stored rows and vectors):
 
 * temporal: consecutive live episodes, both ways, weight ``exp(-rho * hours)``;
 * abstraction: episode <-> each concept it mentions, both ways, weight = cosine of
@@ -147,6 +152,9 @@ def select_active(
     live = np.zeros(N, dtype=bool)
     if idx.pos:
         live[np.fromiter(idx.pos.values(), dtype=np.int64)] = True
+    # a memory without a word ("x", "?") is no episode: it would only relay its
+    # neighbours' activation and hold PageRank for its place in the chain
+    live &= idx.worded[:N]
     seqs = np.asarray(idx.seqs, dtype=np.int64)
     own_win = window_of(seqs, cfg)  # each episode's own window
     ep_win = own_win.copy()  # raised below by queries' touches
