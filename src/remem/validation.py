@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from collections.abc import Mapping
 from datetime import date, datetime, timezone
 from typing import Any
@@ -31,6 +32,27 @@ MAX_METADATA_DEPTH = 32
 up somewhere past 250 levels, and a memory stored deeper could never be read back."""
 
 
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
+"""Unicode categories that draw nothing on their own: controls, format characters
+(zero-width space and joiners, the byte order mark, direction marks, the soft
+hyphen), marks that combine with a preceding letter, and separators."""
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that render as blank space: the Hangul fillers and the blank
+Braille pattern, the usual ways of making a text that looks empty pass a check."""
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` shows nothing a reader could see: only whitespace,
+    zero-width and format characters, marks with no letter to combine with, or
+    blank fillers. Such a "memory" is empty to its user (it would be stored, embedded
+    and returned as a blank line), so it is refused as empty. Stops at the first
+    visible character, so a normal text costs one or two lookups."""
+    for ch in text:
+        if ch not in _BLANK_LETTERS and unicodedata.category(ch) not in _INVISIBLE_CATEGORIES:
+            return False
+    return True
+
+
 def check_utf8(value: str, what: str) -> None:
     """Reject lone surrogates (SQLite, PostgreSQL and JSON all need valid UTF-8) and NUL
     characters (PostgreSQL cannot store them in text; refusing them everywhere keeps
@@ -48,8 +70,10 @@ def check_utf8(value: str, what: str) -> None:
 def check_text(text: Any, max_chars: int = DEFAULT_MAX_TEXT_CHARS, what: str = "text") -> str:
     if not isinstance(text, str):
         raise InvalidTypeError(f"{what} must be a str, not {type(text).__name__}")
-    if not text.strip():
-        raise InvalidInputError(f"{what} must not be empty or whitespace only")
+    if is_blank(text):
+        raise InvalidInputError(
+            f"{what} must not be empty, whitespace or invisible characters only"
+        )
     if len(text) > max_chars:
         raise TextTooLongError(
             f"{what} has {len(text):,} characters; the limit is {max_chars:,} "

@@ -745,7 +745,7 @@ def test_k_bounds_are_inclusive(api: Api):
         assert r.status_code == 200
 
 
-@pytest.mark.parametrize("text", ["", " ", "\n\t  "])
+@pytest.mark.parametrize("text", ["", " ", "\n\t  ", "\u200b\ufeff\u0301"])
 def test_empty_text_is_invalid_input(api: Api, text: str):
     r = api.req("POST", "/v1/memories", json={"user_id": "bob", "text": text})
     assert r.status_code == 422 and _error_code(r) == "invalid_input"
