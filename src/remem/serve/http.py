@@ -11,6 +11,9 @@ Choices, and why:
   hold any character, and a ``/`` in a path segment would change the route.
 * Errors are JSON ``{"error": {"code", "message"}}`` with stable codes a client can
   switch on; the message of an unexpected failure never carries internals.
+* Bodies are JSON sent as ``Content-Type: application/json``: any other type, or
+  none, is 415 ``unsupported_media_type``. An object that names a key twice is 422
+  ``duplicate_key``: parsers disagree on which of the two counts.
 * Request bodies are capped (``max_body_bytes``, default 8 MiB: ``MAX_BODY_BYTES`` in
   :mod:`remem.serve.settings`) before they are read
   into memory: the cap is checked on ``Content-Length`` and again on the bytes
@@ -26,12 +29,13 @@ Choices, and why:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Annotated, Any
 
 from fastapi import Body, Depends, FastAPI, Query, Request
@@ -223,6 +227,20 @@ _ERRORS: list[tuple[type[BaseException], int, str]] = [
 ]
 
 
+class Refused(Exception):
+    """A request refused as sent, before any work: its status and stable code."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+def _refused(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Refused)
+    return _error(exc.status, exc.code, str(exc))
+
+
 def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
     body: dict[str, Any] = {"error": {"code": code, "message": message, **extra}}
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
@@ -239,18 +257,27 @@ def _remem_error(_: Request, exc: Exception) -> JSONResponse:
     return _error(500, "internal", "internal error")
 
 
+def _has_body(request: Request) -> bool:
+    length = request.headers.get("content-length", "0").strip()
+    return "transfer-encoding" in request.headers or (length.isdigit() and int(length) > 0)
+
+
 def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    # FastAPI reads a body as JSON only when it is sent as JSON; any other body
+    # (form data, or a body with no type at all, as some clients send raw bytes)
+    # reaches validation unread, which is a media type problem, not a field problem
     if (
-        kind
-        and kind != "application/json"
+        kind != "application/json"
+        and (kind or _has_body(request))
         and any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors())
     ):
+        sent = f"not {kind}" if kind else "and this request named no Content-Type"
         return _error(
             415,
             "unsupported_media_type",
-            f"the body must be JSON sent as Content-Type: application/json, not {kind}",
+            f"the body must be JSON sent as Content-Type: application/json, {sent}",
         )
     problems = []
     for e in exc.errors():
@@ -288,6 +315,47 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
 def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     log.error("unexpected error: %s", type(exc).__name__, exc_info=exc)
     return _error(500, "internal", "internal error")
+
+
+# -- JSON bodies --------------------------------------------------------------------------
+
+
+def _sent_as_json(content_type: str | None) -> bool:
+    """What FastAPI parses as JSON: application/json and application/*+json."""
+    kind = (content_type or "").split(";")[0].strip().lower()
+    main, _, sub = kind.partition("/")
+    return main == "application" and (sub == "json" or sub.endswith("+json"))
+
+
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise Refused(
+                422,
+                "duplicate_key",
+                f"the JSON body names {key!r} twice in one object; send each key once",
+            )
+        out[key] = value
+    return out
+
+
+async def _unique_keys(request: Request) -> None:
+    """Refuse a JSON body in which one object holds a key twice. Parsers disagree on
+    which of the two counts (Python's json and pydantic take the last, others the
+    first), so a proxy, a log or a client-side check may have seen the other value
+    than the one that would be stored. A route that takes a body has parsed it
+    already (and answered malformed JSON with 400); this second parse only looks for
+    repeated keys, and a body no route reads is left alone however broken."""
+    route = request.scope.get("route")
+    if getattr(route, "body_field", None) is None:
+        return
+    if not _sent_as_json(request.headers.get("content-type")):
+        return
+    body = await request.body()
+    if body:
+        with suppress(ValueError, RecursionError):  # answered by FastAPI already
+            json.loads(body, object_pairs_hook=_each_key_once)
 
 
 # -- body size cap -----------------------------------------------------------------------
@@ -450,6 +518,7 @@ def create_app(
     stats = Metrics()
     app = FastAPI(
         lifespan=lifespan,
+        dependencies=[Depends(_unique_keys)],
         title="remem",
         version=__version__,
         description="Long-term memory for LLM agents. Every /v1 route but /v1/health "
@@ -583,6 +652,7 @@ def create_app(
         return t.import_table(user_id, table)
 
     app.add_exception_handler(RememError, _remem_error)
+    app.add_exception_handler(Refused, _refused)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)
