@@ -1547,3 +1547,20 @@ def test_a_broken_json_body_on_a_route_without_one_is_ignored(api: Api):
         r = api.raw("GET", "/v1/users", body)
         assert r.status_code == 200, r.text
 
+
+def test_no_page_served_loads_anything_from_another_host(api: Api):
+    """remem works offline: no docs page that fetches Swagger UI from a CDN. The
+    schema stays at /openapi.json for any OpenAPI viewer."""
+    for path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+        r = api.client.get(path)
+        assert r.status_code == 404 and _error_code(r) == "no_route", path
+    api.add("bob", text="a fact")
+    fetched = []
+    for route in api.client.app.routes:  # type: ignore[attr-defined]
+        if "GET" not in (getattr(route, "methods", None) or ()) or "{" in route.path:
+            continue
+        r = api.req("GET", route.path, params={"user_id": "bob"})
+        assert r.status_code == 200, (route.path, r.text)
+        assert not re.search(r"https?://|//cdn", r.text), route.path
+        fetched.append(route.path)
+    assert {"/openapi.json", "/v1/health", "/v1/users", "/metrics"} <= set(fetched)

@@ -20,6 +20,8 @@ Choices, and why:
   actually received, so a chunked body cannot slip past it.
 * Keys never reach a log: they travel only in headers, and neither the access log
   nor the error handlers print headers.
+* No docs page: FastAPI's ``/docs`` and ``/redoc`` load their scripts from a CDN,
+  and nothing remem serves may reach another host. ``/openapi.json`` is the schema.
 * Metrics are kept per worker process in Prometheus text format (``/metrics``); with
   several workers a scraper sees one worker per scrape, which the ``pid`` label makes
   visible. No tenant or user appears in a metric label.
@@ -519,6 +521,11 @@ def create_app(
     app = FastAPI(
         lifespan=lifespan,
         dependencies=[Depends(_unique_keys)],
+        # no /docs or /redoc: FastAPI's pages load Swagger UI and ReDoc from a CDN,
+        # and remem promises to work offline; a page is not worth a dependency that
+        # ships their assets. The schema stays at /openapi.json for any viewer.
+        docs_url=None,
+        redoc_url=None,
         title="remem",
         version=__version__,
         description="Long-term memory for LLM agents. Every /v1 route but /v1/health "
