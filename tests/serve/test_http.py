@@ -1380,6 +1380,37 @@ def _http(
         return exc.code, exc.read().decode()
 
 
+def _start_server(
+    cli: list[str], env: dict[str, str], log_path: Path, workers: int
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``remem serve`` on a free port, its output in ``log_path``; returns once its
+    health route answers (the process, the base URL)."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [*cli, "serve", "--port", str(port), "--workers", str(workers)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 60
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(log_path.read_text())
+        try:
+            if _http("GET", f"{base}/v1/health", timeout=2)[0] == 200:
+                return proc, base
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise AssertionError("server did not come up in 60 s")
+        time.sleep(0.25)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
     db = tmp_path / "served.db"
@@ -1398,29 +1429,9 @@ def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
     assert re.fullmatch(r"rmm_[0-9a-f]{12}_[A-Za-z0-9_-]+", key)
     assert key not in made.stderr
 
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
     log_path = tmp_path / "server.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [*cli, "serve", "--port", str(port), "--workers", "2"],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-        )
+    proc, base = _start_server(cli, env, log_path, workers=2)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log_path.read_text()
-            try:
-                if _http("GET", f"{base}/v1/health", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "server did not come up in 60 s"
-            time.sleep(0.25)
-
         assert _http("GET", f"{base}/v1/users")[0] == 401
         status, body = _http("POST", f"{base}/v1/memories", key, {"user_id": "bob", **BOB_A[0]})
         assert status == 201, body
@@ -1564,3 +1575,66 @@ def test_no_page_served_loads_anything_from_another_host(api: Api):
         assert not re.search(r"https?://|//cdn", r.text), route.path
         fetched.append(route.path)
     assert {"/openapi.json", "/v1/health", "/v1/users", "/metrics"} <= set(fetched)
+
+
+# -- keys in the URL -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["api_key", "apiKey", "key", "token", "access_token", "x-api-key"])
+def test_a_key_in_the_query_string_is_refused_with_where_keys_go(api: Api, name: str):
+    key = api.keys["acme"]
+    for headers in ({}, api.auth("acme")):  # refused even beside a good header
+        r = api.client.get("/v1/users", params={name: key}, headers=headers)
+        assert r.status_code == 400, (name, r.text)
+        assert _error_code(r) == "key_in_url"
+        message = r.json()["error"]["message"]
+        assert "Authorization: Bearer" in message and "X-API-Key" in message
+        assert key not in r.text
+    # a key-shaped value under any name, on any route, the open ones too
+    for path in ("/v1/health", "/v1/memories"):
+        r = api.client.get(path, params={"user_id": key}, headers=api.auth("acme"))
+        assert r.status_code == 400 and _error_code(r) == "key_in_url", path
+    r = api.req("POST", "/v1/memories", params={"token": "x"}, json={"user_id": "b", "text": "t"})
+    assert r.status_code == 400 and api.users() == []
+    # an ordinary query string is fine
+    assert api.req("GET", "/v1/memories", params={"user_id": "bob", "limit": 5}).status_code == 200
+
+
+def test_the_access_log_holds_no_query_string(tmp_path: Path):
+    """uvicorn's access log writes each request's path with its query string: a key
+    sent as ``?api_key=`` (refused, but sent all the same) and the user ids of GET
+    routes would be kept in the log. The real server, its real log."""
+    db = tmp_path / "served.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    env.update({"REMEM_LLM": "none", "PYTHONUNBUFFERED": "1"})
+    cli = [sys.executable, "-m", "remem.cli", "--db", str(db)]
+    made = subprocess.run(
+        [*cli, "keys", "create", "--tenant", "acme"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    key = made.stdout.strip()
+    secret = key.split("_", 2)[2]
+    user = "private-user-7731"
+    log_path = tmp_path / "server.log"
+    proc, base = _start_server(cli, env, log_path, workers=1)
+    try:
+        status, body = _http("GET", f"{base}/v1/users?api_key={key}")
+        assert status == 400 and json.loads(body)["error"]["code"] == "key_in_url", body
+        status, body = _http("GET", f"{base}/v1/memories?user_id={user}&limit=5", key)
+        assert status == 200, body
+        status, _ = _http("GET", f"{base}/v1/{key}")
+        assert status == 404
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = log_path.read_text()
+    # the requests were logged (method, path, status) ...
+    assert re.search(r'"GET /v1/users\S* HTTP/1.1" 400', log), log
+    assert re.search(r'"GET /v1/memories\S* HTTP/1.1" 200', log), log
+    # ... with nothing of their query strings or of a key in a path
+    for secret_text in (key, secret, user, "api_key", "limit=5"):
+        assert secret_text not in log, secret_text

@@ -19,7 +19,9 @@ Choices, and why:
   into memory: the cap is checked on ``Content-Length`` and again on the bytes
   actually received, so a chunked body cannot slip past it.
 * Keys never reach a log: they travel only in headers, and neither the access log
-  nor the error handlers print headers.
+  nor the error handlers print headers. A key in the query string is refused (400
+  ``key_in_url``, on every route), and the access log leaves query strings out
+  (:mod:`remem.serve.accesslog`): they hold user ids, and whatever a client put there.
 * No docs page: FastAPI's ``/docs`` and ``/redoc`` load their scripts from a CDN,
   and nothing remem serves may reach another host. ``/openapi.json`` is the schema.
 * Metrics are kept per worker process in Prometheus text format (``/metrics``); with
@@ -60,8 +62,9 @@ from ..errors import (
     TextTooLongError,
     UnknownComponentError,
 )
-from ..keys import KeyRing
+from ..keys import KEY_SHAPED, KeyRing
 from ..memory import MAX_BATCH, Memory
+from .accesslog import hide_queries
 from .settings import MAX_BODY_BYTES, Settings
 from .tenant import TenantMemory
 
@@ -212,7 +215,7 @@ def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorOut} for status in statuses}
 
 
-_KEYED = _errors(401, 413, 415, 422, 503)
+_KEYED = _errors(400, 401, 413, 415, 422, 503)
 
 
 # -- errors ------------------------------------------------------------------------------
@@ -491,6 +494,30 @@ def _tenant(
     return TenantMemory(request.app.state.memory, name)
 
 
+_KEY_PARAMS = frozenset(
+    {"apikey", "key", "token", "accesstoken", "auth", "authorization", "bearer", "xapikey"}
+)
+"""Query parameters that carry keys in other APIs (``?api_key=``, ``?access_token=``),
+compared without case, ``_`` or ``-``."""
+
+
+def _no_key_in_url(request: Request) -> None:
+    """Refuse a request whose query string carries a key, whether or not its headers
+    carry a good one: a URL is written to access logs, proxies' logs and browser
+    histories, so a key there is a key leaked, and answering 401 would only invite
+    the next guess of a parameter name. The message says where keys go."""
+    for name, value in request.query_params.multi_items():
+        plain = name.lower().replace("_", "").replace("-", "")
+        if plain in _KEY_PARAMS or KEY_SHAPED.search(name) or KEY_SHAPED.search(value):
+            raise Refused(
+                400,
+                "key_in_url",
+                "API keys go in a header, never in the URL (URLs are logged): "
+                "'Authorization: Bearer rmm_...' or 'X-API-Key: rmm_...'. A real key "
+                "sent in a URL should be revoked (remem keys revoke) and replaced.",
+            )
+
+
 Tenant = Annotated[TenantMemory, Depends(_tenant)]
 UserQ = Annotated[str, Query(min_length=1, max_length=256, description="the user's id")]
 
@@ -516,11 +543,12 @@ def create_app(
             if close_memory:
                 mem.close()
 
+    hide_queries()  # uvicorn's access log, when uvicorn serves this app
     keyring = KeyRing.of(mem, cache_s=key_cache_s)
     stats = Metrics()
     app = FastAPI(
         lifespan=lifespan,
-        dependencies=[Depends(_unique_keys)],
+        dependencies=[Depends(_no_key_in_url), Depends(_unique_keys)],
         # no /docs or /redoc: FastAPI's pages load Swagger UI and ReDoc from a CDN,
         # and remem promises to work offline; a page is not worth a dependency that
         # ships their assets. The schema stays at /openapi.json for any viewer.

@@ -45,6 +45,7 @@ from ..commands import arg, command
 from ..errors import InvalidInputError, NotFoundError, RememError
 from ..keys import KeyRing
 from ..memory import MAX_BATCH
+from .accesslog import hide_queries
 from .settings import LOOPBACK, MCP_PORT, Settings, env_default
 
 if TYPE_CHECKING:
@@ -398,8 +399,11 @@ def serve_http(
     import uvicorn
 
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
-    # uvicorn's access log has the method, path and status, never a header: no key.
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level)).run()
+    # uvicorn's access log has the method, path and status, never a header, and
+    # never a query string (accesslog.py): no key, no user id
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+    hide_queries()  # after the config, which sets up uvicorn's loggers
+    uvicorn.Server(config).run()
 
 
 # -- command line ---------------------------------------------------------------------
