@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -305,3 +310,114 @@ def test_now_moves_the_time_a_question_names(capsys, db):
             capsys, "--db", db, command, "cake", "--user", "ana", "--now", "next tuesday"
         )
         assert code == 2 and "now 'next tuesday' is not ISO-8601" in err
+
+
+# -- the command as a process: missing databases, failures, closed pipes ------------------------
+
+
+def _remem(*argv: str, cwd: Path, stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess:
+    """``remem ...`` as its own process, as a shell runs it (no REMEM_ variables)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    return subprocess.run(
+        [sys.executable, "-m", "remem.cli", *argv],
+        cwd=cwd, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def _one_line_error(err: str) -> str:
+    assert err.startswith("remem: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    return err
+
+
+READS = [
+    ["users"],
+    ["count", "--user", "u"],
+    ["list", "--user", "u"],
+    ["get", "0" * 32, "--user", "u"],
+    ["search", "where", "--user", "u"],
+    ["recall", "where", "--user", "u"],
+    ["ask", "where?", "--user", "u", "--llm", "none"],
+    ["export-table", "t.json", "--user", "u"],
+    ["consolidate", "--user", "u"],
+    ["delete", "0" * 32, "--user", "u"],
+    ["delete-user", "u"],
+    ["keys", "list"],
+    ["keys", "revoke", "0" * 12],
+]
+
+
+@pytest.mark.parametrize("argv", READS, ids=lambda a: " ".join(a[:2]))
+def test_a_read_of_a_missing_database_says_so_and_creates_nothing(capsys, tmp_path, argv):
+    db = tmp_path / "typo.db"
+    code, out, err = run(capsys, "--db", str(db), *argv)
+    assert code != 0 and out == ""
+    assert "no database at" in _one_line_error(err) and str(db) in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_db_a_read_creates_no_remem_db_and_a_write_does(tmp_path):
+    r = _remem("users", cwd=tmp_path)
+    assert r.returncode != 0 and r.stdout == ""
+    assert "no database at 'remem.db'" in _one_line_error(r.stderr)
+    assert list(tmp_path.iterdir()) == []
+    r = _remem("--engine", "bm25", "add", "a first fact", "--user", "u", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "remem.db").exists()
+    r = _remem("users", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "u\n"), r.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["keys", "create", "--tenant", "acme"],
+        ["import-table", "TABLE", "--user", "u"],
+    ],
+    ids=["keys create", "import-table"],
+)
+def test_writes_create_the_database(capsys, tmp_path, argv):
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps({"format": "remem.global-memory-table/1", "entries": []}))
+    db = tmp_path / "new.db"
+    code, _, err = run(capsys, "--db", str(db), *[str(table) if a == "TABLE" else a for a in argv])
+    assert code == 0, err
+    assert db.exists()
+
+
+@pytest.mark.parametrize("where", ["no/such/dir/t.json", "."], ids=["missing folder", "a folder"])
+def test_export_to_a_path_that_cannot_be_written_is_one_line(tmp_path, where):
+    db = tmp_path / "e.db"
+    assert _remem("--db", str(db), "--engine", "bm25", "add", "a fact", "--user", "u",
+                  cwd=tmp_path).returncode == 0  # fmt: skip
+    before = set(tmp_path.iterdir())
+    r = _remem("--db", str(db), "--engine", "bm25", "export-table", where, "--user", "u",
+               cwd=tmp_path)  # fmt: skip
+    assert r.returncode != 0 and r.stdout == ""
+    assert "cannot write a memory table" in _one_line_error(r.stderr)
+    assert set(tmp_path.iterdir()) == before  # no temporary file left behind
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ask", "what fact?", "--user", "u", "--llm", "none", "--json"],
+        ["list", "--user", "u"],
+        ["count", "--user", "u"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_a_closed_pipe_exits_quietly(tmp_path, argv):
+    """``remem ask --json ... | head -c 0``: the reader is gone before the first line
+    is written. No traceback, no "Exception ignored" at exit."""
+    db = tmp_path / "p.db"
+    assert _remem("--db", str(db), "--engine", "bm25", "add", "a fact", "--user", "u",
+                  cwd=tmp_path).returncode == 0  # fmt: skip
+    read, write = os.pipe()
+    os.close(read)  # every write to the pipe fails with EPIPE
+    try:
+        r = _remem("--db", str(db), "--engine", "bm25", *argv, cwd=tmp_path, stdout=write)
+    finally:
+        os.close(write)
+    assert r.stderr == ""
+    assert r.returncode == 128 + signal.SIGPIPE  # as a shell reports a closed pipe

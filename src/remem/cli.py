@@ -33,11 +33,16 @@ keys = Commands("keys")
 
 
 @contextmanager
-def _memory(args: argparse.Namespace, **options: Any) -> Iterator[Memory]:
-    """The Memory of the global options (``--db``, ``--engine``), closed afterwards."""
+def _memory(args: argparse.Namespace, *, create: bool = False, **options: Any) -> Iterator[Memory]:
+    """The Memory of the global options (``--db``, ``--engine``), closed afterwards.
+
+    Only commands that store something (``create``) make a new database file: a read
+    of a mistyped ``--db`` (or of ``./remem.db`` in the wrong folder) is an error,
+    not a fresh empty file that answers "nothing" and is left lying around."""
     from .memory import Memory
 
-    with Memory(args.db, engine=args.engine, **options) as mem:
+    store = None if create else {"create": False}
+    with Memory(args.db, engine=args.engine, store_options=store, **options) as mem:
         yield mem
 
 
@@ -124,7 +129,7 @@ def ask(args: argparse.Namespace) -> None:
     ],
 )
 def add(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
+    with _memory(args, create=True) as mem:
         metadata = json.loads(args.metadata) if args.metadata else None
         print(
             mem.add(
@@ -249,7 +254,7 @@ def export_table(args: argparse.Namespace) -> None:
     "import-table", help="add an exported table's entries to a user", args=[arg("path"), USER]
 )
 def import_table(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
+    with _memory(args, create=True) as mem:
         print(len(mem.import_table(args.path, args.user)))
 
 
@@ -308,10 +313,10 @@ def serve(args: argparse.Namespace) -> None:
 
 
 @contextmanager
-def _key_ring(args: argparse.Namespace) -> Iterator[Any]:
+def _key_ring(args: argparse.Namespace, *, create: bool = False) -> Iterator[Any]:
     from .keys import KeyRing
 
-    with _memory(args, llm="none") as mem:
+    with _memory(args, create=create, llm="none") as mem:
         yield KeyRing.of(mem)
 
 
@@ -321,7 +326,7 @@ def _key_ring(args: argparse.Namespace) -> Iterator[Any]:
     args=[arg("--tenant", required=True), arg("--label")],
 )
 def keys_create(args: argparse.Namespace) -> None:
-    with _key_ring(args) as ring:
+    with _key_ring(args, create=True) as ring:
         key, info = ring.create(args.tenant, args.label)
         print(key)
         print(

@@ -63,9 +63,10 @@ class Settings:
     """What the CLI, the HTTP server and the MCP server are configured with."""
 
     db: str = _env("REMEM_DB")
-    """The database: a SQLite file (created on first use; the current directory's
-    ``remem.db`` by default, so two commands run in one place share it) or a
-    ``postgresql://`` URL."""
+    """The database: a SQLite file (created by the first command that stores
+    something, or by a server; a command that only reads refuses a missing one; the
+    current directory's ``remem.db`` by default, so two commands run in one place
+    share it) or a ``postgresql://`` URL."""
     engine: str = _env("REMEM_ENGINE")
     """The retrieval engine: ``hybrid`` (dense + BM25), :class:`remem.Memory`'s own
     default, which needs no LLM and no consolidation."""

@@ -98,20 +98,36 @@ class SQLiteStore(SqlStore):
     _uid_pk = "+user_id"
     _no_limit = -1
 
-    def __init__(self, path: str | Path = ":memory:", *, timeout_ms: int = BUSY_TIMEOUT_MS):
+    def __init__(
+        self,
+        path: str | Path = ":memory:",
+        *,
+        timeout_ms: int = BUSY_TIMEOUT_MS,
+        create: bool = True,
+    ):
+        """``create=False`` opens only a file that exists (to read and write): a
+        mistyped path is then a StoreError, not a new empty database."""
         self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
         self._lock = threading.RLock()
         self._timeout_ms = timeout_ms
+        # SQLite's own "open, never create" (a URI with mode=rw), so no file can
+        # appear between a check and the open
+        target, uri = (self.path, False)
+        if self.shared and not create:
+            target, uri = (f"{Path(self.path).absolute().as_uri()}?mode=rw", True)
         try:
             self._con = sqlite3.connect(
-                self.path,
+                target,
                 timeout=timeout_ms / 1000,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # guarded by self._lock
+                uri=uri,
             )
         except sqlite3.Error as exc:
+            if uri and not Path(self.path).exists():
+                raise StoreError(f"no database at {self.path!r}") from None
             raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
         try:
             self._setup()
