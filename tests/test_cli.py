@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from remem import Memory
-from remem.cli import main
+from remem.cli import build_parser, main
 from remem.llm import local_available
 
 
@@ -421,3 +422,46 @@ def test_a_closed_pipe_exits_quietly(tmp_path, argv):
         os.close(write)
     assert r.stderr == ""
     assert r.returncode == 128 + signal.SIGPIPE  # as a shell reports a closed pipe
+
+
+# -- help ------------------------------------------------------------------------------------
+
+
+def _parsers(parser: argparse.ArgumentParser, name: str = "remem"):
+    """The parser and every subcommand's, with the command line that reaches each."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                yield from _parsers(subparser, f"{name} {sub}")
+
+
+def test_every_option_and_argument_says_what_it_is():
+    undocumented = [
+        f"{name}: {'/'.join(action.option_strings) or action.dest}"
+        for name, parser in _parsers(build_parser())
+        for action in parser._actions
+        if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+        and not (action.help or "").strip()
+    ]
+    assert not undocumented, "\n".join(undocumented)
+
+
+def test_help_names_the_choices_and_defaults():
+    """What finding 14 named: the engines and their default, the readers, the
+    timestamp's format."""
+    from remem.engines import engine_names
+    from remem.llm import llm_names
+
+    top = " ".join(build_parser().format_help().split())
+    for name in engine_names():
+        base, dash, _ = name.partition("-")
+        assert f"{base}-" in top if dash else f"{name} " in top or f"{name}," in top, name
+    assert "default hybrid" in top
+    subs = {name: p for name, p in _parsers(build_parser())}
+    add = " ".join(subs["remem add"].format_help().split())
+    assert "ISO 8601" in add and "--timestamp" in add
+    ask = " ".join(subs["remem ask"].format_help().split())
+    for name in llm_names():
+        assert name in ask
+    assert "default 10" in ask  # -k

@@ -414,7 +414,13 @@ def serve_http(
     help="serve memory to agents over the Model Context Protocol",
     description=DESCRIPTION,
     args=[
-        arg("--transport", choices=["stdio", "http"], default_from=env_default("mcp_transport")),
+        arg(
+            "--transport",
+            choices=["stdio", "http"],
+            default_from=env_default("mcp_transport"),
+            help="stdio: a local agent's child process, trusted; http: streamable HTTP, "
+            "each request keyed (default %(default)s)",
+        ),
         arg("--host", default_from=env_default("mcp_host"), help=f"HTTP host (default {LOOPBACK})"),
         arg(
             "--port",

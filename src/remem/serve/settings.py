@@ -139,6 +139,16 @@ class Settings:
         )
 
 
+ENGINES = (
+    "hybrid (dense + BM25), dense, bm25, synapse (a concept graph, gated), ilstma "
+    "(a question cache over a global table), or a variant of the last two for ablations "
+    "(synapse-nofan, ilstma-paper, ...: an unknown name lists them all)"
+)
+"""The engines ``--engine`` takes, as :func:`remem.engines.create_engine` knows them
+(a test holds the two together; listing them here keeps ``remem --help`` from
+importing the engines)."""
+
+
 def env_default(name: str, *, http: bool = False) -> Callable[[], Any]:
     """A command-line flag's default: the setting ``name`` as the environment makes
     it when the parser is built (``http``: as the HTTP server reads it)."""
@@ -151,6 +161,10 @@ GLOBAL_ARGS = [
         default_from=env_default("db"),
         help=f"database path (env REMEM_DB; default {Settings.db})",
     ),
-    arg("--engine", default_from=env_default("engine")),
+    arg(
+        "--engine",
+        default_from=env_default("engine"),
+        help=f"retrieval engine: {ENGINES} (env REMEM_ENGINE; default %(default)s)",
+    ),
 ]
 """The options before any command: ``remem``'s, and ``python -m remem.serve.mcp``'s."""
