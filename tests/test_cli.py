@@ -465,3 +465,64 @@ def test_help_names_the_choices_and_defaults():
     for name in llm_names():
         assert name in ask
     assert "default 10" in ask  # -k
+
+
+# -- cold start: what a command imports --------------------------------------------------------
+
+HEAVY = {"onnxruntime", "tokenizers", "scipy", "bm25s", "llama_cpp", "fastapi", "uvicorn", "mcp"}
+"""Modules that cost a command hundreds of milliseconds or megabytes to import or load
+(the embedding model's runtime and tokenizer, scipy, the servers' frameworks)."""
+_RUN_AND_LIST_IMPORTS = """
+import sys
+from remem.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+print("IMPORTED", *sorted({m.split(".")[0] for m in sys.modules}), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _imports_of(*argv: str, cwd: Path) -> set[str]:
+    """The top-level modules a ``remem`` command imported, run in its own process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    r = subprocess.run(
+        [sys.executable, "-c", _RUN_AND_LIST_IMPORTS, *argv],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("IMPORTED ")]
+    return set(line.split()[1:])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["count", "--user", "u"],
+        ["users"],
+        ["list", "--user", "u", "--json"],
+        ["get", "MID", "--user", "u"],
+        ["export-table", "t.json", "--user", "u"],
+        ["delete", "MID", "--user", "u"],
+        ["delete-user", "u"],
+        ["keys", "list"],
+    ],
+    ids=lambda a: a[0] if a[0] != "keys" else "keys list",
+)
+def test_commands_that_embed_nothing_load_no_model(open_memory, tmp_path, argv):
+    """Finding 15: every command loaded the embedding model (about 300 MB and a second
+    of the two cores) even to print a count."""
+    db = tmp_path / "cold.db"
+    mid = open_memory(db, "hybrid").add("a fact to count", user_id="u")
+    argv = [mid if a == "MID" else a for a in argv]
+    imported = _imports_of("--db", str(db), *argv, cwd=tmp_path)
+    assert "remem" in imported  # the listing works
+    assert not imported & HEAVY, sorted(imported & HEAVY)
+
+
+def test_version_and_help_import_no_library(tmp_path):
+    for argv in (["--version"], ["--help"], ["add", "--help"]):
+        imported = _imports_of(*argv, cwd=tmp_path)
+        assert not imported & (HEAVY | {"numpy"}), (argv, sorted(imported & (HEAVY | {"numpy"})))

@@ -34,6 +34,7 @@ from .store.extension import Extension, Tables, registered_extensions
 from .types import Hit, Recall, StoredMemory
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
+    MAX_BATCH,
     build_memory,
     build_memory_item,
     check_id,
@@ -42,9 +43,6 @@ from .validation import (
     check_user_id,
     parse_timestamp,
 )
-
-MAX_BATCH = 10_000
-"""Largest ``add_many`` batch: one transaction and one embedding pass must stay bounded."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,11 @@ DEFAULT_MAX_TEXT_CHARS = 100_000
 a 1 MB "memory" is almost always a document pasted by mistake, and the embedder only
 reads its first 256 tokens anyway. Raise it with ``Memory(max_text_chars=...)``."""
 
+MAX_BATCH = 10_000
+"""Largest ``add_many`` batch (and table import): one transaction and one embedding
+pass must stay bounded. Here, not in memory.py, so the servers' argument checks can
+name it without importing the library's engines."""
+
 MAX_ID_CHARS = 256
 MAX_USER_ID_CHARS = 512
 """User ids may be longer than other ids: the servers store a tenant's user as

@@ -28,7 +28,9 @@ Choices, and why:
   goes on. Anything else is a bug: the agent sees only a generic message, the
   traceback goes to the server's log (stderr).
 * **The SDK is optional.** This module imports nothing from ``mcp`` until the server
-  starts, so ``remem --help`` works without ``pip install 'remem[mcp]'``.
+  starts, so ``remem --help`` works without ``pip install 'remem[mcp]'``. The library
+  itself (keys, validation, numpy) is imported there too: every ``remem`` command
+  imports this module to build its parser.
 * **Blocking work leaves the event loop.** Tools are async only to read the request's
   tenant; the Memory call itself runs on a worker thread (embedding and SQLite block),
   so one slow answer does not stall other requests.
@@ -43,9 +45,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from ..commands import arg, command
 from ..errors import InvalidInputError, NotFoundError, RememError
-from ..keys import KeyRing
-from ..memory import MAX_BATCH
-from .accesslog import hide_queries
 from .settings import LOOPBACK, MCP_PORT, Settings, env_default
 
 if TYPE_CHECKING:
@@ -93,6 +92,8 @@ def _add_tools(server: "MCPServer", view: "Callable[[], TenantMemory]") -> None:
     from mcp.types import ToolAnnotations
     from pydantic import ConfigDict, Field
     from typing_extensions import NotRequired, TypedDict
+
+    from ..validation import MAX_BATCH
 
     async def call(method: str, *args: Any, **kwargs: Any) -> Any:
         tm = view()  # here, in the request's context, not on the worker thread
@@ -293,6 +294,8 @@ class KeyVerifier:
     """
 
     def __init__(self, mem: "Memory"):
+        from ..keys import KeyRing  # the server's, not `remem --help`'s, import
+
         self._keys = KeyRing.of(mem)
 
     async def verify_token(self, token: str) -> "AccessToken | None":
@@ -402,6 +405,8 @@ def serve_http(
     # uvicorn's access log has the method, path and status, never a header, and
     # never a query string (accesslog.py): no key, no user id
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+    from .accesslog import hide_queries
+
     hide_queries()  # after the config, which sets up uvicorn's loggers
     uvicorn.Server(config).run()
 
