@@ -339,7 +339,7 @@ READS = [
     ["search", "where", "--user", "u"],
     ["recall", "where", "--user", "u"],
     ["ask", "where?", "--user", "u", "--llm", "none"],
-    ["export-table", "t.json", "--user", "u"],
+    ["export-table", "TMP/t.json", "--user", "u"],
     ["consolidate", "--user", "u"],
     ["delete", "0" * 32, "--user", "u"],
     ["delete-user", "u"],
@@ -351,6 +351,7 @@ READS = [
 @pytest.mark.parametrize("argv", READS, ids=lambda a: " ".join(a[:2]))
 def test_a_read_of_a_missing_database_says_so_and_creates_nothing(capsys, tmp_path, argv):
     db = tmp_path / "typo.db"
+    argv = [a.replace("TMP", str(tmp_path)) for a in argv]
     code, out, err = run(capsys, "--db", str(db), *argv)
     assert code != 0 and out == ""
     assert "no database at" in _one_line_error(err) and str(db) in err

@@ -501,7 +501,7 @@ _KEY_PARAMS = frozenset(
 compared without case, ``_`` or ``-``."""
 
 
-def _no_key_in_url(request: Request) -> None:
+async def _no_key_in_url(request: Request) -> None:  # async: no thread hop per request
     """Refuse a request whose query string carries a key, whether or not its headers
     carry a good one: a URL is written to access logs, proxies' logs and browser
     histories, so a key there is a key leaked, and answering 401 would only invite
