@@ -480,6 +480,14 @@ class Memory:
         self._check_open()
         return self._store.attach(extension)
 
+    def warm_up(self) -> None:
+        """Load the embedding model now. It is otherwise loaded by the first
+        embedding, so that a Memory that never embeds (``remem count``) never pays
+        for it; a server calls this at start, so it answers its health check only
+        when its first write or search will not wait for the model."""
+        self._check_open()
+        self._embedder.load()
+
     def ping(self) -> None:
         """Raise StoreError unless the store answers (health checks)."""
         self._check_open()

@@ -148,6 +148,9 @@ class OnnxMiniLM(Embedder):
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
+    def load(self) -> None:
+        self._load()
+
     def _load(self) -> tuple:  # -> (tokenizers.Tokenizer, ort.InferenceSession, set[str])
         """The tokenizer and the query session, made on the first embedding. Opening
         the embedder costs nothing, so a Memory that never embeds (``remem count``,

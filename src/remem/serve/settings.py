@@ -127,16 +127,24 @@ class Settings:
         return out
 
     def open_memory(self) -> Memory:
-        """The Memory these settings describe (``pool_size`` applies to PostgreSQL)."""
+        """The Memory these settings describe (``pool_size`` applies to PostgreSQL),
+        for a server: its embedding model is loaded now (:meth:`Memory.warm_up`), so
+        the server is ready when it starts listening."""
         from ..memory import Memory
 
         pool = self.pool_size if self.pool_size and self.db.startswith("postgres") else 0
-        return Memory(
+        mem = Memory(
             self.db,
             engine=self.engine,
             llm=self.llm,
             store_options={"max_size": pool} if pool else None,
         )
+        try:
+            mem.warm_up()
+        except BaseException:
+            mem.close()
+            raise
+        return mem
 
 
 ENGINES = (
