@@ -451,11 +451,17 @@ def test_every_option_and_argument_says_what_it_is():
 def test_help_names_the_choices_and_defaults():
     """What finding 14 named: the engines and their default, the readers, the
     timestamp's format."""
-    from remem.engines import engine_names
-    from remem.llm import llm_names
+    # the names remem registers itself, in a fresh process: tests register their own
+    listed = subprocess.run(
+        [sys.executable, "-c", "from remem.engines import engine_names as e\n"
+         "from remem.llm import llm_names as l\nprint(' '.join(e()), '|', ' '.join(l()))"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    engine_names, llm_names = (part.split() for part in listed.split("|"))
+    assert "synapse" in engine_names and "none" in llm_names
 
     top = " ".join(build_parser().format_help().split())
-    for name in engine_names():
+    for name in engine_names:
         base, dash, _ = name.partition("-")
         assert f"{base}-" in top if dash else f"{name} " in top or f"{name}," in top, name
     assert "default hybrid" in top
@@ -463,7 +469,7 @@ def test_help_names_the_choices_and_defaults():
     add = " ".join(subs["remem add"].format_help().split())
     assert "ISO 8601" in add and "--timestamp" in add
     ask = " ".join(subs["remem ask"].format_help().split())
-    for name in llm_names():
+    for name in llm_names:
         assert name in ask
     assert "default 10" in ask  # -k
 
