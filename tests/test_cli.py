@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from remem import Memory
-from remem.cli import main
+from remem.cli import build_parser, main
 from remem.llm import local_available
 
 
@@ -346,3 +349,225 @@ def test_huge_offset_limit_and_k_are_one_line_errors(tmp_path, embedder):
         assert done.stdout == "" and "Traceback" not in done.stderr
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"remem: {message} 1,000,000,000, got")
+
+
+# -- the command as a process: missing databases, failures, closed pipes ------------------------
+
+
+def _remem(*argv: str, cwd: Path, stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess:
+    """``remem ...`` as its own process, as a shell runs it (no REMEM_ variables)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    return subprocess.run(
+        [sys.executable, "-m", "remem.cli", *argv],
+        cwd=cwd, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def _one_line_error(err: str) -> str:
+    assert err.startswith("remem: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    return err
+
+
+READS = [
+    ["users"],
+    ["count", "--user", "u"],
+    ["list", "--user", "u"],
+    ["get", "0" * 32, "--user", "u"],
+    ["search", "where", "--user", "u"],
+    ["recall", "where", "--user", "u"],
+    ["ask", "where?", "--user", "u", "--llm", "none"],
+    ["export-table", "TMP/t.json", "--user", "u"],
+    ["consolidate", "--user", "u"],
+    ["delete", "0" * 32, "--user", "u"],
+    ["delete-user", "u"],
+    ["keys", "list"],
+    ["keys", "revoke", "0" * 12],
+]
+
+
+@pytest.mark.parametrize("argv", READS, ids=lambda a: " ".join(a[:2]))
+def test_a_read_of_a_missing_database_says_so_and_creates_nothing(capsys, tmp_path, argv):
+    db = tmp_path / "typo.db"
+    argv = [a.replace("TMP", str(tmp_path)) for a in argv]
+    code, out, err = run(capsys, "--db", str(db), *argv)
+    assert code != 0 and out == ""
+    assert "no database at" in _one_line_error(err) and str(db) in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_db_a_read_creates_no_remem_db_and_a_write_does(tmp_path):
+    r = _remem("users", cwd=tmp_path)
+    assert r.returncode != 0 and r.stdout == ""
+    assert "no database at 'remem.db'" in _one_line_error(r.stderr)
+    assert list(tmp_path.iterdir()) == []
+    r = _remem("--engine", "bm25", "add", "a first fact", "--user", "u", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "remem.db").exists()
+    r = _remem("users", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "u\n"), r.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["keys", "create", "--tenant", "acme"],
+        ["import-table", "TABLE", "--user", "u"],
+    ],
+    ids=["keys create", "import-table"],
+)
+def test_writes_create_the_database(capsys, tmp_path, argv):
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps({"format": "remem.global-memory-table/1", "entries": []}))
+    db = tmp_path / "new.db"
+    code, _, err = run(capsys, "--db", str(db), *[str(table) if a == "TABLE" else a for a in argv])
+    assert code == 0, err
+    assert db.exists()
+
+
+@pytest.mark.parametrize("where", ["no/such/dir/t.json", "."], ids=["missing folder", "a folder"])
+def test_export_to_a_path_that_cannot_be_written_is_one_line(tmp_path, where):
+    db = tmp_path / "e.db"
+    assert _remem("--db", str(db), "--engine", "bm25", "add", "a fact", "--user", "u",
+                  cwd=tmp_path).returncode == 0  # fmt: skip
+    before = set(tmp_path.iterdir())
+    r = _remem("--db", str(db), "--engine", "bm25", "export-table", where, "--user", "u",
+               cwd=tmp_path)  # fmt: skip
+    assert r.returncode != 0 and r.stdout == ""
+    assert "cannot write a memory table" in _one_line_error(r.stderr)
+    assert set(tmp_path.iterdir()) == before  # no temporary file left behind
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ask", "what fact?", "--user", "u", "--llm", "none", "--json"],
+        ["list", "--user", "u"],
+        ["count", "--user", "u"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_a_closed_pipe_exits_quietly(tmp_path, argv):
+    """``remem ask --json ... | head -c 0``: the reader is gone before the first line
+    is written. No traceback, no "Exception ignored" at exit."""
+    db = tmp_path / "p.db"
+    assert _remem("--db", str(db), "--engine", "bm25", "add", "a fact", "--user", "u",
+                  cwd=tmp_path).returncode == 0  # fmt: skip
+    read, write = os.pipe()
+    os.close(read)  # every write to the pipe fails with EPIPE
+    try:
+        r = _remem("--db", str(db), "--engine", "bm25", *argv, cwd=tmp_path, stdout=write)
+    finally:
+        os.close(write)
+    assert r.stderr == ""
+    assert r.returncode == 128 + signal.SIGPIPE  # as a shell reports a closed pipe
+
+
+# -- help ------------------------------------------------------------------------------------
+
+
+def _parsers(parser: argparse.ArgumentParser, name: str = "remem"):
+    """The parser and every subcommand's, with the command line that reaches each."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                yield from _parsers(subparser, f"{name} {sub}")
+
+
+def test_every_option_and_argument_says_what_it_is():
+    undocumented = [
+        f"{name}: {'/'.join(action.option_strings) or action.dest}"
+        for name, parser in _parsers(build_parser())
+        for action in parser._actions
+        if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+        and not (action.help or "").strip()
+    ]
+    assert not undocumented, "\n".join(undocumented)
+
+
+def test_help_names_the_choices_and_defaults():
+    """What finding 14 named: the engines and their default, the readers, the
+    timestamp's format."""
+    # the names remem registers itself, in a fresh process: tests register their own
+    listed = subprocess.run(
+        [sys.executable, "-c", "from remem.engines import engine_names as e\n"
+         "from remem.llm import llm_names as l\nprint(' '.join(e()), '|', ' '.join(l()))"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    engine_names, llm_names = (part.split() for part in listed.split("|"))
+    assert "synapse" in engine_names and "none" in llm_names
+
+    top = " ".join(build_parser().format_help().split())
+    for name in engine_names:
+        base, dash, _ = name.partition("-")
+        assert f"{base}-" in top if dash else f"{name} " in top or f"{name}," in top, name
+    assert "default hybrid" in top
+    subs = {name: p for name, p in _parsers(build_parser())}
+    add = " ".join(subs["remem add"].format_help().split())
+    assert "ISO 8601" in add and "--timestamp" in add
+    ask = " ".join(subs["remem ask"].format_help().split())
+    for name in llm_names:
+        assert name in ask
+    assert "default 10" in ask  # -k
+
+
+# -- cold start: what a command imports --------------------------------------------------------
+
+HEAVY = {"onnxruntime", "tokenizers", "scipy", "bm25s", "llama_cpp", "fastapi", "uvicorn", "mcp"}
+"""Modules that cost a command hundreds of milliseconds or megabytes to import or load
+(the embedding model's runtime and tokenizer, scipy, the servers' frameworks)."""
+_RUN_AND_LIST_IMPORTS = """
+import sys
+from remem.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+print("IMPORTED", *sorted({m.split(".")[0] for m in sys.modules}), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _imports_of(*argv: str, cwd: Path) -> set[str]:
+    """The top-level modules a ``remem`` command imported, run in its own process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    r = subprocess.run(
+        [sys.executable, "-c", _RUN_AND_LIST_IMPORTS, *argv],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("IMPORTED ")]
+    return set(line.split()[1:])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["count", "--user", "u"],
+        ["users"],
+        ["list", "--user", "u", "--json"],
+        ["get", "MID", "--user", "u"],
+        ["export-table", "t.json", "--user", "u"],
+        ["delete", "MID", "--user", "u"],
+        ["delete-user", "u"],
+        ["keys", "list"],
+    ],
+    ids=lambda a: a[0] if a[0] != "keys" else "keys list",
+)
+def test_commands_that_embed_nothing_load_no_model(open_memory, tmp_path, argv):
+    """Finding 15: every command loaded the embedding model (about 300 MB and a second
+    of the two cores) even to print a count."""
+    db = tmp_path / "cold.db"
+    mid = open_memory(db, "hybrid").add("a fact to count", user_id="u")
+    argv = [mid if a == "MID" else a for a in argv]
+    imported = _imports_of("--db", str(db), *argv, cwd=tmp_path)
+    assert "remem" in imported  # the listing works
+    assert not imported & HEAVY, sorted(imported & HEAVY)
+
+
+def test_version_and_help_import_no_library(tmp_path):
+    for argv in (["--version"], ["--help"], ["add", "--help"]):
+        imported = _imports_of(*argv, cwd=tmp_path)
+        assert not imported & (HEAVY | {"numpy"}), (argv, sorted(imported & (HEAVY | {"numpy"})))

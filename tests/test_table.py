@@ -216,6 +216,17 @@ def test_missing_file_raises(open_memory, tmp_path):
         mem.import_table(tmp_path / "nope.json", "b")
 
 
+@pytest.mark.parametrize("where", ["no/such/dir/t.json", "."], ids=["missing folder", "a folder"])
+def test_export_to_a_path_that_cannot_be_written_raises_and_leaves_nothing(
+    open_memory, tmp_path, where
+):
+    mem = open_memory(":memory:", "bm25")
+    mem.add("a fact", user_id="u")
+    with pytest.raises(InvalidInputError, match="cannot write a memory table"):
+        mem.export_table("u", tmp_path / where)
+    assert list(tmp_path.iterdir()) == []  # not even the temporary file
+
+
 def _without_text(exported, tmp_path):
     mem, _, path = exported
     data = _read(path)

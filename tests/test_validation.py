@@ -57,6 +57,13 @@ BAD_TEXTS = [
     (["a list"], InvalidTypeError, "str"),
     ("bad \ud800 surrogate", InvalidInputError, "UTF-8"),
     ("\udc80", InvalidInputError, "UTF-8"),
+    # nothing a reader could see: zero-width characters, a byte order mark, marks
+    # that combine with nothing, fillers that render as blank
+    ("\u200b", InvalidInputError, "empty"),
+    ("\ufeff", InvalidInputError, "empty"),
+    ("\u0301\u0308", InvalidInputError, "empty"),
+    (" \u200b\u200c\u200d\u2060\ufeff\u00ad\n", InvalidInputError, "empty"),
+    ("\ufe0f\u180e\u3164\u2800\u115f", InvalidInputError, "empty"),
 ]
 
 
@@ -328,6 +335,22 @@ def test_check_text_returns_text_unchanged():
         check_text("abcd", max_chars=3)
     with pytest.raises(InvalidInputError, match="query"):
         check_text("", what="query")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "e\u0301",  # a letter and its combining accent
+        "\u200bhi",  # a zero-width space before a word
+        "\ufeffbom first",
+        "\U0001f469\u200d\U0001f4bb",  # an emoji joined by a zero-width joiner
+        "\u2764\ufe0f",  # a symbol and its variation selector
+        "\u200f\u05e9\u05dc\u05d5\u05dd",  # a right-to-left mark and Hebrew
+        "\u0e01",  # Thai, with no spaces and no Latin
+    ],
+)
+def test_text_with_invisible_characters_and_a_visible_one_is_kept(text):
+    assert check_text(text) == text
 
 
 def test_check_id_and_k():

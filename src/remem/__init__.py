@@ -1,10 +1,19 @@
 """remem: fast, offline long-term memory for LLM agents.
 
 The public surface is what this module exports; everything else is internal.
+
+The errors and the version are imported with the package; :class:`Memory` and the
+rest on first use (PEP 562), because every ``remem`` command imports this package
+first, and ``remem --version`` or ``remem count`` should not pay for the engines,
+indexes and readers that ``Memory`` brings with it.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .answer import Answer
 from .errors import (
     EmbedderError,
     ErasureIncompleteError,
@@ -17,9 +26,35 @@ from .errors import (
     TextTooLongError,
     UnknownComponentError,
 )
-from .llm import LLM, create_llm
-from .memory import Memory
-from .types import Hit, Recall
+
+if TYPE_CHECKING:
+    from .answer import Answer
+    from .llm import LLM, create_llm
+    from .memory import Memory
+    from .types import Hit, Recall
+
+_LAZY = {
+    "Answer": ".answer",
+    "LLM": ".llm",
+    "create_llm": ".llm",
+    "Memory": ".memory",
+    "Hit": ".types",
+    "Recall": ".types",
+}
+"""Exported names imported on first use, and the module each comes from."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'remem' has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name], __name__), name)
+    globals()[name] = value  # once: later lookups do not come back here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "LLM",

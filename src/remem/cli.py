@@ -33,11 +33,16 @@ keys = Commands("keys")
 
 
 @contextmanager
-def _memory(args: argparse.Namespace, **options: Any) -> Iterator[Memory]:
-    """The Memory of the global options (``--db``, ``--engine``), closed afterwards."""
+def _memory(args: argparse.Namespace, *, create: bool = False, **options: Any) -> Iterator[Memory]:
+    """The Memory of the global options (``--db``, ``--engine``), closed afterwards.
+
+    Only commands that store something (``create``) make a new database file: a read
+    of a mistyped ``--db`` (or of ``./remem.db`` in the wrong folder) is an error,
+    not a fresh empty file that answers "nothing" and is left lying around."""
     from .memory import Memory
 
-    with Memory(args.db, engine=args.engine, **options) as mem:
+    store = None if create else {"create": False}
+    with Memory(args.db, engine=args.engine, store_options=store, **options) as mem:
         yield mem
 
 
@@ -64,8 +69,14 @@ def _missing(args: argparse.Namespace) -> int:
     return 1
 
 
-USER = arg("--user", required=True)
-K = arg("-k", type=int, default=10)
+USER = arg("--user", required=True, help="the user's id: each user's memories are apart")
+K = arg("-k", type=int, default=10, help="how many memories to use (default %(default)s)")
+READERS = (
+    "auto (local when installed, else none), local (SmolLM2, offline), openai (any "
+    "OpenAI-compatible endpoint), none (no model: the best evidence sentence)"
+)
+"""The ``--llm`` choices, as :func:`remem.llm.create_llm` takes them (a test holds the
+two together; listing them here keeps ``remem --help`` from importing the LLMs)."""
 NOW = arg(
     "--now",
     help="ISO 8601: when the question is asked (default: now); '10 days ago' and "
@@ -77,8 +88,8 @@ NOW = arg(
     "demo",
     help="remember a small conversation and query it (offline)",
     args=[
-        arg("-k", type=int, default=5),
-        arg("--llm", default="auto", help="reader: auto (local if installed), none..."),
+        arg("-k", type=int, default=5, help="evidence shown per question (default %(default)s)"),
+        arg("--llm", default="auto", help=f"reader: {READERS} (default %(default)s)"),
     ],
 )
 def demo(args: argparse.Namespace) -> int:
@@ -91,11 +102,15 @@ def demo(args: argparse.Namespace) -> int:
     "ask",
     help="answer a question from a user's memory (or refuse)",
     args=[
-        arg("question"),
+        arg("question", help="the question, in words"),
         USER,
         K,
         NOW,
-        arg("--llm", default_from=env_default("llm")),
+        arg(
+            "--llm",
+            default_from=env_default("llm"),
+            help=f"reader: {READERS} (env REMEM_LLM; default %(default)s)",
+        ),
         arg("--json", action="store_true", help="print the Answer as JSON"),
     ],
 )
@@ -115,16 +130,20 @@ def ask(args: argparse.Namespace) -> None:
     "add",
     help="store one memory; prints its id",
     args=[
-        arg("text"),
+        arg("text", help="what to remember"),
         USER,
-        arg("--speaker"),
-        arg("--timestamp"),
-        arg("--session"),
+        arg("--speaker", help="who said it"),
+        arg(
+            "--timestamp",
+            help="when it was said, ISO 8601: 2023-05-08T13:56:00, 2023-05-08, or with an "
+            "offset (Z, +01:00); without one it is kept as given (default: now, UTC)",
+        ),
+        arg("--session", help="the conversation it belongs to, an id of your choice"),
         arg("--metadata", help="a JSON object"),
     ],
 )
 def add(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
+    with _memory(args, create=True) as mem:
         metadata = json.loads(args.metadata) if args.metadata else None
         print(
             mem.add(
@@ -142,7 +161,7 @@ def add(args: argparse.Namespace) -> None:
     "search",
     help="the user's best memories for a query",
     args=[
-        arg("query"),
+        arg("query", help="what to look for, in words"),
         USER,
         K,
         NOW,
@@ -159,7 +178,7 @@ def search(args: argparse.Namespace) -> None:
     "recall",
     help="search with the engine's confidence, gate and paths",
     args=[
-        arg("query"),
+        arg("query", help="what to look for, in words"),
         USER,
         K,
         NOW,
@@ -185,8 +204,8 @@ def recall(args: argparse.Namespace) -> None:
     help="a user's memories in the order they were added",
     args=[
         USER,
-        arg("--limit", type=int, default=None),
-        arg("--offset", type=int, default=0),
+        arg("--limit", type=int, default=None, help="at most this many (default: all)"),
+        arg("--offset", type=int, default=0, help="skip this many first (default 0)"),
         arg("--json", action="store_true", help="print JSON lines"),
     ],
 )
@@ -209,7 +228,10 @@ def consolidate(args: argparse.Namespace) -> None:
         print(mem.consolidate(args.user))
 
 
-@commands.command("get", help="one memory by id", args=[arg("id"), USER])
+MEMORY_ID = arg("id", help="the memory's id, as add printed it")
+
+
+@commands.command("get", help="one memory by id", args=[MEMORY_ID, USER])
 def get(args: argparse.Namespace) -> int:
     with _memory(args) as mem:
         hit = mem.get(args.id, user_id=args.user)
@@ -219,13 +241,17 @@ def get(args: argparse.Namespace) -> int:
         return 0
 
 
-@commands.command("delete", help="delete one memory", args=[arg("id"), USER])
+@commands.command("delete", help="delete one memory", args=[MEMORY_ID, USER])
 def delete(args: argparse.Namespace) -> int:
     with _memory(args) as mem:
         return 0 if mem.delete(args.id, user_id=args.user) else _missing(args)
 
 
-@commands.command("delete-user", help="erase everything of a user", args=[arg("user")])
+@commands.command(
+    "delete-user",
+    help="erase everything of a user",
+    args=[arg("user", help="the user's id; all their memories are erased")],
+)
 def delete_user(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
         print(mem.delete_user(args.user))
@@ -238,7 +264,9 @@ def count(args: argparse.Namespace) -> None:
 
 
 @commands.command(
-    "export-table", help="write a user's global memory table (JSON)", args=[arg("path"), USER]
+    "export-table",
+    help="write a user's global memory table (JSON)",
+    args=[arg("path", help="the JSON file to write"), USER],
 )
 def export_table(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
@@ -246,10 +274,12 @@ def export_table(args: argparse.Namespace) -> None:
 
 
 @commands.command(
-    "import-table", help="add an exported table's entries to a user", args=[arg("path"), USER]
+    "import-table",
+    help="add an exported table's entries to a user",
+    args=[arg("path", help="a table written by export-table"), USER],
 )
 def import_table(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
+    with _memory(args, create=True) as mem:
         print(len(mem.import_table(args.path, args.user)))
 
 
@@ -261,11 +291,30 @@ def import_table(args: argparse.Namespace) -> None:
     help="the HTTP API (needs the 'server' extra)",
     args=[
         arg("--path", help="database file or postgresql:// URL (default: --db)"),
-        arg("--host", default_from=env_default("host")),
-        arg("--port", type=int, default_from=env_default("port")),
+        arg(
+            "--host",
+            default_from=env_default("host"),
+            help="interface to listen on (default %(default)s: this machine only)",
+        ),
+        arg(
+            "--port",
+            type=int,
+            default_from=env_default("port"),
+            help="TCP port (default %(default)s)",
+        ),
         arg("--workers", type=int, default_from=env_default("workers"), help="worker processes"),
-        arg("--llm", default_from=env_default("llm", http=True), help="reader"),
-        arg("--max-body-bytes", type=int, default_from=env_default("max_body_bytes")),
+        arg(
+            "--llm",
+            default_from=env_default("llm", http=True),
+            help=f"reader of /v1/answer: {READERS} (env REMEM_LLM; default %(default)s)",
+        ),
+        arg(
+            "--max-body-bytes",
+            type=int,
+            default_from=env_default("max_body_bytes"),
+            help="largest request body accepted, in bytes (env REMEM_SERVE_MAX_BODY; "
+            "default %(default)s)",
+        ),
         arg(
             "--cors",
             type=names,
@@ -284,7 +333,12 @@ def import_table(args: argparse.Namespace) -> None:
             default_from=env_default("pool_size"),
             help="PostgreSQL connections per worker (default 10)",
         ),
-        arg("--log-level", default_from=env_default("log_level")),
+        arg(
+            "--log-level",
+            default_from=env_default("log_level"),
+            help="uvicorn's: critical, error, warning, info (access log), debug, trace "
+            "(default %(default)s)",
+        ),
     ],
 )
 def serve(args: argparse.Namespace) -> None:
@@ -308,20 +362,23 @@ def serve(args: argparse.Namespace) -> None:
 
 
 @contextmanager
-def _key_ring(args: argparse.Namespace) -> Iterator[Any]:
+def _key_ring(args: argparse.Namespace, *, create: bool = False) -> Iterator[Any]:
     from .keys import KeyRing
 
-    with _memory(args, llm="none") as mem:
+    with _memory(args, create=create, llm="none") as mem:
         yield KeyRing.of(mem)
 
 
 @keys.command(
     "create",
     help="a new key for a tenant; printed once",
-    args=[arg("--tenant", required=True), arg("--label")],
+    args=[
+        arg("--tenant", required=True, help="the tenant the key is bound to"),
+        arg("--label", help="a note to know the key by in keys list"),
+    ],
 )
 def keys_create(args: argparse.Namespace) -> None:
-    with _key_ring(args) as ring:
+    with _key_ring(args, create=True) as ring:
         key, info = ring.create(args.tenant, args.label)
         print(key)
         print(
@@ -334,7 +391,10 @@ def keys_create(args: argparse.Namespace) -> None:
 @keys.command(
     "list",
     help="keys (never their secrets)",
-    args=[arg("--tenant"), arg("--json", action="store_true")],
+    args=[
+        arg("--tenant", help="only this tenant's keys"),
+        arg("--json", action="store_true", help="print JSON lines"),
+    ],
 )
 def keys_list(args: argparse.Namespace) -> None:
     with _key_ring(args) as ring:
@@ -346,7 +406,11 @@ def keys_list(args: argparse.Namespace) -> None:
                 print(f"{info.key_id}  {info.tenant}  {state}  {info.label or ''}".rstrip())
 
 
-@keys.command("revoke", help="revoke a key by its id", args=[arg("key_id")])
+@keys.command(
+    "revoke",
+    help="revoke a key by its id",
+    args=[arg("key_id", help="the key's id, as keys list shows it (rmm_<id>_...)")],
+)
 def keys_revoke(args: argparse.Namespace) -> int:
     with _key_ring(args) as ring:
         if ring.revoke(args.key_id):

@@ -18,12 +18,16 @@ it needs when it runs, so ``remem --help`` needs no server or benchmark extras.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import env
 from .errors import RememError
 
 Run = Callable[[argparse.Namespace], "int | None"]
@@ -162,16 +166,59 @@ def run_parsed(args: argparse.Namespace) -> int:
     return run(args) or 0
 
 
+CLOSED_PIPE = 128 + signal.SIGPIPE
+"""The exit status when the reader of stdout went away (``remem list | head -1``):
+what a shell reports for a program a closed pipe stopped, as ``cat`` or ``yes``."""
+INTERRUPTED = 128 + signal.SIGINT
+"""The exit status after Ctrl-C, as a shell reports it."""
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run a parsed command line; remem's errors print one line and exit 2."""
+    """Run a parsed command line. Every failure is one ``remem: ...`` line on stderr
+    and a non-zero status: remem's own errors (bad input, a missing database) exit
+    2; the system's (a file that cannot be written) 1; anything unexpected 1, with
+    the traceback only when ``REMEM_DEBUG`` is set. A closed stdout ends the command
+    quietly (:data:`CLOSED_PIPE`)."""
     try:
-        return run_parsed(args)
+        code = run_parsed(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        _drop_stdout()
+        return CLOSED_PIPE
+    except KeyboardInterrupt:
+        _fail("interrupted")
+        return INTERRUPTED
     except json.JSONDecodeError as exc:
-        print(f"remem: --metadata is not valid JSON: {exc}", file=sys.stderr)
+        _fail(f"--metadata is not valid JSON: {exc}")
         return 2
     except RememError as exc:
-        print(f"remem: {exc}", file=sys.stderr)
+        _fail(str(exc))
         return 2
+    except OSError as exc:
+        where = f": {exc.filename!r}" if exc.filename else ""
+        _fail(f"{exc.strerror or exc}{where}")
+        return 1
+    except Exception as exc:
+        if env.read("REMEM_DEBUG"):
+            raise
+        _fail(f"unexpected {type(exc).__name__}: {exc} (REMEM_DEBUG=1 shows the traceback)")
+        return 1
+
+
+def _fail(message: str) -> None:
+    """One line on stderr (whose own reader may be gone too: then nothing)."""
+    with contextlib.suppress(OSError):
+        print(f"remem: {' '.join(message.split())}", file=sys.stderr, flush=True)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what is still
+    buffered for the closed pipe fails silently instead of printing a warning."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def standalone(

@@ -75,6 +75,12 @@ VARIABLES: tuple[Variable, ...] = (
         "lines name failures by type only and never hold memory text",
     ),
     Variable(
+        "REMEM_DEBUG",
+        "",
+        "set (to anything): the CLI prints the traceback of an unexpected error, not "
+        "only its one line",
+    ),
+    Variable(
         "REMEM_SERVE_MAX_BODY",
         str(8 * 1024 * 1024),
         "`remem serve`: the request body cap in bytes, 8 MiB (`--max-body-bytes`)",

@@ -44,6 +44,9 @@ PREFIX = "rmm_"
 _ID_HEX = 12
 _TENANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _KEY = re.compile(rf"{PREFIX}([0-9a-f]{{{_ID_HEX}}})_([A-Za-z0-9_-]{{20,128}})")
+KEY_SHAPED = re.compile(rf"{PREFIX}[0-9a-f]{{{_ID_HEX}}}_[A-Za-z0-9_-]*")
+"""A key, or the start of one, anywhere in a text (a URL): its prefix and key id
+are distinctive enough that nothing else looks like them."""
 SEPARATOR = ":"
 
 # A public key id, the tenant it is bound to, and the SHA-256 digest of its secret

@@ -40,6 +40,7 @@ from .store.extension import Extension, Tables, registered_extensions
 from .types import Hit, Recall, StoredMemory
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
+    MAX_BATCH,
     build_memory,
     build_memory_item,
     check_count,
@@ -50,9 +51,6 @@ from .validation import (
     check_user_id,
     parse_timestamp,
 )
-
-MAX_BATCH = 10_000
-"""Largest ``add_many`` batch: one transaction and one embedding pass must stay bounded."""
 
 
 @dataclass(frozen=True)
@@ -539,6 +537,14 @@ class Memory:
         with the users and memories they name. The servers' API keys live this way."""
         self._check_open()
         return self._store.attach(extension)
+
+    def warm_up(self) -> None:
+        """Load the embedding model now. It is otherwise loaded by the first
+        embedding, so that a Memory that never embeds (``remem count``) never pays
+        for it; a server calls this at start, so it answers its health check only
+        when its first write or search will not wait for the model."""
+        self._check_open()
+        self._embedder.load()
 
     def ping(self) -> None:
         """Raise StoreError unless the store answers (health checks)."""

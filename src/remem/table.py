@@ -11,6 +11,7 @@ imports nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -75,11 +76,20 @@ def export_rows(store: Store, user_id: str, embedder_id: str) -> dict[str, Any]:
 
 
 def write_json(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write atomically (temp file + rename): a crash never leaves half a table."""
+    """Write atomically (temp file + rename): a crash never leaves half a table. A
+    path that cannot be written (no such folder, a folder, no permission) is an
+    InvalidInputError, as a table that cannot be read is, and leaves no file behind."""
     tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise InvalidInputError(
+            f"cannot write a memory table to {os.fspath(path)!r}: {exc.strerror or exc}"
+        ) from None
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from collections.abc import Mapping
 from datetime import date, datetime, timezone
 from typing import Any
@@ -20,6 +21,11 @@ DEFAULT_MAX_TEXT_CHARS = 100_000
 """Longest memory text accepted by default. Memories are conversation turns or facts;
 a 1 MB "memory" is almost always a document pasted by mistake, and the embedder only
 reads its first 256 tokens anyway. Raise it with ``Memory(max_text_chars=...)``."""
+
+MAX_BATCH = 10_000
+"""Largest ``add_many`` batch (and table import): one transaction and one embedding
+pass must stay bounded. Here, not in memory.py, so the servers' argument checks can
+name it without importing the library's engines."""
 
 MAX_ID_CHARS = 256
 MAX_USER_ID_CHARS = 512
@@ -34,6 +40,27 @@ MAX_COUNT = 1_000_000_000
 history (a user's active graph is bounded at 10,000 nodes, a batch at 10,000 items),
 and far below the 64-bit integers SQLite, PostgreSQL and numpy take, so a typo such
 as ``10**20`` is a clear error here instead of an ``OverflowError`` from a driver."""
+
+
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
+"""Unicode categories that draw nothing on their own: controls, format characters
+(zero-width space and joiners, the byte order mark, direction marks, the soft
+hyphen), marks that combine with a preceding letter, and separators."""
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that render as blank space: the Hangul fillers and the blank
+Braille pattern, the usual ways of making a text that looks empty pass a check."""
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` shows nothing a reader could see: only whitespace,
+    zero-width and format characters, marks with no letter to combine with, or
+    blank fillers. Such a "memory" is empty to its user (it would be stored, embedded
+    and returned as a blank line), so it is refused as empty. Stops at the first
+    visible character, so a normal text costs one or two lookups."""
+    for ch in text:
+        if ch not in _BLANK_LETTERS and unicodedata.category(ch) not in _INVISIBLE_CATEGORIES:
+            return False
+    return True
 
 
 def check_utf8(value: str, what: str) -> None:
@@ -53,8 +80,10 @@ def check_utf8(value: str, what: str) -> None:
 def check_text(text: Any, max_chars: int = DEFAULT_MAX_TEXT_CHARS, what: str = "text") -> str:
     if not isinstance(text, str):
         raise InvalidTypeError(f"{what} must be a str, not {type(text).__name__}")
-    if not text.strip():
-        raise InvalidInputError(f"{what} must not be empty or whitespace only")
+    if is_blank(text):
+        raise InvalidInputError(
+            f"{what} must not be empty, whitespace or invisible characters only"
+        )
     if len(text) > max_chars:
         raise TextTooLongError(
             f"{what} has {len(text):,} characters; the limit is {max_chars:,} "

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from remem.index.bm25 import BM25Index
-from remem.index.tokenize import tokenize
+from remem.index.tokenize import STOPWORDS, tokenize
 
 VOCAB = [
     "cat",
@@ -64,6 +64,13 @@ QUERIES = [
     "unknownword",
     "cat cat cat",
 ]
+
+
+def test_the_stopwords_are_bm25s_own():
+    """tokenize.py writes bm25s' English list out (importing it costs scipy)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    assert frozenset(STOPWORDS_EN) == STOPWORDS
 
 
 def test_matches_bm25s_on_fixed_corpus():

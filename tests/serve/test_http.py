@@ -749,7 +749,7 @@ def test_k_bounds_are_inclusive(api: Api):
         assert r.status_code == 200
 
 
-@pytest.mark.parametrize("text", ["", " ", "\n\t  "])
+@pytest.mark.parametrize("text", ["", " ", "\n\t  ", "\u200b\ufeff\u0301"])
 def test_empty_text_is_invalid_input(api: Api, text: str):
     r = api.req("POST", "/v1/memories", json={"user_id": "bob", "text": text})
     assert r.status_code == 422 and _error_code(r) == "invalid_input"
@@ -1450,6 +1450,37 @@ def _http(
         return exc.code, exc.read().decode()
 
 
+def _start_server(
+    cli: list[str], env: dict[str, str], log_path: Path, workers: int
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``remem serve`` on a free port, its output in ``log_path``; returns once its
+    health route answers (the process, the base URL)."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [*cli, "serve", "--port", str(port), "--workers", str(workers)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 60
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(log_path.read_text())
+        try:
+            if _http("GET", f"{base}/v1/health", timeout=2)[0] == 200:
+                return proc, base
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise AssertionError("server did not come up in 60 s")
+        time.sleep(0.25)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
     db = tmp_path / "served.db"
@@ -1468,29 +1499,9 @@ def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
     assert re.fullmatch(r"rmm_[0-9a-f]{12}_[A-Za-z0-9_-]+", key)
     assert key not in made.stderr
 
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
     log_path = tmp_path / "server.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [*cli, "serve", "--port", str(port), "--workers", "2"],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-        )
+    proc, base = _start_server(cli, env, log_path, workers=2)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log_path.read_text()
-            try:
-                if _http("GET", f"{base}/v1/health", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "server did not come up in 60 s"
-            time.sleep(0.25)
-
         assert _http("GET", f"{base}/v1/users")[0] == 401
         status, body = _http("POST", f"{base}/v1/memories", key, {"user_id": "bob", **BOB_A[0]})
         assert status == 201, body
@@ -1622,3 +1633,128 @@ def test_huge_offset_and_limit_are_422_and_keep_the_connection(open_memory, tmp_
                 assert conn.sock is sock
         finally:
             conn.close()
+
+
+def test_a_body_without_a_content_type_is_415(api: Api):
+    body = b'{"user_id": "bob", "text": "hello"}'
+    for path in ("/v1/memories", "/v1/search", "/v1/import?user_id=bob"):
+        r = api.req("POST", path, content=body)  # raw bytes: httpx names no type
+        assert "content-type" not in r.request.headers
+        assert r.status_code == 415, (path, r.text)
+        assert _error_code(r) == "unsupported_media_type"
+        assert "Content-Type: application/json" in r.json()["error"]["message"]
+    # no body and no type: the body is missing, which is a 422 as before
+    r = api.req("POST", "/v1/memories")
+    assert r.status_code == 422 and _error_code(r) == "invalid_request"
+    assert api.users() == []
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/memories", b'{"user_id": "bob", "text": "hello", "text": "bye"}'),
+        ("/v1/memories", b'{"user_id": "eve", "text": "hello", "user_id": "bob"}'),
+        ("/v1/memories", b'{"user_id": "bob", "text": "x", "metadata": {"k": 1, "k": 2}}'),
+        ("/v1/memories/batch", b'{"user_id": "bob", "items": [{"text": "a", "text": "b"}]}'),
+        ("/v1/search", b'{"user_id": "bob", "query": "q", "k": 1, "k": 2}'),
+        ("/v1/import?user_id=bob", b'{"format": "x", "entries": [], "entries": []}'),
+    ],
+)
+def test_json_with_a_key_twice_in_one_object_is_refused(api: Api, path: str, body: bytes):
+    """JSON parsers disagree on which of two equal keys wins (Python's last, some
+    first); a proxy or a validator in front could have checked the other one."""
+    r = api.raw("POST", path, body)
+    assert r.status_code == 422, r.text
+    assert _error_code(r) == "duplicate_key"
+    assert "twice" in r.json()["error"]["message"]
+    assert api.users() == []
+    # the same key in two different objects is fine
+    ok = b'{"user_id": "bob", "items": [{"text": "a"}, {"text": "b"}]}'
+    assert api.raw("POST", "/v1/memories/batch", ok).status_code == 201
+
+
+def test_a_broken_json_body_on_a_route_without_one_is_ignored(api: Api):
+    for body in (b"{oops", b'{"a": 1, "a": 2}', b"[" * 100_000):
+        r = api.raw("GET", "/v1/users", body)
+        assert r.status_code == 200, r.text
+
+
+def test_no_page_served_loads_anything_from_another_host(api: Api):
+    """remem works offline: no docs page that fetches Swagger UI from a CDN. The
+    schema stays at /openapi.json for any OpenAPI viewer."""
+    for path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+        r = api.client.get(path)
+        assert r.status_code == 404 and _error_code(r) == "no_route", path
+    api.add("bob", text="a fact")
+    fetched = []
+    for route in api.client.app.routes:  # type: ignore[attr-defined]
+        if "GET" not in (getattr(route, "methods", None) or ()) or "{" in route.path:
+            continue
+        r = api.req("GET", route.path, params={"user_id": "bob"})
+        assert r.status_code == 200, (route.path, r.text)
+        assert not re.search(r"https?://|//cdn", r.text), route.path
+        fetched.append(route.path)
+    assert {"/openapi.json", "/v1/health", "/v1/users", "/metrics"} <= set(fetched)
+
+
+# -- keys in the URL -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["api_key", "apiKey", "key", "token", "access_token", "x-api-key"])
+def test_a_key_in_the_query_string_is_refused_with_where_keys_go(api: Api, name: str):
+    key = api.keys["acme"]
+    for headers in ({}, api.auth("acme")):  # refused even beside a good header
+        r = api.client.get("/v1/users", params={name: key}, headers=headers)
+        assert r.status_code == 400, (name, r.text)
+        assert _error_code(r) == "key_in_url"
+        message = r.json()["error"]["message"]
+        assert "Authorization: Bearer" in message and "X-API-Key" in message
+        assert key not in r.text
+    # a key-shaped value under any name, on any route, the open ones too
+    for path in ("/v1/health", "/v1/memories"):
+        r = api.client.get(path, params={"user_id": key}, headers=api.auth("acme"))
+        assert r.status_code == 400 and _error_code(r) == "key_in_url", path
+    r = api.req("POST", "/v1/memories", params={"token": "x"}, json={"user_id": "b", "text": "t"})
+    assert r.status_code == 400 and api.users() == []
+    # an ordinary query string is fine
+    assert api.req("GET", "/v1/memories", params={"user_id": "bob", "limit": 5}).status_code == 200
+
+
+def test_the_access_log_holds_no_query_string(tmp_path: Path):
+    """uvicorn's access log writes each request's path with its query string: a key
+    sent as ``?api_key=`` (refused, but sent all the same) and the user ids of GET
+    routes would be kept in the log. The real server, its real log."""
+    db = tmp_path / "served.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    env.update({"REMEM_LLM": "none", "PYTHONUNBUFFERED": "1"})
+    cli = [sys.executable, "-m", "remem.cli", "--db", str(db)]
+    made = subprocess.run(
+        [*cli, "keys", "create", "--tenant", "acme"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    key = made.stdout.strip()
+    secret = key.split("_", 2)[2]
+    user = "private-user-7731"
+    log_path = tmp_path / "server.log"
+    proc, base = _start_server(cli, env, log_path, workers=1)
+    try:
+        status, body = _http("GET", f"{base}/v1/users?api_key={key}")
+        assert status == 400 and json.loads(body)["error"]["code"] == "key_in_url", body
+        status, body = _http("GET", f"{base}/v1/memories?user_id={user}&limit=5", key)
+        assert status == 200, body
+        status, _ = _http("GET", f"{base}/v1/{key}")
+        assert status == 404
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = log_path.read_text()
+    # the requests were logged (method, path, status) ...
+    assert re.search(r'"GET /v1/users\S* HTTP/1.1" 400', log), log
+    assert re.search(r'"GET /v1/memories\S* HTTP/1.1" 200', log), log
+    # ... with nothing of their query strings or of a key in a path
+    for secret_text in (key, secret, user, "api_key", "limit=5"):
+        assert secret_text not in log, secret_text

@@ -406,6 +406,7 @@ async def test_http_server_never_logs_keys(http_server: HttpServer) -> None:
     url, keys = http_server.url, http_server.keys
     for key in keys.values():
         _post_initialize(url, key)
+        _post_initialize(f"{url}?api_key={key}&user_id=private-user-7731", None)  # 401
     async with http_session(url, keys["globex"]) as s:
         _data(await s.call_tool("list_users", {}))
     time.sleep(0.3)
@@ -416,3 +417,4 @@ async def test_http_server_never_logs_keys(http_server: HttpServer) -> None:
         assert secret not in output
         assert key not in output
     assert json.dumps(keys) not in output
+    assert "private-user-7731" not in output and "POST /mcp?[hidden]" in output

@@ -4,6 +4,9 @@ from the environment in one place and handed to the HTTP workers the same way.""
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -87,3 +90,26 @@ def test_the_cli_takes_its_defaults_from_the_settings(monkeypatch):
     for argv in (["serve"], ["mcp"], ["ask", "q", "--user", "u"]):
         args = build_parser().parse_args(argv)
         assert (args.db, args.llm) == ("env.db", "openai")
+
+
+_OPEN_AND_LIST = """
+import sys
+from remem.serve.settings import Settings
+mem = Settings(db=sys.argv[1], llm="none").open_memory()
+print("onnxruntime" in sys.modules, mem.count("u"))
+mem.close()
+"""
+
+
+def test_a_servers_memory_has_its_model_loaded_when_it_opens(tmp_path):
+    """A Memory loads the embedding model on its first embedding (so ``remem count``
+    never does); a server's is loaded at start, so the server is ready when it
+    listens: its first writes do not queue behind the model (its own process, to see
+    what was imported)."""
+    r = subprocess.run(
+        [sys.executable, "-c", _OPEN_AND_LIST, str(tmp_path / "served.db")],
+        capture_output=True, text=True, timeout=300,
+        env={k: v for k, v in os.environ.items() if not k.startswith("REMEM_")},
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "0"]

@@ -144,6 +144,28 @@ def test_open_store_by_path(tmp_path):
         s.close()
 
 
+def test_create_false_opens_only_a_file_that_exists(tmp_path, embedder):
+    """What the CLI's read commands open with: a mistyped path is an error, not a new
+    empty database that answers every question with nothing."""
+    missing = tmp_path / "typo.db"
+    with pytest.raises(StoreError, match="no database at"):
+        open_store(str(missing), create=False)
+    with pytest.raises(StoreError, match="no database at"):
+        Memory(missing, engine="bm25", embedder=embedder, store_options={"create": False})
+    assert list(tmp_path.iterdir()) == []
+    # a file that exists opens as ever, whatever characters its name holds
+    for name in ("made.db", "a b?c#d%20&mode=ro.db"):
+        SQLiteStore(tmp_path / name).close()
+        s = open_store(str(tmp_path / name), create=False)
+        try:
+            assert s.schema_version() == SCHEMA_VERSION
+            s.set_meta("probe", "written")  # opened to write, not read-only
+            assert s.get_meta("probe") == "written"
+        finally:
+            s.close()
+    open_store(":memory:", create=False).close()  # nothing to find, nothing made
+
+
 # The generic Store contract (round trips, scoping, fingerprint, cascades, CAS, keys)
 # runs for every backend in test_store_contract.py.
 

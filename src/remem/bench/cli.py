@@ -81,13 +81,26 @@ def _answer_option(help: str, group: str | None = None) -> Arg:
     return _option_list("--answer-option", help, group)
 
 
-OUT = [arg("--json", dest="json_out"), arg("--markdown")]
+OUT = [
+    arg("--json", dest="json_out", help="write the result as JSON to this file"),
+    arg("--markdown", help="write the report as Markdown to this file"),
+]
 """Where the result goes as JSON and the report as Markdown."""
 DATA = arg("--data", required=True, help="path to locomo10.json")
 RETRIEVAL = [
-    arg("--engines", type=names, default=["dense", "bm25", "hybrid"]),
-    arg("--k", type=ints, default=[5, 10, 20]),
-    arg("--conversations", type=names, default=None),
+    arg(
+        "--engines",
+        type=names,
+        default=["dense", "bm25", "hybrid"],
+        help="engines to compare, comma-separated (default dense,bm25,hybrid)",
+    ),
+    arg("--k", type=ints, default=[5, 10, 20], help="cut-offs of recall@k (default 5,10,20)"),
+    arg(
+        "--conversations",
+        type=names,
+        default=None,
+        help="only these conversations, comma-separated sample ids (default: all)",
+    ),
     arg("--limit", type=int, default=None, help="questions per conversation"),
     arg(
         "--reuse-embeddings",
@@ -350,12 +363,12 @@ def qa_compare(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
     help="concurrent clients against remem serve (loopback)",
     args=[
         arg("--url", help="database (default: a throwaway PostgreSQL via pgserver)"),
-        arg("--workers", type=int, default=2),
-        arg("--clients", type=int, default=50),
+        arg("--workers", type=int, default=2, help="server worker processes (default 2)"),
+        arg("--clients", type=int, default=50, help="concurrent clients (default 50)"),
         arg("--duration", type=float, default=60.0, help="seconds of load"),
         arg("--llm", default=default_llm(http=True), help="the server's reader: none or local"),
         arg("--users", type=int, default=5, help="users per tenant (2 tenants)"),
-        arg("--seed", type=int, default=7),
+        arg("--seed", type=int, default=7, help="seed of the clients' choices (default 7)"),
         arg("--server-log", help="the server's output goes here"),
         *OUT,
     ],
@@ -382,11 +395,16 @@ def load(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
     "scale",
     help="ingest and search latency on a synthetic history",
     args=[
-        arg("--engines", type=names, default=None),
-        arg("--n", type=ints, default=[1000, 10000]),
-        arg("--queries", type=int, default=200),
+        arg("--engines", type=names, help="engines, comma-separated (default: --engine)"),
+        arg(
+            "--n",
+            type=ints,
+            default=[1000, 10000],
+            help="history sizes in memories, comma-separated (default 1000,10000)",
+        ),
+        arg("--queries", type=int, default=200, help="searches timed per size (default 200)"),
         arg("--mixed", type=int, default=100, help="rounds of add + search"),
-        arg("--seed", type=int, default=7),
+        arg("--seed", type=int, default=7, help="seed of the synthetic history (default 7)"),
         *OUT,
     ],
 )
@@ -410,8 +428,13 @@ def scale(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
     help="evidence recall over long assistant histories (LongMemEval S, M or oracle files)",
     args=[
         arg("--data", required=True, help="a LongMemEval JSON file (S, M or oracle)"),
-        arg("--engines", type=names, default=["dense", "bm25", "hybrid", "synapse"]),
-        arg("--k", type=ints, default=[5, 10, 20]),
+        arg(
+            "--engines",
+            type=names,
+            default=["dense", "bm25", "hybrid", "synapse"],
+            help="engines to compare, comma-separated (default dense,bm25,hybrid,synapse)",
+        ),
+        arg("--k", type=ints, default=[5, 10, 20], help="cut-offs of recall@k (default 5,10,20)"),
         arg(
             "--pool",
             type=int,
@@ -482,9 +505,14 @@ def longmemeval(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
     args=[
         arg("--short", required=True, help="path to locomo10.json (short chat turns)"),
         arg("--long", required=True, help="a LongMemEval JSON file (long assistant turns)"),
-        arg("--engines", type=names, default=["hybrid", "synapse"]),
+        arg(
+            "--engines",
+            type=names,
+            default=["hybrid", "synapse"],
+            help="engines, comma-separated (default hybrid,synapse)",
+        ),
         arg("--turns", type=int, default=500, help="turns of each kind per ingest"),
-        arg("--rounds", type=int, default=3),
+        arg("--rounds", type=int, default=3, help="ingests of each kind, timed (default 3)"),
         arg("--no-rss", action="store_true", help="skip the fresh-process peak RSS"),
         *OUT,
     ],

@@ -29,6 +29,11 @@ class Embedder(ABC):
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    def load(self) -> None:  # noqa: B027 - optional hook
+        """Load the model now rather than at the first embedding (a server's start,
+        so its first request does not wait for it); embedders that load nothing
+        need not say so."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release model resources (sessions, HTTP pools)."""
 
@@ -56,6 +61,9 @@ class MemoEmbedder(Embedder):
 
     def count_pieces(self, text: str) -> int:
         return self.inner.count_pieces(text)
+
+    def load(self) -> None:
+        self.inner.load()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._memo))

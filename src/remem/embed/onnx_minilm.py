@@ -126,11 +126,9 @@ class OnnxMiniLM(Embedder):
         long_from: int = 128,
         serial_long: bool = False,
     ):
-        try:
-            import onnxruntime  # noqa: F401 - fail early with a clear message
-            from tokenizers import Tokenizer
-        except ImportError as exc:  # pragma: no cover - both are base dependencies
-            raise EmbedderError(f"onnxruntime and tokenizers are required: {exc}") from exc
+        missing = [m for m in ("onnxruntime", "tokenizers") if importlib.util.find_spec(m) is None]
+        if missing:  # pragma: no cover - both are base dependencies
+            raise EmbedderError(f"onnxruntime and tokenizers are required: {missing} missing")
         path = Path(model_path) if model_path else find_model_file()
         if not path.is_file():
             raise EmbedderError(f"MiniLM ONNX model file not found: {path}")
@@ -145,14 +143,34 @@ class OnnxMiniLM(Embedder):
         self._path = path
         self._threads = threads or min(cores, 8)
         self._workers = workers or min(cores, 8)
-        self._tokenizer = Tokenizer.from_file(str(_DATA / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_length=max_tokens)
-        self._tokenizer.no_padding()
-        self._session = self._open_session(self._threads)
+        self._loaded: tuple | None = None  # (tokenizer, session, input names): _load
         self._batch_session: object | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._input_names = {i.name for i in self._session.get_inputs()}
+
+    def load(self) -> None:
+        self._load()
+
+    def _load(self) -> tuple:  # -> (tokenizers.Tokenizer, ort.InferenceSession, set[str])
+        """The tokenizer and the query session, made on the first embedding. Opening
+        the embedder costs nothing, so a Memory that never embeds (``remem count``,
+        ``remem list``, a server before its first write or search) never pays for
+        onnxruntime and the model: about 250 MB and a second of the two cores
+        (docs/benchmarks.md, "CLI cold start")."""
+        loaded = self._loaded
+        if loaded is None:
+            with self._lock:
+                if self._loaded is None:
+                    from tokenizers import Tokenizer
+
+                    tokenizer = Tokenizer.from_file(str(_DATA / "tokenizer.json"))
+                    tokenizer.enable_truncation(max_length=self.max_tokens)
+                    tokenizer.no_padding()
+                    session = self._open_session(self._threads)
+                    names = {i.name for i in session.get_inputs()}
+                    self._loaded = (tokenizer, session, names)
+                loaded = self._loaded
+        return loaded
 
     def count_pieces(self, text: str) -> int:
         return len(_counter().encode(text, add_special_tokens=False).ids)
@@ -189,7 +207,8 @@ class OnnxMiniLM(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(list(texts))
+        tokenizer, query_session, _ = self._load()
+        encodings = tokenizer.encode_batch(list(texts))
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(lengths, kind="stable")
         batches = plan_batches(
@@ -209,7 +228,7 @@ class OnnxMiniLM(Embedder):
         long_call = self.serial_long and int(lengths.max()) > self.long_from
         if len(groups) == 1 or self._workers == 1 or long_call:
             for idx in groups:
-                out[idx] = self._run(self._session, [encodings[i] for i in idx])
+                out[idx] = self._run(query_session, [encodings[i] for i in idx])
         else:
             session, pool = self._bulk()
             results = pool.map(lambda idx: self._run(session, [encodings[i] for i in idx]), groups)
@@ -226,7 +245,7 @@ class OnnxMiniLM(Embedder):
             ids[row, : len(enc.ids)] = enc.ids
             mask[row, : len(enc.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
+        if "token_type_ids" in self._load()[2]:
             feeds["token_type_ids"] = np.zeros_like(ids)
         hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)

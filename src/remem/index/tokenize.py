@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import re
 
-from bm25s.stopwords import STOPWORDS_EN
-
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
-STOPWORDS = frozenset(STOPWORDS_EN)
+STOPWORDS = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+        "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+        "these", "they", "this", "to", "was", "will", "with",
+    }
+)
+"""bm25s' ``STOPWORDS_EN`` (MIT licence), written out: importing it from bm25s
+imports all of bm25s, and with it scipy, about half a second of every command that
+opens a Memory (docs/benchmarks.md, "CLI cold start"). A test holds the two equal."""
 
 
 def tokenize(text: str) -> list[str]:

@@ -11,12 +11,19 @@ Choices, and why:
   hold any character, and a ``/`` in a path segment would change the route.
 * Errors are JSON ``{"error": {"code", "message"}}`` with stable codes a client can
   switch on; the message of an unexpected failure never carries internals.
+* Bodies are JSON sent as ``Content-Type: application/json``: any other type, or
+  none, is 415 ``unsupported_media_type``. An object that names a key twice is 422
+  ``duplicate_key``: parsers disagree on which of the two counts.
 * Request bodies are capped (``max_body_bytes``, default 8 MiB: ``MAX_BODY_BYTES`` in
   :mod:`remem.serve.settings`) before they are read
   into memory: the cap is checked on ``Content-Length`` and again on the bytes
   actually received, so a chunked body cannot slip past it.
 * Keys never reach a log: they travel only in headers, and neither the access log
-  nor the error handlers print headers.
+  nor the error handlers print headers. A key in the query string is refused (400
+  ``key_in_url``, on every route), and the access log leaves query strings out
+  (:mod:`remem.serve.accesslog`): they hold user ids, and whatever a client put there.
+* No docs page: FastAPI's ``/docs`` and ``/redoc`` load their scripts from a CDN,
+  and nothing remem serves may reach another host. ``/openapi.json`` is the schema.
 * Metrics are kept per worker process in Prometheus text format (``/metrics``); with
   several workers a scraper sees one worker per scrape, which the ``pid`` label makes
   visible. No tenant or user appears in a metric label.
@@ -26,12 +33,13 @@ Choices, and why:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Annotated, Any
 
 from fastapi import Body, Depends, FastAPI, Query, Request
@@ -55,10 +63,11 @@ from ..errors import (
     TextTooLongError,
     UnknownComponentError,
 )
-from ..keys import KeyRing
+from ..keys import KEY_SHAPED, KeyRing
 from ..memory import Memory
 from ..redact import failure, frames
 from ..validation import MAX_COUNT
+from .accesslog import hide_queries
 from .schema import (
     MAX_PAGE,
     AddManyRequest,
@@ -165,7 +174,7 @@ def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorOut} for status in statuses}
 
 
-_KEYED = _errors(401, 413, 415, 422, 503)
+_KEYED = _errors(400, 401, 413, 415, 422, 503)
 
 
 # -- errors ------------------------------------------------------------------------------
@@ -182,6 +191,20 @@ _ERRORS: list[tuple[type[BaseException], int, str]] = [
     (ErasureIncompleteError, 503, "erasure_incomplete"),
     (StoreError, 503, "store_unavailable"),
 ]
+
+
+class Refused(Exception):
+    """A request refused as sent, before any work: its status and stable code."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+def _refused(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Refused)
+    return _error(exc.status, exc.code, str(exc))
 
 
 def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -201,18 +224,27 @@ def _remem_error(_: Request, exc: Exception) -> JSONResponse:
     return _error(500, "internal", "internal error")
 
 
+def _has_body(request: Request) -> bool:
+    length = request.headers.get("content-length", "0").strip()
+    return "transfer-encoding" in request.headers or (length.isdigit() and int(length) > 0)
+
+
 def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    # FastAPI reads a body as JSON only when it is sent as JSON; any other body
+    # (form data, or a body with no type at all, as some clients send raw bytes)
+    # reaches validation unread, which is a media type problem, not a field problem
     if (
-        kind
-        and kind != "application/json"
+        kind != "application/json"
+        and (kind or _has_body(request))
         and any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors())
     ):
+        sent = f"not {kind}" if kind else "and this request named no Content-Type"
         return _error(
             415,
             "unsupported_media_type",
-            f"the body must be JSON sent as Content-Type: application/json, not {kind}",
+            f"the body must be JSON sent as Content-Type: application/json, {sent}",
         )
     problems = []
     for e in exc.errors():
@@ -250,6 +282,47 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
 def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     log.error("unexpected error: %s", frames(exc))
     return _error(500, "internal", "internal error")
+
+
+# -- JSON bodies --------------------------------------------------------------------------
+
+
+def _sent_as_json(content_type: str | None) -> bool:
+    """What FastAPI parses as JSON: application/json and application/*+json."""
+    kind = (content_type or "").split(";")[0].strip().lower()
+    main, _, sub = kind.partition("/")
+    return main == "application" and (sub == "json" or sub.endswith("+json"))
+
+
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise Refused(
+                422,
+                "duplicate_key",
+                f"the JSON body names {key!r} twice in one object; send each key once",
+            )
+        out[key] = value
+    return out
+
+
+async def _unique_keys(request: Request) -> None:
+    """Refuse a JSON body in which one object holds a key twice. Parsers disagree on
+    which of the two counts (Python's json and pydantic take the last, others the
+    first), so a proxy, a log or a client-side check may have seen the other value
+    than the one that would be stored. A route that takes a body has parsed it
+    already (and answered malformed JSON with 400); this second parse only looks for
+    repeated keys, and a body no route reads is left alone however broken."""
+    route = request.scope.get("route")
+    if getattr(route, "body_field", None) is None:
+        return
+    if not _sent_as_json(request.headers.get("content-type")):
+        return
+    body = await request.body()
+    if body:
+        with suppress(ValueError, RecursionError):  # answered by FastAPI already
+            json.loads(body, object_pairs_hook=_each_key_once)
 
 
 # -- body size cap -----------------------------------------------------------------------
@@ -383,6 +456,30 @@ def _tenant(
     return TenantMemory(request.app.state.memory, name)
 
 
+_KEY_PARAMS = frozenset(
+    {"apikey", "key", "token", "accesstoken", "auth", "authorization", "bearer", "xapikey"}
+)
+"""Query parameters that carry keys in other APIs (``?api_key=``, ``?access_token=``),
+compared without case, ``_`` or ``-``."""
+
+
+async def _no_key_in_url(request: Request) -> None:  # async: no thread hop per request
+    """Refuse a request whose query string carries a key, whether or not its headers
+    carry a good one: a URL is written to access logs, proxies' logs and browser
+    histories, so a key there is a key leaked, and answering 401 would only invite
+    the next guess of a parameter name. The message says where keys go."""
+    for name, value in request.query_params.multi_items():
+        plain = name.lower().replace("_", "").replace("-", "")
+        if plain in _KEY_PARAMS or KEY_SHAPED.search(name) or KEY_SHAPED.search(value):
+            raise Refused(
+                400,
+                "key_in_url",
+                "API keys go in a header, never in the URL (URLs are logged): "
+                "'Authorization: Bearer rmm_...' or 'X-API-Key: rmm_...'. A real key "
+                "sent in a URL should be revoked (remem keys revoke) and replaced.",
+            )
+
+
 Tenant = Annotated[TenantMemory, Depends(_tenant)]
 UserQ = Annotated[str, Query(min_length=1, max_length=256, description="the user's id")]
 
@@ -408,10 +505,17 @@ def create_app(
             if close_memory:
                 mem.close()
 
+    hide_queries()  # uvicorn's access log, when uvicorn serves this app
     keyring = KeyRing.of(mem, cache_s=key_cache_s)
     stats = Metrics()
     app = FastAPI(
         lifespan=lifespan,
+        dependencies=[Depends(_no_key_in_url), Depends(_unique_keys)],
+        # no /docs or /redoc: FastAPI's pages load Swagger UI and ReDoc from a CDN,
+        # and remem promises to work offline; a page is not worth a dependency that
+        # ships their assets. The schema stays at /openapi.json for any viewer.
+        docs_url=None,
+        redoc_url=None,
         title="remem",
         version=__version__,
         description="Long-term memory for LLM agents. Every /v1 route but /v1/health "
@@ -544,6 +648,7 @@ def create_app(
         return t.import_table(user_id, table)
 
     app.add_exception_handler(RememError, _remem_error)
+    app.add_exception_handler(Refused, _refused)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)

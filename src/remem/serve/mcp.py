@@ -32,7 +32,9 @@ Choices, and why:
   goes on. Anything else is a bug: the agent sees only a generic message, the
   traceback goes to the server's log (stderr).
 * **The SDK is optional.** This module imports nothing from ``mcp`` until the server
-  starts, so ``remem --help`` works without ``pip install 'remem[mcp]'``.
+  starts, so ``remem --help`` works without ``pip install 'remem[mcp]'``. The library
+  itself (keys, validation, numpy) is imported there too: every ``remem`` command
+  imports this module to build its parser.
 * **Blocking work leaves the event loop.** Tools are async only to read the request's
   tenant; the Memory call itself runs on a worker thread (embedding and SQLite block),
   so one slow answer does not stall other requests.
@@ -47,7 +49,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..commands import arg, command
 from ..errors import InvalidInputError, NotFoundError, RememError
-from ..keys import KeyRing
 from .settings import LOOPBACK, MCP_PORT, Settings, env_default
 
 if TYPE_CHECKING:
@@ -255,6 +256,8 @@ class KeyVerifier:
     """
 
     def __init__(self, mem: "Memory"):
+        from ..keys import KeyRing  # the server's, not `remem --help`'s, import
+
         self._keys = KeyRing.of(mem)
 
     async def verify_token(self, token: str) -> "AccessToken | None":
@@ -361,8 +364,13 @@ def serve_http(
     import uvicorn
 
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
-    # uvicorn's access log has the method, path and status, never a header: no key.
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level)).run()
+    # uvicorn's access log has the method, path and status, never a header, and
+    # never a query string (accesslog.py): no key, no user id
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+    from .accesslog import hide_queries
+
+    hide_queries()  # after the config, which sets up uvicorn's loggers
+    uvicorn.Server(config).run()
 
 
 # -- command line ---------------------------------------------------------------------
@@ -373,7 +381,13 @@ def serve_http(
     help="serve memory to agents over the Model Context Protocol",
     description=DESCRIPTION,
     args=[
-        arg("--transport", choices=["stdio", "http"], default_from=env_default("mcp_transport")),
+        arg(
+            "--transport",
+            choices=["stdio", "http"],
+            default_from=env_default("mcp_transport"),
+            help="stdio: a local agent's child process, trusted; http: streamable HTTP, "
+            "each request keyed (default %(default)s)",
+        ),
         arg("--host", default_from=env_default("mcp_host"), help=f"HTTP host (default {LOOPBACK})"),
         arg(
             "--port",

@@ -8,7 +8,7 @@ comes in by it is refused for the same reasons, before the library sees it:
 * **types are strict**: ``"5"`` is not a number and ``5`` is not a string;
 * **sizes are capped**: ``k`` at :data:`MAX_K`, a page at :data:`MAX_PAGE`, an
   offset at the library's :data:`~remem.validation.MAX_COUNT`, a batch at
-  :data:`~remem.memory.MAX_BATCH`.
+  :data:`~remem.validation.MAX_BATCH`.
 
 The descriptions are written for both readers: a developer reading the OpenAPI
 document and an agent reading a tool's input schema.
@@ -20,8 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from ..memory import MAX_BATCH
-from ..validation import MAX_COUNT
+from ..validation import MAX_BATCH, MAX_COUNT
 
 MAX_K = 200
 """The most memories one search, recall or answer may ask for: more than a reader's

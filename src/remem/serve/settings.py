@@ -63,9 +63,10 @@ class Settings:
     """What the CLI, the HTTP server and the MCP server are configured with."""
 
     db: str = _env("REMEM_DB")
-    """The database: a SQLite file (created on first use; the current directory's
-    ``remem.db`` by default, so two commands run in one place share it) or a
-    ``postgresql://`` URL."""
+    """The database: a SQLite file (created by the first command that stores
+    something, or by a server; a command that only reads refuses a missing one; the
+    current directory's ``remem.db`` by default, so two commands run in one place
+    share it) or a ``postgresql://`` URL."""
     engine: str = _env("REMEM_ENGINE")
     """The retrieval engine: ``hybrid`` (dense + BM25), :class:`remem.Memory`'s own
     default, which needs no LLM and no consolidation."""
@@ -126,16 +127,34 @@ class Settings:
         return out
 
     def open_memory(self) -> Memory:
-        """The Memory these settings describe (``pool_size`` applies to PostgreSQL)."""
+        """The Memory these settings describe (``pool_size`` applies to PostgreSQL),
+        for a server: its embedding model is loaded now (:meth:`Memory.warm_up`), so
+        the server is ready when it starts listening."""
         from ..memory import Memory
 
         pool = self.pool_size if self.pool_size and self.db.startswith("postgres") else 0
-        return Memory(
+        mem = Memory(
             self.db,
             engine=self.engine,
             llm=self.llm,
             store_options={"max_size": pool} if pool else None,
         )
+        try:
+            mem.warm_up()
+        except BaseException:
+            mem.close()
+            raise
+        return mem
+
+
+ENGINES = (
+    "hybrid (dense + BM25), dense, bm25, synapse (a concept graph, gated), ilstma "
+    "(a question cache over a global table), or a variant of the last two for ablations "
+    "(synapse-nofan, ilstma-paper, ...: an unknown name lists them all)"
+)
+"""The engines ``--engine`` takes, as :func:`remem.engines.create_engine` knows them
+(a test holds the two together; listing them here keeps ``remem --help`` from
+importing the engines)."""
 
 
 def env_default(name: str, *, http: bool = False) -> Callable[[], Any]:
@@ -150,6 +169,10 @@ GLOBAL_ARGS = [
         default_from=env_default("db"),
         help=f"database path (env REMEM_DB; default {Settings.db})",
     ),
-    arg("--engine", default_from=env_default("engine")),
+    arg(
+        "--engine",
+        default_from=env_default("engine"),
+        help=f"retrieval engine: {ENGINES} (env REMEM_ENGINE; default %(default)s)",
+    ),
 ]
 """The options before any command: ``remem``'s, and ``python -m remem.serve.mcp``'s."""

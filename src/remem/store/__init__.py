@@ -7,9 +7,11 @@ from .base import Store, UserState
 __all__ = ["Store", "UserState", "open_store"]
 
 
-def open_store(path: str, **options: object) -> Store:
+def open_store(path: str, *, create: bool = True, **options: object) -> Store:
     """``:memory:`` or a file path gives SQLite; a ``postgresql://`` (or ``postgres://``)
-    URL gives PostgreSQL, which needs the ``postgres`` extra (psycopg and its pool)."""
+    URL gives PostgreSQL, which needs the ``postgres`` extra (psycopg and its pool).
+    ``create=False``: a SQLite file must exist already (a PostgreSQL database always
+    does: its administrator makes it, and remem only its tables)."""
     if path.startswith(("postgresql://", "postgres://")):
         from ..errors import StoreError
 
@@ -24,4 +26,4 @@ def open_store(path: str, **options: object) -> Store:
         return PostgresStore(path, **options)  # type: ignore[arg-type]
     from .sqlite import SQLiteStore
 
-    return SQLiteStore(path, **options)  # type: ignore[arg-type]
+    return SQLiteStore(path, create=create, **options)  # type: ignore[arg-type]

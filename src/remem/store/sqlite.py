@@ -124,7 +124,10 @@ class SQLiteStore(SqlStore):
         *,
         timeout_ms: int = BUSY_TIMEOUT_MS,
         scrub_wait_ms: int = SCRUB_WAIT_MS,
+        create: bool = True,
     ):
+        """``create=False`` opens only a file that exists (to read and write): a
+        mistyped path is then a StoreError, not a new empty database."""
         self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
@@ -133,14 +136,22 @@ class SQLiteStore(SqlStore):
         self._scrub_wait_ms = scrub_wait_ms
         #: an erase committed whose bytes the WAL may still hold (see ``scrub``)
         self._scrub_pending = False
+        # SQLite's own "open, never create" (a URI with mode=rw), so no file can
+        # appear between a check and the open
+        target, uri = (self.path, False)
+        if self.shared and not create:
+            target, uri = (f"{Path(self.path).absolute().as_uri()}?mode=rw", True)
         try:
             self._con = sqlite3.connect(
-                self.path,
+                target,
                 timeout=timeout_ms / 1000,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # guarded by self._lock
+                uri=uri,
             )
         except sqlite3.Error as exc:
+            if uri and not Path(self.path).exists():
+                raise StoreError(f"no database at {self.path!r}") from None
             raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
         try:
             self._setup()
