@@ -15,7 +15,7 @@ STOPWORDS = frozenset(
         "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
         "these", "they", "this", "to", "was", "will", "with",
     }
-)
+)  # fmt: skip
 """bm25s' ``STOPWORDS_EN`` (MIT licence), written out: importing it from bm25s
 imports all of bm25s, and with it scipy, about half a second of every command that
 opens a Memory (docs/benchmarks.md, "CLI cold start"). A test holds the two equal."""
