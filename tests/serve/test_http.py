@@ -1481,20 +1481,22 @@ def _start_server(
         time.sleep(0.25)
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
-    db = tmp_path / "served.db"
+def _cli_with_a_key(db: Path) -> tuple[list[str], dict[str, str], subprocess.CompletedProcess]:
+    """The ``remem`` command line on ``db`` (no REMEM_ variables but the 'none' reader)
+    and the finished ``keys create --tenant acme`` that made its first key."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
     env.update({"REMEM_LLM": "none", "PYTHONUNBUFFERED": "1"})
     cli = [sys.executable, "-m", "remem.cli", "--db", str(db)]
     made = subprocess.run(
         [*cli, "keys", "create", "--tenant", "acme"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=True,
-    )
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    return cli, env, made
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
+    cli, env, made = _cli_with_a_key(tmp_path / "served.db")
     key = made.stdout.strip()
     assert re.fullmatch(r"rmm_[0-9a-f]{12}_[A-Za-z0-9_-]+", key)
     assert key not in made.stderr
@@ -1724,14 +1726,7 @@ def test_the_access_log_holds_no_query_string(tmp_path: Path):
     """uvicorn's access log writes each request's path with its query string: a key
     sent as ``?api_key=`` (refused, but sent all the same) and the user ids of GET
     routes would be kept in the log. The real server, its real log."""
-    db = tmp_path / "served.db"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
-    env.update({"REMEM_LLM": "none", "PYTHONUNBUFFERED": "1"})
-    cli = [sys.executable, "-m", "remem.cli", "--db", str(db)]
-    made = subprocess.run(
-        [*cli, "keys", "create", "--tenant", "acme"],
-        capture_output=True, text=True, env=env, timeout=120, check=True,
-    )  # fmt: skip
+    cli, env, made = _cli_with_a_key(tmp_path / "served.db")
     key = made.stdout.strip()
     secret = key.split("_", 2)[2]
     user = "private-user-7731"
