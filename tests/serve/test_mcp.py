@@ -418,3 +418,30 @@ async def test_http_server_never_logs_keys(http_server: HttpServer) -> None:
         assert key not in output
     assert json.dumps(keys) not in output
     assert "private-user-7731" not in output and "POST /mcp?[hidden]" in output
+
+
+async def test_a_failing_endpoint_never_puts_memory_text_in_the_servers_logs(
+    tmp_path: Path, caplog, capfd, monkeypatch
+) -> None:
+    """The SDK logs every failed tool call with its message ("Tool 'x' failed: ...")
+    at INFO; an embedding endpoint whose error page echoes the request puts the
+    memory into that message. The agent may read it (it sent the text); the log may not."""
+    import logging
+
+    from echo_llm_server import echo_llm_server
+    from remem.embed.openai import OpenAIEmbedder
+
+    monkeypatch.delenv("REMEM_LOG_CONTENT", raising=False)
+    caplog.set_level(logging.DEBUG)
+    with echo_llm_server("echo_error") as url:
+        emb = OpenAIEmbedder("echo", base_url=url, dim=8, retries=0, timeout_s=5)
+        with Memory(tmp_path / "m.db", engine="bm25", embedder=emb, llm="none") as mem:
+            async with Client(create_server(mem, log_level="DEBUG")) as c:
+                result = await c.call_tool(
+                    "add_memory", {"user_id": "bob", "text": "my PIN is 80417723"}
+                )
+                assert result.is_error
+    out, err = capfd.readouterr()
+    logged = caplog.text + out + err + "".join(str(r.__dict__) for r in caplog.records)
+    assert "add_memory" in logged  # the failure was logged ...
+    assert "80417723" not in logged  # ... without the memory

@@ -351,6 +351,9 @@ def create_server(
         log_level=log_level,  # type: ignore[arg-type]  # checked by argparse's choices
         **auth,
     )
+    from .accesslog import hide_tool_errors
+
+    hide_tool_errors()  # a failed tool's message may quote a memory: not into the log
     return server
 
 
