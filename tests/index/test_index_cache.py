@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import numpy as np
+import pytest
 
 from remem.index.cache import IndexCache
 from remem.store.sqlite import SQLiteStore
@@ -127,3 +128,31 @@ def test_each_position_says_whether_its_text_has_a_word(db_path):
     finally:
         s1.close()
         s2.close()
+
+
+@pytest.mark.parametrize("score", ["corrected", "max", "both", "mean"])
+def test_scoring_some_positions_agrees_with_scoring_all(tmp_path, embedder, score):
+    """The approximate path (``ann_above``) scores only the positions it reached with
+    ``similarity_at``; a long memory must get there the score ``similarity`` gives it
+    (the same passage rule, the best-of-P correction included), or long memories rank
+    differently once a history is large."""
+    from remem import Memory
+
+    section = "Section {} covers general background material, item {}, nothing in particular."
+    longs = [
+        " ".join(section.format(i, j) for i in range(40)) + f" The code of locker {j} is {j}{j}."
+        for j in range(3)
+    ]
+    shorts = [f"Note {i}: the train to Porto leaves at nine from platform {i}." for i in range(12)]
+    opts = {"score": score}
+    with Memory(
+        tmp_path / "m.db", engine="dense", embedder=embedder, llm="none", passage_options=opts
+    ) as mem:
+        ids = mem.add_many([*longs, *shorts], user_id="u")
+        mem.delete(ids[-1], user_id="u")  # a dead position among them
+        query = embedder.embed(["What is the code of the locker?"])[0]
+        with mem._engine.ctx.indexes.use("u") as idx:
+            assert idx.has_passages
+            every = idx.similarity(query)
+            some = np.array([0, 2, 5, len(ids) - 1], dtype=np.int64)
+            np.testing.assert_allclose(idx.similarity_at(some, query), every[some], rtol=1e-5)
