@@ -32,6 +32,12 @@ some memories are scored (``UserIndex.similarity_at``): the standard deviation o
 1,024 draws is within a few percent of the whole's, at a 1,024-row matrix product."""
 
 
+def _spread(cos: np.ndarray) -> float:
+    """The standard deviation of the live (finite) scores; 0 for fewer than two."""
+    live = cos[np.isfinite(cos)]
+    return float(live.std()) if len(live) > 1 else 0.0
+
+
 @dataclass
 class UserIndex:
     """Everything the baseline engines need about one user, by position (insertion order)."""
@@ -119,9 +125,7 @@ class UserIndex:
     def _max_bias(self, cos: np.ndarray, multi: np.ndarray) -> np.ndarray:
         """How much the best of P passages beats one text by chance: the expected
         maximum of P draws from the query's own score spread (sigma * sqrt(2 ln P))."""
-        live = cos[np.isfinite(cos)]
-        sigma = float(live.std()) if len(live) > 1 else 0.0
-        return sigma * self._best_of_gain(multi)
+        return _spread(cos) * self._best_of_gain(multi)
 
     def _best_of_gain(self, multi: np.ndarray) -> np.ndarray:
         """sqrt(2 ln P) of each memory's passage count P."""
@@ -134,9 +138,7 @@ class UserIndex:
         :meth:`_max_bias` reads from the full scores, for a path that has only some."""
         n = self.dense.size
         sample = np.arange(0, n, max(1, -(-n // SPREAD_SAMPLE)), dtype=np.int64)
-        cos = self.dense.cosines(sample, query_vec)
-        live = cos[np.isfinite(cos)]
-        return float(live.std()) if len(live) > 1 else 0.0
+        return _spread(self.dense.cosines(sample, query_vec))
 
     def similarity_at(self, positions: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
         """:meth:`similarity` of the given positions only, by the same passage rule."""

@@ -224,6 +224,11 @@ def _remem_error(_: Request, exc: Exception) -> JSONResponse:
     return _error(500, "internal", "internal error")
 
 
+def _media_type(request: Request) -> str:
+    """The request's Content-Type without its parameters, lower case ("" when none)."""
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
 def _has_body(request: Request) -> bool:
     length = request.headers.get("content-length", "0").strip()
     return "transfer-encoding" in request.headers or (length.isdigit() and int(length) > 0)
@@ -231,7 +236,7 @@ def _has_body(request: Request) -> bool:
 
 def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    kind = _media_type(request)
     # FastAPI reads a body as JSON only when it is sent as JSON; any other body
     # (form data, or a body with no type at all, as some clients send raw bytes)
     # reaches validation unread, which is a media type problem, not a field problem
@@ -287,10 +292,9 @@ def _unexpected(_: Request, exc: Exception) -> JSONResponse:
 # -- JSON bodies --------------------------------------------------------------------------
 
 
-def _sent_as_json(content_type: str | None) -> bool:
+def _sent_as_json(request: Request) -> bool:
     """What FastAPI parses as JSON: application/json and application/*+json."""
-    kind = (content_type or "").split(";")[0].strip().lower()
-    main, _, sub = kind.partition("/")
+    main, _, sub = _media_type(request).partition("/")
     return main == "application" and (sub == "json" or sub.endswith("+json"))
 
 
@@ -317,7 +321,7 @@ async def _unique_keys(request: Request) -> None:
     route = request.scope.get("route")
     if getattr(route, "body_field", None) is None:
         return
-    if not _sent_as_json(request.headers.get("content-type")):
+    if not _sent_as_json(request):
         return
     body = await request.body()
     if body:
