@@ -31,7 +31,7 @@ from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..index.cache import IndexCache, UserIndex
 from ..llm import LLM, create_llm
-from ..store.base import Store, timestamp_epoch
+from ..store.base import Store, delete_mark, timestamp_epoch
 from ..store.extension import Extension
 from ..timeexpr import mentioned_windows
 from ..types import StoredMemory
@@ -263,7 +263,7 @@ class Engine(ABC):
     def _sync_mentioned(self, user_id: str, idx: UserIndex) -> None:
         """Drop the named times of the user's memories another process deleted since
         the cache last looked (``idx`` is current: its delete revision moved)."""
-        seen = (idx.state.epoch, idx.state.del_rev) if idx.state else None
+        seen = delete_mark(idx.state)
         if self._mentioned_seen.get(user_id, seen) != seen:
             with idx.lock:
                 self._forget_mentioned(user_id, lambda memory_id: memory_id not in idx.pos)

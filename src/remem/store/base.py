@@ -34,6 +34,12 @@ class UserState:
     del_rev: int
 
 
+def delete_mark(state: UserState | None) -> tuple[str, int] | None:
+    """What a cache of the user's memories compares to notice a delete by any process:
+    the epoch (erased and recreated) and the delete revision; None for no user."""
+    return (state.epoch, state.del_rev) if state is not None else None
+
+
 class Store(ABC):
     """Durable home of memories and their embeddings; engines and other components
     keep their own tables beside them through :meth:`attach`."""

@@ -43,7 +43,7 @@ from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...llm import ask_json, prompts
 from ...redact import failure
-from ...store.base import timestamp_epoch
+from ...store.base import delete_mark, timestamp_epoch
 from ...tokens import clip_tokens
 from ...types import StoredMemory
 from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
@@ -295,7 +295,7 @@ class IlstmaEngine(Engine):
         bookkeeping. (An LLM profile, which is not cheap, will be stored as a note.)
         """
         state = self.ctx.store.user_state(user_id)
-        key = (state.epoch, state.del_rev) if state else ("", 0)
+        key = delete_mark(state) or ("", 0)
         notes = self._notes.get(user_id)
         if notes is None or notes.key != key:
             notes = _Notes(key, -2, [], {}, -1)
@@ -618,8 +618,7 @@ class IlstmaEngine(Engine):
         stm = self._current(user_id, idx)
         if stm is None:
             stm = ShortTermMemory(self.cfg.history_turns, self.cfg.segment_tokens)
-            state = (idx or self.ctx.indexes.get(user_id)).state
-            stm.seen = (state.epoch, state.del_rev) if state else None
+            stm.seen = delete_mark((idx or self.ctx.indexes.get(user_id)).state)
             self._stm[user_id] = stm
         return stm
 
@@ -634,8 +633,7 @@ class IlstmaEngine(Engine):
             return None
         if idx is None:
             idx = self.ctx.indexes.get(user_id)
-        state = idx.state
-        seen = (state.epoch, state.del_rev) if state else None
+        seen = delete_mark(idx.state)
         if stm.seen == seen:
             return stm
         self._notes.pop(user_id, None)
