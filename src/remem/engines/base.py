@@ -196,11 +196,15 @@ class Engine(ABC):
         """Apply the question's time window and order versions (override to do it
         natively); ``hits`` may be deeper than ``k``."""
         window, order = plan(query, now)
-        if user_id in self._mentioned_seen:  # this user's named times are cached
-            self._sync_mentioned(user_id, self.ctx.indexes.get(user_id))
-        if not hits or (window is None and not self.ctx.time.updates):
+        settled = not hits or (window is None and not self.ctx.time.updates)
+        cached = user_id in self._mentioned_seen  # this user's named times are cached
+        if settled and not cached:
             return hits[:k]
-        with self.ctx.indexes.use(user_id) as idx:
+        with self.ctx.indexes.use(user_id) as idx:  # one read of the user's state
+            if cached:
+                self._sync_mentioned(user_id, idx)
+            if settled:
+                return hits[:k]
             mentioned = None
             if window is not None and self.ctx.time.mentioned:
                 mentioned = self._mentioned(user_id, [h.id for h in hits], idx)
