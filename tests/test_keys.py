@@ -95,12 +95,14 @@ def test_verify_refuses_anything_but_a_live_key(ring: KeyRing):
     key_id, secret = _split(key)
     other_secret = ("A" if secret[0] != "A" else "B") + secret[1:]
     unknown_id = ("0" if key_id[0] != "0" else "1") + key_id[1:]
+    # an id of digits only (1 in ~280) has no case: put an uppercase hex letter in it
+    upper_id = key_id.upper() if key_id.upper() != key_id else "A" + key_id[1:]
     bad = [
         f"rmm_{key_id}_{other_secret}",  # wrong secret
         f"rmm_{unknown_id}_{secret}",  # unknown id, right secret
         f"rmm_{key_id}_{secret}x",  # longer secret
         f"rmm_{key_id}_{secret[:-1]}",  # shorter secret
-        f"rmm_{key_id.upper()}_{secret}",  # the id is lowercase hex
+        f"rmm_{upper_id}_{secret}",  # the id is lowercase hex
         f"RMM_{key_id}_{secret}",
         f"rmm_{key_id}{secret}",
         f"rmm_{key_id}_",
