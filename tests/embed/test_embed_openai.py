@@ -35,7 +35,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def emb_server(llama_servers: Callable[..., Server]) -> Server:
-    return llama_servers("--embedding", "true")
+    return llama_servers("--embedding")
 
 
 def embedder(base_url: str, **kw: Any) -> OpenAIEmbedder:
@@ -113,7 +113,7 @@ def test_wrong_path_is_not_found_and_not_retried(emb_server: Server) -> None:
 
 
 def test_server_killed_mid_request(llama_servers: Callable[..., Server]) -> None:
-    doomed = llama_servers("--embedding", "true")
+    doomed = llama_servers("--embedding")
     emb = embedder(doomed.base_url, retries=0, timeout_s=30)
     emb.embed(["warm up"])
     result: dict[str, Any] = {}

