@@ -514,7 +514,7 @@ def test_help_names_the_choices_and_defaults():
 
 # -- cold start: what a command imports --------------------------------------------------------
 
-HEAVY = {"onnxruntime", "tokenizers", "scipy", "bm25s", "llama_cpp", "fastapi", "uvicorn", "mcp"}
+HEAVY = {"onnxruntime", "tokenizers", "scipy", "bm25s", "xllamacpp", "fastapi", "uvicorn", "mcp"}
 """Modules that cost a command hundreds of milliseconds or megabytes to import or load
 (the embedding model's runtime and tokenizer, scipy, the servers' frameworks)."""
 _RUN_AND_LIST_IMPORTS = """

@@ -811,7 +811,7 @@ def test_sampled_reruns_repeat_by_seed(tiny, tmp_path, llama_server):
     """--llm-seed with a sampling temperature: a rerun with the same seed draws the
     same drafts (the benchmark's repeated runs differ by seed, nothing else), and the
     result and its table name the seed."""
-    pytest.importorskip("llama_cpp")
+    pytest.importorskip("xllamacpp")
     from remem.cli import main
 
     def run(name: str, seed: int) -> list[str]:

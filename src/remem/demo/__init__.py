@@ -3,9 +3,13 @@
 The conversation (``conversation.json``, written for this project) spans six
 sessions over seven weeks; its questions have known evidence turns, and two ask
 about things never said. The demo ingests it through the public API, then for each
-question shows the answer (the bundled local model, or extractive without one),
+question shows the answer (the bundled local model, or extractive without one)
+and whether it matches the expected answer (LoCoMo's token F1: right at 0.5 or
+more, partly right above 0, else wrong), the rank at which the evidence came back,
 the evidence and how SYNAPSE reached it (an anchor or an activation path), whether
-ILSTMA's short-term cache would have answered, and the refusals.
+ILSTMA's short-term cache would have answered, and what was refused and whether it
+should have been. Nothing here is tuned to the reader: the questions, expected
+answers and verdict rules are fixed, and a wrong answer is shown as wrong.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..bench.qa_metrics import token_f1
 from ..memory import Memory
 
 DATA = Path(__file__).parent / "conversation.json"
@@ -96,17 +101,63 @@ def run_demo(engine: str = "synapse", k: int = 5, llm: str = "auto") -> int:
         finally:
             cache.close()
             mem.close()
-    found, asked, refused_right, refusals = stats
     console.print(
-        f"\nEvidence in the top {k} for {found} of {asked} answerable questions "
-        f"([green]*[/green] marks an evidence turn); {refused_right} of {refusals} "
-        "never-mentioned questions refused."
+        f"\nAnswers to the {stats.asked} answerable questions: {stats.right} right, "
+        f"{stats.partly} partly right, {stats.wrong} wrong, {stats.refused_wrongly} "
+        f"refused although the conversation says it.\n"
+        f"Evidence in the top {k} for {stats.found} of {stats.asked} answerable questions "
+        f"(ranked first for {stats.first}; [green]*[/green] marks an evidence turn); "
+        f"{stats.refused_right} of {stats.refusals} never-mentioned questions refused."
     )
     return 0
 
 
-def _ask_all(console, Table, mem, cache, user, questions, k) -> tuple[int, int, int, int]:
-    found = asked = refused_right = refusals = 0
+@dataclass
+class DemoStats:
+    """What the demo's closing lines count."""
+
+    asked: int = 0  # answerable questions
+    found: int = 0  # evidence in the top k
+    first: int = 0  # evidence ranked first
+    right: int = 0
+    partly: int = 0
+    wrong: int = 0
+    refused_wrongly: int = 0  # answerable, yet refused
+    refusals: int = 0  # never-mentioned questions
+    refused_right: int = 0
+
+
+def grade(answer: str, refused: bool, expected: str | None) -> tuple[str, float | None]:
+    """The demo's verdict on one answer: ``right``, ``partly``, ``wrong`` or
+    ``refused`` for an answerable question (by LoCoMo's token F1 against the expected
+    answer, returned with it), and ``right`` or ``wrong`` for a never-mentioned one
+    (only a refusal is right)."""
+    if expected is None:
+        return ("right" if refused else "wrong"), None
+    if refused:
+        return "refused", 0.0
+    f1 = token_f1(answer, expected)
+    return ("right" if f1 >= 0.5 else "partly" if f1 > 0 else "wrong"), f1
+
+
+def evidence_rank(evidence_ids: list[str | None], expected: tuple[str, ...]) -> int | None:
+    """1-based rank of the first evidence turn among the hits, or None."""
+    for i, turn in enumerate(evidence_ids, 1):
+        if turn in expected:
+            return i
+    return None
+
+
+_VERDICT = {
+    "right": "[green]RIGHT[/green]",
+    "partly": "[yellow]PARTLY RIGHT[/yellow]",
+    "wrong": "[red]WRONG[/red]",
+    "refused": "[red]REFUSED[/red] although the conversation says it",
+}
+
+
+def _ask_all(console, Table, mem, cache, user, questions, k) -> DemoStats:
+    stats = DemoStats()
     labels = {h.id: h.metadata.get("dia_id", h.id[:8]) for h in mem.memories(user)}
 
     def readable(why: str) -> str:  # memory ids -> the conversation's turn labels
@@ -118,22 +169,40 @@ def _ask_all(console, Table, mem, cache, user, questions, k) -> tuple[int, int, 
     for q in questions:
         a = mem.answer(q.question, user_id=user, k=k)
         flow = cache.recall(q.question, user_id=user, k=k)
-        verdict = "[red]refused[/red]" if a.refused else "[green]answered[/green]"
+        shown = "[red]refused[/red]" if a.refused else "answered"
         console.print(f"[bold cyan]Q ({q.kind}):[/bold cyan] {q.question}")
         console.print(
-            f"   [bold]A:[/bold] {a.text}  [dim]({verdict}; {a.latency_s:.2f} s, "
+            f"   [bold]A:[/bold] {a.text}  [dim]({shown}; {a.latency_s:.2f} s, "
             f"{a.context_tokens} context tokens, {a.llm_calls} LLM call(s); "
             f"ILSTMA cache {'hit' if flow.cache_hit else 'miss'})[/dim]"
         )
+        verdict, f1 = grade(a.text, a.refused, q.answer)
         if q.evidence:
-            asked += 1
-            got = {h.metadata.get("dia_id") for h in a.evidence} & set(q.evidence)
-            found += bool(got)
-            console.print(f"   expected: {q.answer}  (evidence {', '.join(q.evidence)})")
+            stats.asked += 1
+            if verdict == "refused":
+                stats.refused_wrongly += 1
+            else:
+                setattr(stats, verdict, getattr(stats, verdict) + 1)
+            rank = evidence_rank([h.metadata.get("dia_id") for h in a.evidence], q.evidence)
+            stats.found += rank is not None
+            stats.first += rank == 1
+            where = f"ranked {rank} of {len(a.evidence)}" if rank else f"not in the top {k}"
+            score = f" (F1 {f1:.2f})" if verdict != "refused" else ""
+            console.print(
+                f"   {_VERDICT[verdict]}{score}; expected: {q.answer}; "
+                f"evidence {', '.join(q.evidence)} {where}"
+            )
         else:
-            refusals += 1
-            refused_right += a.refused
-            console.print("   never mentioned in the conversation: the right answer is a refusal")
+            stats.refusals += 1
+            stats.refused_right += verdict == "right"
+            console.print(
+                "   never mentioned in the conversation: only a refusal is right -> "
+                + (
+                    "[green]RIGHT[/green] (refused)"
+                    if verdict == "right"
+                    else "[red]WRONG[/red] (answered)"
+                )
+            )
         if not a.evidence:
             continue
         table = Table(show_header=True, header_style="bold", expand=True)
@@ -150,4 +219,4 @@ def _ask_all(console, Table, mem, cache, user, questions, k) -> tuple[int, int, 
                 readable(a.explanations.get(h.id, "")),
             )
         console.print(table)
-    return found, asked, refused_right, refusals
+    return stats

@@ -56,11 +56,15 @@ def find_smollm2() -> Path:
 
 
 class LocalLLM(LLM):
-    """SmolLM2 in process. Calls at temperature 0 are greedy and repeat exactly (each
-    call is decoded from a fresh context: llama.cpp's prompt cache would re-read the
-    last prompt token in another batch shape and can change a greedy reply); a
-    sampled call (temperature > 0) draws with a seed made of ``seed`` and the prompt
-    (:func:`~remem.llm.base.prompt_seed`), so it repeats too, whatever came before."""
+    """SmolLM2 in process. Calls at temperature 0 are greedy and repeat exactly,
+    whatever was asked before: each call is decoded from a fresh context, because
+    llama.cpp's prompt cache re-reads a shared prefix's last token in another batch
+    shape, which can change a greedy reply (llama-cpp-python, the binding before,
+    did so: the same question could be answered differently the second time).
+    ``reuse_prefix=True`` turns the cache on for speed where many prompts share a long
+    prefix (the full-context baseline). A sampled call (temperature > 0) draws with a
+    seed made of ``seed`` and the prompt (:func:`~remem.llm.base.prompt_seed`), so it
+    repeats too."""
 
     enforces_schema = True
 
@@ -71,8 +75,10 @@ class LocalLLM(LLM):
         n_ctx: int = 2048,
         n_threads: int | None = None,
         seed: int = 0,
+        reuse_prefix: bool = False,
     ):
         super().__init__()
+        self.reuse_prefix = reuse_prefix
         try:
             import xllamacpp
         except ImportError:
@@ -122,7 +128,7 @@ class LocalLLM(LLM):
             "messages": [dict(m) for m in req.messages],
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
-            "cache_prompt": False,  # see the class docstring: exact repeats
+            "cache_prompt": self.reuse_prefix,  # off: exact repeats (class docstring)
         }
         if req.seed is not None:
             body["seed"] = req.seed
@@ -153,7 +159,8 @@ class LocalLLM(LLM):
         if not text:
             return 0
         self._live()
-        body = json.dumps({"content": text, "add_special": False, "parse_special": False}).encode("utf-8")
+        ask = {"content": text, "add_special": False, "parse_special": False}
+        body = json.dumps(ask).encode("utf-8")
         request = urllib.request.Request(
             f"{self._url}/tokenize",
             data=body,
