@@ -36,6 +36,8 @@ def main() -> None:
     params.sampling.seed = args.seed
     params.warmup = False
     params.embedding = args.embedding
+    if args.embedding:  # /v1/embeddings refuses per-token vectors ("not OAI compatible")
+        params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
     server = xllamacpp.Server(params)
     print(f"listening on {server.listening_address}", flush=True)
     threading.Event().wait()  # serve until killed

@@ -192,6 +192,15 @@ def test_demo_runs_and_finds_evidence(capsys):
     assert hit >= asked // 2
     assert "reached by" in out and "anchor" in out  # SYNAPSE's paths are shown
     assert "ILSTMA cache" in out
+    # every answer is graded and the counts add up to the questions asked
+    graded = re.search(
+        r"Answers to the 10 answerable questions: (\d+) right, (\d+) partly right, "
+        r"(\d+) wrong, (\d+) refused",
+        " ".join(out.split()),
+    )
+    assert graded, out[-800:]
+    assert sum(int(x) for x in graded.groups()) == 10
+    assert "expected: Ines Duarte" in out and re.search(r"evidence D2:5 (ranked \d|not in)", out)
 
 
 @pytest.mark.skipif(not local_available(), reason="the local model is not installed")

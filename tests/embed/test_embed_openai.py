@@ -1,6 +1,6 @@
-"""OpenAIEmbedder against a real OpenAI-compatible server (``python -m
-llama_cpp.server --embedding true`` on the bundled SmolLM2 GGUF, which sends one
-vector per token), dead, dying and wrong endpoints; and, for replies no real server
+"""OpenAIEmbedder against a real OpenAI-compatible server (llama.cpp's own,
+``tests/gguf_server.py --embedding`` on the bundled SmolLM2 GGUF, mean-pooled),
+dead, dying and wrong endpoints; and, for replies no real server
 here sends (broken JSON, rate limits, a wrong count, a changing size), a small
 stdlib HTTP server that sends exactly those."""
 
@@ -54,10 +54,9 @@ def test_vectors_from_a_real_server(emb_server: Server, caplog: pytest.LogCaptur
     assert vecs.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
     assert len({v.tobytes() for v in vecs}) == len(TEXTS)  # different texts, different vectors
-    # the server sent one vector per token; they were mean-pooled, and that was said once
-    assert sum("mean-pooling" in r.getMessage() for r in caplog.records) == 1
-    # the same text alone gives the same vector again (that server's vectors for one
-    # text do depend on what else is in the request, so rows are not compared to the
+    # llama.cpp's server pools itself (one vector per text): nothing to mean-pool here
+    assert not any("mean-pooling" in r.getMessage() for r in caplog.records)
+    # the same text alone gives the same vector again (rows are not compared to the
     # batch's; splitting and ordering are checked on the scripted server below)
     one = emb.embed_one(TEXTS[3])
     assert float(one @ emb.embed_one(TEXTS[3])) == pytest.approx(1.0, abs=1e-5)
@@ -202,6 +201,23 @@ def test_out_of_order_data_is_sorted_and_the_key_is_sent(scripted) -> None:
     assert srv.requests[0]["path"] == "/v1/embeddings"
     assert srv.requests[0]["auth"] == "Bearer sk-test"
     assert srv.requests[0]["input"] == ["a", "b"] and srv.requests[0]["model"] == "m"
+
+
+def test_one_vector_per_token_is_mean_pooled_and_said_once(
+    scripted, caplog: pytest.LogCaptureFixture
+) -> None:
+    """llama-cpp-python's server sent a chat model's embeddings per token (llama.cpp's
+    own server, used above, refuses that on /v1/embeddings): the rows are averaged."""
+    per_token = {"object": "embedding", "index": 0, "embedding": [[1.0, 0.0], [0.0, 1.0]]}
+    other = {"object": "embedding", "index": 1, "embedding": [[3.0, 4.0]]}
+    srv = scripted([(200, {"object": "list", "data": [per_token, other]})] * 2)
+    emb = OpenAIEmbedder("m", base_url=srv.base_url)
+    with caplog.at_level(logging.INFO, logger="remem.embed.openai"):
+        vecs = emb.embed(["a", "b"])
+        emb.embed(["a", "b"])
+    s = 2**-0.5
+    np.testing.assert_allclose(vecs, [[s, s], [0.6, 0.8]], atol=1e-6)
+    assert sum("mean-pooling" in r.getMessage() for r in caplog.records) == 1
 
 
 def test_batches_are_split_and_joined_in_order(scripted) -> None:
