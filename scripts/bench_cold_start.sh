@@ -26,5 +26,5 @@ run version "$REMEM" --version
 echo "heaviest imports of one search (cumulative, ms):"
 "$PY" -X importtime -c 'import sys; from remem.cli import main; sys.argv[0] = "remem"; main(sys.argv[1:])' \
     --db "$db" search "where did Ana move?" --user u1 > /dev/null 2> "$tmp/imports"
-grep -E '\| (onnxruntime|numpy|scipy|tokenizers|bm25s|nltk|rich|xllamacpp|remem\.[a-z_.]+)$' "$tmp/imports" \
+grep -E '\|\s+(onnxruntime|numpy|scipy|tokenizers|bm25s|nltk|rich|xllamacpp|remem\.[a-z_.]+)$' "$tmp/imports" \
     | awk -F'|' '{gsub(/ /, "", $2); print $2 / 1000, $3}' | sort -rn | head -12

@@ -9,7 +9,8 @@ question by question so both see the same machine load:
 - ``llama_cpp``: llama-cpp-python's ``Llama.create_chat_completion``, exactly as
   remem's reader called it before it moved (compiled from source on install).
 
-    python scripts/bench_local_reader.py [--threads N] [--json out.json]
+    python scripts/bench_local_reader.py [--threads N] [--reuse-prefix] [--only NAME]
+        [--json out.json]
 
 Prints, per question and binding, the answer and its latency; then each binding's
 load time and median latency. Install both in one venv to compare
@@ -90,10 +91,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--reuse-prefix", action="store_true", help="xllamacpp with its prompt cache on"
+    )
+    ap.add_argument("--only", choices=["xllamacpp", "llama_cpp"], help="one binding alone")
     args = ap.parse_args()
-    builders = {"xllamacpp": lambda: LocalLLM(n_threads=args.threads)}
+    builders: dict[str, Any] = {
+        "xllamacpp": lambda: LocalLLM(n_threads=args.threads, reuse_prefix=args.reuse_prefix)
+    }
     if importlib.util.find_spec("llama_cpp") is not None:
         builders["llama_cpp"] = lambda: LlamaCppPythonLLM(args.threads)
+    if args.only:
+        builders = {args.only: builders[args.only]}
     raw, sessions, questions = load_demo()
     user = raw["user_id"]
     rows: list[dict[str, Any]] = []

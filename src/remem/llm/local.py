@@ -79,6 +79,11 @@ class LocalLLM(LLM):
     ):
         super().__init__()
         self.reuse_prefix = reuse_prefix
+        # llama.cpp's OpenMP threads spin between steps by default: on a 2-core
+        # machine with anything else running, a 2-thread decode then crawls (a demo
+        # answer measured 44 s instead of 2.6 s, docs/benchmarks.md). Read once, when
+        # the library loads; a value the user set wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import xllamacpp
         except ImportError:
