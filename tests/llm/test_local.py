@@ -93,7 +93,8 @@ def test_the_in_process_listener_is_locked(local: LLM) -> None:
             urllib.request.urlopen(request, timeout=10)
         assert info.value.code == 401, path
     slots = urllib.request.Request(
-        url + "/slots", headers={"Authorization": f"Bearer {local._key}"}  # type: ignore[attr-defined]
+        url + "/slots",
+        headers={"Authorization": f"Bearer {local._key}"},  # type: ignore[attr-defined]
     )
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(slots, timeout=10)
