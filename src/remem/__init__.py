@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .answer import Answer
     from .llm import LLM, create_llm
     from .memory import Memory
-    from .types import Hit, Recall
+    from .types import Hit, Recall, Trace
 
 _LAZY = {
     "Answer": ".answer",
@@ -40,6 +40,7 @@ _LAZY = {
     "Memory": ".memory",
     "Hit": ".types",
     "Recall": ".types",
+    "Trace": ".types",
 }
 """Exported names imported on first use, and the module each comes from."""
 
@@ -71,6 +72,7 @@ __all__ = [
     "RememError",
     "StoreError",
     "TextTooLongError",
+    "Trace",
     "UnknownComponentError",
     "__version__",
     "create_llm",

@@ -37,10 +37,11 @@ from .index.passages import embed_memories, passage_plan
 from .llm import LLM, check_llm_name, create_llm
 from .store import Store, open_store
 from .store.extension import Extension, Tables, registered_extensions
-from .types import Hit, Recall, StoredMemory
+from .types import Hit, Recall, StoredMemory, Trace
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
     MAX_BATCH,
+    MAX_TRACE_NODES,
     build_memory,
     build_memory_item,
     check_count,
@@ -348,6 +349,55 @@ class Memory:
         (SYNAPSE), for callers that need only the verdict.
         """
         return self._recall(query, user_id, k, now, explain=explain)[0]
+
+    def trace(
+        self, query: str, user_id: str, k: int = 10, *, now: Any = None, limit: int = 40
+    ) -> Trace:
+        """:meth:`recall`, plus the part of the engine's graph the query activated
+        (SYNAPSE): at most ``limit`` nodes (the hits first, then the most activated
+        episodes and concepts) and the edges that carried activation between them,
+        read from the very activation the recall ran. For the page that draws it
+        (``remem ui``); an engine without a graph gives ``graph=False`` and no nodes."""
+        user_id = check_user_id(user_id)
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise InvalidTypeError(f"limit must be an int, not {type(limit).__name__}")
+        if not 1 <= limit <= MAX_TRACE_NODES:
+            raise InvalidInputError(f"limit must be 1 to {MAX_TRACE_NODES}, got {limit}")
+        rec, found = self._recall(query, user_id, k, now, explain=True)
+        if found.trace is None:
+            return Trace(rec, graph=False)
+        traced = found.trace(limit)
+        ranks = {h.id: i + 1 for i, h in enumerate(rec.hits)}
+        episodes = [key for key, kind, *_ in traced.nodes if kind == "episode"]
+        rows = self._store.get(user_id, episodes)
+        nodes: list[dict[str, Any]] = []
+        for key, kind, label, activation, anchor in traced.nodes:
+            node: dict[str, Any] = {
+                "id": key,
+                "kind": kind,
+                "label": label,
+                "activation": activation,
+                "anchor": anchor,
+                "rank": ranks.get(key),
+            }
+            if kind == "episode":
+                row = rows.get(key)
+                if row is None:  # deleted meanwhile
+                    continue
+                node.update(
+                    label=row.text,
+                    speaker=row.speaker,
+                    timestamp=row.timestamp.isoformat(),
+                    session_id=row.session_id,
+                )
+            nodes.append(node)
+        present = {n["id"] for n in nodes}
+        edges = [
+            {"source": s, "target": t, "weight": w, "carried": c}
+            for s, t, w, c in traced.edges
+            if s in present and t in present
+        ]
+        return Trace(rec, True, nodes, edges)
 
     def answer(self, question: str, user_id: str, k: int = 10, *, now: Any = None) -> Answer:
         """Answer from the user's memory, or refuse ("Not mentioned in the conversation").

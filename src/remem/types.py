@@ -77,6 +77,34 @@ class Recall:
 
 
 @dataclass(frozen=True)
+class Trace:
+    """The result of :meth:`remem.Memory.trace`: a recall and the part of the engine's
+    graph the query activated (SYNAPSE; ``graph`` is False for an engine without one).
+
+    ``nodes`` are dicts: ``id`` (a memory id, or ``c:<n>`` for a concept), ``kind``
+    (``episode`` or ``concept``), ``label`` (the memory's text, or the concept's
+    words), ``activation`` (after the last round, as the ranking used it), ``anchor``
+    (the channels that seeded it: ``bm25``, ``dense``, ``bm25+dense``, ``concept``;
+    "" when activation reached it), ``rank`` (its place among the hits, from 1, or
+    None) and, for episodes, ``speaker``, ``timestamp``, ``session_id``. ``edges`` are
+    dicts ``source``, ``target``, ``weight`` (the edge's own) and ``carried`` (the most
+    it passed on in one round: weight over the sender's fan times its activation)."""
+
+    recall: Recall
+    graph: bool
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    edges: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "recall": self.recall.to_dict(),
+            "graph": self.graph,
+            "nodes": self.nodes,
+            "edges": self.edges,
+        }
+
+
+@dataclass(frozen=True)
 class NewMemory:
     """A validated memory on its way into the store (no id or sequence number yet)."""
 
