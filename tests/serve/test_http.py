@@ -85,6 +85,12 @@ TEMPLATES = {
     "/v1/answer",
     "/v1/export",
     "/v1/import",
+    "/v1/trace",
+    "/v1/short-term",
+    "/v1/engine",
+    "/ui",
+    "/ui/",
+    "/ui/{name}",
 }
 
 
@@ -221,6 +227,8 @@ ROUTES: list[tuple[str, str, dict[str, Any]]] = [
     ("POST", "/v1/answer", {"json": {"user_id": "bob", "question": QUESTION}}),
     ("GET", "/v1/export", {"params": {"user_id": "bob"}}),
     ("POST", "/v1/import", {"params": {"user_id": "bob"}, "json": TABLE}),
+    ("POST", "/v1/trace", {"json": {"user_id": "bob", "query": "greyhound"}}),
+    ("GET", "/v1/engine", {}),
 ]
 ROUTE_IDS = [f"{m} {p}" for m, p, _ in ROUTES]
 

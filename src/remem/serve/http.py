@@ -68,6 +68,7 @@ from ..memory import Memory
 from ..redact import failure, frames
 from ..validation import MAX_COUNT
 from .accesslog import hide_queries
+from .page import add_page, check_loopback, keyless_guard
 from .schema import (
     MAX_PAGE,
     AddManyRequest,
@@ -77,7 +78,6 @@ from .schema import (
     TraceRequest,
     memory_items,
 )
-from .page import add_page, check_loopback, keyless_guard
 from .settings import MAX_BODY_BYTES, Settings
 from .tenant import TenantMemory
 

@@ -23,7 +23,7 @@ from importlib import resources
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotFoundError
 
 FILES = {
     "index.html": "text/html; charset=utf-8",
@@ -47,7 +47,7 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 def read(name: str) -> bytes:
     """One of the page's files, from the installed package."""
-    return resources.files("remem.serve").joinpath("ui", name).read_bytes()
+    return resources.files("remem.serve").joinpath("ui").joinpath(name).read_bytes()
 
 
 def add_page(app: FastAPI) -> None:
@@ -58,20 +58,15 @@ def add_page(app: FastAPI) -> None:
         query = request.url.query
         return RedirectResponse("ui/" + (f"?{query}" if query else ""), status_code=307)
 
-    def serve_file(name: str) -> Response:
-        return Response(read(name), media_type=FILES[name], headers=HEADERS)
-
     @app.get("/ui/", include_in_schema=False)
     def page_index() -> Response:
-        return serve_file("index.html")
+        return page_file("index.html")
 
-    @app.get("/ui/app.js", include_in_schema=False)
-    def page_script() -> Response:
-        return serve_file("app.js")
-
-    @app.get("/ui/style.css", include_in_schema=False)
-    def page_style() -> Response:
-        return serve_file("style.css")
+    @app.get("/ui/{name}", include_in_schema=False)
+    def page_file(name: str) -> Response:
+        if name not in FILES:
+            raise NotFoundError(f"the page has no file {name!r}")
+        return Response(read(name), media_type=FILES[name], headers=HEADERS)
 
 
 def is_loopback(host: str) -> bool:

@@ -639,7 +639,9 @@ def _trace(
     for node in keep.tolist():
         if node < C:
             seeded = "concept" if history[0][node] > 0 else ""
-            nodes.append((key(node), "concept", graph.concept_labels[node], float(final[node]), seeded))
+            nodes.append(
+                (key(node), "concept", graph.concept_labels[node], float(final[node]), seeded)
+            )
         else:
             pos = int(graph.ep_pos[node - C])
             kinds = [k for k, s in (("bm25", bm_anchor), ("dense", dense_anchor)) if pos in s]
