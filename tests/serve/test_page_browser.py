@@ -124,7 +124,16 @@ def test_search_shows_ranked_hits_how_they_were_reached_and_the_graph(page, site
     assert [h.get_attribute("data-id") for h in hits.all()] == [h["id"] for h in recall["hits"]]
     top = recall["hits"][0]
     assert "Biscuit" in top["text"]
-    assert hits.first.locator(".why").inner_text() == "via " + recall["explanations"][top["id"]]
+    for hit, shown in zip(recall["hits"], hits.all(), strict=True):
+        why = shown.locator(".why")
+        assert why.get_attribute("data-explanation") == recall["explanations"][hit["id"]]
+        # the same explanation, with a memory's first words in place of its id
+        expected = recall["explanations"][hit["id"]]
+        for other in re.findall(r"memory ([0-9a-f]{32})", expected):
+            assert other not in why.inner_text()
+            expected = expected.replace(other, "")
+        assert why.inner_text().startswith("via ")
+        assert re.sub(r'"[^"]*"', "", why.inner_text()[4:]) == expected
     assert "anchor" in hits.first.locator(".why").inner_text()
     # the graph: episodes and concepts, hits ringed, edges that carried activation
     graph = page.locator("#graph")
@@ -213,7 +222,8 @@ def remem_ui(tmp_path: Path) -> Iterator[str]:
     cli = [sys.executable, "-m", "remem.cli", "--db", str(db), "--engine", "ilstma"]
     for i, (text, session) in enumerate(ACME_BOB):
         add = [*cli, "add", text, "--user", "bob", "--session", session]
-        subprocess.run([*add, "--timestamp", f"2023-05-0{i + 1}T10:00"], env=env, check=True)
+        stamp = ["--timestamp", f"2023-05-0{i + 1}T10:00"]
+        subprocess.run([*add, *stamp], env=env, check=True, capture_output=True)
     port = free_port()
     log = tmp_path / "ui.log"
     with open(log, "w") as out:
@@ -227,6 +237,14 @@ def remem_ui(tmp_path: Path) -> Iterator[str]:
             time.sleep(0.1)
         url = re.search(r"http://\S+", log.read_text())
         assert url and url.group(0) == f"http://127.0.0.1:{port}/ui/"
+        while True:  # the line comes just before uvicorn listens
+            try:
+                with urllib.request.urlopen(url.group(0), timeout=5) as r:
+                    assert r.status == 200
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.1)
         yield url.group(0)
     finally:
         proc.terminate()
@@ -254,6 +272,6 @@ def test_remem_ui_is_keyless_on_loopback_and_shows_ilstmas_short_term_memory(pag
     assert page.locator("#graph-box").is_hidden()  # ILSTMA has no graph
     # the question went through ILSTMA's flow: the short-term memory shows it
     page.wait_for_function(
-        "document.getElementById('stm-meta').textContent.includes('1 questions')"
+        "document.getElementById('stm-meta').textContent.includes('1 question ')"
     )
     assert "cache" in page.inner_text("#verdict")

@@ -613,19 +613,24 @@ def _trace(
     idx: UserIndex,
 ) -> GraphTrace:
     """The query's neighbourhood from the activation the search ran (``history``):
-    the ranked hits that are graph nodes, then the nodes with the highest activation
-    in any round, ``limit`` in all; among them, the edges that passed activation on
-    (a sender active in the round before), strongest first."""
+    the ranked hits that are graph nodes, then the nodes that ended most active or
+    received the most activation in a round (a concept lateral inhibition silenced
+    was still reached), then the anchors whose seed died out: ``limit`` in all.
+    Among them, the edges that passed activation on (a sender active in the round
+    before), strongest first."""
     if graph is None or len(history) == 0 or graph.n_nodes == 0:
         return GraphTrace([], [])
     C = graph.n_concepts
     peak = np.maximum.reduce(history)
     final = history[-1]
+    received = np.maximum.reduce([graph.incoming @ h for h in history[:-1]] or [final * 0])
+    reach = np.maximum(final, received)
     chosen = dict.fromkeys(n for n in graph.nodes_of(np.asarray(best)).tolist() if n >= 0)
-    for node in np.argsort(-peak, kind="stable").tolist():
-        if len(chosen) >= limit or peak[node] <= 0:
-            break
-        chosen.setdefault(node, None)
+    for score in (reach, peak):
+        for node in np.argsort(-score, kind="stable").tolist():
+            if len(chosen) >= limit or score[node] <= 0:
+                break
+            chosen.setdefault(node, None)
     keep = np.array(sorted(chosen)[: max(limit, 0)], dtype=np.int64)
     if len(keep) == 0:
         return GraphTrace([], [])

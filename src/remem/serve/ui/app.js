@@ -5,6 +5,7 @@
 "use strict";
 
 const PAGE = 20;
+const GRAPH_NODES = 30; // more is not readable as a drawing
 const KEY = "remem-api-key"; // sessionStorage: gone when the tab closes
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -166,8 +167,11 @@ async function deleteMemory(m) {
 
 async function search(query, k) {
   state.lastQuery = { query, k };
-  const trace = await api("POST", "/trace", { user_id: state.user, query, k });
+  const trace = await api("POST", "/trace", { user_id: state.user, query, k, limit: GRAPH_NODES });
   const rec = trace.recall;
+  // memory ids in an explanation are shown as the memory's first words
+  const texts = new Map(trace.nodes.filter((n) => n.kind === "episode").map((n) => [n.id, n.label]));
+  for (const hit of rec.hits) texts.set(hit.id, hit.text);
   const list = $("hits");
   list.replaceChildren();
   for (const hit of rec.hits) {
@@ -182,7 +186,12 @@ async function search(query, k) {
           text: `score ${hit.score.toFixed(4)} · ${when(hit.timestamp)}` +
             (hit.session_id ? ` · session ${hit.session_id}` : "") + ` · ${hit.id}`,
         }),
-        el("div", { className: "why", text: "via " + (rec.explanations[hit.id] || "the ranking") }),
+        el("div", {
+          className: "why",
+          text: "via " + readable(rec.explanations[hit.id] || "the ranking", texts),
+          title: rec.explanations[hit.id] || "",
+          "data-explanation": rec.explanations[hit.id] || "",
+        }),
       ),
     );
   }
@@ -198,6 +207,12 @@ async function search(query, k) {
   $("graph-box").hidden = !trace.graph;
   if (trace.graph) drawGraph(trace.nodes, trace.edges);
   await loadShortTerm();
+}
+
+function readable(explanation, texts) {
+  return explanation.replace(/memory ([0-9a-f]{8,})/g, (whole, id) =>
+    texts.has(id) ? `memory "${short(texts.get(id), 40)}"` : whole,
+  );
 }
 
 function heat(t) {
@@ -223,7 +238,7 @@ function layout(nodes, edges, width, height) {
   });
   const index = new Map(nodes.map((node, i) => [node.id, i]));
   const links = edges.map((e) => [index.get(e.source), index.get(e.target)]);
-  const k = Math.sqrt((width * height) / Math.max(n, 1)) * 0.4;
+  const k = Math.sqrt((width * height) / Math.max(n, 1)) * 0.5;
   const rounds = 250;
   for (let step = 0; step < rounds; step++) {
     const move = pos.map(() => ({ x: 0, y: 0 }));
@@ -248,8 +263,8 @@ function layout(nodes, edges, width, height) {
     }
     const limit = (width / 10) * (1 - step / rounds) + 0.5;
     for (let i = 0; i < n; i++) {
-      move[i].x += (cx - pos[i].x) * 0.25;
-      move[i].y += (cy - pos[i].y) * 0.5;
+      move[i].x += (cx - pos[i].x) * 0.06;
+      move[i].y += (cy - pos[i].y) * 0.12;
       const d = Math.max(Math.hypot(move[i].x, move[i].y), 0.01);
       const s = Math.min(d, limit) / d;
       pos[i].x = Math.max(24, Math.min(width - 140, pos[i].x + move[i].x * s));
@@ -355,7 +370,8 @@ async function loadShortTerm() {
     }
     list.append(el("dt", { text: title }), el("dd", { "data-segment": name }, shown));
   }
-  $("stm-meta").textContent = `(${stm.tokens} tokens · ${stm.questions} questions · ` +
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  $("stm-meta").textContent = `(${plural(stm.tokens, "token")} · ${plural(stm.questions, "question")} · ` +
     `${stm.cache_ids.length} cached · ${stm.deferred_writes} writes buffered)`;
   $("short-term").hidden = false;
 }
