@@ -65,8 +65,11 @@ def chromium() -> str:
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One browser per test module. Not per session: while Playwright's sync API is
+    open it keeps its event loop current in this thread, and the async tests of
+    later modules (anyio's runner) would find a loop already running."""
     from playwright.sync_api import sync_playwright
 
     path = chromium()
