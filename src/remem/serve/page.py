@@ -6,7 +6,7 @@ Choices, and why:
 * The page holds no data and no logic of remem's own: users, memories, search hits,
   explanations, the activated graph and ILSTMA's short-term memory all come from the
   ``/v1`` routes, so what it shows is what any API client gets (no second search).
-* The files are package data read at import-free request time; nothing is loaded
+* The files are package data, read from the installed package; nothing is loaded
   from another host (a strict Content-Security-Policy says so to the browser too),
   so the page works offline like the rest of remem.
 * Under ``remem serve`` the page itself is public (it is the same for everyone and
