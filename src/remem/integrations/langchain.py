@@ -48,9 +48,12 @@ class RememRetriever(BaseRetriever):
     now: Any = None
     explain: bool = True
 
-    def model_post_init(self, context: Any, /) -> None:
-        # remem's own checks and errors, not a pydantic coercion ("5" is not a k)
-        self.memory, self.user_id, self.k = check_binding(self.memory, self.user_id, self.k)
+    def __init__(self, **data: Any) -> None:
+        # remem's own checks and errors before pydantic's (which would wrap them)
+        memory, user_id, k = check_binding(
+            data.get("memory"), data.get("user_id"), data.get("k", 4)
+        )
+        super().__init__(**{**data, "memory": memory, "user_id": user_id, "k": k})
 
     def _recall(self, query: str) -> Recall:
         mem: Memory = self.memory

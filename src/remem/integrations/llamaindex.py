@@ -56,10 +56,17 @@ class RememMemoryBlock(BaseMemoryBlock[str]):
     speakers: dict[str, str] = Field(default_factory=dict)
     now: Any = None
 
-    def model_post_init(self, context: Any, /) -> None:
-        self.memory, self.user_id, self.k = check_binding(self.memory, self.user_id, self.k)
-        if not isinstance(self.query_messages, int) or self.query_messages < 1:
-            raise InvalidInputError("query_messages must be a positive int")
+    def __init__(self, **data: Any) -> None:
+        # remem's own checks and errors before pydantic's (which would wrap them)
+        memory, user_id, k = check_binding(
+            data.get("memory"), data.get("user_id"), data.get("k", 5)
+        )
+        query_messages = data.get("query_messages", 1)
+        if not isinstance(query_messages, int) or isinstance(query_messages, bool):
+            raise InvalidTypeError("query_messages must be an int")
+        if query_messages < 1:
+            raise InvalidInputError(f"query_messages must be positive, not {query_messages}")
+        super().__init__(**{**data, "memory": memory, "user_id": user_id, "k": k})
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         texts = [t for m in messages or [] if (t := _text(m))]
