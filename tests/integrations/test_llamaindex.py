@@ -48,19 +48,21 @@ def test_put_get_round_trip_through_llamaindex_memory(file_mem: Memory) -> None:
     # the flushed messages are remem memories now: speaker, session, text
     stored = file_mem.memories("ana")
     n = len(stored)
-    assert 3 <= n < len(CHAT)  # the oldest, in order; the latest turns stay in the chat
+    # the oldest, in order (how many is llama-index's flush policy, which varies by
+    # version); the latest turns stay in the chat
+    assert 2 <= n < len(CHAT)
     assert [(h.speaker, h.session_id, h.text) for h in stored] == [
         ("Ana" if role == "user" else "assistant", "chat-1", text) for role, text in CHAT[:n]
     ]
     # the recent messages stay in the chat; the recall goes into the system message
-    messages = chat.get(input="Where is my dog going?")
+    messages = chat.get(input="Which city am I moving to?")
     system = messages[0]
     assert system.role.value == "system"
     assert "<remem>" in system.content
     lines = system.content.split("<remem>")[1].split("</remem>")[0].strip().splitlines()
     assert len(lines) == 2
-    assert lines[0].endswith("Ana: My dog Rex is coming with us")
-    assert lines[0].startswith(f"[{stored[2].timestamp:%Y-%m-%d}] ")
+    assert lines[0].endswith("Ana: I'm moving to Lisbon in May with my sister")
+    assert lines[0].startswith(f"[{stored[0].timestamp:%Y-%m-%d}] ")
     assert [m.content for m in messages[1:]] == [text for _, text in CHAT[n:]]
 
 
