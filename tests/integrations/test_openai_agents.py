@@ -9,8 +9,13 @@ import json
 from typing import Any
 
 import pytest
-from agents import Agent, FunctionTool
+from agents import Agent, FunctionTool, Model, ModelResponse, RunConfig, Runner, Usage
 from agents.tool_context import ToolContext
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
 
 from remem import InvalidInputError, InvalidTypeError, Memory
 from remem.integrations.openai_agents import remem_tools
@@ -132,3 +137,65 @@ def test_bad_arguments_raise_remems_errors(
 def test_memory_must_be_a_memory() -> None:
     with pytest.raises(InvalidTypeError):
         remem_tools("mem.db", "ana")  # type: ignore[arg-type]
+
+
+class _ScriptedModel(Model):
+    """A model whose turns are scripted (tool calls, then a reply): the agent loop, the
+    tool dispatch and remem are real; only what the model says is chosen here."""
+
+    def __init__(self, turns: list[Any]) -> None:
+        self.turns = list(turns)
+        self.inputs: list[Any] = []
+
+    async def get_response(self, system_instructions, input, *args: Any, **kwargs: Any):  # type: ignore[no-untyped-def, override]
+        self.inputs.append(input)
+        return ModelResponse(output=[self.turns.pop(0)], usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any):  # type: ignore[no-untyped-def, override]
+        raise NotImplementedError
+
+
+def _tool_call(name: str, arguments: dict[str, Any], n: int) -> ResponseFunctionToolCall:
+    return ResponseFunctionToolCall(
+        type="function_call",
+        id=f"fc{n}",
+        call_id=f"call{n}",
+        name=name,
+        arguments=json.dumps(arguments),
+        status="completed",
+    )
+
+
+def _reply(text: str) -> ResponseOutputMessage:
+    return ResponseOutputMessage(
+        id="msg",
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+
+
+def test_an_agent_run_offline_remembers_and_recalls(file_mem: Memory) -> None:
+    """Runner.run drives the tools from an Agent: the first conversation stores a
+    memory, a later one recalls it and the tool's output reaches the model."""
+    config = RunConfig(tracing_disabled=True)
+    first = _ScriptedModel(
+        [_tool_call("remember", {"text": "I'm allergic to penicillin"}, 1), _reply("Noted.")]
+    )
+    agent = Agent(name="assistant", model=first, tools=remem_tools(file_mem, "ana"))
+    result = asyncio.run(
+        Runner.run(agent, "Remember: I'm allergic to penicillin", run_config=config)
+    )
+    assert result.final_output == "Noted."
+    assert [h.text for h in file_mem.memories("ana")] == ["I'm allergic to penicillin"]
+
+    later = _ScriptedModel(
+        [_tool_call("recall", {"query": "medicine allergies"}, 2), _reply("Avoid penicillin.")]
+    )
+    agent = agent.clone(model=later)
+    result = asyncio.run(Runner.run(agent, "What must I not take?", run_config=config))
+    assert result.final_output == "Avoid penicillin."
+    outputs = [i for i in later.inputs[1] if i.get("type") == "function_call_output"]
+    [recalled] = json.loads(outputs[0]["output"])["memories"]
+    assert recalled["text"] == "I'm allergic to penicillin"
