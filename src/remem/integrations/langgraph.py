@@ -251,6 +251,8 @@ class _Batch:
         """The indexed candidates in the engine's order, enough to fill the page: the
         engine ranks all the user's memories, so ask for more until the candidates
         among them fill it or the user has no more."""
+        if wanted == 0 or not any(s.indexed for s in candidates.values()):
+            return []
         total = self.mem.count(user_id)
         k = max(wanted * 4, 20)
         while True:
