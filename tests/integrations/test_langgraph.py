@@ -317,6 +317,8 @@ def test_other_bad_input(store: RememStore, file_mem: Memory) -> None:
         store.list_namespaces(max_depth=0)
     with pytest.raises(InvalidTypeError):
         store.batch(["get"])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError, match="user_id"):  # remem's limit on user ids
+        store.batch([PutOp(("u1", "n"), "ok", {"text": "x"}), GetOp(("u" * 600, "n"), "k")])
     with pytest.raises(InvalidTypeError):
         store.batch([GetOp(("u1", "n"), 5)])  # type: ignore[arg-type]
     with pytest.raises(InvalidTypeError):

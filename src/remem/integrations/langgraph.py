@@ -63,7 +63,7 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path  # noqa: 
 from ..errors import InvalidInputError, InvalidTypeError  # noqa: E402
 from ..memory import Memory  # noqa: E402
 from ..types import Hit  # noqa: E402
-from ..validation import check_metadata, check_text  # noqa: E402
+from ..validation import check_metadata, check_text, check_user_id  # noqa: E402
 
 #: The metadata key under which a memory holds its LangGraph item.
 ITEM_KEY = "langgraph"
@@ -138,8 +138,10 @@ class RememStore(BaseStore):
             self.memory.max_text_chars,
             what="the text to embed",
         )
+        # the record as _put writes it, its times as long as any: within remem's limit
+        longest = {"created_at": _LONGEST, "updated_at": _LONGEST, "indexed": False}
         record = {"namespace": list(op.namespace[1:]), "key": op.key, "value": value}
-        check_metadata({ITEM_KEY: {**record, "created_at": _LONGEST, "updated_at": _LONGEST}})
+        check_metadata({ITEM_KEY: {**record, **longest}})
         return _Prepared(value, body, text is not None)
 
     def _text(self, op: PutOp) -> str | None:
@@ -315,6 +317,7 @@ def _check_op(op: Any) -> None:
         _check_labels(op.namespace)
         if not op.namespace:
             raise InvalidNamespaceError("Namespace cannot be empty: its first label is the user")
+        check_user_id(op.namespace[0])
         if not isinstance(op.key, str):
             raise InvalidTypeError(f"key must be a str, not {type(op.key).__name__}")
         if isinstance(op, PutOp):
@@ -330,6 +333,8 @@ def _check_op(op: Any) -> None:
                 raise InvalidTypeError("index must be None, False or a list of field paths")
     elif isinstance(op, SearchOp):
         _check_labels(op.namespace_prefix)
+        if op.namespace_prefix:
+            check_user_id(op.namespace_prefix[0])
         if op.query is not None and not isinstance(op.query, str):
             raise InvalidTypeError(f"query must be a str, not {type(op.query).__name__}")
         if op.filter is not None and not isinstance(op.filter, dict):
