@@ -44,6 +44,7 @@ from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
+from .merge import assign
 from .storage import SYNAPSE_TABLES, SynapseStorage
 
 log = logging.getLogger("remem.synapse")
@@ -261,25 +262,13 @@ class SynapseEngine(Engine):
         vecs = self.ctx.embedder.embed(todo)
         concepts = list(layer.concepts)
         matrix = np.stack([c.vec for c in concepts]).astype(np.float32) if concepts else None
-        new_concepts: list[Concept] = []
-        aliases: list[tuple[str, int]] = []
-        next_cid = layer.next_cid
-        for label, vec in zip(todo, vecs, strict=True):
-            cid = None
-            if matrix is not None and len(matrix):
-                sims = matrix @ vec
-                best = int(np.argmax(sims))
-                if sims[best] >= self.cfg.merge_threshold:
-                    cid = concepts[best].cid
-            if cid is None:
-                cid = next_cid
-                next_cid += 1
-                concept = Concept(cid, label, kinds[label], vec)
-                concepts.append(concept)
-                new_concepts.append(concept)
-                row = vec[None, :].astype(np.float32)
-                matrix = row if matrix is None else np.vstack([matrix, row])
-            aliases.append((label, cid))
+        targets, made = assign(matrix, vecs, self.cfg.merge_threshold)
+        new_concepts = [
+            Concept(layer.next_cid + i, todo[r], kinds[todo[r]], vecs[r])
+            for i, r in enumerate(made)
+        ]
+        cids = [c.cid for c in concepts] + [c.cid for c in new_concepts]
+        aliases = [(label, cids[t]) for label, t in zip(todo, targets, strict=True)]
         return new_concepts, aliases
 
     # -- state --------------------------------------------------------------------
