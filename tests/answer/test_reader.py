@@ -320,8 +320,6 @@ def _recall(hits=HITS, refuse=False) -> Recall:
         "Not mentioned in the conversation",
         "not mentioned in the conversation.",
         "No information available.",
-        "",
-        "   \n",
     ],
 )
 def test_reader_refusal_becomes_the_refusal(reply):
@@ -364,13 +362,33 @@ def test_reader_reply_is_cleaned(reply, text):
         "The date of the picnic is not specified.",
         "The answer is not provided in the notes.",
         "The notes do not mention it; it is not possible to say.",
-        "The answer to this question is:",
-        "Ana:",
     ],
 )
 def test_reworded_refusals_become_the_refusal(reply):
     a = Answerer(Scripted(reply)).answer(WHERE, _recall())
     assert a.refused is True and a.text == REFUSAL and a.draft == reply
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Me: Me: Me: Me: Me: Me:",  # seen in issue 19, returned as the answer then
+        "",
+        "   \n",
+        "The answer to this question is:",
+        "Ana:",
+        "sister sister sister sister",
+        "Where does Ana's sister live?",
+    ],
+)
+def test_degenerate_reply_gives_the_extractive_answer(reply):
+    # the evidence answers: its best sentence replaces the reply
+    a = Answerer(Scripted(reply)).answer(WHERE, _recall())
+    assert a.text == HITS[0].text and a.refused is False
+    assert a.draft == reply and a.llm_calls == 1
+    # nothing in the evidence speaks to the question: the refusal replaces it
+    r = Answerer(Scripted(reply)).answer("Where does Ana's sister live?", _recall([HITS[1]]))
+    assert r.text == REFUSAL and r.refused is True
 
 
 def test_a_question_about_a_date_is_answered_with_the_date():

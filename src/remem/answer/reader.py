@@ -18,6 +18,9 @@ Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
 - a gate refusal (SYNAPSE) answers without calling the LLM;
 - with ``llm="none"`` the answer is extractive: the sentence of the best evidence
   that shares most words with the question;
+- a degenerate reply (empty, a loop, echoed speaker labels, the question handed
+  back; :func:`remem.answer.settle.degenerate`) is replaced by the extractive
+  answer, which may refuse;
 - the reply is then settled by :func:`remem.answer.settle.settle` (the framing
   stripped, the verification rule enforced, a date question answered with the date;
   that module says how and why);
@@ -42,7 +45,7 @@ from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
-from .settle import REFUSAL, content_keys, is_temporal, note_date, settle
+from .settle import REFUSAL, content_keys, degenerate, is_temporal, note_date, settle
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -282,7 +285,12 @@ class Answerer:
                 latency_s=time.perf_counter() - t0,
                 **base,
             )
-        text, refused = self._settle(c.text, question, context, evidence)
+        if degenerate(c.text, question):
+            # no answer and no refusal either: the evidence speaks instead
+            text = extractive(question, evidence)
+            refused = text == REFUSAL
+        else:
+            text, refused = self._settle(c.text, question, context, evidence)
         return Answer(
             text,
             draft=c.text,
@@ -295,14 +303,16 @@ class Answerer:
         )
 
 
-def extractive(question: str, evidence: list[Hit]) -> str:
+def extractive(question: str, evidence: Sequence[Hit | str]) -> str:
     """Without a reader: the sentence of the top evidence sharing most (stemmed)
     content words with the question, ties to the better-ranked memory; a refusal
-    when none shares one, since then nothing in memory speaks to the question."""
+    when none shares one, since then nothing in memory speaks to the question.
+    ``evidence`` are hits or their texts, best first (the benchmark's replay has
+    only the texts)."""
     q = content_keys(question)
     best, best_score = "", 0.0
     for rank, h in enumerate(evidence[:3]):
-        for sentence in _SENTENCE.split(h.text):
+        for sentence in _SENTENCE.split(h if isinstance(h, str) else h.text):
             overlap = len(q & content_keys(sentence))
             score = overlap - 0.01 * rank
             if overlap and score > best_score:
