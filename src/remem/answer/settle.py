@@ -150,7 +150,7 @@ _FIRST_PERSON = re.compile(rf"\b{_any_word('first_person.txt')}\b", re.I)
 _SECOND_PERSON = re.compile(rf"\b{_any_word('second_person.txt')}\b", re.I)
 
 
-def _about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
+def about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
     """Whose the line's content is, when its pronouns say so: the speaker's in the
     first person ("my grandma"), the other one's in the second person between two
     people ("what got you into running?"); None when mixed or third person."""
@@ -185,7 +185,7 @@ def misattributed(answer: str, question: str, lines: Sequence[tuple[str | None, 
     best = max((n for n, _, _ in support), default=0)
     if best == 0:
         return False
-    owners = {_about(sp, text, speakers) for n, sp, text in support if n == best}
+    owners = {about(sp, text, speakers) for n, sp, text in support if n == best}
     return None not in owners and named[0] not in owners
 
 
@@ -295,10 +295,13 @@ def clean(text: str, *, keep_date: bool = True) -> str:
     return line
 
 
-def _key(token: str) -> str:
+def word_key(token: str) -> str:
     """A word's light stem with a final "e" dropped, so "move" meets "moved" and
     "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov")."""
     return stem(token).rstrip("e") or token
+
+
+_key = word_key
 
 
 def content_keys(text: str) -> set[str]:
