@@ -410,7 +410,8 @@ class Memory:
         """The "not in memory" verdict over the hits, weighing the question's words by
         the user's own lexical index (how rare each is, whether any memory holds it)."""
         with self._indexes.use(user_id) as idx:
-            return judge(signals(query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0))
+            values = signals(query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0)
+        return judge(values, self.engine_name)
 
     def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
         """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""

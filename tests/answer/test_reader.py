@@ -694,3 +694,60 @@ def test_the_package_reexports_the_reader_and_the_settling_rules():
         assert obj is getattr(reader, name, None) or obj is getattr(rules, name), name
     assert remem.answer.settle is settle is rules.settle
     assert remem.answer.REFUSAL == REFUSAL == "Not mentioned in the conversation"
+
+
+# -- the extract and span modes: answers that cannot leave the evidence ---------------
+
+
+def test_extract_mode_answers_from_the_evidence_without_a_call():
+    llm = Scripted("Rome")
+    a = Answerer(llm, mode="extract").answer("Where did Ana's sister move?", _recall())
+    assert a.text == HITS[0].text and a.llm_calls == 0 and llm.calls == []
+    # a date question gets the memory's day when its sentence names none
+    d = Answerer(llm, mode="extract").answer("When did Ana's sister move?", _recall())
+    assert d.text == "1 March 2024" and d.refused is False
+
+
+def test_span_mode_lets_the_reader_shorten_the_evidence_only():
+    llm = Scripted('{"answer": "Paris"}')
+    a = Answerer(llm, mode="span").answer("Where did Ana's sister move?", _recall())
+    assert a.text == "Paris" and a.refused is False and a.llm_calls == 1
+    assert a.draft == '{"answer": "Paris"}' and a.prompt_tokens > 0
+    enum = llm.calls[0]["schema"]["properties"]["answer"]["enum"]
+    words = set(HITS[0].text.replace(".", "").split())
+    assert all(set(run.split()) <= words for run in enum[:-1]) and enum[-1] == HITS[0].text
+    # a reply outside the runs (a backend that does not enforce the schema) or no
+    # JSON at all: the whole sentence, never the reply
+    for reply in ('{"answer": "London"}', "London"):
+        b = Answerer(Scripted(reply), mode="span").answer("Where did Ana's sister move?", _recall())
+        assert b.text == HITS[0].text and b.llm_calls == 1
+    # a failing reader: the sentence, no call counted
+    c = Answerer(Scripted(fail=True), mode="span").answer("Where did Ana's sister move?", _recall())
+    assert c.text == HITS[0].text and c.llm_calls == 0
+    # nothing in the evidence speaks to the question: the refusal, no call
+    r = Answerer(llm, mode="span").answer("xylophone zebra", _recall())
+    assert r.refused is True and r.text == REFUSAL and len(llm.calls) == 1
+
+
+def test_spans_are_runs_of_the_sentence_words():
+    runs = reader.spans("I work at a bakery.")
+    assert runs[:5] == ["I", "work", "at", "a", "bakery"]
+    assert "a bakery" in runs and runs[-1] == "I work at a bakery."
+    assert reader.spans("Hi.") == ["Hi", "Hi."]
+    assert reader.spans(" ".join(f"w{i}" for i in range(60))) == []  # too many to enumerate
+
+
+def test_unknown_mode_is_refused():
+    with pytest.raises(InvalidInputError, match="mode"):
+        Answerer(Scripted("x"), mode="guess")
+
+
+@pytest.mark.skipif(not local_available(), reason="the local model is not installed")
+def test_span_mode_with_the_bundled_model_answers_inside_the_evidence(open_memory):
+    mem = open_memory(llm="local", answer_options={"mode": "span"})
+    sentence = "I live in Leeds, in a flat near the canal."
+    mem.add(sentence, "u", speaker="Me")
+    mem.add("My favourite band is Khruangbin.", "u", speaker="Me")
+    a = mem.answer("Which city do I live in?", "u")
+    assert a.refused is False and a.llm_calls == 1
+    assert a.text in sentence and len(a.text) < len(sentence)

@@ -326,7 +326,6 @@ class Answerer:
             **base,
         )
 
-
     def _extract(
         self,
         question: str,

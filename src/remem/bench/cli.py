@@ -313,6 +313,38 @@ def verdict(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
 
 
 @benchmark(
+    "readers-replay",
+    help="a saved --answer run's recall read again by today's local rules and by none",
+    args=[
+        DATA,
+        arg("--jsonl", required=True, help="rows of a saved --answer run (made with local)"),
+        arg(
+            "--no-verdict",
+            action="store_true",
+            help="leave out the 'not in memory' verdict (readers alone)",
+        ),
+        *OUT,
+    ],
+)
+def readers_replay(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .qa import paired_differences, readers_replay, summarise
+    from .report import qa_tables
+
+    rows, labels = readers_replay(args.data, args.jsonl, verdict=not args.no_verdict)
+    result = {
+        "benchmark": "locomo-qa-readers-replay",
+        "data": args.data,
+        "jsonl": args.jsonl,
+        "replayed": args.jsonl,
+        "grounding": 0.5,
+        "answer_options": {"verdict": not args.no_verdict},
+        "engines": summarise(rows, labels),
+        "paired": paired_differences(rows, labels, base=labels[0]) if labels else {},
+    }
+    return result, qa_tables(result)
+
+
+@benchmark(
     "grounding",
     help="the answer-grounding check replayed at several thresholds on a saved QA run",
     args=[

@@ -42,7 +42,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..answer import Answer, Answerer, is_temporal
+from ..answer import REFUSAL, Answer, Answerer, is_temporal
 from ..embed import create_embedder
 from ..embed.base import MemoEmbedder
 from ..llm import LLM, create_llm
@@ -170,10 +170,12 @@ def run_locomo_qa(
     }
 
 
-def _reader(name: str, llm: str, main: LLM, options: dict[str, Any]) -> LLM:
-    """The reader ``name`` for a side-by-side run: the run's own when it is the one
+def _reader(spec: str, llm: str, main: LLM, options: dict[str, Any]) -> LLM:
+    """The LLM of the reader ``spec`` (``name`` or ``name@mode``, the Answerer's
+    ``mode``: ``local@span``) for a side-by-side run: the run's own when it is the one
     ``--llm`` names, else a new one with the options its backend takes (threads and
     seed for ``local``, endpoint, model and seed for ``openai``, none for ``none``)."""
+    name = spec.partition("@")[0]
     if name == llm:
         return main
     takes = {
@@ -182,6 +184,12 @@ def _reader(name: str, llm: str, main: LLM, options: dict[str, Any]) -> LLM:
         "openai": {"base_url", "model", "seed"},
     }.get(name, set())
     return create_llm(name, **{k: v for k, v in options.items() if k in takes})
+
+
+def _with_mode(opts: dict[str, Any], spec: str) -> dict[str, Any]:
+    """The run's answer options with the reader's ``@mode``, when it names one."""
+    mode = spec.partition("@")[2]
+    return {**opts, "mode": mode} if mode else opts
 
 
 def _run_readers(
@@ -206,12 +214,12 @@ def _run_readers(
             mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
         if name == FULL_CONTEXT:
             for rname, llm in readers.items():
-                full = FullContext(mem, conv.sample_id, llm, options=opts)
+                full = FullContext(mem, conv.sample_id, llm, options=_with_mode(opts, rname))
                 answers = full.answer_all([q.question for q in questions])
                 for q, a in zip(questions, answers, strict=True):
                     yield _row(f"{name}/{rname}", conv, q, a, judge)
             return
-        answerers = {r: Answerer(llm, **opts) for r, llm in readers.items()}
+        answerers = {r: Answerer(llm, **_with_mode(opts, r)) for r, llm in readers.items()}
         for q in questions:
             t0 = time.perf_counter()
             rec = mem.recall(q.question, conv.sample_id, k)
@@ -665,3 +673,86 @@ def grounding_sweep(
                 }
             )
     return {"benchmark": "locomo-qa-grounding", "jsonl": jsonl, "engines": out}
+
+
+#: the readers a saved run is read again by (:func:`readers_replay`)
+REPLAY_READERS = ("saved", "local", "none")
+
+
+def readers_replay(
+    data_path: str, jsonl: str, *, verdict: bool = True
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """A saved ``--answer`` run (made with ``local``) read again, over its own saved
+    retrieval, by the readers that need no model call, so every reader sees the same
+    evidence on every question of the full run:
+
+    - ``saved``: the rows as they were saved (the reader and rules of that commit);
+    - ``local``: the saved drafts settled by today's rules, a degenerate draft replaced
+      by the extractive answer as the reader now does;
+    - ``none``: the extractive answer (:class:`remem.answer.Answerer` with
+      ``llm="none"``), a date question answered with its memory's day.
+
+    With ``verdict``, the "not in memory" verdict (:mod:`remem.answer.verdict`, the
+    row's engine's constants) is read from the saved evidence and refuses for
+    ``local`` and ``none`` as ``Memory.answer`` would; its IDF and known words come
+    from a lexical index of the whole conversation, as the live index would hold
+    them. The evidence is what the reader saw (the fitted top-k, best first), rebuilt
+    from the data by turn id. ``full-context`` rows (no retrieval) are left out.
+    Returns the rows, labelled ``<engine>/<reader>``, and the labels in order."""
+    from ..answer.verdict import judge, signals
+    from ..index.bm25 import BM25Index
+    from ..types import Hit, index_text
+
+    convs = {c.sample_id: c for c in load_locomo(data_path)}
+    lexical: dict[str, BM25Index] = {}
+    for cid, c in convs.items():
+        lexical[cid] = BM25Index()
+        lexical[cid].add([index_text(t.text, t.speaker) for t in c.turns])
+    turns = {(cid, t.dia_id): t for cid, c in convs.items() for t in c.turns}
+    saved = [r for r in _read_rows(jsonl) if r["engine"] != FULL_CONTEXT]
+    settled = {id(r): s for r, s in zip(saved, replay_rows(data_path, saved, 0.5), strict=True)}
+    extract = Answerer(create_llm("none"), verdict=False)
+    out: list[dict[str, Any]] = []
+    labels: list[str] = []
+    for r in saved:
+        cid = r["conversation"]
+        hits = [
+            Hit(e, t.text, 0.0, t.speaker, t.timestamp, t.session_id, {"dia_id": e})
+            for e in r["evidence"]
+            if (t := turns.get((cid, e))) is not None
+        ]
+        idx = lexical[cid]
+
+        def known(word: str, idx: BM25Index = idx) -> bool:
+            return idx.df(word) > 0
+
+        absent = judge(signals(r["question"], hits, idx.idf, known), r["engine"]).not_in_memory
+        gold = None if r["category"] == 5 else r["gold"]
+        refused_by_verdict = verdict and absent
+        none = extract.answer(r["question"], Recall(hits, 1.0, refused_by_verdict))
+        local = dict(settled[id(r)])
+        if refused_by_verdict:
+            local.update(prediction=REFUSAL, refused=True)
+        for reader, pred, refused in (
+            ("saved", r["prediction"], r["refused"]),
+            ("local", local["prediction"], local["refused"]),
+            ("none", none.text, none.refused),
+        ):
+            label = f"{r['engine']}/{reader}"
+            if label not in labels:
+                labels.append(label)
+            out.append(
+                dict(
+                    r,
+                    engine=label,
+                    prediction=pred,
+                    refused=refused,
+                    f1=locomo_f1(pred, gold, r["category"]),
+                    containment=containment(pred, gold, r["category"]),
+                    reply_tokens=len(tokens(pred)),
+                    llm_calls=r["llm_calls"] if reader != "none" else 0,
+                    # none: its own reading time, without the saved run's recall
+                    latency_s=none.latency_s if reader == "none" else r["latency_s"],
+                )
+            )
+    return out, labels

@@ -593,6 +593,7 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
             f"{_fmt(e['later_search_ms_p50'], 1)} / {_fmt(e['later_search_ms_p95'], 1)}",
             _fmt(e["rss_growth_mb_max"], 0),
             f"{rate(e['gate_refusal_abstention'])} / {rate(e['gate_false_refusal'])}",
+            f"{rate(e.get('verdict_refusal_abstention'))} / {rate(e.get('verdict_false_refusal'))}",
         ]
         for name, e in result["engines"].items()
     ]
@@ -651,6 +652,7 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
                 "later search p50/p95 ms",
                 "RSS growth MB (max)",
                 "gate refusal: abstention / others",
+                "not-in-memory verdict: abstention / others",
             ],
             eff,
         ),
