@@ -629,9 +629,15 @@ def test_extractive_picks_the_best_sentence_and_refuses_without_overlap():
     assert extractive("xylophone", hits) == REFUSAL
     assert extractive("the a of", hits) == REFUSAL  # stopwords share nothing
     assert extractive("Paris", []) == REFUSAL
-    # only the top three memories are read
-    deep = [_hit(i, "Nothing here.") for i in range(3)] + [_hit(3, "Paris!")]
+    # only the top five memories are read
+    deep = [_hit(i, "Nothing here.") for i in range(5)] + [_hit(5, "Paris!")]
     assert extractive("Paris", deep) == REFUSAL
+    assert extractive("Paris", deep[1:]) == "Paris!"
+    # a sentence that asks ranks below a statement sharing as many words
+    chat = [_hit(0, "Do you have a favourite bird?"), _hit(1, "My favourite bird is the eagle.")]
+    assert extractive("What is Ana's favourite bird?", chat) == chat[1].text
+    # ... but still answers when it shares more, or alone
+    assert extractive("Which bird do you have?", chat[:1]) == chat[0].text
 
 
 def test_answer_with_naive_and_aware_timestamps_for_one_user(open_memory):

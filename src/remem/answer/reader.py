@@ -421,15 +421,26 @@ def spans(sentence: str) -> list[str]:
     return list(out) if len(out) <= _MAX_SPANS else []
 
 
+# The extractive choice: the top five memories are read, and a sentence that asks
+# (ends with "?") ranks below a statement sharing as many words with the question,
+# since a question in a chat ("Do you have a favourite bird?") rarely holds the
+# answer. Chosen on LoCoMo conversations 1-5 of a saved full run's recall, then held
+# on 6-10 (`remem bench readers-replay`, docs/benchmarks.md): F1 1-4 of hybrid 0.114
+# -> 0.124 there, SYNAPSE 0.131 -> 0.134; before, the top three were read alike.
+_EXTRACT_DEPTH = 5
+_QUESTION_PENALTY = 0.5
+
+
 def best_sentence(question: str, evidence: Sequence[Hit | str]) -> tuple[str, Any]:
     """The sentence :func:`extractive` answers with and the evidence item it is from
     (None, with "", when no sentence shares a content word with the question)."""
     q = content_keys(question)
     best, best_score, source = "", 0.0, None
-    for rank, h in enumerate(evidence[:3]):
+    for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
         for sentence in _SENTENCE.split(h if isinstance(h, str) else h.text):
             overlap = len(q & content_keys(sentence))
-            score = overlap - 0.01 * rank
+            asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
+            score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
     return (best, source) if best else ("", None)
@@ -437,7 +448,8 @@ def best_sentence(question: str, evidence: Sequence[Hit | str]) -> tuple[str, An
 
 def extractive(question: str, evidence: Sequence[Hit | str]) -> str:
     """Without a reader: the sentence of the top evidence sharing most (stemmed)
-    content words with the question, ties to the better-ranked memory; a refusal
+    content words with the question, a statement before a question, ties to the
+    better-ranked memory; a refusal
     when none shares one, since then nothing in memory speaks to the question.
     ``evidence`` are hits or their texts, best first (the benchmark's replay has
     only the texts)."""
