@@ -372,7 +372,7 @@ class Answerer:
         words (llama.cpp turns it into a grammar; a backend that cannot enforce it is
         checked after), so the reader can shorten the evidence but not add to it. The
         whole sentence when the reader fails, strays or the sentence has too many runs."""
-        choices = spans(sentence)
+        choices = spans(sentence, question)
         if len(choices) < 2:
             return sentence, None
         schema = {
@@ -406,16 +406,19 @@ _MAX_SPAN_WORDS = 8
 _MAX_SPANS = 300
 
 
-def spans(sentence: str) -> list[str]:
+def spans(sentence: str, question: str = "") -> list[str]:
     """The runs of one to eight words of ``sentence`` (punctuation at their ends
-    dropped), shortest first, then the whole sentence; [] when there would be more
-    than 300 (a grammar that large slows the reader more than it helps)."""
+    dropped) that hold a content word the ``question`` does not (so neither "a" nor
+    the question's own words alone can be the answer), shortest first, then the whole
+    sentence; [] when there would be more than 300 (a grammar that large slows the
+    reader more than it helps)."""
     words = sentence.split()
+    asked = content_keys(question)
     out: dict[str, None] = {}
     for n in range(1, min(_MAX_SPAN_WORDS, len(words)) + 1):
         for i in range(len(words) - n + 1):
             run = " ".join(words[i : i + n]).strip(".,;:!?\"'()[]")
-            if run:
+            if run and content_keys(run) - asked:
                 out.setdefault(run, None)
     out.setdefault(sentence.strip(), None)
     return list(out) if len(out) <= _MAX_SPANS else []
