@@ -417,7 +417,14 @@ def test_restated_question_is_trimmed_unless_turned_off():
 
 
 def test_answer_resting_on_someone_elses_memory_is_refused(open_memory):
-    mem = open_memory(":memory:", "hybrid", llm=Scripted("The answer is: Sweden"))
+    # the check on its own (the "not in memory" verdict, which reads the same false
+    # premise from the evidence before any call, set aside; it is checked last)
+    mem = open_memory(
+        ":memory:",
+        "hybrid",
+        llm=Scripted("The answer is: Sweden"),
+        answer_options={"verdict": False},
+    )
     t0 = datetime(2023, 5, 8, 13, 0)
     for i, (who, text) in enumerate(NECKLACE):
         mem.add(text, "u", speaker=who, timestamp=t0 + timedelta(minutes=i))
@@ -426,11 +433,19 @@ def test_answer_resting_on_someone_elses_memory_is_refused(open_memory):
     assert asked_wrong.draft == "The answer is: Sweden" and asked_wrong.llm_calls == 1
     assert mem.answer("What country is Caroline's grandma from?", "u").text == "Sweden"
     off = open_memory(
-        ":memory:", "hybrid", llm=Scripted("Sweden"), answer_options={"premise": False}
+        ":memory:",
+        "hybrid",
+        llm=Scripted("Sweden"),
+        answer_options={"premise": False, "verdict": False},
     )
     for i, (who, text) in enumerate(NECKLACE):
         off.add(text, "u", speaker=who, timestamp=t0 + timedelta(minutes=i))
     assert off.answer("What country is Melanie's grandma from?", "u").text == "Sweden"
+    verdict = open_memory(":memory:", "hybrid", llm=Scripted("Sweden"))
+    for i, (who, text) in enumerate(NECKLACE):
+        verdict.add(text, "u", speaker=who, timestamp=t0 + timedelta(minutes=i))
+    by_verdict = verdict.answer("What country is Melanie's grandma from?", "u")
+    assert by_verdict.refused is True and by_verdict.llm_calls == 0
 
 
 # -- the grounding check: the verification rule enforced --------------------------------

@@ -7,6 +7,12 @@ else "Not mentioned in the conversation"). Questions about time get a prompt tha
 dates every memory and asks for relative times to be resolved.
 
 Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
+- ``mode``, how the reader reads: ``generate`` (the LLM answers from the notes, the
+  rest of this list), ``span`` (the extractive answer's sentence, cut by the LLM to
+  the run of its words that answers, under a grammar: it cannot add words), or
+  ``extract`` (the sentence itself, no call). ``auto`` (the default) takes the LLM's
+  own ``answer_mode``: ``generate`` for a model, ``extract`` without one
+  (docs/benchmarks.md, "Readers side by side", measures the three);
 - the budget counts the memory context only (not the fixed instructions), at most
   ``max_context_tokens`` by the LLM's own count (:func:`remem.tokens.clip_tokens`
   cuts what does not fit), best-ranked evidence first; the context lists it worst to
@@ -146,13 +152,18 @@ class Answerer:
         order: str = "rank",
         temperature: float = 0.0,
         verdict: bool = True,
-        mode: str = "generate",
+        mode: str = "auto",
     ):
         if order not in ("time", "rank"):
             raise InvalidInputError(f"order must be 'time' or 'rank', not {order!r}")
-        if mode not in MODES:
-            raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
+        if mode not in (*MODES, "auto"):
+            raise InvalidInputError(
+                f"mode must be 'auto' or one of {', '.join(MODES)}, not {mode!r}"
+            )
+        # "auto": the way this model reads memory best (LLM.answer_mode)
+        self.mode = llm.answer_mode if mode == "auto" else mode
+        if self.mode not in MODES:
+            raise InvalidInputError(f"{llm.name}: unknown answer_mode {self.mode!r}")
         if (
             isinstance(temperature, bool)
             or not isinstance(temperature, int | float)

@@ -323,6 +323,12 @@ def verdict(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
             action="store_true",
             help="leave out the 'not in memory' verdict (readers alone)",
         ),
+        arg(
+            "--grounding",
+            type=float,
+            default=0.5,
+            help="the answer-grounding check for the local drafts (0 turns it off)",
+        ),
         *OUT,
     ],
 )
@@ -330,13 +336,15 @@ def readers_replay(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
     from .qa import paired_differences, readers_replay, summarise
     from .report import qa_tables
 
-    rows, labels = readers_replay(args.data, args.jsonl, verdict=not args.no_verdict)
+    rows, labels = readers_replay(
+        args.data, args.jsonl, verdict=not args.no_verdict, grounding=args.grounding
+    )
     result = {
         "benchmark": "locomo-qa-readers-replay",
         "data": args.data,
         "jsonl": args.jsonl,
         "replayed": args.jsonl,
-        "grounding": 0.5,
+        "grounding": args.grounding,
         "answer_options": {"verdict": not args.no_verdict},
         "engines": summarise(rows, labels),
         "paired": paired_differences(rows, labels, base=labels[0]) if labels else {},

@@ -680,15 +680,15 @@ REPLAY_READERS = ("saved", "local", "none")
 
 
 def readers_replay(
-    data_path: str, jsonl: str, *, verdict: bool = True
+    data_path: str, jsonl: str, *, verdict: bool = True, grounding: float = 0.5
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """A saved ``--answer`` run (made with ``local``) read again, over its own saved
     retrieval, by the readers that need no model call, so every reader sees the same
     evidence on every question of the full run:
 
     - ``saved``: the rows as they were saved (the reader and rules of that commit);
-    - ``local``: the saved drafts settled by today's rules, a degenerate draft replaced
-      by the extractive answer as the reader now does;
+    - ``local``: the saved drafts settled by today's rules at ``grounding``, a
+      degenerate draft replaced by the extractive answer as the reader now does;
     - ``none``: the extractive answer (:class:`remem.answer.Answerer` with
       ``llm="none"``), a date question answered with its memory's day.
 
@@ -710,7 +710,9 @@ def readers_replay(
         lexical[cid].add([index_text(t.text, t.speaker) for t in c.turns])
     turns = {(cid, t.dia_id): t for cid, c in convs.items() for t in c.turns}
     saved = [r for r in _read_rows(jsonl) if r["engine"] != FULL_CONTEXT]
-    settled = {id(r): s for r, s in zip(saved, replay_rows(data_path, saved, 0.5), strict=True)}
+    settled = {
+        id(r): s for r, s in zip(saved, replay_rows(data_path, saved, grounding), strict=True)
+    }
     extract = Answerer(create_llm("none"), verdict=False)
     out: list[dict[str, Any]] = []
     labels: list[str] = []
