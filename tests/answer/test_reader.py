@@ -759,6 +759,9 @@ def test_spans_are_runs_of_the_sentence_words():
     asked = reader.spans("I work at a bakery.", "Where do I work?")
     assert "work" not in asked and "bakery" in asked and "at a bakery" in asked
     assert reader.spans(" ".join(f"w{i}" for i in range(60))) == []  # too many to enumerate
+    # no run holds a double quote or a backslash (the grammar cannot hold them)
+    quoted = reader.spans('One of my favourites is a track called "Savana." Try it\\now')
+    assert "Savana" in quoted and all('"' not in r and "\\" not in r for r in quoted)
 
 
 def test_unknown_mode_is_refused():
@@ -775,3 +778,8 @@ def test_span_mode_with_the_bundled_model_answers_inside_the_evidence(open_memor
     a = mem.answer("Which city do I live in?", "u")
     assert a.refused is False and a.llm_calls == 1
     assert a.text in sentence and len(a.text) < len(sentence)
+    # a quote in the evidence once broke the grammar and aborted the process
+    quoted = 'One of my favourites is a track called "Savana."'
+    mem.add(quoted, "u", speaker="Me")
+    b = mem.answer("What is my favourite track?", "u")
+    assert b.refused is False and b.text in quoted

@@ -417,6 +417,13 @@ _MAX_SPAN_WORDS = 8
 _MAX_SPANS = 300
 
 
+def _quotable(run: str) -> bool:
+    """Whether ``run`` can be a string of the grammar: llama-cpp-python's schema
+    converter escapes a double quote or backslash inside an enum wrongly, and the
+    broken grammar aborts the process (seen on LoCoMo: 'a track called "Savana."')."""
+    return '"' not in run and "\\" not in run
+
+
 def spans(sentence: str, question: str = "") -> list[str]:
     """The runs of one to eight words of ``sentence`` (punctuation at their ends
     dropped) that hold a content word the ``question`` does not (so neither "a" nor
@@ -429,9 +436,10 @@ def spans(sentence: str, question: str = "") -> list[str]:
     for n in range(1, min(_MAX_SPAN_WORDS, len(words)) + 1):
         for i in range(len(words) - n + 1):
             run = " ".join(words[i : i + n]).strip(".,;:!?\"'()[]")
-            if run and content_keys(run) - asked:
+            if run and _quotable(run) and content_keys(run) - asked:
                 out.setdefault(run, None)
-    out.setdefault(sentence.strip(), None)
+    if _quotable(sentence):
+        out.setdefault(sentence.strip(), None)
     return list(out) if len(out) <= _MAX_SPANS else []
 
 
