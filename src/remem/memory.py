@@ -21,6 +21,7 @@ import numpy as np
 
 from . import table
 from .answer import Answer, Answerer
+from .answer.verdict import Verdict, judge, signals
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
 from .engines.arrange import ArrangeConfig
@@ -439,6 +440,7 @@ class Memory:
         found = self._engine.recall(user_id, query, self._query_vec(query), k, when)
         hits = self._hits(user_id, found.hits)
         why = found.explanations(traced=explain)
+        verdict = self._verdict(user_id, query, hits)
         rec = Recall(
             hits,
             found.confidence,
@@ -448,9 +450,18 @@ class Memory:
             found.cache_hit,
             found.segments,
             found.timings,
-            found.details,
+            {**found.details, "verdict": verdict.signals},
+            verdict.score,
+            verdict.not_in_memory,
         )
         return rec, found
+
+    def _verdict(self, user_id: str, query: str, hits: list[Hit]) -> Verdict:
+        """The "not in memory" verdict over the hits, weighing the question's words by
+        the user's own lexical index (how rare each is, whether any memory holds it)."""
+        with self._indexes.use(user_id) as idx:
+            values = signals(query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0)
+        return judge(values, self.engine_name)
 
     def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
         """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""

@@ -61,6 +61,12 @@ class Recall:
     #: engine-specific facts for inspection (ILSTMA on a miss: the ids it recalled,
     #: ``recalled``, and its global retriever's ranking, ``ranking``)
     details: dict[str, Any] = field(default_factory=dict)
+    #: the calibrated "not in memory" verdict (``remem.answer.verdict``): the
+    #: probability that the hits do not hold the answer, read from the evidence itself
+    #: (who it is about, how much of the question it covers, words never seen)
+    absent: float = 0.0
+    #: ``absent`` above its calibrated threshold; ``Memory.answer`` then refuses
+    not_in_memory: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, as the servers and ``remem recall --json`` give it (without the
@@ -73,6 +79,8 @@ class Recall:
             "explanations": self.explanations,
             "cache_hit": self.cache_hit,
             "timings": self.timings,
+            "absent": self.absent,
+            "not_in_memory": self.not_in_memory,
         }
 
 

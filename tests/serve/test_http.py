@@ -633,6 +633,8 @@ def test_search_recall_answer_round_trip(make_api, engine: str):
         "explanations",
         "cache_hit",
         "timings",
+        "absent",
+        "not_in_memory",
     }
     assert rec["hits"][0]["id"] == ids[0]
     assert isinstance(rec["confidence"], float) and isinstance(rec["refuse"], bool)

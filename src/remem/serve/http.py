@@ -140,6 +140,9 @@ class RecallOut(BaseModel):
     explanations: dict[str, str]
     cache_hit: bool | None
     timings: dict[str, float]
+    #: the "not in memory" verdict (probability) and its call
+    absent: float
+    not_in_memory: bool
 
 
 class AnswerOut(BaseModel):
