@@ -11,9 +11,9 @@ import pytest
 from remem import Memory
 from remem.embed import Embedder, create_embedder
 
-# PostgreSQL and llama.cpp-server fixtures (tests/pg.py, tests/llama_server.py; tests/
-# is on sys.path like sample_conversation.py)
-pytest_plugins = ["pg", "llama_server"]
+# PostgreSQL, llama.cpp-server and browser fixtures (tests/pg.py, tests/llama_server.py,
+# tests/browser.py; tests/ is on sys.path like sample_conversation.py)
+pytest_plugins = ["pg", "llama_server", "browser"]
 
 SENTENCES = [
     "I adopted a retired racing greyhound named Biscuit last spring.",

@@ -315,7 +315,7 @@ def test_users_list_recall_and_consolidate(capsys, db):
                        "When did Ana move to Lisbon?", "--user", "ana", "--json")  # fmt: skip
     rec = json.loads(out)
     assert set(rec) == {"hits", "confidence", "refuse", "concepts", "explanations",
-                        "cache_hit", "timings"}  # fmt: skip
+                        "cache_hit", "timings", "absent", "not_in_memory"}  # fmt: skip
     assert ids[0] in [h["id"] for h in rec["hits"]] and rec["refuse"] is False
     assert all(h["id"] in ids for h in rec["hits"])  # never ben's
 

@@ -31,6 +31,7 @@ LAYERS = [
     ("remem.answer", 4),
     ("remem.memory", 5),
     ("remem.serve", 6),
+    ("remem.integrations", 6),
     ("remem.bench", 6),
     ("remem.demo", 6),
     ("remem.commands", 6),

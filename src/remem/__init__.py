@@ -20,6 +20,7 @@ from .errors import (
     InvalidInputError,
     InvalidTypeError,
     LLMError,
+    MissingDependencyError,
     NotFoundError,
     RememError,
     StoreError,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from .answer import Answer
     from .llm import LLM, create_llm
     from .memory import Memory
-    from .types import Hit, Recall
+    from .types import Hit, Recall, Trace
 
 _LAZY = {
     "Answer": ".answer",
@@ -40,6 +41,7 @@ _LAZY = {
     "Memory": ".memory",
     "Hit": ".types",
     "Recall": ".types",
+    "Trace": ".types",
 }
 """Exported names imported on first use, and the module each comes from."""
 
@@ -66,11 +68,13 @@ __all__ = [
     "InvalidTypeError",
     "LLMError",
     "Memory",
+    "MissingDependencyError",
     "NotFoundError",
     "Recall",
     "RememError",
     "StoreError",
     "TextTooLongError",
+    "Trace",
     "UnknownComponentError",
     "__version__",
     "create_llm",

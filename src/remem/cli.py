@@ -361,6 +361,25 @@ def serve(args: argparse.Namespace) -> None:
     )
 
 
+@commands.command(
+    "ui",
+    help="the memory explorer page, for you on this machine (needs the 'server' extra)",
+    description="Serve the memory explorer (users, memories, search with how each hit "
+    "was reached, SYNAPSE's activated graph, ILSTMA's short-term memory, deletes) at "
+    "http://HOST:PORT/ui/ over an existing database. It answers without API keys, so "
+    "it listens on loopback only; ?user=ID opens a user. For others, run remem serve "
+    "and open /ui there (keyed, one tenant's users).",
+    args=[
+        arg("--host", default="127.0.0.1", help="a loopback address (default %(default)s)"),
+        arg("--port", type=int, default=8090, help="TCP port (default %(default)s)"),
+    ],
+)
+def ui(args: argparse.Namespace) -> None:
+    from .serve.http import serve_local
+
+    serve_local(args.db, args.engine, args.host, args.port)
+
+
 @contextmanager
 def _key_ring(args: argparse.Namespace, *, create: bool = False) -> Iterator[Any]:
     from .keys import KeyRing

@@ -68,3 +68,8 @@ class EmbedderError(RememError):
 class LLMError(RememError):
     """The LLM backend failed: a dead or refusing endpoint, a missing model, or a
     reply that stayed unusable after the bounded repairs and retries."""
+
+
+class MissingDependencyError(RememError, ImportError):
+    """An optional part of remem needs a package that is not installed; the message
+    names the extra that installs it (``pip install 'remem[langchain]'``)."""

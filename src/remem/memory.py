@@ -21,6 +21,7 @@ import numpy as np
 
 from . import table
 from .answer import Answer, Answerer
+from .answer.verdict import Verdict, judge, signals
 from .embed import Embedder, create_embedder
 from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
 from .engines.arrange import ArrangeConfig
@@ -37,10 +38,11 @@ from .index.passages import embed_memories, passage_plan
 from .llm import LLM, check_llm_name, create_llm
 from .store import Store, open_store
 from .store.extension import Extension, Tables, registered_extensions
-from .types import Hit, Recall, StoredMemory
+from .types import Hit, Recall, StoredMemory, Trace
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
     MAX_BATCH,
+    MAX_TRACE_NODES,
     build_memory,
     build_memory_item,
     check_count,
@@ -349,6 +351,55 @@ class Memory:
         """
         return self._recall(query, user_id, k, now, explain=explain)[0]
 
+    def trace(
+        self, query: str, user_id: str, k: int = 10, *, now: Any = None, limit: int = 40
+    ) -> Trace:
+        """:meth:`recall`, plus the part of the engine's graph the query activated
+        (SYNAPSE): at most ``limit`` nodes (the hits first, then the most activated
+        episodes and concepts) and the edges that carried activation between them,
+        read from the very activation the recall ran. For the page that draws it
+        (``remem ui``); an engine without a graph gives ``graph=False`` and no nodes."""
+        user_id = check_user_id(user_id)
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise InvalidTypeError(f"limit must be an int, not {type(limit).__name__}")
+        if not 1 <= limit <= MAX_TRACE_NODES:
+            raise InvalidInputError(f"limit must be 1 to {MAX_TRACE_NODES}, got {limit}")
+        rec, found = self._recall(query, user_id, k, now, explain=True)
+        if found.trace is None:
+            return Trace(rec, graph=False)
+        traced = found.trace(limit)
+        ranks = {h.id: i + 1 for i, h in enumerate(rec.hits)}
+        episodes = [key for key, kind, *_ in traced.nodes if kind == "episode"]
+        rows = self._store.get(user_id, episodes)
+        nodes: list[dict[str, Any]] = []
+        for key, kind, label, activation, anchor in traced.nodes:
+            node: dict[str, Any] = {
+                "id": key,
+                "kind": kind,
+                "label": label,
+                "activation": activation,
+                "anchor": anchor,
+                "rank": ranks.get(key),
+            }
+            if kind == "episode":
+                row = rows.get(key)
+                if row is None:  # deleted meanwhile
+                    continue
+                node.update(
+                    label=row.text,
+                    speaker=row.speaker,
+                    timestamp=row.timestamp.isoformat(),
+                    session_id=row.session_id,
+                )
+            nodes.append(node)
+        present = {n["id"] for n in nodes}
+        edges = [
+            {"source": s, "target": t, "weight": w, "carried": c}
+            for s, t, w, c in traced.edges
+            if s in present and t in present
+        ]
+        return Trace(rec, True, nodes, edges)
+
     def answer(self, question: str, user_id: str, k: int = 10, *, now: Any = None) -> Answer:
         """Answer from the user's memory, or refuse ("Not mentioned in the conversation").
 
@@ -389,6 +440,7 @@ class Memory:
         found = self._engine.recall(user_id, query, self._query_vec(query), k, when)
         hits = self._hits(user_id, found.hits)
         why = found.explanations(traced=explain)
+        verdict = self._verdict(user_id, query, hits)
         rec = Recall(
             hits,
             found.confidence,
@@ -398,9 +450,18 @@ class Memory:
             found.cache_hit,
             found.segments,
             found.timings,
-            found.details,
+            {**found.details, "verdict": verdict.signals},
+            verdict.score,
+            verdict.not_in_memory,
         )
         return rec, found
+
+    def _verdict(self, user_id: str, query: str, hits: list[Hit]) -> Verdict:
+        """The "not in memory" verdict over the hits, weighing the question's words by
+        the user's own lexical index (how rare each is, whether any memory holds it)."""
+        with self._indexes.use(user_id) as idx:
+            values = signals(query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0)
+        return judge(values, self.engine_name)
 
     def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
         """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""

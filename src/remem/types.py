@@ -61,6 +61,12 @@ class Recall:
     #: engine-specific facts for inspection (ILSTMA on a miss: the ids it recalled,
     #: ``recalled``, and its global retriever's ranking, ``ranking``)
     details: dict[str, Any] = field(default_factory=dict)
+    #: the calibrated "not in memory" verdict (``remem.answer.verdict``): the
+    #: probability that the hits do not hold the answer, read from the evidence itself
+    #: (who it is about, how much of the question it covers, words never seen)
+    absent: float = 0.0
+    #: ``absent`` above its calibrated threshold; ``Memory.answer`` then refuses
+    not_in_memory: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, as the servers and ``remem recall --json`` give it (without the
@@ -73,6 +79,36 @@ class Recall:
             "explanations": self.explanations,
             "cache_hit": self.cache_hit,
             "timings": self.timings,
+            "absent": self.absent,
+            "not_in_memory": self.not_in_memory,
+        }
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The result of :meth:`remem.Memory.trace`: a recall and the part of the engine's
+    graph the query activated (SYNAPSE; ``graph`` is False for an engine without one).
+
+    ``nodes`` are dicts: ``id`` (a memory id, or ``c:<n>`` for a concept), ``kind``
+    (``episode`` or ``concept``), ``label`` (the memory's text, or the concept's
+    words), ``activation`` (after the last round, as the ranking used it), ``anchor``
+    (the channels that seeded it: ``bm25``, ``dense``, ``bm25+dense``, ``concept``;
+    "" when activation reached it), ``rank`` (its place among the hits, from 1, or
+    None) and, for episodes, ``speaker``, ``timestamp``, ``session_id``. ``edges`` are
+    dicts ``source``, ``target``, ``weight`` (the edge's own) and ``carried`` (the most
+    it passed on in one round: weight over the sender's fan times its activation)."""
+
+    recall: Recall
+    graph: bool
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    edges: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "recall": self.recall.to_dict(),
+            "graph": self.graph,
+            "nodes": self.nodes,
+            "edges": self.edges,
         }
 
 

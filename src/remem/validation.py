@@ -26,6 +26,8 @@ MAX_BATCH = 10_000
 """Largest ``add_many`` batch (and table import): one transaction and one embedding
 pass must stay bounded. Here, not in memory.py, so the servers' argument checks can
 name it without importing the library's engines."""
+MAX_TRACE_NODES = 200
+"""The most nodes ``Memory.trace`` returns: more would not be readable as a drawing."""
 
 MAX_ID_CHARS = 256
 MAX_USER_ID_CHARS = 512

@@ -12,6 +12,7 @@ from remem.answer.settle import (
     REFUSAL,
     clean,
     date_span,
+    degenerate,
     drop_restatement,
     grounded_share,
     is_refusal,
@@ -212,3 +213,48 @@ def test_word_lists_are_read_whole_and_in_order():
     free = word_list("free_words.txt")  # the reader's framing words come last
     assert free[:2] == ("january", "february") and free[-1] == "conversation"
     assert grounded_share("the answer: one date, twice", "What?", "") == 1.0
+
+
+# -- degenerate replies ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ("Me: Me: Me: Me: Me: Me:", "labels"),  # the reply issue 19 saw come back as an answer
+        ("Me: Me: Me: Me: Me: Me: Me: Me: Me: Me: Me: Me: Me", "labels"),
+        ("Ana: Ana:", "labels"),
+        ("", "empty"),
+        ("   \n", "empty"),
+        ('"" ...', "empty"),
+        ("The answer to this question is:", "empty"),
+        ("Ana:", "empty"),
+        ("I work at the the the the bakery", "loop"),
+        ("and then I went and then I went and then I went", "loop"),
+        ("a cat, a dog, a cat, a dog, a cat, a dog", "loop"),
+        ("Where do I work?", "question"),
+        ("Where do you work?", "question"),
+        ("The name of my dog", "question"),
+    ],
+)
+def test_degenerate_replies_are_recognised(reply, why):
+    question = "What is the name of my dog?" if "dog" in reply else "Where do I work?"
+    assert degenerate(reply, question) == why
+
+
+@pytest.mark.parametrize(
+    ("reply", "question"),
+    [
+        ("At the Lisbon bakery", "Where do I work?"),
+        ("Coffee", "Would Ana prefer tea or coffee?"),  # a choice, not a restatement
+        ("Yes", "Does Ana have a dog?"),
+        ("No, she does not", "Does Ana have a dog?"),
+        ("8 May 2023", "When did Ana move?"),
+        ("3", "How many cats does Ana have?"),
+        ("Time: 10:30", "When does the train leave?"),  # one label is framing
+        ("Not mentioned in the conversation", "Where do I work?"),  # a refusal is an answer
+        ("Ana's dog is named Pip", "What is the name of Ana's dog?"),
+    ],
+)
+def test_real_answers_are_not_degenerate(reply, question):
+    assert degenerate(reply, question) == ""

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from remem.bench.qa_metrics import (
+    containment,
     is_refusal_text,
     locomo_f1,
     multi_answer_f1,
@@ -151,3 +152,27 @@ def test_scores_stay_in_unit_interval():
         for c in (1, 2, 3, 4, 5):
             f = locomo_f1(p, g, c)
             assert 0.0 <= f <= 1.0 and not math.isnan(f)
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "category", "share"),
+    [
+        ("Ana moved to Paris on 8 May 2023", "8 May 2023", 2, 1.0),  # F1 0.6 here
+        ("May 2023", "8 May 2023", 2, 2 / 3),
+        ("She adopted Biscuit, a greyhound", "Biscuit", 4, 1.0),
+        ("Not mentioned in the conversation", "Biscuit", 4, 0.0),
+        ("painting", "Painted; she likes art", 3, 1.0),  # cut at ";", stemmed
+        ("Paris", "Paris, Rome", 1, 0.5),
+        ("Paris Paris", "Paris, Paris", 1, 1.0),  # counted as a multiset
+    ],
+)
+def test_containment_is_the_share_of_gold_tokens_in_the_reply(prediction, gold, category, share):
+    assert containment(prediction, gold, category) == pytest.approx(share)
+
+
+def test_containment_has_no_score_without_a_gold_answer():
+    assert containment("anything", "x", 5) is None
+    assert containment("anything", None, 4) is None
+    assert containment("anything", "the", 4) is None  # nothing left after normalising
+    # F1 punishes the right answer said in a sentence; containment does not
+    assert locomo_f1("Ana moved on 8 May 2023", "8 May 2023", 2) < 1.0

@@ -156,3 +156,30 @@ def test_scoring_some_positions_agrees_with_scoring_all(tmp_path, embedder, scor
             every = idx.similarity(query)
             some = np.array([0, 2, 5, len(ids) - 1], dtype=np.int64)
             np.testing.assert_allclose(idx.similarity_at(some, query), every[some], rtol=1e-5)
+
+
+def test_long_memories_added_after_a_search_score_by_their_passages(tmp_path, embedder):
+    """The passage layout (owners, passage counts) is kept between searches: a long
+    memory appended after one must still be scored by its passages, as in an index
+    built from scratch over the same memories."""
+    from remem import Memory
+
+    section = "Section {} covers general background material, item {}, nothing in particular."
+
+    def long(j: int) -> str:
+        return " ".join(section.format(i, j) for i in range(40)) + f" Locker {j} code: {j}{j}."
+
+    query = embedder.embed(["What is the code of locker 4?"])[0]
+    with Memory(tmp_path / "a.db", engine="dense", embedder=embedder, llm="none") as mem:
+        mem.add_many([long(0), long(1), "A short note."], user_id="u")
+        with mem._engine.ctx.indexes.use("u") as idx:
+            idx.similarity(query)  # the layout is made here
+        mem.add_many([long(4), "Another note."], user_id="u")
+        with mem._engine.ctx.indexes.use("u") as idx:
+            grown = idx.similarity(query)
+            assert idx.passage_rows.keys() == {0, 1, 3}
+    with Memory(tmp_path / "b.db", engine="dense", embedder=embedder, llm="none") as mem:
+        mem.add_many([long(0), long(1), "A short note.", long(4), "Another note."], user_id="u")
+        with mem._engine.ctx.indexes.use("u") as idx:
+            np.testing.assert_allclose(grown, idx.similarity(query), rtol=1e-5)
+    assert int(np.argmax(grown)) == 3

@@ -322,6 +322,7 @@ def test_estimate_tokens(text: str, tokens: int) -> None:
 PLACEHOLDERS = {
     "answer": {"context", "question"},
     "answer_temporal": {"context", "question"},
+    "answer_span": {"sentence", "question"},
     "hit_judge": {"short_term", "question"},
     "summary": {"dialogues"},
     "summary_update": {"old", "new"},

@@ -7,6 +7,12 @@ else "Not mentioned in the conversation"). Questions about time get a prompt tha
 dates every memory and asks for relative times to be resolved.
 
 Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
+- ``mode``, how the reader reads: ``generate`` (the LLM answers from the notes, the
+  rest of this list), ``span`` (the extractive answer's sentence, cut by the LLM to
+  the run of its words that answers, under a grammar: it cannot add words), or
+  ``extract`` (the sentence itself, no call). ``auto`` (the default) takes the LLM's
+  own ``answer_mode``: ``generate`` for a model, ``extract`` without one
+  (docs/benchmarks.md, "Readers side by side", measures the three);
 - the budget counts the memory context only (not the fixed instructions), at most
   ``max_context_tokens`` by the LLM's own count (:func:`remem.tokens.clip_tokens`
   cuts what does not fit), best-ranked evidence first; the context lists it worst to
@@ -15,9 +21,14 @@ Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
   reader the rank order was chosen on a LoCoMo subset (where SYNAPSE gained most)
   and then held on the 1,784 questions that played no part in choosing it, by about
   +0.012 F1 for hybrid and SYNAPSE alike (docs/benchmarks.md);
-- a gate refusal (SYNAPSE) answers without calling the LLM;
+- a gate refusal (SYNAPSE) answers without calling the LLM, and so does the
+  calibrated "not in memory" verdict on the recall (``Recall.not_in_memory``,
+  :mod:`remem.answer.verdict`; ``verdict=False`` ignores it);
 - with ``llm="none"`` the answer is extractive: the sentence of the best evidence
   that shares most words with the question;
+- a degenerate reply (empty, a loop, echoed speaker labels, the question handed
+  back; :func:`remem.answer.settle.degenerate`) is replaced by the extractive
+  answer, which may refuse;
 - the reply is then settled by :func:`remem.answer.settle.settle` (the framing
   stripped, the verification rule enforced, a date question answered with the date;
   that module says how and why);
@@ -37,12 +48,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidInputError, LLMError
-from ..llm import LLM, prompts
+from ..llm import LLM, Completion, prompts
+from ..llm.structured import parse_json, validate
 from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
-from .settle import REFUSAL, content_keys, is_temporal, note_date, settle
+from .settle import (
+    REFUSAL,
+    asks_for_date,
+    content_keys,
+    date_span,
+    degenerate,
+    is_temporal,
+    note_date,
+    settle,
+)
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -130,9 +151,19 @@ class Answerer:
         trim_restatement: bool = True,
         order: str = "rank",
         temperature: float = 0.0,
+        verdict: bool = True,
+        mode: str = "auto",
     ):
         if order not in ("time", "rank"):
             raise InvalidInputError(f"order must be 'time' or 'rank', not {order!r}")
+        if mode not in (*MODES, "auto"):
+            raise InvalidInputError(
+                f"mode must be 'auto' or one of {', '.join(MODES)}, not {mode!r}"
+            )
+        # "auto": the way this model reads memory best (LLM.answer_mode)
+        self.mode = llm.answer_mode if mode == "auto" else mode
+        if self.mode not in MODES:
+            raise InvalidInputError(f"{llm.name}: unknown answer_mode {self.mode!r}")
         if (
             isinstance(temperature, bool)
             or not isinstance(temperature, int | float)
@@ -140,6 +171,7 @@ class Answerer:
         ):
             raise InvalidInputError(f"temperature must be a number in [0, 2], not {temperature!r}")
         self.temperature = float(temperature)
+        self.verdict = verdict
         self.order = order
         self.llm = llm
         self.premise = premise
@@ -239,7 +271,11 @@ class Answerer:
             "explanations": {h.id: recall.explanations.get(h.id, "") for h in evidence},
             "timings": dict(recall.timings),
         }
-        if recall.refuse or (not evidence and not context):
+        if (
+            recall.refuse
+            or (self.verdict and recall.not_in_memory)
+            or (not evidence and not context)
+        ):
             return Answer(
                 REFUSAL,
                 refused=True,
@@ -257,6 +293,8 @@ class Answerer:
                 latency_s=time.perf_counter() - t0,
                 **base,
             )
+        if self.mode != "generate" or not self.llm.generates:
+            return self._extract(question, evidence, base, extra_calls, t0)
         c = None
         if self.llm.generates:
             task = "answer"
@@ -282,7 +320,12 @@ class Answerer:
                 latency_s=time.perf_counter() - t0,
                 **base,
             )
-        text, refused = self._settle(c.text, question, context, evidence)
+        if degenerate(c.text, question):
+            # no answer and no refusal either: the evidence speaks instead
+            text = extractive(question, evidence)
+            refused = text == REFUSAL
+        else:
+            text, refused = self._settle(c.text, question, context, evidence)
         return Answer(
             text,
             draft=c.text,
@@ -294,17 +337,142 @@ class Answerer:
             **base,
         )
 
+    def _extract(
+        self,
+        question: str,
+        evidence: list[Hit],
+        base: dict[str, Any],
+        extra_calls: int,
+        t0: float,
+    ) -> Answer:
+        """The extractive answer (``mode="extract"``, or any mode without a generating
+        LLM), with ``mode="span"`` cut by the reader to the words of it that answer.
+        A question asking for a date gets the sentence's own date, else its memory's
+        day ("8 May 2023"; relative times such as "yesterday" are left to the reader,
+        which is told them in ``generate`` mode)."""
+        sentence, hit = best_sentence(question, evidence)
+        if hit is None:
+            return Answer(
+                REFUSAL,
+                refused=True,
+                llm_calls=extra_calls,
+                latency_s=time.perf_counter() - t0,
+                **base,
+            )
+        calls, c = extra_calls, None
+        text = sentence
+        if self.date_answers and asks_for_date(question):
+            text = date_span(sentence) or note_date(hit.timestamp)
+        elif self.mode == "span" and self.llm.generates:
+            text, c = self._span(question, sentence)
+            calls += c is not None
+        return Answer(
+            text,
+            draft=c.text if c is not None else "",
+            refused=False,
+            llm_calls=calls,
+            latency_s=time.perf_counter() - t0,
+            prompt_tokens=c.prompt_tokens if c is not None else 0,
+            completion_tokens=c.completion_tokens if c is not None else 0,
+            **base,
+        )
 
-def extractive(question: str, evidence: list[Hit]) -> str:
-    """Without a reader: the sentence of the top evidence sharing most (stemmed)
-    content words with the question, ties to the better-ranked memory; a refusal
-    when none shares one, since then nothing in memory speaks to the question."""
+    def _span(self, question: str, sentence: str) -> tuple[str, Completion | None]:
+        """The words of ``sentence`` the reader picks as the answer, and its call: the
+        reply is held by a JSON schema whose only strings are runs of the sentence's
+        words (llama.cpp turns it into a grammar; a backend that cannot enforce it is
+        checked after), so the reader can shorten the evidence but not add to it. The
+        whole sentence when the reader fails, strays or the sentence has too many runs."""
+        choices = spans(sentence, question)
+        if len(choices) < 2:
+            return sentence, None
+        schema = {
+            "type": "object",
+            "properties": {"answer": {"type": "string", "enum": choices}},
+            "required": ["answer"],
+        }
+        messages = prompts.render("answer_span", sentence=sentence, question=question)
+        try:
+            c = self.llm.complete(
+                messages,
+                task="answer",
+                max_tokens=self.max_answer_tokens + 16,  # the JSON's own characters
+                temperature=self.temperature,
+                json_schema=schema,
+            )
+        except LLMError as exc:
+            log.warning("span reader failed (%s); answering with the sentence", failure(exc))
+            return sentence, None
+        try:
+            value = parse_json(c.text)
+            validate(value, schema)
+        except (ValueError, TypeError, KeyError):
+            return sentence, c
+        return str(value["answer"]), c
+
+
+#: how the reader answers (``mode`` on :class:`Answerer`)
+MODES = ("generate", "extract", "span")
+_MAX_SPAN_WORDS = 8
+_MAX_SPANS = 300
+
+
+def _quotable(run: str) -> bool:
+    """Whether ``run`` can be a string of the grammar: llama-cpp-python's schema
+    converter escapes a double quote or backslash inside an enum wrongly, and the
+    broken grammar aborts the process (seen on LoCoMo: 'a track called "Savana."')."""
+    return '"' not in run and "\\" not in run
+
+
+def spans(sentence: str, question: str = "") -> list[str]:
+    """The runs of one to eight words of ``sentence`` (punctuation at their ends
+    dropped) that hold a content word the ``question`` does not (so neither "a" nor
+    the question's own words alone can be the answer), shortest first, then the whole
+    sentence; [] when there would be more than 300 (a grammar that large slows the
+    reader more than it helps)."""
+    words = sentence.split()
+    asked = content_keys(question)
+    out: dict[str, None] = {}
+    for n in range(1, min(_MAX_SPAN_WORDS, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            run = " ".join(words[i : i + n]).strip(".,;:!?\"'()[]")
+            if run and _quotable(run) and content_keys(run) - asked:
+                out.setdefault(run, None)
+    if _quotable(sentence):
+        out.setdefault(sentence.strip(), None)
+    return list(out) if len(out) <= _MAX_SPANS else []
+
+
+# The extractive choice: the top five memories are read, and a sentence that asks
+# (ends with "?") ranks below a statement sharing as many words with the question,
+# since a question in a chat ("Do you have a favourite bird?") rarely holds the
+# answer. Chosen on LoCoMo conversations 1-5 of a saved full run's recall, then held
+# on 6-10 (`remem bench readers-replay`, docs/benchmarks.md): F1 1-4 of hybrid 0.114
+# -> 0.124 there, SYNAPSE 0.131 -> 0.134; before, the top three were read alike.
+_EXTRACT_DEPTH = 5
+_QUESTION_PENALTY = 0.5
+
+
+def best_sentence(question: str, evidence: Sequence[Hit | str]) -> tuple[str, Any]:
+    """The sentence :func:`extractive` answers with and the evidence item it is from
+    (None, with "", when no sentence shares a content word with the question)."""
     q = content_keys(question)
-    best, best_score = "", 0.0
-    for rank, h in enumerate(evidence[:3]):
-        for sentence in _SENTENCE.split(h.text):
+    best, best_score, source = "", 0.0, None
+    for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
+        for sentence in _SENTENCE.split(h if isinstance(h, str) else h.text):
             overlap = len(q & content_keys(sentence))
-            score = overlap - 0.01 * rank
+            asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
+            score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
-                best, best_score = sentence, score
-    return best.strip() or REFUSAL
+                best, best_score, source = sentence.strip(), score, h
+    return (best, source) if best else ("", None)
+
+
+def extractive(question: str, evidence: Sequence[Hit | str]) -> str:
+    """Without a reader: the sentence of the top evidence sharing most (stemmed)
+    content words with the question, a statement before a question, ties to the
+    better-ranked memory; a refusal
+    when none shares one, since then nothing in memory speaks to the question.
+    ``evidence`` are hits or their texts, best first (the benchmark's replay has
+    only the texts)."""
+    return best_sentence(question, evidence)[0] or REFUSAL

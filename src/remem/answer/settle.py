@@ -150,7 +150,7 @@ _FIRST_PERSON = re.compile(rf"\b{_any_word('first_person.txt')}\b", re.I)
 _SECOND_PERSON = re.compile(rf"\b{_any_word('second_person.txt')}\b", re.I)
 
 
-def _about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
+def about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
     """Whose the line's content is, when its pronouns say so: the speaker's in the
     first person ("my grandma"), the other one's in the second person between two
     people ("what got you into running?"); None when mixed or third person."""
@@ -185,7 +185,7 @@ def misattributed(answer: str, question: str, lines: Sequence[tuple[str | None, 
     best = max((n for n, _, _ in support), default=0)
     if best == 0:
         return False
-    owners = {_about(sp, text, speakers) for n, sp, text in support if n == best}
+    owners = {about(sp, text, speakers) for n, sp, text in support if n == best}
     return None not in owners and named[0] not in owners
 
 
@@ -295,13 +295,65 @@ def clean(text: str, *, keep_date: bool = True) -> str:
     return line
 
 
-def _key(token: str) -> str:
+def word_key(token: str) -> str:
     """A word's light stem with a final "e" dropped, so "move" meets "moved" and
     "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov")."""
     return stem(token).rstrip("e") or token
+
+
+_key = word_key
 
 
 def content_keys(text: str) -> set[str]:
     """The keys (:func:`_key`) of ``text``'s content words, personal words aside:
     what a question and a sentence must share to speak of the same thing."""
     return {_key(t) for t in tokenize(text) if t not in _PERSONAL}
+
+
+# -- degenerate replies --------------------------------------------------------------
+
+_LABEL_TOKEN = re.compile(r"^[A-Z][\w'.-]{0,30}:$")
+_REPLY_WORD = re.compile(r"\S+")
+
+
+def degenerate(reply: str, question: str) -> str:
+    """Why the reader's ``reply`` is no answer at all, or "" when it is one.
+
+    Small readers sometimes emit nothing, loop ("and then and then and then ..."),
+    echo the context's speaker labels ("Me: Me: Me: Me:") or hand the question back.
+    Such a reply says nothing about memory, so it is neither an answer nor a refusal:
+    the reader replaces it with the extractive answer, which may itself refuse.
+
+    - ``"empty"``: no word once the framing is stripped (a reply that is only
+      punctuation, quotes or a lone label);
+    - ``"labels"``: two or more of its words are speaker labels ("Me:", "Ana:");
+    - ``"loop"``: a run of one to four words repeated three times in a row, or, in a
+      reply of eight words or more, fewer than half of them distinct;
+    - ``"question"``: it ends with a question mark, or is the question's own content
+      words (two or more, at least two thirds of them) and nothing else.
+
+    A short choice from the question ("coffee" to "Tea or coffee?"), a yes/no, a
+    date or a number is an answer, not a restatement.
+    """
+    text = reply.strip()
+    words = _REPLY_WORD.findall(text)
+    if sum(bool(_LABEL_TOKEN.match(w)) for w in words) >= 2:
+        return "labels"
+    low = [w.lower().strip(_WRAPPERS + ".,;:!?") for w in words]
+    low = [w for w in low if w]
+    for n in range(1, 5):
+        for i in range(len(low) - 3 * n + 1):
+            if low[i : i + n] == low[i + n : i + 2 * n] == low[i + 2 * n : i + 3 * n]:
+                return "loop"
+    if len(low) >= 8 and len(set(low)) < len(low) / 2:
+        return "loop"
+    cleaned = clean(text)
+    if not re.search(r"\w", cleaned):
+        return "empty"
+    if cleaned.rstrip(_WRAPPERS).endswith("?"):
+        return "question"
+    asked = content_keys(question)
+    said = content_keys(cleaned)
+    if len(said) >= 2 and said <= asked and len(said) >= 2 * len(asked) / 3:
+        return "question"
+    return ""

@@ -141,6 +141,13 @@ QA = "end-to-end answers (--answer)"
             help="reader's sampling seed (with --answer-option temperature=T > 0: repeated runs)",
             group=QA,
         ),
+        arg(
+            "--readers",
+            type=names,
+            default=[],
+            help="readers side by side over the same recall, comma-separated (none,local)",
+            group=QA,
+        ),
         arg("--answer-k", type=int, default=10, help="memories recalled per question", group=QA),
         arg("--context-tokens", type=int, default=900, help="memory context budget", group=QA),
         arg(
@@ -191,7 +198,8 @@ def _locomo_answers(args: argparse.Namespace) -> tuple[dict[str, Any], Tables] |
     llm_options = {"base_url": args.llm_url} if args.llm_url else {}
     if args.llm_model:
         llm_options["model"] = args.llm_model
-    if args.llm_threads and args.llm in ("local", "auto"):  # the others have no threads
+    local = args.llm in ("local", "auto") or any(r in ("local", "auto") for r in args.readers)
+    if args.llm_threads and local:  # the others have no threads
         llm_options["n_threads"] = args.llm_threads
     if args.llm_seed is not None and args.llm != "none":
         llm_options["seed"] = args.llm_seed
@@ -211,6 +219,7 @@ def _locomo_answers(args: argparse.Namespace) -> tuple[dict[str, Any], Tables] |
         resume=args.resume,
         resume_from=args.resume_from or (),
         progress=_progress,
+        readers=args.readers,
     )
     return result, qa_tables(result)
 
@@ -270,6 +279,77 @@ benchmark(
         *RETRIEVAL,
     ],
 )(_retrieval)
+
+
+@benchmark(
+    "verdict",
+    help="the 'not in memory' verdict on LoCoMo: cat-5 refusal vs false refusal, held out",
+    args=[
+        DATA,
+        arg(
+            "--engines",
+            type=names,
+            default=["hybrid", "synapse"],
+            help="engines, comma-separated (default hybrid,synapse)",
+        ),
+        arg("--k", type=int, default=10, help="memories recalled per question (default 10)"),
+        arg(
+            "--conversations",
+            type=names,
+            default=None,
+            help="only these conversations, comma-separated sample ids (default: all)",
+        ),
+        *OUT,
+    ],
+)
+def verdict(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .report import verdict_tables
+    from .verdict import run_verdict
+
+    result = run_verdict(
+        args.data, args.engines, k=args.k, conversations=args.conversations, progress=_progress
+    )
+    return result, verdict_tables(result)
+
+
+@benchmark(
+    "readers-replay",
+    help="a saved --answer run's recall read again by today's local rules and by none",
+    args=[
+        DATA,
+        arg("--jsonl", required=True, help="rows of a saved --answer run (made with local)"),
+        arg(
+            "--no-verdict",
+            action="store_true",
+            help="leave out the 'not in memory' verdict (readers alone)",
+        ),
+        arg(
+            "--grounding",
+            type=float,
+            default=0.5,
+            help="the answer-grounding check for the local drafts (0 turns it off)",
+        ),
+        *OUT,
+    ],
+)
+def readers_replay(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .qa import paired_differences, readers_replay, summarise
+    from .report import qa_tables
+
+    rows, labels = readers_replay(
+        args.data, args.jsonl, verdict=not args.no_verdict, grounding=args.grounding
+    )
+    result = {
+        "benchmark": "locomo-qa-readers-replay",
+        "data": args.data,
+        "jsonl": args.jsonl,
+        "replayed": args.jsonl,
+        "grounding": args.grounding,
+        "answer_options": {"verdict": not args.no_verdict},
+        "engines": summarise(rows, labels),
+        "paired": paired_differences(rows, labels, base=labels[0]) if labels else {},
+    }
+    return result, qa_tables(result)
 
 
 @benchmark(

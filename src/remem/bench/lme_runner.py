@@ -16,8 +16,9 @@ the history, have no evidence and are left out of them):
   (LoCoMo's definition);
 * LongMemEval's recall_any@k and recall_all@k at turn level and at session level (the
   ranked turns' sessions in order of first appearance), and turn-level NDCG@k;
-* for engines with a confidence gate, its refusal rate on the abstention questions
-  beside its false refusals on the rest;
+* the "not in memory" verdict's refusal rate on the abstention questions (``_abs``)
+  beside its false refusals on the rest (recall at k=10, as the verdict was
+  calibrated), and the same for an engine's confidence gate where it has one;
 * ingest turns/s and MiniLM word pieces/s (untruncated: the embedding work), first-
   and later-search latency, the process's peak RSS and each engine's RSS growth.
 """
@@ -55,6 +56,9 @@ class _Run:
     rss_growth_mb: list[float] = field(default_factory=list)
     refused_abs: list[bool] = field(default_factory=list)
     refused_other: list[bool] = field(default_factory=list)
+    #: the "not in memory" verdict (Recall.not_in_memory) on each kind of question
+    verdict_abs: list[bool] = field(default_factory=list)
+    verdict_other: list[bool] = field(default_factory=list)
     #: per question type: whether the newest evidence turn ranked above the oldest
     #: (questions with evidence in two or more sessions, both in the ranking)
     newest_first: dict[str, list[bool]] = field(default_factory=dict)
@@ -129,11 +133,12 @@ def run_longmemeval(
                     mem.search(q.question, user_id=q.question_id, k=depth, now=now)
                     run.later_s.append(time.perf_counter() - t0)
                 run.rss_growth_mb.append(rss_mb() - rss0)
+                # the "not in memory" verdict as Memory.answer reads it (k=10, as
+                # calibrated), and the confidence gate's own refusal where there is one
+                rec = mem.recall(q.question, user_id=q.question_id, k=10, now=now, explain=False)
+                (run.verdict_abs if q.abstention else run.verdict_other).append(rec.not_in_memory)
                 if gate:
-                    refuse = mem.recall(
-                        q.question, user_id=q.question_id, k=depth, now=now, explain=False
-                    ).refuse
-                    (run.refused_abs if q.abstention else run.refused_other).append(refuse)
+                    (run.refused_abs if q.abstention else run.refused_other).append(rec.refuse)
             if q.abstention or not q.evidence:
                 continue
             turns = [h.metadata.get("turn") for h in hits]
@@ -210,6 +215,8 @@ def _summarise(
             "rss_growth_mb_max": max(run.rss_growth_mb, default=float("nan")),
             "gate_refusal_abstention": mean(run.refused_abs) if run.refused_abs else None,
             "gate_false_refusal": mean(run.refused_other) if run.refused_other else None,
+            "verdict_refusal_abstention": mean(run.verdict_abs) if run.verdict_abs else None,
+            "verdict_false_refusal": mean(run.verdict_other) if run.verdict_other else None,
             "newest_first": {
                 kind: {"rate": mean(v), "n": len(v)} for kind, v in sorted(run.newest_first.items())
             },

@@ -11,6 +11,17 @@ Two baselines run in the same process:
   sessions only), in time order. It is the "no memory system" row.
 - the engines' own rows (``hybrid`` is the retrieval baseline).
 
+Readers side by side (``readers``): each question is recalled once and the same
+recall is read by every reader (``none``, ``local``, ...), so the differences are the
+readers'; a row's ``engine`` is then ``<engine>/<reader>``. This path calls
+``Memory.recall`` and the reader, so ILSTMA's notes and its judge's prepared answer,
+which only ``Memory.answer`` passes on, play no part in it.
+
+Beside the official F1 each row keeps the gold answer's containment (the share of
+its normalised tokens found in the reply; :func:`~remem.bench.qa_metrics.containment`)
+and the reply's length in those tokens: F1 punishes a right answer said in a
+sentence, containment does not, and length shows what containment does not punish.
+
 Category 5 is asked as a plain question: offering the adversarial answer as one
 of two options, as the official generation script does, would hand the reader the
 false premise, and a memory layer is judged on refusing without such help. Its
@@ -31,7 +42,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..answer import Answer, Answerer, is_temporal
+from ..answer import REFUSAL, Answer, Answerer, is_temporal
 from ..embed import create_embedder
 from ..embed.base import MemoEmbedder
 from ..llm import LLM, create_llm
@@ -42,7 +53,7 @@ from ..redact import failure
 from ..types import Recall
 from .locomo import Conversation, Question, load_locomo
 from .metrics import evidence_recall, mean, percentile
-from .qa_metrics import locomo_f1
+from .qa_metrics import containment, locomo_f1, tokens
 
 log = logging.getLogger("remem.bench")
 
@@ -68,17 +79,21 @@ def run_locomo_qa(
     resume: bool = False,
     resume_from: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
+    readers: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Answer the questions with every engine; ``resume`` keeps the complete
     (engine, conversation) blocks of an earlier ``jsonl`` and runs only the rest, so a
     full run (hours on 2 CPU cores) can be done in parts. ``resume_from`` names more
     JSONL files (parts run in parallel) whose complete blocks are taken in too; a
-    block found complete in several files is taken once, from the first."""
+    block found complete in several files is taken once, from the first.
+    ``readers`` names several readers to run over the same recall (the module's
+    docstring); ``llm_options`` then go to the readers that take them."""
     convs = load_locomo(data_path)
     if conversations:
         wanted = set(conversations)
         convs = [c for c in convs if c.sample_id in wanted]
     reader = create_llm(llm, **(llm_options or {}))
+    side = {r: _reader(r, llm, reader, llm_options or {}) for r in readers}
     embedder = MemoEmbedder(create_embedder("minilm"))
     rows: list[dict[str, Any]] = []
     plan = {}
@@ -86,7 +101,8 @@ def run_locomo_qa(
         questions = [q for q in conv.questions if q.category in categories]
         plan[conv.sample_id] = _spread(questions, limit) if limit is not None else questions
     done: set[tuple[str, str]] = set()
-    planned = {(name, cid) for name in engines for cid in plan}
+    labels = [f"{e}/{r}" for e in engines for r in side] if side else list(engines)
+    planned = {(name, cid) for name in labels for cid in plan}
     kept: list[dict[str, Any]] = []  # the file's rows of blocks this run does not plan
     sources = [jsonl] if resume and jsonl else []
     sources += list(resume_from)
@@ -96,7 +112,7 @@ def run_locomo_qa(
         old = _read_rows(source)
         if i == 0 and resume:
             kept = [r for r in old if (r["engine"], r["conversation"]) not in planned]
-        for name in engines:
+        for name in labels:
             for cid, qs in plan.items():
                 if (name, cid) in done:
                     continue
@@ -112,14 +128,21 @@ def run_locomo_qa(
             if progress:
                 progress(f"[{ci + 1}/{len(convs)}] {conv.sample_id}: {len(questions)} questions")
             for name in engines:
-                if (name, conv.sample_id) in done:
+                mine = [f"{name}/{r}" for r in side] if side else [name]
+                if all((label, conv.sample_id) in done for label in mine):
                     continue
                 opts = {
                     **(answer_options or {}),
                     "max_context_tokens": max_context_tokens,
                     "grounding": grounding,
                 }
-                for row in _run_engine(name, conv, questions, reader, embedder, k, opts, judge):
+                if side:
+                    run = _run_readers(name, conv, questions, side, embedder, k, opts, judge)
+                else:
+                    run = _run_engine(name, conv, questions, reader, embedder, k, opts, judge)
+                for row in run:
+                    if (row["engine"], conv.sample_id) in done:
+                        continue
                     rows.append(row)
                     if out:
                         out.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -130,7 +153,8 @@ def run_locomo_qa(
     return {
         "benchmark": "locomo-qa",
         "data": str(data_path),
-        "reader": reader.name,
+        "reader": ", ".join(r.name for r in side.values()) if side else reader.name,
+        "readers": list(side),
         "reader_seed": (llm_options or {}).get("seed"),
         "k": k,
         "max_context_tokens": max_context_tokens,
@@ -140,10 +164,69 @@ def run_locomo_qa(
         "limit": limit,
         "wall_s": time.time() - started,
         "resumed_blocks": len(done),
-        "engines": summarise(rows, engines),
-        "paired": paired_differences(rows, engines),
+        "engines": summarise(rows, labels),
+        "paired": paired_differences(rows, labels),
         "jsonl": jsonl,
     }
+
+
+def _reader(spec: str, llm: str, main: LLM, options: dict[str, Any]) -> LLM:
+    """The LLM of the reader ``spec`` (``name`` or ``name@mode``, the Answerer's
+    ``mode``: ``local@span``) for a side-by-side run: the run's own when it is the one
+    ``--llm`` names, else a new one with the options its backend takes (threads and
+    seed for ``local``, endpoint, model and seed for ``openai``, none for ``none``)."""
+    name = spec.partition("@")[0]
+    if name == llm:
+        return main
+    takes = {
+        "local": {"n_threads", "seed"},
+        "auto": {"n_threads", "seed"},
+        "openai": {"base_url", "model", "seed"},
+    }.get(name, set())
+    return create_llm(name, **{k: v for k, v in options.items() if k in takes})
+
+
+def _with_mode(opts: dict[str, Any], spec: str) -> dict[str, Any]:
+    """The run's answer options with the reader's ``@mode``, when it names one."""
+    mode = spec.partition("@")[2]
+    return {**opts, "mode": mode} if mode else opts
+
+
+def _run_readers(
+    name: str,
+    conv: Conversation,
+    questions: list[Question],
+    readers: dict[str, LLM],
+    embedder: Any,
+    k: int,
+    opts: dict[str, Any],
+    judge: LLM | None,
+) -> Iterator[dict[str, Any]]:
+    """Rows of every reader over one recall per question (``full-context`` reads the
+    whole conversation with each reader instead). A reader's latency is the recall's
+    plus its own."""
+    engine = "hybrid" if name == FULL_CONTEXT else name
+    first = next(iter(readers.values()))
+    with Memory(
+        ":memory:", engine=engine, embedder=embedder, llm=first, answer_options=opts
+    ) as mem:
+        for session in conv.sessions:
+            mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
+        if name == FULL_CONTEXT:
+            for rname, llm in readers.items():
+                full = FullContext(mem, conv.sample_id, llm, options=_with_mode(opts, rname))
+                answers = full.answer_all([q.question for q in questions])
+                for q, a in zip(questions, answers, strict=True):
+                    yield _row(f"{name}/{rname}", conv, q, a, judge)
+            return
+        answerers = {r: Answerer(llm, **_with_mode(opts, r)) for r, llm in readers.items()}
+        for q in questions:
+            t0 = time.perf_counter()
+            rec = mem.recall(q.question, conv.sample_id, k)
+            recall_s = time.perf_counter() - t0
+            for rname, answerer in answerers.items():
+                a = answerer.answer(q.question, rec, started=time.perf_counter() - recall_s)
+                yield _row(f"{name}/{rname}", conv, q, a, judge)
 
 
 def _reopen(path: Path, rows: list[dict[str, Any]]) -> IO[str]:
@@ -266,6 +349,8 @@ def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | Non
         "draft": a.draft,
         "refused": a.refused,
         "f1": locomo_f1(a.text, q.answer if q.category != 5 else None, q.category),
+        "containment": containment(a.text, q.answer if q.category != 5 else None, q.category),
+        "reply_tokens": len(tokens(a.text)),
         "evidence_recall": evidence_recall(q.evidence, ids, len(ids)) if q.evidence else None,
         "evidence": ids,
         "context_tokens": a.context_tokens,
@@ -318,6 +403,21 @@ def summarise(rows: list[dict[str, Any]], engines: Sequence[str]) -> dict[str, A
             },
             "counts": {str(c): sum(r["category"] == c for r in mine) for c in ALL_CATEGORIES},
             "f1_1to4": mean(r["f1"] for r in answerable),
+            "containment": {
+                str(c): mean(
+                    r["containment"]
+                    for r in mine
+                    if r["category"] == c and r.get("containment") is not None
+                )
+                for c in ALL_CATEGORIES[:4]
+            },
+            "containment_1to4": mean(
+                r["containment"] for r in answerable if r.get("containment") is not None
+            ),
+            # the answers' own length: refusals, all alike, left out
+            "reply_tokens_mean": mean(
+                r["reply_tokens"] for r in answerable if "reply_tokens" in r and not r["refused"]
+            ),
             "cat5_refusal": mean(float(r["refused"]) for r in adversarial),
             "false_refusal": mean(float(r["refused"]) for r in answerable),
             "context_tokens_p50": percentile([r["context_tokens"] for r in mine], 50),
@@ -479,7 +579,7 @@ def replay_rows(
     calling the reader. The evidence is rebuilt from the data by turn id; ILSTMA's
     notes (summary, profile) are not, so for its rows the check sees the memories only.
     ``options`` are :func:`remem.answer.settle`'s switches (``premise=False``, ...)."""
-    from ..answer import settle
+    from ..answer import REFUSAL, degenerate, extractive, settle
 
     known = set(inspect.signature(settle).parameters) - {
         "draft",
@@ -504,11 +604,22 @@ def replay_rows(
             continue
         lines = [turns[k] for e in r["evidence"] if (k := (r["conversation"], e)) in turns]
         context = "\n".join(f"{who}: {text}" for who, text in lines)
-        pred, refused = settle(
-            r["draft"], r["question"], context, grounding, lines=lines, **(options or {})
-        )
+        if degenerate(r["draft"], r["question"]):  # as the reader does: the evidence speaks
+            pred = extractive(r["question"], [text for _, text in lines])
+            refused = pred == REFUSAL
+        else:
+            pred, refused = settle(
+                r["draft"], r["question"], context, grounding, lines=lines, **(options or {})
+            )
         gold = None if r["category"] == 5 else r["gold"]
-        new = dict(r, prediction=pred, refused=refused, f1=locomo_f1(pred, gold, r["category"]))
+        new = dict(
+            r,
+            prediction=pred,
+            refused=refused,
+            f1=locomo_f1(pred, gold, r["category"]),
+            containment=containment(pred, gold, r["category"]),
+            reply_tokens=len(tokens(pred)),
+        )
         if "judge" in r and pred != r["prediction"]:
             new["judge"] = None  # the judge saw another prediction: no score
         out.append(new)
@@ -562,3 +673,88 @@ def grounding_sweep(
                 }
             )
     return {"benchmark": "locomo-qa-grounding", "jsonl": jsonl, "engines": out}
+
+
+#: the readers a saved run is read again by (:func:`readers_replay`)
+REPLAY_READERS = ("saved", "local", "none")
+
+
+def readers_replay(
+    data_path: str, jsonl: str, *, verdict: bool = True, grounding: float = 0.5
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """A saved ``--answer`` run (made with ``local``) read again, over its own saved
+    retrieval, by the readers that need no model call, so every reader sees the same
+    evidence on every question of the full run:
+
+    - ``saved``: the rows as they were saved (the reader and rules of that commit);
+    - ``local``: the saved drafts settled by today's rules at ``grounding``, a
+      degenerate draft replaced by the extractive answer as the reader now does;
+    - ``none``: the extractive answer (:class:`remem.answer.Answerer` with
+      ``llm="none"``), a date question answered with its memory's day.
+
+    With ``verdict``, the "not in memory" verdict (:mod:`remem.answer.verdict`, the
+    row's engine's constants) is read from the saved evidence and refuses for
+    ``local`` and ``none`` as ``Memory.answer`` would; its IDF and known words come
+    from a lexical index of the whole conversation, as the live index would hold
+    them. The evidence is what the reader saw (the fitted top-k, best first), rebuilt
+    from the data by turn id. ``full-context`` rows (no retrieval) are left out.
+    Returns the rows, labelled ``<engine>/<reader>``, and the labels in order."""
+    from ..answer.verdict import judge, signals
+    from ..index.bm25 import BM25Index
+    from ..types import Hit, index_text
+
+    convs = {c.sample_id: c for c in load_locomo(data_path)}
+    lexical: dict[str, BM25Index] = {}
+    for cid, c in convs.items():
+        lexical[cid] = BM25Index()
+        lexical[cid].add([index_text(t.text, t.speaker) for t in c.turns])
+    turns = {(cid, t.dia_id): t for cid, c in convs.items() for t in c.turns}
+    saved = [r for r in _read_rows(jsonl) if r["engine"] != FULL_CONTEXT]
+    settled = {
+        id(r): s for r, s in zip(saved, replay_rows(data_path, saved, grounding), strict=True)
+    }
+    extract = Answerer(create_llm("none"), verdict=False)
+    out: list[dict[str, Any]] = []
+    labels: list[str] = []
+    for r in saved:
+        cid = r["conversation"]
+        hits = [
+            Hit(e, t.text, 0.0, t.speaker, t.timestamp, t.session_id, {"dia_id": e})
+            for e in r["evidence"]
+            if (t := turns.get((cid, e))) is not None
+        ]
+        idx = lexical[cid]
+
+        def known(word: str, idx: BM25Index = idx) -> bool:
+            return idx.df(word) > 0
+
+        absent = judge(signals(r["question"], hits, idx.idf, known), r["engine"]).not_in_memory
+        gold = None if r["category"] == 5 else r["gold"]
+        refused_by_verdict = verdict and absent
+        none = extract.answer(r["question"], Recall(hits, 1.0, refused_by_verdict))
+        local = dict(settled[id(r)])
+        if refused_by_verdict:
+            local.update(prediction=REFUSAL, refused=True)
+        for reader, pred, refused in (
+            ("saved", r["prediction"], r["refused"]),
+            ("local", local["prediction"], local["refused"]),
+            ("none", none.text, none.refused),
+        ):
+            label = f"{r['engine']}/{reader}"
+            if label not in labels:
+                labels.append(label)
+            out.append(
+                dict(
+                    r,
+                    engine=label,
+                    prediction=pred,
+                    refused=refused,
+                    f1=locomo_f1(pred, gold, r["category"]),
+                    containment=containment(pred, gold, r["category"]),
+                    reply_tokens=len(tokens(pred)),
+                    llm_calls=r["llm_calls"] if reader != "none" else 0,
+                    # none: its own reading time, without the saved run's recall
+                    latency_s=none.latency_s if reader == "none" else r["latency_s"],
+                )
+            )
+    return out, labels

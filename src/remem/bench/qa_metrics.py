@@ -72,3 +72,22 @@ def locomo_f1(prediction: object, gold: object, category: int) -> float:
     if category == 3:
         gold = str(gold).split(";")[0]
     return token_f1(prediction, gold)
+
+
+def containment(prediction: object, gold: object, category: int) -> float | None:
+    """Share of the gold answer's normalised (stemmed) tokens found in the prediction:
+    1.0 for "Ana moved to Paris on 8 May 2023" against the gold "8 May 2023", which
+    token F1 scores 0.55 for its extra words. Not an official LoCoMo score; it does
+    not punish length, so a reply that pastes all the evidence scores well too (read
+    it beside reply length and F1). Category 3's gold is cut at its first ";" as the
+    official scorer does; category 5 has no gold answer (None)."""
+    if category == 5 or gold is None:
+        return None
+    if category == 3:
+        gold = str(gold).split(";")[0]
+    want = tokens(gold)
+    if not want:
+        return None
+    have = Counter(tokens(prediction))
+    need = Counter(want)
+    return sum(min(n, have[t]) for t, n in need.items()) / len(want)

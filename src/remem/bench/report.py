@@ -277,6 +277,34 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
             f1_rows,
         ),
         (
+            "Gold-answer containment by raw category (share of the gold answer's normalised "
+            "tokens found in the reply; not an official score: it does not punish length, "
+            "so read it beside the answers' length) and refusals",
+            ["engine"]
+            + [f"cat{c} containment" for c in cats]
+            + [
+                "containment 1-4",
+                "F1 1-4",
+                "reply tokens (answers 1-4)",
+                "cat5 refusal",
+                "false refusal 1-4",
+                "latency p50 s",
+            ],
+            [
+                [name]
+                + [_fmt(e.get("containment", {}).get(c, float("nan"))) for c in cats]
+                + [
+                    _fmt(e.get("containment_1to4", float("nan"))),
+                    _fmt(e["f1_1to4"]),
+                    _fmt(e.get("reply_tokens_mean", float("nan")), 1),
+                    _fmt(e["cat5_refusal"]),
+                    _fmt(e["false_refusal"]),
+                    _fmt(e["latency_p50_s"], 2),
+                ]
+                for name, e in engines.items()
+            ],
+        ),
+        (
             "Cost per question",
             [
                 "engine",
@@ -397,6 +425,34 @@ def grounding_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[
             "Grounding check replayed on saved drafts (no reader calls): threshold vs F1 "
             "1-4, refusal on raw category 5 and false refusal on 1-4",
             ["engine", "threshold", "F1 1-4", "cat5 refusal", "false refusal 1-4"],
+            rows,
+        )
+    ]
+
+
+def verdict_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The "not in memory" verdict beside the confidence gate, per half."""
+    rows = []
+    for engine, halves in result["engines"].items():
+        for half, parts in halves.items():
+            for who in ("verdict", "gate"):
+                r = parts[who]
+                rows.append(
+                    [
+                        engine,
+                        half,
+                        who,
+                        str(r["questions"]),
+                        str(r["cat5"]),
+                        _fmt(r["cat5_refusal"]),
+                        _fmt(r["false_refusal"]),
+                    ]
+                )
+    head = ["engine", "conversations", "refusal by", "questions", "cat 5", "cat-5 refusal"]
+    return [
+        (
+            f"LoCoMo 'not in memory' verdict (k={result['k']}; fitted on the calibration half)",
+            [*head, "false refusal 1-4"],
             rows,
         )
     ]
@@ -537,6 +593,7 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
             f"{_fmt(e['later_search_ms_p50'], 1)} / {_fmt(e['later_search_ms_p95'], 1)}",
             _fmt(e["rss_growth_mb_max"], 0),
             f"{rate(e['gate_refusal_abstention'])} / {rate(e['gate_false_refusal'])}",
+            f"{rate(e.get('verdict_refusal_abstention'))} / {rate(e.get('verdict_false_refusal'))}",
         ]
         for name, e in result["engines"].items()
     ]
@@ -595,6 +652,7 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
                 "later search p50/p95 ms",
                 "RSS growth MB (max)",
                 "gate refusal: abstention / others",
+                "not-in-memory verdict: abstention / others",
             ],
             eff,
         ),

@@ -72,6 +72,19 @@ class Abilities:
     short_term: bool = False
 
 
+@dataclass(frozen=True)
+class GraphTrace:
+    """The part of an engine's graph one query lit up: nodes as ``(key, kind, label,
+    activation, anchor)`` (``kind`` is ``"episode"``, whose key and label are the
+    memory id, or ``"concept"``, keyed ``c:<id>`` and labelled with its words;
+    ``anchor`` names the channels that seeded it, "" when activation reached it) and
+    the edges that carried activation, as ``(source key, target key, weight,
+    carried)``: ``carried`` is the most the edge passed on in any round."""
+
+    nodes: list[tuple[str, str, str, float, str]]
+    edges: list[tuple[str, str, float, float]]
+
+
 @dataclass
 class EngineRecall:
     """What an engine found for one question: all that ``Memory.recall`` and
@@ -99,6 +112,9 @@ class EngineRecall:
     timings: dict[str, float] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
     explain: Callable[[], dict[str, str]] | None = field(default=None, repr=False)
+    #: when given, the query's activated neighbourhood in the engine's graph (SYNAPSE):
+    #: called only when asked (``Memory.trace``), from the activation this recall ran
+    trace: Callable[[int], GraphTrace] | None = field(default=None, repr=False)
 
     def explanations(self, traced: bool = True) -> dict[str, str]:
         """Hit id -> how it was reached (the traced path when there is one)."""

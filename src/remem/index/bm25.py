@@ -110,6 +110,11 @@ class BM25Index:
         self._post_tf[tid] = []
         self._post_cache.pop(tid, None)
 
+    def df(self, token: str) -> int:
+        """How many live documents hold the (tokenized) term."""
+        tid = self._vocab.get(token)
+        return int(self._df[tid]) if tid is not None else 0
+
     def idf(self, token: str) -> float:
         """The Lucene IDF of a (tokenized) term; a term no live document has gets the
         largest possible value, as if it occurred in none."""

@@ -64,6 +64,10 @@ class UserIndex:
     passage_spans: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     #: how a long memory's passages make its score (``PassagePlan.score``)
     passage_score: str = "corrected"
+    #: (owners, multi, gain) as arrays, made on the first search after an append
+    _layout: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         self.dense = DenseIndex(self.dim)
@@ -91,6 +95,7 @@ class UserIndex:
                 self.passage_owner.extend([pos] * len(r.passages.vectors))
                 self.passage_rows[pos] = (first, self.passages.size)
                 self.passage_spans[pos] = r.passages.spans
+                self._layout = None
         self.last_seq = rows[-1].seq
 
     def remove(self, memory_id: str) -> None:
@@ -111,21 +116,29 @@ class UserIndex:
         for a memory of several passages, its best passage's."""
         cos = self.dense.scores(query_vec)
         if self.passage_rows and self.passage_score != "mean":
-            owners = np.fromiter(self.passage_owner, dtype=np.int64, count=self.passages.size)
-            multi = np.fromiter(self.passage_rows, dtype=np.int64)
+            owners, multi, gain = self._passage_layout()
             best = np.full_like(cos, -np.inf)
             np.maximum.at(best, owners, self.passages.scores(query_vec))
             if self.passage_score == "corrected":
-                best[multi] -= self._max_bias(cos, multi)
+                best[multi] -= _spread(cos) * gain
             cos[multi] = (
                 best[multi] if self.passage_score != "both" else np.maximum(cos[multi], best[multi])
             )
         return cos
 
-    def _max_bias(self, cos: np.ndarray, multi: np.ndarray) -> np.ndarray:
-        """How much the best of P passages beats one text by chance: the expected
-        maximum of P draws from the query's own score spread (sigma * sqrt(2 ln P))."""
-        return _spread(cos) * self._best_of_gain(multi)
+    def _passage_layout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each passage's owner, the memories of several passages, and their
+        :meth:`_best_of_gain`: made once per append, not per search (a Python pass over
+        every passage, which grew with the history).
+
+        The correction for a best of P passages is how much that maximum beats one
+        text by chance: the expected maximum of P draws from the query's own score
+        spread, sigma * sqrt(2 ln P)."""
+        if self._layout is None:
+            owners = np.fromiter(self.passage_owner, dtype=np.int64, count=self.passages.size)
+            multi = np.fromiter(self.passage_rows, dtype=np.int64)
+            self._layout = (owners, multi, self._best_of_gain(multi))
+        return self._layout
 
     def _best_of_gain(self, multi: np.ndarray) -> np.ndarray:
         """sqrt(2 ln P) of each memory's passage count P."""
@@ -135,7 +148,7 @@ class UserIndex:
     def _sampled_spread(self, query_vec: np.ndarray) -> float:
         """The spread of the query's cosines over the user's memories, from an even
         sample of at most :data:`SPREAD_SAMPLE` of them (all of them below that): what
-        :meth:`_max_bias` reads from the full scores, for a path that has only some."""
+        :meth:`similarity` reads from the full scores, for a path that has only some."""
         n = self.dense.size
         sample = np.arange(0, n, max(1, -(-n // SPREAD_SAMPLE)), dtype=np.int64)
         return _spread(self.dense.cosines(sample, query_vec))

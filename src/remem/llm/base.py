@@ -93,6 +93,10 @@ class LLM(ABC):
     context_window: int = 8192
     #: whether ``json_schema`` is enforced by the backend (grammar / structured output)
     enforces_schema: bool = False
+    #: how the answering layer reads memory with this model when its ``mode`` is
+    #: "auto" (``remem.answer.reader.MODES``): a model generates the answer from the
+    #: notes; without one (``none``) the answer is extracted
+    answer_mode: str = "generate"
     #: the sampling seed a sampled call (temperature > 0) derives its own from; None
     #: sends none (the backend picks)
     seed: int | None = None

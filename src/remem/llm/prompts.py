@@ -22,6 +22,7 @@ HERE = Path(__file__).parent / "prompts"
 TASKS = (
     "answer",
     "answer_temporal",
+    "answer_span",
     "hit_judge",
     "summary",
     "summary_update",

@@ -68,12 +68,14 @@ from ..memory import Memory
 from ..redact import failure, frames
 from ..validation import MAX_COUNT
 from .accesslog import hide_queries
+from .page import add_page, check_loopback, keyless_guard
 from .schema import (
     MAX_PAGE,
     AddManyRequest,
     AddRequest,
     AnswerRequest,
     QueryRequest,
+    TraceRequest,
     memory_items,
 )
 from .settings import MAX_BODY_BYTES, Settings
@@ -138,6 +140,9 @@ class RecallOut(BaseModel):
     explanations: dict[str, str]
     cache_hit: bool | None
     timings: dict[str, float]
+    #: the "not in memory" verdict (probability) and its call
+    absent: float
+    not_in_memory: bool
 
 
 class AnswerOut(BaseModel):
@@ -153,6 +158,39 @@ class AnswerOut(BaseModel):
     explanations: dict[str, str]
     timings: dict[str, float]
     draft: str
+
+
+class TraceNodeOut(BaseModel):
+    id: str = Field(description="a memory id, or c:<n> for a concept")
+    kind: str = Field(description="episode or concept")
+    label: str = Field(description="the memory's text, or the concept's words")
+    activation: float
+    anchor: str = Field(description='the channels that seeded it; "" when reached')
+    rank: int | None = Field(description="its place among the hits, from 1")
+    speaker: str | None = None
+    timestamp: str | None = None
+    session_id: str | None = None
+
+
+class TraceEdgeOut(BaseModel):
+    source: str
+    target: str
+    weight: float
+    carried: float = Field(description="the most activation it passed on in one round")
+
+
+class TraceOut(BaseModel):
+    recall: RecallOut
+    graph: bool = Field(description="whether the engine has a graph (SYNAPSE)")
+    nodes: list[TraceNodeOut]
+    edges: list[TraceEdgeOut]
+
+
+class EngineOut(BaseModel):
+    name: str
+    gate: bool = Field(description="a confidence gate that can refuse")
+    flow: bool = Field(description="a per-question flow with state")
+    short_term: bool = Field(description="a short-term memory (GET /v1/short-term)")
 
 
 class HealthOut(BaseModel):
@@ -453,6 +491,12 @@ def _tenant(
     header: Annotated[str | None, Depends(_header_key)],
 ) -> TenantMemory:
     """The request's tenant view, from its API key; 401 for anything but a live key."""
+    if request.app.state.keyless:  # remem ui: one person on this machine
+        if not keyless_guard(request):
+            raise Refused(
+                403, "not_loopback", "this keyless server answers requests to loopback only"
+            )
+        return TenantMemory(request.app.state.memory)
     key = bearer.credentials if bearer is not None else header
     name = request.app.state.keyring.verify(key) if key else None
     if name is None:
@@ -496,10 +540,13 @@ def create_app(
     key_cache_s: float = 0.0,
     metrics: bool = True,
     close_memory: bool = False,
+    keyless: bool = False,
 ) -> FastAPI:
-    """The API over ``mem``. The caller owns ``mem`` unless ``close_memory``: then the
-    app closes it when the server shuts down, which writes ILSTMA's buffered recall
-    counts (a clean shutdown loses nothing)."""
+    """The API over ``mem``, with the explorer page at ``/ui``. The caller owns ``mem``
+    unless ``close_memory``: then the app closes it when the server shuts down, which
+    writes ILSTMA's buffered recall counts (a clean shutdown loses nothing).
+    ``keyless`` (``remem ui`` only): no API keys and no tenants, every user as
+    stored, answered only to requests addressed to loopback (see ``page.py``)."""
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -528,6 +575,7 @@ def create_app(
     app.state.memory = mem
     app.state.keyring = keyring
     app.state.metrics = stats
+    app.state.keyless = keyless
 
     app.add_middleware(BodyLimit, limit=max_body_bytes)
 
@@ -632,6 +680,24 @@ def create_app(
         """Search plus the engine's confidence, refusal verdict and explanations."""
         return t.recall(body.user_id, body.query, body.k, body.now)
 
+    @app.post("/v1/trace", tags=["retrieval"], response_model=TraceOut, responses=_KEYED)
+    def trace(body: TraceRequest, t: Tenant) -> dict[str, Any]:
+        """The recall, plus the part of the engine's graph the query activated
+        (SYNAPSE): the most activated episodes and concepts and the edges that
+        carried activation between them."""
+        return t.trace(body.user_id, body.query, body.k, body.now, body.limit)
+
+    @app.get("/v1/short-term", tags=["retrieval"], responses=_KEYED)
+    def short_term(t: Tenant, user_id: UserQ) -> dict[str, Any]:
+        """The user's short-term memory (ILSTMA): its five segments, their estimated
+        tokens, the questions seen and the cache; 422 for an engine without one."""
+        return t.short_term(user_id)
+
+    @app.get("/v1/engine", tags=["ops"], response_model=EngineOut, responses=_KEYED)
+    def engine(t: Tenant) -> dict[str, Any]:
+        """The engine's name and what it can do beyond ranking."""
+        return t.engine()
+
     @app.post("/v1/answer", tags=["retrieval"], response_model=AnswerOut, responses=_KEYED)
     def answer(body: AnswerRequest, t: Tenant) -> dict[str, Any]:
         """Answer from the user's memory or refuse ("Not mentioned in the conversation")."""
@@ -650,6 +716,8 @@ def create_app(
     ) -> dict[str, Any]:
         """Add every entry of an exported table to the user (all or nothing)."""
         return t.import_table(user_id, table)
+
+    add_page(app)
 
     app.add_exception_handler(RememError, _remem_error)
     app.add_exception_handler(Refused, _refused)
@@ -697,3 +765,21 @@ def serve(settings: Settings) -> None:
         workers=settings.workers,
         log_level=settings.log_level,
     )
+
+
+def serve_local(db: str, engine: str, host: str, port: int) -> None:
+    """``remem ui``: the API and its page for one person on this machine, without
+    keys, on loopback only, in one process over an existing database."""
+    import uvicorn
+
+    check_loopback(host)
+    mem = Memory(db, engine=engine, llm="none", store_options={"create": False})
+    try:
+        mem.warm_up()
+        app = create_app(mem, keyless=True, metrics=False, close_memory=True)
+    except BaseException:
+        mem.close()
+        raise
+    shown = f"[{host}]" if ":" in host else host
+    print(f"remem ui: http://{shown}:{port}/ui/ (Ctrl-C stops it)", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

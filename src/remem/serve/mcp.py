@@ -175,7 +175,8 @@ def _tools(view: "Callable[[], TenantMemory]") -> "list[Tool]":
     ) -> dict[str, Any]:
         """Like search_memory, plus how sure memory is that it holds the answer.
 
-        Returns {"hits", "confidence", "refuse", "concepts", "explanations", ...}.
+        Returns {"hits", "confidence", "refuse", "concepts", "explanations", "absent",
+        "not_in_memory", ...}.
         When refuse is true the engine judged that memory does not hold the answer:
         say you don't know rather than answer from the hits. explanations says, per
         hit id, how it was reached (a direct match, or a path through related

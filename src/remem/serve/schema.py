@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from ..validation import MAX_BATCH, MAX_COUNT
+from ..validation import MAX_BATCH, MAX_COUNT, MAX_TRACE_NODES
 
 MAX_K = 200
 """The most memories one search, recall or answer may ask for: more than a reader's
@@ -90,6 +90,12 @@ class QueryRequest(Strict):
     query: StrictStr = Field(description="What to look for: a question or a few words.")
     k: K = 10
     now: Now = None
+
+
+class TraceRequest(QueryRequest):
+    limit: StrictInt = Field(
+        40, ge=1, le=MAX_TRACE_NODES, description=f"Nodes at most (1 to {MAX_TRACE_NODES})."
+    )
 
 
 class AnswerRequest(Strict):

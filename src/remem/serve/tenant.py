@@ -66,6 +66,26 @@ class TenantMemory:
     def recall(self, user_id: str, query: str, k: int = 10, now: Any = None) -> dict[str, Any]:
         return self.mem.recall(query, user_id=self._user(user_id), k=k, now=now).to_dict()
 
+    def trace(
+        self, user_id: str, query: str, k: int = 10, now: Any = None, limit: int = 40
+    ) -> dict[str, Any]:
+        trace = self.mem.trace(query, user_id=self._user(user_id), k=k, now=now, limit=limit)
+        return trace.to_dict()
+
+    def short_term(self, user_id: str) -> dict[str, Any]:
+        return self.mem.short_term(self._user(user_id))
+
+    def engine(self) -> dict[str, Any]:
+        """The engine's name and abilities (what a client may show), not its settings."""
+        info = self.mem.engine_info
+        abilities = info.abilities
+        return {
+            "name": info.name,
+            "gate": abilities.gate,
+            "flow": abilities.flow,
+            "short_term": abilities.short_term,
+        }
+
     def answer(self, user_id: str, question: str, k: int = 10, now: Any = None) -> dict[str, Any]:
         return self.mem.answer(question, user_id=self._user(user_id), k=k, now=now).to_dict()
 

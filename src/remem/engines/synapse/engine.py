@@ -30,12 +30,21 @@ from ...index.tokenize import tokenize
 from ...redact import failure
 from ...types import StoredMemory
 from ..arrange import plan
-from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
+from ..base import (
+    Abilities,
+    Engine,
+    EngineContext,
+    EngineRecall,
+    GraphTrace,
+    Scored,
+    UserLocks,
+)
 from ..baselines import passage_why
 from .activation import Dynamics, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
+from .merge import assign
 from .storage import SYNAPSE_TABLES, SynapseStorage
 
 log = logging.getLogger("remem.synapse")
@@ -253,25 +262,13 @@ class SynapseEngine(Engine):
         vecs = self.ctx.embedder.embed(todo)
         concepts = list(layer.concepts)
         matrix = np.stack([c.vec for c in concepts]).astype(np.float32) if concepts else None
-        new_concepts: list[Concept] = []
-        aliases: list[tuple[str, int]] = []
-        next_cid = layer.next_cid
-        for label, vec in zip(todo, vecs, strict=True):
-            cid = None
-            if matrix is not None and len(matrix):
-                sims = matrix @ vec
-                best = int(np.argmax(sims))
-                if sims[best] >= self.cfg.merge_threshold:
-                    cid = concepts[best].cid
-            if cid is None:
-                cid = next_cid
-                next_cid += 1
-                concept = Concept(cid, label, kinds[label], vec)
-                concepts.append(concept)
-                new_concepts.append(concept)
-                row = vec[None, :].astype(np.float32)
-                matrix = row if matrix is None else np.vstack([matrix, row])
-            aliases.append((label, cid))
+        targets, made = assign(matrix, vecs, self.cfg.merge_threshold)
+        new_concepts = [
+            Concept(layer.next_cid + i, todo[r], kinds[todo[r]], vecs[r])
+            for i, r in enumerate(made)
+        ]
+        cids = [c.cid for c in concepts] + [c.cid for c in new_concepts]
+        aliases = [(label, cids[t]) for label, t in zip(todo, targets, strict=True)]
         return new_concepts, aliases
 
     # -- state --------------------------------------------------------------------
@@ -505,9 +502,17 @@ class SynapseEngine(Engine):
                     for p in best
                 }
 
+            def trace(limit: int) -> GraphTrace:
+                return _trace(limit, graph, history, best, dense_set, bm_set, idx)
+
             hits = [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
             return EngineRecall(
-                hits, confidence, confidence < cfg.gate_tau, concepts, explain=explain
+                hits,
+                confidence,
+                confidence < cfg.gate_tau,
+                concepts,
+                explain=explain,
+                trace=trace,
             )
 
     @property
@@ -585,3 +590,65 @@ def _explain(
             break
     spread = "activation: " + " <- ".join(path) if path else ""
     return "; ".join(x for x in (direct, spread) if x) or "similarity"
+
+
+def _trace(
+    limit: int,
+    graph: Graph | None,
+    history: list[np.ndarray],
+    best: np.ndarray,
+    dense_anchor: set[int],
+    bm_anchor: set[int],
+    idx: UserIndex,
+) -> GraphTrace:
+    """The query's neighbourhood from the activation the search ran (``history``):
+    the ranked hits that are graph nodes, then the nodes that ended most active or
+    received the most activation in a round (a concept lateral inhibition silenced
+    was still reached), then the anchors whose seed died out: ``limit`` in all.
+    Among them, the edges that passed activation on (a sender active in the round
+    before), strongest first."""
+    if graph is None or len(history) == 0 or graph.n_nodes == 0:
+        return GraphTrace([], [])
+    C = graph.n_concepts
+    peak = np.maximum.reduce(history)
+    final = history[-1]
+    received = np.maximum.reduce([graph.incoming @ h for h in history[:-1]] or [final * 0])
+    reach = np.maximum(final, received)
+    chosen = dict.fromkeys(n for n in graph.nodes_of(np.asarray(best)).tolist() if n >= 0)
+    for score in (reach, peak):
+        for node in np.argsort(-score, kind="stable").tolist():
+            if len(chosen) >= limit or score[node] <= 0:
+                break
+            chosen.setdefault(node, None)
+    keep = np.array(sorted(chosen)[: max(limit, 0)], dtype=np.int64)
+    if len(keep) == 0:
+        return GraphTrace([], [])
+
+    def key(node: int) -> str:
+        if node < C:
+            return f"c:{graph.concept_ids[node]}"
+        return idx.ids[int(graph.ep_pos[node - C])]
+
+    nodes = []
+    for node in keep.tolist():
+        if node < C:
+            seeded = "concept" if history[0][node] > 0 else ""
+            nodes.append(
+                (key(node), "concept", graph.concept_labels[node], float(final[node]), seeded)
+            )
+        else:
+            pos = int(graph.ep_pos[node - C])
+            kinds = [k for k, s in (("bm25", bm_anchor), ("dense", dense_anchor)) if pos in s]
+            nodes.append((key(node), "episode", key(node), float(final[node]), "+".join(kinds)))
+    # the normalised weights are what propagation multiplies by the sender's activation
+    sub = graph.incoming[keep][:, keep].tocoo()
+    raw = graph.raw_incoming[keep][:, keep].tocsr()
+    sent = np.max(np.stack([h[keep] for h in history[:-1]]), axis=0) if len(history) > 1 else None
+    edges = []
+    if sent is not None:
+        for d, s, w in zip(sub.row.tolist(), sub.col.tolist(), sub.data.tolist(), strict=True):
+            carried = w * float(sent[s])
+            if carried > 0:
+                edges.append((key(int(keep[s])), key(int(keep[d])), float(raw[d, s]), carried))
+    edges.sort(key=lambda e: -e[3])
+    return GraphTrace(nodes, edges[: 4 * max(limit, 1)])

