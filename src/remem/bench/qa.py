@@ -37,6 +37,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -192,6 +193,21 @@ def _with_mode(opts: dict[str, Any], spec: str) -> dict[str, Any]:
     return {**opts, "mode": mode} if mode else opts
 
 
+@contextmanager
+def _remembered(
+    name: str, conv: Conversation, reader: LLM, embedder: Any, opts: dict[str, Any]
+) -> Iterator[Memory]:
+    """A throwaway Memory of engine ``name`` (``full-context`` stores with hybrid) that
+    has been told the whole conversation, session by session."""
+    engine = "hybrid" if name == FULL_CONTEXT else name
+    with Memory(
+        ":memory:", engine=engine, embedder=embedder, llm=reader, answer_options=opts
+    ) as mem:
+        for session in conv.sessions:
+            mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
+        yield mem
+
+
 def _run_readers(
     name: str,
     conv: Conversation,
@@ -205,13 +221,8 @@ def _run_readers(
     """Rows of every reader over one recall per question (``full-context`` reads the
     whole conversation with each reader instead). A reader's latency is the recall's
     plus its own."""
-    engine = "hybrid" if name == FULL_CONTEXT else name
     first = next(iter(readers.values()))
-    with Memory(
-        ":memory:", engine=engine, embedder=embedder, llm=first, answer_options=opts
-    ) as mem:
-        for session in conv.sessions:
-            mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
+    with _remembered(name, conv, first, embedder, opts) as mem:
         if name == FULL_CONTEXT:
             for rname, llm in readers.items():
                 full = FullContext(mem, conv.sample_id, llm, options=_with_mode(opts, rname))
@@ -272,12 +283,7 @@ def _run_engine(
 ) -> Iterator[dict[str, Any]]:
     """The block's rows, each as soon as its question is answered (the caller writes
     and flushes it at once)."""
-    engine = "hybrid" if name == FULL_CONTEXT else name
-    with Memory(
-        ":memory:", engine=engine, embedder=embedder, llm=reader, answer_options=opts
-    ) as mem:
-        for session in conv.sessions:
-            mem.add_many([t.as_item() for t in session], user_id=conv.sample_id)
+    with _remembered(name, conv, reader, embedder, opts) as mem:
         if name == FULL_CONTEXT:
             full = FullContext(mem, conv.sample_id, reader, options=opts)
             for q, a in zip(
