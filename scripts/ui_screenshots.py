@@ -24,16 +24,9 @@ from remem import Memory
 from remem.demo import load_demo
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+from browser import ARGS, CHROMIUM  # noqa: E402 - the page tests' browser, the same flags
+
 SHOTS = {
     "synapse": "What is the name of Priya's greyhound?",
     "ilstma": "What sort of animal shares Priya's home these days?",
