@@ -1,5 +1,6 @@
-"""A ten-turn conversation shared by the ILSTMA and table tests: one rare topic per
-turn, so position i is table index i and each turn can be asked about alone."""
+"""Conversations shared by several test modules. ``TURNS``: ten turns for the ILSTMA
+and table tests, one rare topic per turn, so position i is table index i and each turn
+can be asked about alone. ``RECURRING``: memories whose names recur, for graph tests."""
 
 from __future__ import annotations
 
@@ -19,3 +20,17 @@ TURNS = [
     ("Alice", "We are planning a canoe trip along the Danube next autumn."),
     ("Bob", "The museum exhibit featured meteorites from Antarctica."),
 ]
+
+RECURRING = [
+    ("I adopted a retired racing greyhound named Biscuit last spring.", "s1"),
+    ("Biscuit the greyhound sleeps on the sofa all afternoon.", "s1"),
+    ("My sister is getting married in Lisbon next September.", "s2"),
+    ("We walked Biscuit along the river in Lisbon.", "s2"),
+    ("I'm allergic to penicillin, so I always tell new doctors.", "s3"),
+    ("The wedding in Lisbon will have a fado singer.", "s3"),
+    ("My cousin moved to Porto for a job at a bike company.", "s4"),
+    ("We visited my cousin in Porto in June.", "s4"),
+]
+"""(text, session) of one person's memories whose names recur (Biscuit, greyhound,
+Lisbon, Porto): SYNAPSE makes a concept of a label only once two memories share it, so
+these give the trace and explorer tests a graph with concepts."""

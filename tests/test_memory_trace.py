@@ -6,18 +6,8 @@ from __future__ import annotations
 import pytest
 
 from remem import InvalidInputError, InvalidTypeError
+from sample_conversation import RECURRING
 
-# concepts need a label in two memories: Biscuit, greyhound, Lisbon, Porto recur
-BOB = [
-    ("I adopted a retired racing greyhound named Biscuit last spring.", "s1"),
-    ("Biscuit the greyhound sleeps on the sofa all afternoon.", "s1"),
-    ("My sister is getting married in Lisbon next September.", "s2"),
-    ("We walked Biscuit along the river in Lisbon.", "s2"),
-    ("I'm allergic to penicillin, so I always tell new doctors.", "s3"),
-    ("The wedding in Lisbon will have a fado singer.", "s3"),
-    ("My cousin moved to Porto for a job at a bike company.", "s4"),
-    ("We visited my cousin in Porto in June.", "s4"),
-]
 QUERY = "What is the name of my greyhound?"
 
 
@@ -25,7 +15,7 @@ def _bob(mem, user: str = "bob") -> list[str]:
     ids = mem.add_many(
         [
             {"text": t, "speaker": "Bob", "session_id": s, "timestamp": f"2023-05-0{i + 1}T10:00"}
-            for i, (t, s) in enumerate(BOB)
+            for i, (t, s) in enumerate(RECURRING)
         ],
         user_id=user,
     )

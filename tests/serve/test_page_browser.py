@@ -24,15 +24,9 @@ from browser import free_port, live_app
 from remem.keys import KeyRing
 from remem.serve.http import create_app
 from remem.serve.tenant import TenantMemory
+from sample_conversation import RECURRING
 
-ACME_BOB = [
-    ("I adopted a retired racing greyhound named Biscuit last spring.", "s1"),
-    ("Biscuit the greyhound sleeps on the sofa all afternoon.", "s1"),
-    ("My sister is getting married in Lisbon next September.", "s2"),
-    ("We walked Biscuit along the river in Lisbon.", "s2"),
-    ("I'm allergic to penicillin, so I always tell new doctors.", "s3"),
-    ("The wedding in Lisbon will have a fado singer.", "s3"),
-]
+ACME_BOB = RECURRING[:6]
 GLOBEX_MARK = "Zanzibar"  # every globex memory says it; acme's page must never show it
 GLOBEX = {
     "carol": [f"Carol's greyhound Pretzel was born in {GLOBEX_MARK}.", "Carol sails to Zanzibar."],
