@@ -158,8 +158,9 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
     lastish = _has(low, "last", "past", "previous")
     digits = _DIGIT.search(low) is not None
     months = _has(low, *_MONTH_STEMS)
-    asked_duration = _HOW_MANY.search(question) if "ago" in low else None
-    for m in _AGO.finditer(question) if "ago" in low else ():
+    ago = "ago" in low
+    asked_duration = _HOW_MANY.search(question) if ago else None
+    for m in _AGO.finditer(question) if ago else ():
         if asked_duration and asked_duration.start() <= m.start() < asked_duration.end():
             continue
         n, unit = _qty(m.group(1)), m.group(2).lower()
