@@ -1,28 +1,39 @@
 """Fit the "not in memory" verdict's constants (src/remem/answer/verdict.py).
 
-    PYTHONPATH=src python scripts/calibrate_verdict.py --data ../shared/data/locomo/locomo10.json
+    PYTHONPATH=src python scripts/calibrate_verdict.py --data ../shared/data/locomo/locomo10.json \
+        --lme ../shared/data/longmemeval/longmemeval_oracle_dev.json
 
-Recalls every question of LoCoMo's first five conversations (remem.bench.verdict's
-CALIBRATION) with the hybrid and synapse engines at k=10 and, for each engine, fits
-an L2-regularised logistic regression (Newton's method, numpy only) of category 5
-(unanswerable) against the verdict's signals, and sets the threshold at the score
-where those conversations' false refusal on categories 1-4 is 0.09 (a margin under
-the 0.10 issue 19 allows, since the held-out half will differ). It prints the
-constants to paste into verdict.py's CALIBRATED; `remem bench verdict` then reports
-them on conversations 6-10, which play no part here.
+Two models per engine (hybrid and synapse, k=10), each an L2-regularised logistic
+regression (Newton's method, numpy only) with its threshold at the score where the
+calibration questions' false refusal is 0.09 (a margin under the 0.10 issue 19
+allows, since the held-out half will differ):
+
+- ``named``: every question naming one speaker in LoCoMo's first five conversations
+  (remem.bench.verdict's CALIBRATION), category 5 (unanswerable) the positives;
+- ``self`` (with ``--lme``): the first-person questions at even positions of a
+  LongMemEval file, each asked on its own pooled history and, as never said, on
+  another's (remem.bench.verdict.lme_verdict_rows), the never-said and abstention
+  questions the positives, over ``coverage``, ``unseen`` and ``missed`` only.
+
+It prints the constants to paste into verdict.py's CALIBRATED; `remem bench verdict
+--lme FILE` then reports them on conversations 6-10 and the odd LongMemEval
+positions, which play no part here.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 import numpy as np
 
-from remem.answer.verdict import FEATURES, judge
-from remem.bench.verdict import CALIBRATION, refusal_rates, verdict_rows
+from remem.answer.verdict import FEATURES, regime
+from remem.bench.verdict import CALIBRATION, lme_verdict_rows, verdict_rows
 
 L2 = 1e-2
 FALSE_REFUSAL = 0.09
+#: what the self model reads (a first-person question names no speaker: no own/other)
+SELF_FEATURES = ("coverage", "unseen", "missed")
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
@@ -42,30 +53,51 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
     return float(w[0]), w[1:]
 
 
+def calibrate(
+    x: np.ndarray, y: np.ndarray, used: Sequence[int]
+) -> tuple[float, list[float], float, float]:
+    """Bias, weights (0 for features not ``used``), threshold, and the positives'
+    refusal at it, for features ``x`` and labels ``y`` (1: not in memory)."""
+    bias, fitted = fit(x[:, list(used)], y)
+    weights = [0.0] * x.shape[1]
+    for j, w in zip(used, fitted, strict=True):
+        weights[j] = float(w)
+    scores = 1.0 / (1.0 + np.exp(-(bias + x @ np.array(weights))))
+    answerable = np.sort(scores[y == 0])[::-1]
+    threshold = float(answerable[int(FALSE_REFUSAL * len(answerable))])
+    return bias, weights, threshold, float((scores[y == 1] > threshold).mean())
+
+
+def _print(engine: str, model: str, fitted: tuple[float, list[float], float, float]) -> None:
+    bias, weights, threshold, refused = fitted
+    ws = ", ".join(f"{w:.4f}" for w in weights)
+    print(f"    # {engine} {model}: positives refused {refused:.3f} at false refusal 0.09")
+    print(f'    "{model}": ({bias:.4f}, ({ws}), {threshold:.4f}),')
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="path to locomo10.json")
-    ap.add_argument("--engines", default="hybrid,synapse", help="comma-separated, pooled")
+    ap.add_argument("--lme", default=None, help="a LongMemEval file, for the self model")
+    ap.add_argument("--engines", default="hybrid,synapse", help="comma-separated")
     ap.add_argument("--k", type=int, default=10)
     args = ap.parse_args()
     engines = [e for e in args.engines.split(",") if e]
     print(f"{', '.join(CALIBRATION)}; k={args.k}")
+    every = range(len(FEATURES))
     for engine in engines:
         rows = verdict_rows(args.data, engine, k=args.k, conversations=CALIBRATION)
+        rows = [r for r in rows if regime(r["signals"]) == "named"]
         x = np.array([[r["signals"].get(f, 0.0) for f in FEATURES] for r in rows])
         y = np.array([float(r["category"] == 5) for r in rows])
-        bias, weights = fit(x, y)
-        scores = np.array(
-            [judge(r["signals"], bias=bias, weights=weights, threshold=2.0).score for r in rows]
-        )
-        answerable = np.sort(scores[y == 0])[::-1]
-        threshold = float(answerable[int(FALSE_REFUSAL * len(answerable))])
-        for r, s in zip(rows, scores, strict=True):
-            r["fitted"] = s > threshold
-        print(f"# {engine}: {len(rows)} questions, {int(y.sum())} of category 5")
-        ws = ", ".join(f"{w:.4f}" for w in weights)
-        print(f'    "{engine}": ({bias:.4f}, ({ws}), {threshold:.4f}),')
-        print(f"#   on the calibration half: {refusal_rates(rows, 'fitted')}")
+        _print(engine, "named", calibrate(x, y, every))
+        if not args.lme:
+            continue
+        lme = lme_verdict_rows(args.lme, engine, k=args.k)
+        lme = [r for r in lme if r["half"] == "calibration" and regime(r["signals"]) == "self"]
+        x = np.array([[r["signals"].get(f, 0.0) for f in FEATURES] for r in lme])
+        y = np.array([float(r["kind"] != "own") for r in lme])
+        _print(engine, "self", calibrate(x, y, [FEATURES.index(f) for f in SELF_FEATURES]))
 
 
 if __name__ == "__main__":

@@ -460,7 +460,7 @@ class Memory:
         """The "not in memory" verdict over the hits, weighing the question's words by
         the user's own lexical index (how rare each is, whether any memory holds it)."""
         with self._indexes.use(user_id) as idx:
-            values = signals(query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0)
+            values = signals(query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0, len(idx.bm25))
         return judge(values, self.engine_name)
 
     def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:

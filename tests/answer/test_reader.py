@@ -167,7 +167,7 @@ def test_bad_input_raises_like_search(open_memory, engine):
 
 @pytest.mark.skipif(not local_available(), reason="the local model is not installed")
 def test_local_reader_answers_with_one_call(open_memory):
-    mem = open_memory(":memory:", "hybrid", llm="local")
+    mem = open_memory(":memory:", "hybrid", llm="local", answer_options={"mode": "generate"})
     _add(mem, turns=TURNS[:3])
     a = mem.answer("What did Alice buy in Tromso?", "u", k=3)
     assert isinstance(a.text, str) and a.text == a.text.strip()
@@ -464,7 +464,7 @@ def test_answer_resting_on_someone_elses_memory_is_refused(open_memory):
 )
 def test_ungrounded_reply_becomes_the_refusal(reply, refused):
     llm = Scripted(reply)
-    a = Answerer(llm).answer(WHERE, _recall())
+    a = Answerer(llm, grounding=0.5).answer(WHERE, _recall())
     _, context, _ = Answerer(llm).fit(HITS)
     assert (grounded_share(clean(reply), WHERE, context) < 0.5) is refused
     assert a.refused is refused
@@ -481,13 +481,48 @@ def test_grounding_zero_turns_the_check_off():
 
 
 def test_grounding_passes_through_answer_options(open_memory):
-    on = open_memory(":memory:", "hybrid", llm=Scripted("Lisbon"))
-    off = open_memory(":memory:", "hybrid", llm=Scripted("Lisbon"), answer_options={"grounding": 0})
+    strict = {"grounding": 0.5}
+    on = open_memory(":memory:", "hybrid", llm=Scripted("Lisbon"), answer_options=strict)
+    off = open_memory(":memory:", "hybrid", llm=Scripted("Lisbon"))  # off: the verdict refuses
     for mem in (on, off):
         _add(mem)
     a_on, a_off = on.answer(BASSOON, "u"), off.answer(BASSOON, "u")
     assert a_on.refused is True and a_on.text == REFUSAL and a_on.llm_calls == 1
     assert a_off.refused is False and a_off.text == "Lisbon" and a_off.llm_calls == 1
+
+
+# -- routed: the sentence where it says the question's words, the model elsewhere ------
+
+
+def test_routed_answers_from_the_sentence_that_says_the_questions_words():
+    question = "Where did Ana's sister move?"  # sister, moved: both words
+    llm = Scripted("The weather")  # a small model picking the wrong memory
+    a = Answerer(llm, mode="routed").answer(question, _recall())
+    assert reader.said(question, HITS)
+    assert a.text == HITS[0].text and a.refused is False
+    assert a.llm_calls == 0 and llm.calls == []
+
+
+def test_routed_lets_the_model_read_where_the_words_differ():
+    question = "Which city did Ana's sister relocate to?"  # sister: 1 of 3 words
+    llm = Scripted("Paris")
+    a = Answerer(llm, mode="routed").answer(question, _recall())
+    assert not reader.said(question, HITS)
+    assert a.text == "Paris" and a.llm_calls == 1 and len(llm.calls) == 1
+
+
+def test_routed_answers_a_date_question_with_the_memorys_date():
+    question = "When did Ana's sister relocate abroad?"  # a date asked; words differ
+    llm = Scripted("last year")
+    a = Answerer(llm, mode="routed").answer(question, _recall())
+    assert not reader.said(question, HITS) and reader.routed_to_sentence(question, HITS)
+    assert a.text == "1 March 2024" and a.llm_calls == 0 and llm.calls == []
+
+
+def test_routed_without_a_model_is_the_extractive_answer():
+    question = "Which city did Ana's sister relocate to?"
+    a = Answerer(create_llm("none"), mode="routed").answer(question, _recall())
+    assert a.text == HITS[0].text and a.llm_calls == 0
 
 
 def test_yes_no_reply_is_not_refused():
@@ -507,7 +542,8 @@ def test_ordinal_date_reply_is_not_refused():
 
 
 def test_prepared_answer_is_grounding_checked_too():
-    a = Answerer(Scripted()).answer(WHERE, _recall(), prepared="Lisbon", extra_calls=1)
+    strict = Answerer(Scripted(), grounding=0.5)
+    a = strict.answer(WHERE, _recall(), prepared="Lisbon", extra_calls=1)
     assert a.refused is True and a.text == REFUSAL
 
 

@@ -10,6 +10,7 @@ import pytest
 from answer_cases import NECKLACE, WHERE
 from remem.answer.settle import (
     REFUSAL,
+    asked_keys,
     clean,
     date_span,
     degenerate,
@@ -258,3 +259,9 @@ def test_degenerate_replies_are_recognised(reply, why):
 )
 def test_real_answers_are_not_degenerate(reply, question):
     assert degenerate(reply, question) == ""
+
+
+def test_asked_keys_leave_out_the_words_that_ask_and_the_names():
+    assert asked_keys("Where does Ana's sister live?", "Ana") == {"sister", "liv"}
+    assert asked_keys("How old is my cat?") == {"old", "cat"}
+    assert asked_keys("Who? What? When? Why? Which? Whose? Whom?") == set()

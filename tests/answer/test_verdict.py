@@ -10,7 +10,14 @@ from datetime import datetime, timezone
 
 import pytest
 
-from remem.answer.verdict import BIAS, FEATURES, THRESHOLD, WEIGHTS, judge, signals
+from remem.answer.verdict import (
+    CALIBRATED,
+    FEATURES,
+    SELF_MIN_MEMORIES,
+    judge,
+    regime,
+    signals,
+)
 from remem.types import Hit
 from scripted_llm import ScriptedLLM
 
@@ -22,7 +29,9 @@ def _hits(*lines: tuple[str, str]) -> list[Hit]:
 
 
 # question words weigh nothing here, as their IDF in a real chat history is low
-QUESTION_WORDS = {"what", "where", "did", "how", "after", "go"}
+QUESTION_WORDS = {"did", "after", "go"}
+BIAS, WEIGHTS, THRESHOLD = CALIBRATED["hybrid"]["named"]
+KINDS = ("named", "first_person", "memories")
 
 
 def _flat(token: str) -> float:
@@ -81,12 +90,56 @@ def test_idf_weighs_the_question_words():
 
 
 def test_no_content_word_or_no_hit_gives_zero_signals():
-    assert signals("What is it?", _hits(*RACE), _flat, _all_known) == dict.fromkeys(FEATURES, 0.0)
+    values = signals("What is it?", _hits(*RACE), _flat, _all_known)
+    assert {f: values[f] for f in FEATURES} == dict.fromkeys(FEATURES, 0.0)
     assert signals("Where is the race?", [], _flat, _all_known)["coverage"] == 0
+
+
+def test_words_that_ask_are_not_what_a_question_is_about():
+    # in a memory that never says "where" or "which", they would be unseen, rare words
+    hits = _hits(("Me", "I live in Leeds, in a flat near the canal."))
+    s = signals("Where do I live? Which city?", hits, lambda t: 1.0, "live".__eq__)
+    assert s["coverage"] == pytest.approx(1 / 2)  # live; city; not where, which
+    assert s["unseen"] == pytest.approx(1 / 2)
+
+
+@pytest.mark.parametrize(
+    ("question", "memories", "kind"),
+    [
+        ("What did Melanie realize after her charity race?", 10, "named"),
+        ("Where did I run the charity race?", SELF_MIN_MEMORIES, "self"),
+        ("Where did I run the charity race?", SELF_MIN_MEMORIES - 1, "small"),
+        ("What did my mum cook?", 5000, "self"),
+        ("What did the charity race raise money for?", 5000, "other"),
+        ("What did Melanie and Caroline do?", 5000, "other"),  # two people named
+    ],
+)
+def test_the_question_decides_which_model_reads_it(question, memories, kind):
+    values = signals(question, _hits(*RACE), _flat, _all_known, memories)
+    assert regime(values) == kind
+    assert judge(values).regime == kind
+
+
+def test_each_regime_uses_its_own_model():
+    base = {"own": 0.0, "other": 0.0, "coverage": 0.2, "unseen": 0.7, "missed": 0.1}
+    big = judge({**base, "first_person": 1.0, "memories": float(SELF_MIN_MEMORIES)})
+    b, w, t = CALIBRATED["hybrid"]["self"]
+    z = b + sum(wi * base[f] for wi, f in zip(w, FEATURES, strict=True))
+    assert big.score == pytest.approx(1 / (1 + math.exp(-z)))
+    assert big.not_in_memory == (big.score > t)
+    # the same signals in a small memory: refused only when nothing speaks to it
+    small = judge({**base, "first_person": 1.0, "memories": 10.0})
+    assert small.score == pytest.approx(big.score) and small.not_in_memory is False
+    nothing = judge({**base, "coverage": 0.0, "first_person": 1.0, "memories": 10.0})
+    assert nothing.not_in_memory is True
+    # a question of neither kind is scored by the named model and never refused
+    other = judge({**base, "coverage": 0.0, "unseen": 1.0})
+    assert other.regime == "other" and other.not_in_memory is False
 
 
 def test_judge_is_the_fitted_logistic_model():
     values = {"own": 0.2, "other": 0.9, "coverage": 0.5, "unseen": 0.1, "missed": 0.3}
+    values["named"] = 1.0
     z = BIAS + sum(w * values[f] for w, f in zip(WEIGHTS, FEATURES, strict=True))
     v = judge(values)
     assert v.score == pytest.approx(1 / (1 + math.exp(-z)))
@@ -113,7 +166,7 @@ def test_recall_exposes_the_verdict_and_answer_refuses_on_it(open_memory):
     good = mem.recall("What did Melanie realize after her charity race?", "u")
     assert bad.not_in_memory is True and good.not_in_memory is False
     assert bad.absent > THRESHOLD >= good.absent
-    assert set(bad.details["verdict"]) == set(FEATURES)
+    assert set(bad.details["verdict"]) == {*FEATURES, *KINDS}
     assert bad.to_dict()["not_in_memory"] is True and "absent" in bad.to_dict()
     a = mem.answer("What did Caroline realize after her charity race?", "u")
     assert a.refused is True and a.llm_calls == 0 and llm.calls == []

@@ -156,6 +156,31 @@ def test_the_benchmark_runs_engines_side_by_side(oracle_file, tmp_path, capsys):
     assert "Evidence recall@k on LongMemEval" in text and "any session" in text
 
 
+def test_readers_answer_from_the_same_recall(oracle_file, tmp_path):
+    data = json.loads(oracle_file.read_text())
+    data[0]["answer"] = "turquoise"
+    oracle_file.write_text(json.dumps(data))
+    out = tmp_path / "lme.json"
+    md = tmp_path / "lme.md"
+    code = main(
+        [
+            "bench", "longmemeval", "--data", str(oracle_file), "--engines", "hybrid",
+            "--k", "3", "--pool", "1", "--repeats", "0", "--readers", "none,none@extract",
+            "--json", str(out), "--markdown", str(md),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    readers = json.loads(out.read_text())["engines"]["hybrid"]["readers"]
+    assert list(readers) == ["none", "none@extract"]
+    for r in readers.values():
+        assert r["answers"] == 3  # two answerable, one abstention
+        assert 0.0 <= r["containment"] <= 1.0 and 0.0 <= r["f1"] <= 1.0
+        assert r["abstention_refusal"] in (0.0, 1.0) and r["latency_p50_s"] >= 0
+    # one reader and the same mode by name: the same answers
+    assert readers["none"]["containment"] == readers["none@extract"]["containment"]
+    assert "Readers side by side over the same recall" in md.read_text()
+
+
 @pytest.mark.skipif(DEV is None, reason="LongMemEval development split not available")
 def test_the_development_split_reads_and_pools():
     qs = load_longmemeval(DEV)

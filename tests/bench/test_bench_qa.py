@@ -526,7 +526,7 @@ def test_replay_of_saved_drafts_equals_a_live_run(tiny, tmp_path, monkeypatch, c
 
     out, md = tmp_path / "replayed.jsonl", tmp_path / "replayed.md"
     args = ["bench", "replay", "--data", str(tiny), "--jsonl", str(off), "--out", str(out)]
-    assert main([*args, "--markdown", str(md)]) == 0
+    assert main([*args, "--grounding", "0.5", "--markdown", str(md)]) == 0
     assert [{f: r[f] for f in fields} for r in _lines(out)] == live
     assert "replayed from" in md.read_text() and "| hybrid |" in md.read_text()
     cmp = compare_runs(off, out)["engines"]["hybrid"]

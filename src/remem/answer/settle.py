@@ -310,6 +310,19 @@ def content_keys(text: str) -> set[str]:
     return {_key(t) for t in tokenize(text) if t not in _PERSONAL}
 
 
+#: the keys of the words that ask ("what", "where", "how"...): what kind of answer a
+#: question wants, not what it is about, so no sentence is expected to hold them
+ASKING = frozenset(
+    word_key(w) for w in ("what", "which", "when", "where", "who", "whom", "whose", "why", "how")
+)
+
+
+def asked_keys(question: str, names: str = "") -> set[str]:
+    """What ``question`` asks about: its content keys, the words that ask and the
+    words of ``names`` (the speakers') aside."""
+    return content_keys(question) - ASKING - content_keys(names)
+
+
 # -- degenerate replies --------------------------------------------------------------
 
 _LABEL_TOKEN = re.compile(r"^[A-Z][\w'.-]{0,30}:$")

@@ -29,9 +29,30 @@ which played no part in fitting. Measured and left out: the engine's confidence 
 the agreement of the lexical and dense channels' top hits (both near chance on
 LoCoMo's category 5, and the confidence's scale differs per engine).
 
-A question that names none of the speakers (a single-user memory of "I" and "my")
-has no ``own``/``other`` signal; there ``coverage`` and ``unseen`` decide, and they
-separate far less on LoCoMo, so the verdict refuses such questions rarely.
+Questions come in three kinds (``regime``), each read by its own model:
+
+- ``named``: the question names one of the evidence's speakers ("What did Caroline
+  realize...?"), LoCoMo's kind; the model above, fitted on LoCoMo;
+- ``self``: a first-person question naming no speaker ("Where do I work?",
+  "What is the name of my hamster?"), an assistant's memory of its one user, where
+  ``own``/``other`` say nothing; ``coverage``, ``unseen`` and ``missed`` decide, in a
+  model fitted on LongMemEval histories (``scripts/calibrate_verdict.py --lme``):
+  each question asked on its own history (answerable) and, as never said, on the
+  history of another question whose sessions it does not hold, plus LongMemEval's own
+  abstention questions; half the questions fit it, the other half report it
+  (``remem bench verdict --lme``). Fitted on LoCoMo, these three signals separated
+  nothing, because LoCoMo has no such questions;
+- ``small``: a ``self`` question of a user holding fewer memories than the ``self``
+  model was fitted on (:data:`SELF_MIN_MEMORIES`); its ``score`` is that model's, but
+  only a question none of whose words the top memories hold (``coverage`` 0: "Where
+  did I go to university?" of someone who never spoke of one) is refused;
+- ``other``: neither (a third-person question naming nobody, or two people): no
+  fitted signal speaks to it, so its ``score`` is the ``named`` model's but the
+  verdict does not refuse it.
+
+Words that ask ("what", "where", "when"...) are not counted: they say what kind of
+answer is wanted, and in a memory of ten facts, none of which says "where", they made
+every "where" question look unanswerable.
 """
 
 from __future__ import annotations
@@ -43,28 +64,47 @@ from dataclasses import dataclass, field
 
 from ..index.tokenize import tokenize
 from ..types import Hit
-from .settle import about, content_keys, word_key
+from .settle import ASKING, about, content_keys, word_key
 
-__all__ = ["CALIBRATED", "FEATURES", "Verdict", "judge", "signals"]
+__all__ = ["CALIBRATED", "FEATURES", "REGIMES", "Verdict", "judge", "regime", "signals"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
-#: the model's inputs, in the order of ``WEIGHTS``
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.I)
+
+#: the model's inputs, in the order of each model's weights
 FEATURES = ("own", "other", "coverage", "unseen", "missed")
 
-# Fitted by scripts/calibrate_verdict.py, one engine at a time (L2-regularised logistic
-# regression, 1e-2) on LoCoMo conversations conv-26, conv-30, conv-41, conv-42 and
-# conv-43 (999 questions, 237 of category 5, the positives), k=10: (bias, weights in
-# the order of FEATURES, threshold), the threshold being the score at which those
-# conversations' false refusal on categories 1-4 is 0.09. Held out: `remem bench
-# verdict`. Engines without their own fit use hybrid's.
-CALIBRATED: dict[str, tuple[float, tuple[float, ...], float]] = {
-    # there: cat-5 refusal 0.629, false refusal 0.089
-    "hybrid": (-1.0869, (-1.6327, 2.0178, -0.1249, 0.0744, 0.0562), 0.2875),
-    # there: cat-5 refusal 0.616, false refusal 0.089
-    "synapse": (-1.1382, (-1.6078, 2.0751, -0.0109, 0.0948, -0.0839), 0.2974),
+#: the kinds of question, each read its own way (see the module's docstring)
+REGIMES = ("named", "self", "small", "other")
+
+#: the fewest memories the ``self`` model is used with: the smallest history it was
+#: fitted on (LongMemEval's development file pooled with 45 sessions: 496 turns). In
+#: a smaller memory every word is rarer and ``unseen`` fires on answerable questions
+#: (a ten-fact memory never says "instrument" for "I play the cello")
+SELF_MIN_MEMORIES = 496
+
+# Fitted by scripts/calibrate_verdict.py, one engine and regime at a time
+# (L2-regularised logistic regression, 1e-2), k=10: (bias, weights in the order of
+# FEATURES, threshold), the threshold being the score at which the calibration
+# questions' false refusal is 0.09. ``named``: the questions naming one speaker in
+# LoCoMo conversations conv-26, conv-30, conv-41, conv-42 and conv-43 (category 5
+# the positives); ``self``: the first-person questions at even positions of the
+# LongMemEval development file, pooled with 45 sessions (seed 0), each asked on its
+# own history and as never said on another's (those and the abstention questions
+# the positives; ``own`` and ``other`` are 0 there and get no weight). Held out:
+# `remem bench verdict` (LoCoMo conversations 6-10, the odd LongMemEval positions).
+# Engines without their own fit use hybrid's.
+CALIBRATED: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {
+    "hybrid": {
+        "named": (-0.7125, (-2.1373, 1.8054, -0.1129, -0.0139, 0.1004), 0.3370),
+        "self": (0.4654, (0.0, 0.0, -2.4471, 1.7313, 0.6705), 0.6144),
+    },
+    "synapse": {
+        "named": (-0.7125, (-2.1373, 1.8054, -0.1129, -0.0139, 0.1004), 0.3370),
+        "self": (0.4654, (0.0, 0.0, -2.4471, 1.7313, 0.6705), 0.6144),
+    },
 }
-BIAS, WEIGHTS, THRESHOLD = CALIBRATED["hybrid"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +115,7 @@ class Verdict:
     score: float
     not_in_memory: bool
     signals: dict[str, float] = field(default_factory=dict)
+    regime: str = "named"
 
 
 def signals(
@@ -82,10 +123,12 @@ def signals(
     hits: Sequence[Hit],
     idf: Callable[[str], float],
     known: Callable[[str], bool],
+    memories: int = 0,
 ) -> dict[str, float]:
     """The verdict's inputs (see the module's docstring) for ``question`` over its
     ``hits``, best first. ``idf`` weighs a question word (the user's lexical index's
-    IDF); ``known`` says whether any memory of the user holds it."""
+    IDF); ``known`` says whether any memory of the user holds it; ``memories`` is how
+    many the user holds (which model applies: :func:`regime`)."""
     speakers = {h.speaker for h in hits if h.speaker}
     named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", question, re.I)]
     names = {word_key(t) for p in speakers for t in tokenize(p)}
@@ -93,16 +136,21 @@ def signals(
     held: set[str] = set()  # keys some memory of the user holds
     for t in tokenize(question):
         k = word_key(t)
-        if k in names or k not in content_keys(t):
+        if k in names or k in ASKING or k not in content_keys(t):
             continue
         weight[k] = max(weight.get(k, 0.0), idf(t))
         if known(t):
             held.add(k)
     unseen = sum(w for k, w in weight.items() if k not in held)
     total = sum(weight.values())
-    if not total:
-        return dict.fromkeys(FEATURES, 0.0)
     person = named[0] if len(named) == 1 else None
+    kind = {
+        "named": float(person is not None),
+        "first_person": float(not named and bool(_FIRST_PERSON.search(question))),
+        "memories": float(memories),
+    }
+    if not total:
+        return {**dict.fromkeys(FEATURES, 0.0), **kind}
     own = other = coverage = 0.0
     missed = sum(weight[k] for k in held)
     for rank, h in enumerate(hits):
@@ -126,7 +174,17 @@ def signals(
         "coverage": coverage,
         "unseen": unseen / total,
         "missed": missed / total,
+        **kind,
     }
+
+
+def regime(values: dict[str, float]) -> str:
+    """Which of :data:`REGIMES` the question of :func:`signals`' ``values`` is."""
+    if values.get("named"):
+        return "named"
+    if not values.get("first_person"):
+        return "other"
+    return "self" if values.get("memories", 0.0) >= SELF_MIN_MEMORIES else "small"
 
 
 def judge(
@@ -137,13 +195,20 @@ def judge(
     weights: Sequence[float] | None = None,
     threshold: float | None = None,
 ) -> Verdict:
-    """The calibrated verdict from :func:`signals`' values with ``engine``'s constants
-    (hybrid's for an engine without its own); the calibration script passes its
-    candidates' constants instead."""
-    fitted = CALIBRATED.get(engine, CALIBRATED["hybrid"])
+    """The calibrated verdict from :func:`signals`' values with the constants of
+    ``engine`` (hybrid's for an engine without its own) for the question's
+    :func:`regime` (an ``other`` question is scored by the ``named`` model and never
+    refused); the calibration script passes its candidates' constants instead."""
+    kind = regime(values)
+    model = "self" if kind in ("self", "small") else "named"
+    fitted = CALIBRATED.get(engine, CALIBRATED["hybrid"])[model]
     bias = fitted[0] if bias is None else bias
     weights = fitted[1] if weights is None else weights
     threshold = fitted[2] if threshold is None else threshold
     z = bias + sum(w * values.get(f, 0.0) for w, f in zip(weights, FEATURES, strict=True))
     score = 1.0 / (1.0 + math.exp(-z))
-    return Verdict(score, score > threshold, dict(values))
+    if kind == "small":  # outside the fitted range: only a question nothing speaks to
+        absent = values.get("coverage", 0.0) == 0.0 and any(values.get(f) for f in FEATURES)
+    else:
+        absent = kind != "other" and score > threshold
+    return Verdict(score, absent, dict(values), kind)

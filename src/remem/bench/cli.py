@@ -153,8 +153,8 @@ QA = "end-to-end answers (--answer)"
         arg(
             "--grounding",
             type=float,
-            default=0.5,
-            help="answer-grounding check (0 turns it off)",
+            default=0.0,
+            help="answer-grounding check (0, the reader's default, turns it off)",
             group=QA,
         ),
         _answer_option("an answer option for every engine (order=rank, premise=false)", QA),
@@ -283,7 +283,7 @@ benchmark(
 
 @benchmark(
     "verdict",
-    help="the 'not in memory' verdict on LoCoMo: cat-5 refusal vs false refusal, held out",
+    help="the 'not in memory' verdict on LoCoMo (and LongMemEval): refusal vs false refusal",
     args=[
         DATA,
         arg(
@@ -299,6 +299,17 @@ benchmark(
             default=None,
             help="only these conversations, comma-separated sample ids (default: all)",
         ),
+        arg(
+            "--lme",
+            default=None,
+            help="also a LongMemEval file (its own, never-said and abstention questions)",
+        ),
+        arg(
+            "--lme-questions",
+            type=int,
+            default=None,
+            help="only this many LongMemEval questions, spread over the file (default: all)",
+        ),
         *OUT,
     ],
 )
@@ -307,7 +318,13 @@ def verdict(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
     from .verdict import run_verdict
 
     result = run_verdict(
-        args.data, args.engines, k=args.k, conversations=args.conversations, progress=_progress
+        args.data,
+        args.engines,
+        k=args.k,
+        conversations=args.conversations,
+        progress=_progress,
+        lme=args.lme,
+        lme_questions=args.lme_questions,
     )
     return result, verdict_tables(result)
 
@@ -326,8 +343,8 @@ def verdict(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         arg(
             "--grounding",
             type=float,
-            default=0.5,
-            help="the answer-grounding check for the local drafts (0 turns it off)",
+            default=0.0,
+            help="the answer-grounding check for the local drafts (0, the default, is off)",
         ),
         *OUT,
     ],
@@ -380,7 +397,7 @@ def grounding(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         DATA,
         arg("--jsonl", required=True, help="rows of a saved --answer run"),
         arg("--out", required=True, help="the replayed rows go here (JSONL)"),
-        arg("--grounding", type=float, default=0.5, help="grounding check threshold"),
+        arg("--grounding", type=float, default=0.0, help="grounding check threshold (0: off)"),
         _answer_option("a switch of the answer rules (premise=false, date_answers=false)"),
         *OUT,
     ],
@@ -549,6 +566,13 @@ def scale(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
             help="ask at each question's date (default) or at the current time",
         ),
         _option_list("--time-option", "a time option for every Memory (window_weight=0.5)"),
+        arg(
+            "--readers",
+            type=names,
+            default=[],
+            help="readers answering from the same recall, comma-separated (none,local,"
+            "local@span): gold-answer containment, F1, refusal of abstention questions",
+        ),
         *OUT,
     ],
 )
@@ -573,6 +597,7 @@ def longmemeval(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         embed_cache=args.embed_cache,
         clock=args.clock == "question",
         time_options=dict(args.time_option or []) or None,
+        readers=args.readers,
         progress=_progress,
     )
     result.update({"data": args.data, "pool": pool, "seed": args.seed, "passages": args.passages})

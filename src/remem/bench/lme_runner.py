@@ -30,14 +30,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..answer.reader import Answerer
 from ..embed import Embedder, create_embedder
 from ..embed.base import MemoEmbedder
 from ..embed.onnx_minilm import word_pieces
+from ..llm import create_llm
 from ..types import index_text
 from .embedcache import DiskCachedEmbedder
 from .engines import open_engine, passage_setting
 from .longmemeval import Question
 from .metrics import evidence_recall, first_seen, mean, ndcg, percentile, recall_all, recall_any
+from .qa_metrics import containment, token_f1
 from .sysinfo import peak_rss_mb, rss_mb
 
 METRICS = ("evidence", "any_turn", "all_turn", "any_session", "all_session", "ndcg")
@@ -59,6 +62,8 @@ class _Run:
     #: the "not in memory" verdict (Recall.not_in_memory) on each kind of question
     verdict_abs: list[bool] = field(default_factory=list)
     verdict_other: list[bool] = field(default_factory=list)
+    #: reader spec -> one (abstention, refused, containment, F1, seconds) per question
+    answers: dict[str, list[tuple[bool, bool, float, float, float]]] = field(default_factory=dict)
     #: per question type: whether the newest evidence turn ranked above the oldest
     #: (questions with evidence in two or more sessions, both in the ranking)
     newest_first: dict[str, list[bool]] = field(default_factory=dict)
@@ -76,6 +81,7 @@ def run_longmemeval(
     embed_cache: str | None = None,
     clock: bool = True,
     time_options: dict[str, Any] | None = None,
+    readers: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """``passages``: passage settings (``MAX/OVERLAP`` or ``off``, see
@@ -83,7 +89,10 @@ def run_longmemeval(
     ``engine[setting]`` (one setting, or none: the default, under the engine's name).
     ``clock``: ask each question at its own date (``now``; else at the current time,
     where no window the question names holds any memory); ``time_options`` go to
-    every Memory."""
+    every Memory. ``readers`` (``none``, ``local``, ``local@span``...) each answer
+    every question from the same recall (k=10): gold-answer containment and token F1
+    on the answerable questions, refusal on the abstention ones, and latency."""
+    answerers = _answerers(readers)
     embedder = embedder or create_embedder("minilm")
     cache: DiskCachedEmbedder | None = None
     if embed_cache:
@@ -137,6 +146,17 @@ def run_longmemeval(
                 # calibrated), and the confidence gate's own refusal where there is one
                 rec = mem.recall(q.question, user_id=q.question_id, k=10, now=now, explain=False)
                 (run.verdict_abs if q.abstention else run.verdict_other).append(rec.not_in_memory)
+                for spec, answerer in answerers.items():
+                    a = answerer.answer(q.question, rec)
+                    run.answers.setdefault(spec, []).append(
+                        (
+                            q.abstention,
+                            a.refused,
+                            containment(a.text, q.answer, 4) or 0.0,
+                            token_f1(a.text, q.answer),
+                            a.latency_s,
+                        )
+                    )
                 if gate:
                     (run.refused_abs if q.abstention else run.refused_other).append(rec.refuse)
             if q.abstention or not q.evidence:
@@ -156,6 +176,32 @@ def run_longmemeval(
     if cache is not None:
         cache.save()
     return _summarise(questions, runs, ks, time.time() - started, reuse_embeddings, repeats)
+
+
+def _answerers(readers: Sequence[str]) -> dict[str, Answerer]:
+    """One Answerer per reader spec (``name`` or ``name@mode``), one LLM per name."""
+    llms: dict[str, Any] = {}
+    out = {}
+    for spec in readers:
+        name, _, mode = spec.partition("@")
+        if name not in llms:
+            llms[name] = create_llm(name)
+        out[spec] = Answerer(llms[name], mode=mode or "auto")
+    return out
+
+
+def _reader_summary(rows: list[tuple[bool, bool, float, float, float]]) -> dict[str, Any]:
+    """A reader's scores; a refused answerable question scores 0 on both metrics."""
+    answerable = [r for r in rows if not r[0]]
+    abstention = [r for r in rows if r[0]]
+    return {
+        "containment": mean(0.0 if r[1] else r[2] for r in answerable),
+        "f1": mean(0.0 if r[1] else r[3] for r in answerable),
+        "false_refusal": mean(float(r[1]) for r in answerable),
+        "abstention_refusal": mean(float(r[1]) for r in abstention) if abstention else None,
+        "latency_p50_s": percentile([r[4] for r in rows], 50),
+        "answers": len(rows),
+    }
 
 
 def _newest_first(q: Question, turns: list[str | None]) -> bool | None:
@@ -220,6 +266,7 @@ def _summarise(
             "newest_first": {
                 kind: {"rate": mean(v), "n": len(v)} for kind, v in sorted(run.newest_first.items())
             },
+            "readers": {spec: _reader_summary(rows) for spec, rows in run.answers.items()},
         }
     return {
         "benchmark": "longmemeval-retrieval",

@@ -70,7 +70,7 @@ def run_locomo_qa(
     llm_options: dict[str, Any] | None = None,
     k: int = 10,
     max_context_tokens: int = 900,
-    grounding: float = 0.5,
+    grounding: float = 0.0,
     answer_options: dict[str, Any] | None = None,
     conversations: Sequence[str] | None = None,
     limit: int | None = None,
@@ -636,7 +636,7 @@ def replay_run(
     data_path: str,
     jsonl: str,
     out: str,
-    grounding: float = 0.5,
+    grounding: float = 0.0,
     options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """:func:`replay_rows` over a saved JSONL, written to ``out``, and its summary."""
@@ -682,11 +682,11 @@ def grounding_sweep(
 
 
 #: the readers a saved run is read again by (:func:`readers_replay`)
-REPLAY_READERS = ("saved", "local", "none")
+REPLAY_READERS = ("saved", "local", "none", "routed")
 
 
 def readers_replay(
-    data_path: str, jsonl: str, *, verdict: bool = True, grounding: float = 0.5
+    data_path: str, jsonl: str, *, verdict: bool = True, grounding: float = 0.0
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """A saved ``--answer`` run (made with ``local``) read again, over its own saved
     retrieval, by the readers that need no model call, so every reader sees the same
@@ -696,7 +696,11 @@ def readers_replay(
     - ``local``: the saved drafts settled by today's rules at ``grounding``, a
       degenerate draft replaced by the extractive answer as the reader now does;
     - ``none``: the extractive answer (:class:`remem.answer.Answerer` with
-      ``llm="none"``), a date question answered with its memory's day.
+      ``llm="none"``), a date question answered with its memory's day;
+    - ``routed``: ``none``'s answer where its sentence holds the question's words
+      or the question asks for a date (:func:`remem.answer.reader.routed_to_sentence`),
+      else ``local``'s, as the ``routed`` reader
+      answers (greedy decoding: the draft it would get is the saved one).
 
     With ``verdict``, the "not in memory" verdict (:mod:`remem.answer.verdict`, the
     row's engine's constants) is read from the saved evidence and refuses for
@@ -705,6 +709,7 @@ def readers_replay(
     them. The evidence is what the reader saw (the fitted top-k, best first), rebuilt
     from the data by turn id. ``full-context`` rows (no retrieval) are left out.
     Returns the rows, labelled ``<engine>/<reader>``, and the labels in order."""
+    from ..answer.reader import routed_to_sentence
     from ..answer.verdict import judge, signals
     from ..index.bm25 import BM25Index
     from ..types import Hit, index_text
@@ -741,11 +746,14 @@ def readers_replay(
         local = dict(settled[id(r)])
         if refused_by_verdict:
             local.update(prediction=REFUSAL, refused=True)
+        routed = (none.text, none.refused) if routed_to_sentence(r["question"], hits) else None
         for reader, pred, refused in (
             ("saved", r["prediction"], r["refused"]),
             ("local", local["prediction"], local["refused"]),
             ("none", none.text, none.refused),
+            ("routed", *(routed or (local["prediction"], local["refused"]))),
         ):
+            extracted = reader == "none" or (reader == "routed" and routed is not None)
             label = f"{r['engine']}/{reader}"
             if label not in labels:
                 labels.append(label)
@@ -758,9 +766,9 @@ def readers_replay(
                     f1=locomo_f1(pred, gold, r["category"]),
                     containment=containment(pred, gold, r["category"]),
                     reply_tokens=len(tokens(pred)),
-                    llm_calls=r["llm_calls"] if reader != "none" else 0,
+                    llm_calls=0 if extracted else r["llm_calls"],
                     # none: its own reading time, without the saved run's recall
-                    latency_s=none.latency_s if reader == "none" else r["latency_s"],
+                    latency_s=none.latency_s if extracted else r["latency_s"],
                 )
             )
     return out, labels

@@ -449,13 +449,34 @@ def verdict_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[li
                     ]
                 )
     head = ["engine", "conversations", "refusal by", "questions", "cat 5", "cat-5 refusal"]
-    return [
+    tables = [
         (
             f"LoCoMo 'not in memory' verdict (k={result['k']}; fitted on the calibration half)",
             [*head, "false refusal 1-4"],
             rows,
         )
     ]
+    lme = [
+        [
+            engine,
+            half,
+            *(f"{_fmt(r[f'{kind}_refusal'])} ({r[kind]})" for kind in ("own", "swap", "abs")),
+        ]
+        for engine, halves in result.get("lme_engines", {}).items()
+        for half, r in halves.items()
+    ]
+    if lme:
+        tables.append(
+            (
+                f"LongMemEval 'not in memory' verdict ({result['lme']}, pooled with 45 "
+                "sessions; refusal of each kind of question, n in brackets; 'own' is false "
+                "refusal, 'swap' another question's never-said question, 'abs' LongMemEval's "
+                "abstention questions)",
+                ["engine", "questions", "own (false refusal)", "swap (never said)", "abs"],
+                lme,
+            )
+        )
+    return tables
 
 
 def load_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -617,6 +638,38 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
         for name, e in result["engines"].items()
     ]
     extra = []
+    answers = [
+        [
+            name,
+            spec,
+            _fmt(r["containment"]),
+            _fmt(r["f1"]),
+            _fmt(r["false_refusal"], 2),
+            rate(r["abstention_refusal"]),
+            _fmt(r["latency_p50_s"], 2),
+        ]
+        for name, e in result["engines"].items()
+        for spec, r in e.get("readers", {}).items()
+    ]
+    if answers:
+        extra.append(
+            (
+                "Readers side by side over the same recall (k=10): gold-answer containment "
+                "and token F1 on the answerable questions (a refusal scores 0; not "
+                "LongMemEval's LLM-judged accuracy), false refusal, refusal of the "
+                "abstention questions, reading latency",
+                [
+                    "engine",
+                    "reader",
+                    "containment",
+                    "F1",
+                    "false refusal",
+                    "abstention refused",
+                    "latency p50 s",
+                ],
+                answers,
+            )
+        )
     if orders:
         extra.append(
             (

@@ -1,4 +1,4 @@
-"""The "not in memory" verdict measured on LoCoMo, retrieval only (no reader).
+"""The "not in memory" verdict measured on LoCoMo and LongMemEval, retrieval only.
 
 Every question is recalled through the public ``Memory.recall``; its
 ``not_in_memory`` verdict (:mod:`remem.answer.verdict`) is the refusal. Category 5
@@ -66,6 +66,79 @@ def verdict_rows(
     return rows
 
 
+def lme_verdict_rows(
+    data_path: str,
+    engine: str,
+    *,
+    k: int = 10,
+    pool: int = 45,
+    seed: int = 0,
+    questions: int | None = None,
+    embedder: Any = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """The verdict on LongMemEval histories (one user asking about themself). Each
+    question's pooled history (:func:`remem.bench.longmemeval.pooled`) is remembered
+    once and asked, at the question's date, its own question (``kind`` "own", or
+    "abs" for LongMemEval's abstention questions) and, as never said, the question of
+    another that history holds no session of (``kind`` "swap": the next such question
+    37 places on in the file, the way LongMemEval made its abstention questions from
+    real ones). ``half`` is "calibration" for questions at even positions of the
+    file, "held_out" for odd ones."""
+    from .longmemeval import load_longmemeval, pooled, spread
+
+    everything = pooled(load_longmemeval(data_path), pool, seed)
+    position = {q.question_id: i for i, q in enumerate(everything)}
+    embedder = embedder or MemoEmbedder(create_embedder("minilm"))
+    rows: list[dict[str, Any]] = []
+    chosen = spread(everything, questions)
+    for n, q in enumerate(chosen):
+        if progress:
+            progress(f"[{n + 1}/{len(chosen)}] {engine} {q.question_id}")
+        held = {s.session_id for s in q.sessions}
+        i = position[q.question_id]
+        swap = next(
+            (
+                c
+                for d in range(1, len(everything))
+                if not (c := everything[(i + 37 * d) % len(everything)]).abstention
+                and c.evidence
+                and not set(c.own_sessions) & held
+            ),
+            None,
+        )
+        asks = [("abs" if q.abstention else "own", q.question)]
+        if swap is not None:
+            asks.append(("swap", swap.question))
+        with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+            mem.add_many([t.as_item() for t in q.turns], user_id="u")
+            for kind, question in asks:
+                rec = mem.recall(question, "u", k, now=q.question_date, explain=False)
+                rows.append(
+                    {
+                        "engine": engine,
+                        "question_id": q.question_id,
+                        "half": "calibration" if i % 2 == 0 else "held_out",
+                        "kind": kind,
+                        "question": question,
+                        "signals": rec.details.get("verdict", {}),
+                        "absent": rec.absent,
+                        "not_in_memory": rec.not_in_memory,
+                    }
+                )
+    return rows
+
+
+def lme_refusal_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The verdict's refusal of each kind of LongMemEval question."""
+    out: dict[str, Any] = {"questions": len(rows)}
+    for kind in ("own", "swap", "abs"):
+        part = [r for r in rows if r["kind"] == kind]
+        out[kind] = len(part)
+        out[f"{kind}_refusal"] = mean(float(r["not_in_memory"]) for r in part)
+    return out
+
+
 def refusal_rates(rows: list[dict[str, Any]], key: str = "not_in_memory") -> dict[str, Any]:
     """Category-5 refusal beside false refusal on categories 1-4, for ``key``."""
     adv = [r for r in rows if r["category"] == 5]
@@ -85,9 +158,13 @@ def run_verdict(
     k: int = 10,
     conversations: Sequence[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    lme: str | None = None,
+    lme_questions: int | None = None,
 ) -> dict[str, Any]:
     """Per engine, the verdict's and the gate's refusal rates on the calibration half
-    and on the held-out half of the conversations."""
+    and on the held-out half of the conversations; with ``lme`` (a LongMemEval file)
+    also its refusal of each kind of question there (:func:`lme_verdict_rows`), per
+    half."""
     embedder = MemoEmbedder(create_embedder("minilm"))
     out: dict[str, Any] = {}
     for engine in engines:
@@ -111,4 +188,21 @@ def run_verdict(
             for name, part in halves.items()
             if part
         }
-    return {"benchmark": "locomo-verdict", "data": str(data_path), "k": k, "engines": out}
+    result: dict[str, Any] = {
+        "benchmark": "locomo-verdict",
+        "data": str(data_path),
+        "k": k,
+        "engines": out,
+    }
+    if lme:
+        result["lme"] = str(lme)
+        result["lme_engines"] = {}
+        for engine in engines:
+            rows = lme_verdict_rows(
+                lme, engine, k=k, questions=lme_questions, embedder=embedder, progress=progress
+            )
+            result["lme_engines"][engine] = {
+                half: lme_refusal_rates([r for r in rows if r["half"] == half])
+                for half in ("calibration", "held_out")
+            }
+    return result

@@ -95,7 +95,8 @@ class LLM(ABC):
     enforces_schema: bool = False
     #: how the answering layer reads memory with this model when its ``mode`` is
     #: "auto" (``remem.answer.reader.MODES``): a model generates the answer from the
-    #: notes; without one (``none``) the answer is extracted
+    #: notes (the bundled small one only where the words differ: ``routed``); without
+    #: one (``none``) the answer is extracted
     answer_mode: str = "generate"
     #: the sampling seed a sampled call (temperature > 0) derives its own from; None
     #: sends none (the backend picks)

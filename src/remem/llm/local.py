@@ -67,6 +67,10 @@ class LocalLLM(LLM):
     repeats too."""
 
     enforces_schema = True
+    #: a 135M model reads a sentence that says the question's words worse than the
+    #: sentence itself does: it answers only where words differ (remem.answer.reader's
+    #: ``routed``; chosen on LoCoMo by the numbers in docs/benchmarks.md)
+    answer_mode = "routed"
 
     def __init__(
         self,
