@@ -310,6 +310,7 @@ benchmark(
             default=None,
             help="only this many LongMemEval questions, spread over the file (default: all)",
         ),
+        arg("--embed-cache", help="keep every vector in this .npz across runs"),
         *OUT,
     ],
 )
@@ -325,6 +326,7 @@ def verdict(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         progress=_progress,
         lme=args.lme,
         lme_questions=args.lme_questions,
+        embed_cache=args.embed_cache,
     )
     return result, verdict_tables(result)
 

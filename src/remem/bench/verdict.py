@@ -18,6 +18,7 @@ from typing import Any
 from ..embed import create_embedder
 from ..embed.base import MemoEmbedder
 from ..memory import Memory
+from .embedcache import DiskCachedEmbedder
 from .locomo import load_locomo
 from .metrics import mean
 
@@ -160,12 +161,16 @@ def run_verdict(
     progress: Callable[[str], None] | None = None,
     lme: str | None = None,
     lme_questions: int | None = None,
+    embed_cache: str | None = None,
 ) -> dict[str, Any]:
     """Per engine, the verdict's and the gate's refusal rates on the calibration half
     and on the held-out half of the conversations; with ``lme`` (a LongMemEval file)
     also its refusal of each kind of question there (:func:`lme_verdict_rows`), per
-    half."""
-    embedder = MemoEmbedder(create_embedder("minilm"))
+    half. ``embed_cache``: keep every vector in this .npz across runs (a LongMemEval
+    history is long to embed; the verdict is the same either way)."""
+    embedder: Any = MemoEmbedder(create_embedder("minilm"))
+    if embed_cache:
+        embedder = DiskCachedEmbedder(create_embedder("minilm"), embed_cache)
     out: dict[str, Any] = {}
     for engine in engines:
         rows = verdict_rows(
@@ -205,4 +210,6 @@ def run_verdict(
                 half: lme_refusal_rates([r for r in rows if r["half"] == half])
                 for half in ("calibration", "held_out")
             }
+    if isinstance(embedder, DiskCachedEmbedder):
+        embedder.save()
     return result
