@@ -165,3 +165,16 @@ def test_linear_path_does_one_step():
     assert len(history) == 2
     # one propagate step, no inhibition, no sigmoid: [0.5 * 0.8, 0.8 * 0.8, 0, 0]
     np.testing.assert_allclose(a, [0.4, 0.64, 0.0, 0.0])
+
+
+def test_session_best_hand_computed():
+    """Each memory gets its session's best score; no session (-1): its own score;
+    a deleted memory (-inf) counts as 0 and lifts nothing."""
+    from remem.engines.synapse.activation import session_best
+
+    score = np.array([0.7, 0.4, 0.2, 0.5, 0.3, -np.inf, 0.6])
+    session = np.array([0, 0, 1, 1, -1, 2, 2])
+    assert session_best(score, session).tolist() == [0.7, 0.7, 0.5, 0.5, 0.3, 0.6, 0.6]
+    lone = np.array([-np.inf, -np.inf])
+    assert session_best(lone, np.array([0, -1])).tolist() == [0.0, 0.0]
+    assert session_best(np.zeros(0), np.zeros(0, dtype=np.int64)).tolist() == []

@@ -288,7 +288,9 @@ def test_vectors_variant_scores_half_cosine(open_memory, embedder, sentences):
 
 def test_nograph_scores_fuse_cosine_and_bm25(open_memory, embedder, sentences):
     """No graph: activation stays on the anchors, so an anchor scores
-    w_s sim + w_a alpha sim with sim = (1 - x) cosine + x BM25 / max BM25."""
+    w_s sim + w_a alpha sim with sim = (1 - x) cosine + x BM25 / max BM25, and a
+    memory of no session is its own context: session support adds that score again
+    times ``session_support``."""
     syn = open_memory(":memory:", "synapse-nograph")
     bm = open_memory(":memory:", "bm25")
     for m in (syn, bm):
@@ -306,6 +308,7 @@ def test_nograph_scores_fuse_cosine_and_bm25(open_memory, embedder, sentences):
     for h in hits:
         sim = (1 - x) * max(cos[h.text], 0.0) + x * bm_scores.get(h.text, 0.0) / top
         expected = (cfg.w_similarity + cfg.w_activation * cfg.alpha) * sim
+        expected *= 1 + cfg.session_support
         assert h.score == pytest.approx(expected, abs=1e-5)
 
 

@@ -130,6 +130,35 @@ def test_each_position_says_whether_its_text_has_a_word(db_path):
         s2.close()
 
 
+def test_each_position_knows_its_session(db_path):
+    """``session`` codes follow appends, in-place adds and rebuilds: one code per
+    session id of the user, -1 for a memory of none."""
+    s1, s2 = SQLiteStore(db_path), SQLiteStore(db_path)
+    when = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+    def said(text: str, session: str | None) -> NewMemory:
+        return NewMemory(text, None, when, session, {})
+
+    try:
+        cache = IndexCache(s1, 4)
+        s1.add("u", [said("apple pie", "a"), said("banana", None), said("cherry", "b")], _vecs(3))
+        idx = cache.get("u")
+        assert idx.session.tolist() == [0, -1, 1]
+        before = idx.state
+        cache.added("u", s1.add("u", [said("date", "a")], _vecs(1)), before)
+        assert cache.get("u").session.tolist() == [0, -1, 1, 0]
+        s2.add("u", [said("elder", "c")], _vecs(1))  # another connection: appended
+        assert cache.get("u").session.tolist() == [0, -1, 1, 0, 2]
+        s2.delete("u", [cache.get("u").ids[0]])  # a foreign delete: rebuilt
+        # banana (none), cherry (b), date (a), elder (c): codes by first appearance
+        assert cache.get("u").session.tolist() == [-1, 0, 1, 2]
+        s1.add("v", [said("fig", "c")], _vecs(1))  # another user's "c" is its own
+        assert cache.get("v").session.tolist() == [0]
+    finally:
+        s1.close()
+        s2.close()
+
+
 @pytest.mark.parametrize("score", ["corrected", "max", "both", "mean"])
 def test_scoring_some_positions_agrees_with_scoring_all(tmp_path, embedder, score):
     """The approximate path (``ann_above``) scores only the positions it reached with

@@ -52,6 +52,10 @@ class UserIndex:
     #: whether the memory's own text (speaker aside) holds a word the lexical index
     #: reads; "x", "?", "0" or an emoji hold none (``tokenize.has_words``)
     worded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    #: each memory's session as a small integer (-1: none given), so engines can
+    #: treat the turns of one conversation as one context (SYNAPSE's context inhibition)
+    session: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _session_codes: dict[str, int] = field(default_factory=dict, repr=False)
     dense: DenseIndex = field(init=False)
     bm25: BM25Index = field(default_factory=BM25Index)
     #: Held while reading or changing this user's arrays (appends may reallocate them).
@@ -83,6 +87,19 @@ class UserIndex:
         self.dense.add(vecs)
         self.bm25.add([r.index_text for r in rows])
         self.worded = np.concatenate([self.worded, [has_words(r.text) for r in rows]])
+        codes = self._session_codes
+        self.session = np.concatenate(
+            [
+                self.session,
+                np.array(
+                    [
+                        codes.setdefault(r.session_id, len(codes)) if r.session_id else -1
+                        for r in rows
+                    ],
+                    dtype=np.int64,
+                ),
+            ]
+        )
         for r in rows:
             pos = len(self.ids)
             self.pos[r.id] = pos

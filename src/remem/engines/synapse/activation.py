@@ -76,3 +76,17 @@ def spread_activation(
             a = np.where(reached, u, 0.0)
         history.append(a)
     return a, history
+
+
+def session_best(score: np.ndarray, session: np.ndarray) -> np.ndarray:
+    """Each memory's session's best score: the evidence its session holds for the
+    query. A memory of no session (``-1``) is its own context: its own score.
+    Non-finite scores (deleted memories) count as 0 and support nothing."""
+    own = np.where(np.isfinite(score), score, 0.0).astype(np.float64)
+    out = own.copy()
+    inside = session >= 0
+    if inside.any():
+        best = np.full(int(session[inside].max()) + 1, -np.inf)
+        np.maximum.at(best, session[inside], own[inside])
+        out[inside] = best[session[inside]]
+    return out

