@@ -53,7 +53,7 @@ class UserIndex:
     #: reads; "x", "?", "0" or an emoji hold none (``tokenize.has_words``)
     worded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     #: each memory's session as a small integer (-1: none given), so engines can
-    #: treat the turns of one conversation as one context (SYNAPSE's context inhibition)
+    #: treat the turns of one conversation as one context (SYNAPSE's session support)
     session: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _session_codes: dict[str, int] = field(default_factory=dict, repr=False)
     dense: DenseIndex = field(init=False)
