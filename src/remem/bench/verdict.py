@@ -168,9 +168,8 @@ def run_verdict(
     also its refusal of each kind of question there (:func:`lme_verdict_rows`), per
     half. ``embed_cache``: keep every vector in this .npz across runs (a LongMemEval
     history is long to embed; the verdict is the same either way)."""
-    embedder: Any = MemoEmbedder(create_embedder("minilm"))
-    if embed_cache:
-        embedder = DiskCachedEmbedder(create_embedder("minilm"), embed_cache)
+    minilm = create_embedder("minilm")
+    embedder = DiskCachedEmbedder(minilm, embed_cache) if embed_cache else MemoEmbedder(minilm)
     out: dict[str, Any] = {}
     for engine in engines:
         rows = verdict_rows(
