@@ -56,15 +56,7 @@ class LlamaCppPythonLLM(LLM):
         self.context_window = n_ctx
 
     def _complete(self, req: Request) -> Completion:
-        kwargs: dict[str, Any] = {
-            "messages": [dict(m) for m in req.messages],
-            "max_tokens": req.max_tokens,
-            "temperature": req.temperature,
-        }
-        if req.seed is not None:
-            kwargs["seed"] = req.seed
-        if req.stop:
-            kwargs["stop"] = list(req.stop)
+        kwargs = req.chat_body()
         if req.json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": req.json_schema}
         t0 = time.perf_counter()

@@ -36,6 +36,22 @@ class Request:
     #: the sampling seed of this call (:func:`prompt_seed`); None when greedy
     seed: int | None = None
 
+    def chat_body(self) -> dict[str, Any]:
+        """This request as an OpenAI-style chat-completion body (messages, max_tokens,
+        temperature; seed and stop when set), which the endpoint backend and llama.cpp's
+        server both read. The structured-reply form is left to the backend: servers
+        differ in the ``response_format`` they take."""
+        body: dict[str, Any] = {
+            "messages": [dict(m) for m in self.messages],
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+        }
+        if self.seed is not None:  # servers that sample by seed repeat it
+            body["seed"] = self.seed
+        if self.stop:
+            body["stop"] = list(self.stop)
+        return body
+
 
 @dataclass(frozen=True)
 class Completion:

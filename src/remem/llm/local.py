@@ -133,16 +133,8 @@ class LocalLLM(LLM):
         return server
 
     def _complete(self, req: Request) -> Completion:
-        body: dict[str, Any] = {
-            "messages": [dict(m) for m in req.messages],
-            "max_tokens": req.max_tokens,
-            "temperature": req.temperature,
-            "cache_prompt": self.reuse_prefix,  # off: exact repeats (class docstring)
-        }
-        if req.seed is not None:
-            body["seed"] = req.seed
-        if req.stop:
-            body["stop"] = list(req.stop)
+        body = req.chat_body()
+        body["cache_prompt"] = self.reuse_prefix  # off: exact repeats (class docstring)
         if req.json_schema is not None:
             body["response_format"] = {"type": "json_object", "schema": req.json_schema}
         with self._lock:

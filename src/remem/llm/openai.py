@@ -58,16 +58,7 @@ class OpenAILLM(LLM):
         self._mode_lock = threading.Lock()
 
     def _complete(self, req: Request) -> Completion:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": [dict(m) for m in req.messages],
-            "max_tokens": req.max_tokens,
-            "temperature": req.temperature,
-        }
-        if req.seed is not None:  # servers that sample by seed repeat it
-            body["seed"] = req.seed
-        if req.stop:
-            body["stop"] = list(req.stop)
+        body = {"model": self.model, **req.chat_body()}
         json_schema = req.json_schema
         while True:
             mode = self._modes[0] if json_schema is not None else "off"
