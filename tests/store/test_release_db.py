@@ -44,16 +44,21 @@ THEN = {
 }
 
 
-@pytest.mark.parametrize("engine", sorted(EXPECTED["search"]))
-def test_every_engine_searches_the_old_file_identically(old_db, embedder, engine):
-    with Memory(
-        old_db,
+def _ranking_as_then(db: str | Path, engine: str, embedder) -> Memory:
+    """A Memory over ``db`` that ranks as that release did (:data:`THEN`)."""
+    return Memory(
+        db,
         engine=engine,
         embedder=embedder,
         llm="none",
         time_options={"updates": False},
         engine_options=THEN.get(engine),
-    ) as mem:
+    )
+
+
+@pytest.mark.parametrize("engine", sorted(EXPECTED["search"]))
+def test_every_engine_searches_the_old_file_identically(old_db, embedder, engine):
+    with _ranking_as_then(old_db, engine, embedder) as mem:
         for user in USERS:
             got = [
                 [[h.id, h.score] for h in mem.search(q, user_id=user, k=5)]
@@ -66,14 +71,7 @@ def test_every_engine_searches_the_old_file_identically(old_db, embedder, engine
 
 
 def test_synapse_recalls_the_old_file_identically(old_db, embedder):
-    with Memory(
-        old_db,
-        engine="synapse",
-        embedder=embedder,
-        llm="none",
-        time_options={"updates": False},
-        engine_options=THEN["synapse"],
-    ) as mem:
+    with _ranking_as_then(old_db, "synapse", embedder) as mem:
         for user in USERS:
             for q, want in zip(EXPECTED["questions"], EXPECTED["recall"][user], strict=True):
                 rec = mem.recall(q, user_id=user, k=5)
@@ -156,14 +154,7 @@ def test_a_postgres_database_of_the_old_release_migrates_and_answers_identically
                     c.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})", rows)
     src.close()
     for engine in ("hybrid", "synapse", "ilstma"):
-        with Memory(
-            pg_url,
-            engine=engine,
-            embedder=embedder,
-            llm="none",
-            time_options={"updates": False},
-            engine_options=THEN.get(engine),
-        ) as mem:
+        with _ranking_as_then(pg_url, engine, embedder) as mem:
             for user in USERS:
                 got = [
                     [h.id for h in mem.search(q, user_id=user, k=5)] for q in EXPECTED["questions"]
