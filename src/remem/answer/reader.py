@@ -31,8 +31,8 @@ Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
   refuses; the older grounding check on the reply (``grounding``, the share of its
   words that must be in the evidence) is off by default since the verdict came: on
   the saved full LoCoMo run at 0.5 it refused a further fifth of the answerable
-  questions (false refusal 0.14 -> 0.31 for the bundled model) for fewer right
-  answers (F1 1-4 0.143 -> 0.131, docs/benchmarks.md);
+  questions (false refusal 0.14 -> 0.32 for the bundled model, hybrid) for fewer
+  right answers (F1 1-4 0.143 -> 0.127, docs/benchmarks.md);
 - with ``llm="none"`` the answer is extractive: the sentence of the best evidence
   that shares most words with the question;
 - a degenerate reply (empty, a loop, echoed speaker labels, the question handed
@@ -303,9 +303,11 @@ class Answerer:
                 latency_s=time.perf_counter() - t0,
                 **base,
             )
-        if self.mode in ("extract", "span") or not self.llm.generates:
-            return self._extract(question, evidence, base, extra_calls, t0)
-        if self.mode == "routed" and routed_to_sentence(question, evidence):
+        if (
+            self.mode in ("extract", "span")
+            or not self.llm.generates
+            or (self.mode == "routed" and routed_to_sentence(question, evidence))
+        ):
             return self._extract(question, evidence, base, extra_calls, t0)
         c = None
         if self.llm.generates:
