@@ -210,6 +210,7 @@ def judge(
     z = bias + sum(w * values.get(f, 0.0) for w, f in zip(weights, FEATURES, strict=True))
     score = 1.0 / (1.0 + math.exp(-z))
     if kind == "small":  # outside the fitted range: only a question nothing speaks to
+        # (a question without a content word has every signal 0 and is not refused)
         absent = values.get("coverage", 0.0) == 0.0 and any(values.get(f) for f in FEATURES)
     else:
         absent = kind != "other" and score > threshold

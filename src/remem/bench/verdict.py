@@ -83,9 +83,9 @@ def lme_verdict_rows(
     once and asked, at the question's date, its own question (``kind`` "own", or
     "abs" for LongMemEval's abstention questions) and, as never said, the question of
     another that history holds no session of (``kind`` "swap": the next such question
-    37 places on in the file, the way LongMemEval made its abstention questions from
-    real ones). ``half`` is "calibration" for questions at even positions of the
-    file, "held_out" for odd ones."""
+    37 places on in the file; like LongMemEval's abstention questions, a real question
+    asked of a history that cannot answer it). ``half`` is "calibration" for questions
+    at even positions of the file, "held_out" for odd ones."""
     from .longmemeval import load_longmemeval, pooled, spread
 
     everything = pooled(load_longmemeval(data_path), pool, seed)
