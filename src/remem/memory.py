@@ -458,9 +458,18 @@ class Memory:
 
     def _verdict(self, user_id: str, query: str, hits: list[Hit]) -> Verdict:
         """The "not in memory" verdict over the hits, weighing the question's words by
-        the user's own lexical index (how rare each is, whether any memory holds it)."""
+        the user's own lexical index (how rare each is, whether any memory holds it);
+        a thing the question says the user has that no hit names is looked up by
+        meaning among the hits' vectors (one word embedded)."""
         with self._indexes.use(user_id) as idx:
-            values = signals(query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0, len(idx.bm25))
+            at = np.array([idx.pos[h.id] for h in hits if h.id in idx.pos], dtype=np.int64)
+
+            def related(word: str) -> float:
+                return idx.nearest(at, self._embedder.embed_one(word))
+
+            values = signals(
+                query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0, len(idx.bm25), related
+            )
         return judge(values, self.engine_name)
 
     def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:

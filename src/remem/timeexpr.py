@@ -35,6 +35,8 @@ _MONTHS = [
     "january", "february", "march", "april", "may", "june", "july", "august",
     "september", "october", "november", "december",
 ]  # fmt: skip
+#: the names of days and months: a question's capitalised words that name a time
+CALENDAR_WORDS = frozenset(_WEEKDAYS + _MONTHS)
 _MONTH_RE = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"

@@ -13,8 +13,12 @@ import pytest
 from remem.answer.verdict import (
     CALIBRATED,
     FEATURES,
+    PREMISES,
+    RELATED_MIN,
     SELF_MIN_MEMORIES,
     judge,
+    possessed,
+    premises,
     regime,
     signals,
 )
@@ -137,6 +141,69 @@ def test_each_regime_uses_its_own_model():
     assert other.regime == "other" and other.not_in_memory is False
 
 
+@pytest.mark.parametrize(
+    ("question", "heads"),
+    [
+        ("What is my favourite film?", ["film"]),
+        ("What is my brother's name?", ["brother"]),
+        ("How old is my cat?", ["cat"]),
+        ("What does my partner do for a living?", ["partner"]),
+        ("What are my cats called?", ["cats"]),  # "called" is the verb
+        ("Where did my older sister move?", ["sister"]),  # after "did": "move" the verb
+        ("How many years older is my grandma than me?", ["grandma"]),
+        ("Did I tell you about my trip to Kyoto and my dog?", ["trip", "dog"]),
+        ("Where do I work?", []),
+    ],
+)
+def test_the_thing_a_question_says_the_user_has(question, heads):
+    assert possessed(question) == heads
+
+
+def test_premises_read_names_and_things_the_memory_does_not_hold():
+    hits = _hits(("Me", "My favourite band is Khruangbin."), ("Me", "I went to Kyoto in March."))
+    # named by a hit: held; not named: near in meaning or not
+    assert premises("What is my favourite band?", hits, _all_known)["premise"] == 0.0
+    film = premises("What is my favourite film?", hits, _all_known, lambda w: RELATED_MIN - 0.01)
+    assert film["premise"] == 1.0
+    near = premises("What is my favourite group?", hits, _all_known, lambda w: RELATED_MIN)
+    assert near["premise"] == 0.0
+    # a capitalised word inside the question that no memory holds is a stranger;
+    # days, months and "I" are not names; a stem held by a hit is not a stranger
+    never = "Kyoto".lower().__eq__
+    assert premises("When did I go to Kyoto?", hits, never)["stranger"] == 0.0
+    assert premises("Did I go to Osaka after Kyoto?", hits, never)["stranger"] == 1.0
+    assert premises("What did I do on Monday in May, I wonder?", hits, never)["stranger"] == 0.0
+    assert premises("Did I like the Kyotos?", hits, lambda t: False)["stranger"] == 0.0
+
+
+def test_a_small_memory_refuses_a_question_whose_premise_it_does_not_hold():
+    base = {"own": 0.0, "other": 0.0, "coverage": 0.5, "unseen": 0.5, "missed": 0.0}
+    small = {**base, "first_person": 1.0, "memories": 10.0}
+    assert judge(small).not_in_memory is False
+    assert judge({**small, "premise": 1.0}).not_in_memory is True
+    assert judge({**small, "stranger": 1.0}).not_in_memory is True
+    # the fitted regimes read their models only
+    big = {**small, "memories": float(SELF_MIN_MEMORIES), "coverage": 1.0, "unseen": 0.0}
+    assert judge({**big, "premise": 1.0}).not_in_memory is judge(big).not_in_memory is False
+
+
+def test_a_thing_said_in_other_words_is_held_and_one_never_said_is_not(open_memory):
+    """The premise check through the facade, with the real embedder: "my dog" of a
+    greyhound is near in meaning, "my favourite film" of a band is not."""
+    mem = open_memory()
+    mem.add("I adopted a greyhound named Biscuit.", "u", speaker="Me")
+    mem.add("My favourite band is Khruangbin.", "u", speaker="Me")
+    mem.add("I live in Leeds, near the canal.", "u", speaker="Me")
+    dog = mem.recall("What is my dog's name?", "u")
+    film = mem.recall("What is my favourite film?", "u")
+    lisbon = mem.recall("Which street did I live on in Lisbon?", "u")
+    assert dog.details["verdict"]["premise"] == 0.0 and dog.not_in_memory is False
+    assert film.details["verdict"]["premise"] == 1.0 and film.not_in_memory is True
+    assert lisbon.details["verdict"]["stranger"] == 1.0 and lisbon.not_in_memory is True
+    leeds = mem.recall("Which street did I live on in Leeds?", "u")
+    assert leeds.not_in_memory is False
+
+
 def test_judge_is_the_fitted_logistic_model():
     values = {"own": 0.2, "other": 0.9, "coverage": 0.5, "unseen": 0.1, "missed": 0.3}
     values["named"] = 1.0
@@ -166,7 +233,7 @@ def test_recall_exposes_the_verdict_and_answer_refuses_on_it(open_memory):
     good = mem.recall("What did Melanie realize after her charity race?", "u")
     assert bad.not_in_memory is True and good.not_in_memory is False
     assert bad.absent > THRESHOLD >= good.absent
-    assert set(bad.details["verdict"]) == {*FEATURES, *KINDS}
+    assert set(bad.details["verdict"]) == {*FEATURES, *KINDS, *PREMISES}
     assert bad.to_dict()["not_in_memory"] is True and "absent" in bad.to_dict()
     a = mem.answer("What did Caroline realize after her charity race?", "u")
     assert a.refused is True and a.llm_calls == 0 and llm.calls == []

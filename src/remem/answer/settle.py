@@ -64,8 +64,8 @@ _REFUSAL_MARKS = word_list("refusal_marks.txt")
 # Words a grounded answer may add without the evidence saying them (dates, yes/no,
 # numbers as words, the reader's framing).
 _FREE_WORDS = frozenset(word_list("free_words.txt"))
-# Words that tie a question to any sentence about the same person ("my", "did").
-_PERSONAL = frozenset(word_list("personal_words.txt"))
+#: words that tie a question to any sentence about the same person ("my", "did")
+PERSONAL = frozenset(word_list("personal_words.txt"))
 _TEMPORAL = re.compile(
     r"\b(when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month)|"
     r"how long|how many (?:days|weeks|months|years)|ago|since|until)\b",
@@ -140,7 +140,7 @@ def drop_restatement(text: str, question: str) -> str:
     # adopted by James is Ned": the second one)
     for m in reversed(list(_COPULA.finditer(text))):
         head, rest = text[: m.start()], text[m.end() :].strip()
-        said = [_key(t) for t in tokenize(head) if t not in _PERSONAL]  # "she" says nothing
+        said = [_key(t) for t in tokenize(head) if t not in PERSONAL]  # "she" says nothing
         if rest and said and all(w in asked for w in said):
             return rest
     return text
@@ -307,7 +307,7 @@ _key = word_key
 def content_keys(text: str) -> set[str]:
     """The keys (:func:`_key`) of ``text``'s content words, personal words aside:
     what a question and a sentence must share to speak of the same thing."""
-    return {_key(t) for t in tokenize(text) if t not in _PERSONAL}
+    return {_key(t) for t in tokenize(text) if t not in PERSONAL}
 
 
 #: the keys of the words that ask ("what", "where", "how"...): what kind of answer a

@@ -63,17 +63,52 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..index.tokenize import tokenize
+from ..timeexpr import CALENDAR_WORDS
 from ..types import Hit
-from .settle import ASKING, about, content_keys, word_key
+from .settle import ASKING, PERSONAL, about, content_keys, word_key, word_list
 
-__all__ = ["CALIBRATED", "FEATURES", "REGIMES", "Verdict", "judge", "regime", "signals"]
+__all__ = [
+    "CALIBRATED",
+    "FEATURES",
+    "PREMISES",
+    "REGIMES",
+    "Verdict",
+    "judge",
+    "possessed",
+    "premises",
+    "regime",
+    "signals",
+]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.I)
 
+#: "my" and what follows it up to the end of the clause: the thing a question
+#: presupposes the user has ("my favourite film", "my cat", "my brother's name")
+_MY = re.compile(r"\bmy\s+(?=([^?.,!;:]*))", re.I)
+
+#: a capitalised word that does not start the question or a sentence: a name
+_NAME = re.compile(r"(?<!^)(?<![.?!] )(?<![.?!]\n)\b([A-Z][A-Za-z'&-]*)")
+
+_PHRASE_ENDS = frozenset(word_list("phrase_ends.txt"))
+_AUXILIARIES = frozenset(word_list("auxiliaries.txt"))
+
+#: the least cosine between a thing a question says the user has and the recalled
+#: memories for them to speak of it without naming it. Chosen on the calibration half
+#: of LongMemEval's oracle histories (docs/benchmarks.md): never-said questions' things
+#: sit mostly under 0.2; above 0.25 each further never-said question refused cost an
+#: answerable one
+RELATED_MIN = 0.25
+
+#: capitalised words that are not names of anything memory could hold
+_NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll"}) | CALENDAR_WORDS
+
 #: the model's inputs, in the order of each model's weights
 FEATURES = ("own", "other", "coverage", "unseen", "missed")
+
+#: what a question takes for granted, read by the ``small`` regime (:func:`premises`)
+PREMISES = ("premise", "stranger")
 
 #: the kinds of question, each read its own way (see the module's docstring)
 REGIMES = ("named", "self", "small", "other")
@@ -126,11 +161,13 @@ def signals(
     idf: Callable[[str], float],
     known: Callable[[str], bool],
     memories: int = 0,
+    related: Callable[[str], float] | None = None,
 ) -> dict[str, float]:
     """The verdict's inputs (see the module's docstring) for ``question`` over its
     ``hits``, best first. ``idf`` weighs a question word (the user's lexical index's
     IDF); ``known`` says whether any memory of the user holds it; ``memories`` is how
-    many the user holds (which model applies: :func:`regime`)."""
+    many the user holds (which model applies: :func:`regime`); ``related`` how near
+    in meaning a word comes to the hits (:func:`premises`)."""
     speakers = {h.speaker for h in hits if h.speaker}
     named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", question, re.I)]
     names = {word_key(t) for p in speakers for t in tokenize(p)}
@@ -177,7 +214,74 @@ def signals(
         "unseen": unseen / total,
         "missed": missed / total,
         **kind,
+        **premises(question, hits, known, related),
     }
+
+
+def possessed(question: str) -> list[str]:
+    """The key of each thing the question says the user has: the last of the (at most
+    three) words after "my" ("my favourite film" -> "film", "my dog" -> "dog"). The
+    phrase ends at a word the index does not keep ("is", "the"), a personal or asking
+    word, a closed-class word (``data/phrase_ends.txt``: "my grandma than me"), a
+    possessive's "'s" ("my brother's name" -> "brother") or a sign; its last word is
+    dropped when it is the question's verb: after an auxiliary (``data/auxiliaries.txt``:
+    "Where did my sister move?" -> "sister") or as a participle ending in "-ed" ("What
+    are my cats called?" -> "cats"). Without a parser this is what the words allow."""
+    heads = []
+    for m in _MY.finditer(question):
+        keys: list[str] = []
+        words: list[str] = []
+        for w in m.group(1).split()[:3]:
+            toks = tokenize(w)
+            if not toks or toks[0] in PERSONAL or toks[0] in _PHRASE_ENDS:
+                break
+            if word_key(toks[0]) in ASKING:
+                break
+            keys.append(word_key(toks[0]))
+            words.append(toks[0])
+            if w.lower().endswith(("'s", "\u2019s")):
+                break
+        before = question[: m.start()].split()
+        verb_next = bool(before) and before[-1].lower() in _AUXILIARIES
+        if len(keys) > 1 and (verb_next or words[-1].endswith("ed")):
+            keys.pop()
+        if keys:
+            heads.append(keys[-1])
+    return heads
+
+
+def premises(
+    question: str,
+    hits: Sequence[Hit],
+    known: Callable[[str], bool],
+    related: Callable[[str], float] | None = None,
+) -> dict[str, float]:
+    """Two things a question takes for granted, each 1.0 when memory does not hold it:
+
+    - ``premise``: a thing the question says the user has (:func:`possessed`: "my
+      favourite film") that none of the recalled memories names, nor comes near in
+      meaning: ``related(word)``, the word's best cosine to the recalled memories'
+      vectors, is under :data:`RELATED_MIN` ("my dog" of "I adopted a greyhound": 0.40;
+      "my favourite film" of "My favourite band is Khruangbin": 0.19);
+    - ``stranger``: a name in the question (a capitalised word inside it, days and
+      months aside) that no memory of the user holds, as written or, in the recalled
+      memories, by its stem.
+
+    Read by the ``small`` regime's rule (:func:`judge`); measured on LongMemEval's
+    oracle histories (docs/benchmarks.md)."""
+    held: set[str] = set()
+    for h in hits:
+        held |= content_keys(h.text)
+    missing = [k for k in possessed(question) if k not in held]
+    premise = any(related is None or related(k) < RELATED_MIN for k in missing)
+    stranger = False
+    for name in _NAME.findall(question):
+        if name.lower() in _NOT_NAMES:
+            continue
+        toks = tokenize(name)
+        if toks and toks[0] not in PERSONAL and word_key(toks[0]) not in ASKING:
+            stranger = stranger or not (known(toks[0]) or word_key(toks[0]) in held)
+    return dict(zip(PREMISES, (float(premise), float(stranger)), strict=True))
 
 
 def regime(values: dict[str, float]) -> str:
@@ -209,9 +313,11 @@ def judge(
     threshold = fitted[2] if threshold is None else threshold
     z = bias + sum(w * values.get(f, 0.0) for w, f in zip(weights, FEATURES, strict=True))
     score = 1.0 / (1.0 + math.exp(-z))
-    if kind == "small":  # outside the fitted range: only a question nothing speaks to
-        # (a question without a content word has every signal 0 and is not refused)
-        absent = values.get("coverage", 0.0) == 0.0 and any(values.get(f) for f in FEATURES)
+    if kind == "small":  # outside the fitted range: a question nothing speaks to (a
+        # question without a content word has every signal 0 and is not refused), or
+        # one whose premise memory does not hold
+        silent = values.get("coverage", 0.0) == 0.0 and any(values.get(f) for f in FEATURES)
+        absent = silent or bool(values.get("premise")) or bool(values.get("stranger"))
     else:
         absent = kind != "other" and score > threshold
     return Verdict(score, absent, dict(values), kind)

@@ -192,6 +192,19 @@ class UserIndex:
         cos[at] = best if self.passage_score != "both" else np.maximum(cos[at], best)
         return cos
 
+    def nearest(self, positions: np.ndarray, vec: np.ndarray) -> float:
+        """The best cosine of ``vec`` to the given memories, each read as its own vector
+        and its passages' (no correction: how near the nearest text comes, for the
+        verdict's premise check); -1 for none."""
+        cos = [self.dense.cosines(positions, vec)]
+        for p in positions.tolist():
+            rows = self.passage_rows.get(p)
+            if rows is not None:
+                cos.append(self.passages.cosines(np.arange(*rows), vec))
+        flat = np.concatenate(cos) if cos else np.zeros(0)
+        flat = flat[np.isfinite(flat)]
+        return float(flat.max()) if flat.size else -1.0
+
     def best_passage(self, pos: int, query_vec: np.ndarray) -> tuple[int, int, int] | None:
         """(index, start, end) of the memory's passage nearest the query; None for a
         memory that is one passage."""
