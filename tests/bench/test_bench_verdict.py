@@ -93,7 +93,7 @@ def test_the_command_reports_both_data_sets(files, tmp_path):
     code = main(
         [
             "bench", "verdict", "--data", str(locomo), "--lme", str(lme), "--engines", "hybrid",
-            "--embed-cache", str(tmp_path / "cache.npz"), "--json", str(out),
+            "--lme-pool", "0", "--embed-cache", str(tmp_path / "cache.npz"), "--json", str(out),
             "--markdown", str(md),
         ]
     )  # fmt: skip
@@ -102,8 +102,10 @@ def test_the_command_reports_both_data_sets(files, tmp_path):
     halves = result["engines"]["hybrid"]
     assert halves["calibration"]["verdict"]["questions"] == 2
     assert halves["held_out"]["verdict"]["cat5"] == 1
+    assert result["lme_pool"] == 0
     lme_halves = result["lme_engines"]["hybrid"]
     assert lme_halves["calibration"]["own"] + lme_halves["held_out"]["own"] == 3
     assert (tmp_path / "cache.npz").is_file()  # the vectors are kept for the next run
     text = md.read_text()
     assert "LoCoMo 'not in memory' verdict" in text and "LongMemEval 'not in memory'" in text
+    assert "pooled with 0 sessions" in text

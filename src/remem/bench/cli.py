@@ -310,6 +310,13 @@ benchmark(
             default=None,
             help="only this many LongMemEval questions, spread over the file (default: all)",
         ),
+        arg(
+            "--lme-pool",
+            type=int,
+            default=45,
+            help="sessions of other questions pooled into each LongMemEval history "
+            "(default 45; 0: the question's own sessions, a small memory)",
+        ),
         arg("--embed-cache", help="keep every vector in this .npz across runs"),
         *OUT,
     ],
@@ -326,6 +333,7 @@ def verdict(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         progress=_progress,
         lme=args.lme,
         lme_questions=args.lme_questions,
+        lme_pool=args.lme_pool,
         embed_cache=args.embed_cache,
     )
     return result, verdict_tables(result)

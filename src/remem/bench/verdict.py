@@ -161,12 +161,14 @@ def run_verdict(
     progress: Callable[[str], None] | None = None,
     lme: str | None = None,
     lme_questions: int | None = None,
+    lme_pool: int = 45,
     embed_cache: str | None = None,
 ) -> dict[str, Any]:
     """Per engine, the verdict's and the gate's refusal rates on the calibration half
     and on the held-out half of the conversations; with ``lme`` (a LongMemEval file)
     also its refusal of each kind of question there (:func:`lme_verdict_rows`), per
-    half. ``embed_cache``: keep every vector in this .npz across runs (a LongMemEval
+    half, each history pooled with ``lme_pool`` sessions of other questions (0 with the
+    oracle file: each question's own sessions only, a small memory). ``embed_cache``: keep every vector in this .npz across runs (a LongMemEval
     history is long to embed; the verdict is the same either way)."""
     minilm = create_embedder("minilm")
     embedder = DiskCachedEmbedder(minilm, embed_cache) if embed_cache else MemoEmbedder(minilm)
@@ -200,10 +202,17 @@ def run_verdict(
     }
     if lme:
         result["lme"] = str(lme)
+        result["lme_pool"] = lme_pool
         result["lme_engines"] = {}
         for engine in engines:
             rows = lme_verdict_rows(
-                lme, engine, k=k, questions=lme_questions, embedder=embedder, progress=progress
+                lme,
+                engine,
+                k=k,
+                pool=lme_pool,
+                questions=lme_questions,
+                embedder=embedder,
+                progress=progress,
             )
             result["lme_engines"][engine] = {
                 half: lme_refusal_rates([r for r in rows if r["half"] == half])
