@@ -70,3 +70,26 @@ def test_every_word_is_in_a_passage_and_windows_stay_within_the_limit(
             assert words(text[a:b]) <= max_pieces
         covered |= {i for i in range(a, b) if not text[i].isspace()}
     assert covered == {i for i, c in enumerate(text) if not c.isspace()}
+
+
+def test_cutting_by_piece_offsets_gives_the_spans_of_counting_each_sentence():
+    """The MiniLM tokenizer's piece offsets, from one call for all texts, cut every
+    text as counting each sentence and word does (accents, emoji, CJK, a sentence
+    longer than a window, lines, a speaker's prefix through ``embed_memories``)."""
+    from remem.embed import create_embedder
+
+    minilm = create_embedder("minilm")
+    texts = [
+        "Café déjà vu. Naïve résumé façade! " * 30,
+        "Plan:\n- pack 🎒 boots\n- 東京で会いましょう。\n" + " ".join(["fantastical"] * 150),
+        "short one.",
+        "A sentence with numbers 3.14, 2,500 and 10:30am, (brackets) and 'quotes'. " * 25,
+    ]
+    starts = minilm.piece_starts(texts)
+    assert starts is not None and [len(s) for s in starts] == [
+        minilm.count_pieces(t) for t in texts
+    ]
+    for text, mine in zip(texts, starts, strict=True):
+        for plan in (PassagePlan(50, 1), PassagePlan(128, 0), PassagePlan(200, 1)):
+            by_sentence = split_passages(text, minilm.count_pieces, plan)
+            assert split_passages(text, minilm.count_pieces, plan, mine) == by_sentence

@@ -69,6 +69,9 @@ class _Switch(Embedder):
     def count_pieces(self, text: str) -> int:
         return self.ingest.count_pieces(text)
 
+    def piece_starts(self, texts: Sequence[str]) -> list[list[int]] | None:
+        return self.ingest.piece_starts(texts)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return (self.live_embedder if self.live else self.ingest).embed(texts)
 

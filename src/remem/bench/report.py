@@ -469,9 +469,9 @@ def verdict_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[li
         tables.append(
             (
                 f"LongMemEval 'not in memory' verdict ({result['lme']}, pooled with "
-                f"{result.get('lme_pool', 45)} sessions; refusal of each kind of question, n in brackets; 'own' is false "
-                "refusal, 'swap' another question's never-said question, 'abs' LongMemEval's "
-                "abstention questions)",
+                f"{result.get('lme_pool', 45)} sessions; refusal of each kind of question, "
+                "n in brackets; 'own' is false refusal, 'swap' another question's "
+                "never-said question, 'abs' LongMemEval's abstention questions)",
                 ["engine", "questions", "own (false refusal)", "swap (never said)", "abs"],
                 lme,
             )

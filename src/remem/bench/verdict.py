@@ -168,8 +168,9 @@ def run_verdict(
     and on the held-out half of the conversations; with ``lme`` (a LongMemEval file)
     also its refusal of each kind of question there (:func:`lme_verdict_rows`), per
     half, each history pooled with ``lme_pool`` sessions of other questions (0 with the
-    oracle file: each question's own sessions only, a small memory). ``embed_cache``: keep every vector in this .npz across runs (a LongMemEval
-    history is long to embed; the verdict is the same either way)."""
+    oracle file: each question's own sessions only, a small memory). ``embed_cache``:
+    keep every vector in this .npz across runs (a LongMemEval history is long to
+    embed; the verdict is the same either way)."""
     minilm = create_embedder("minilm")
     embedder = DiskCachedEmbedder(minilm, embed_cache) if embed_cache else MemoEmbedder(minilm)
     out: dict[str, Any] = {}

@@ -22,6 +22,13 @@ class Embedder(ABC):
         (only needed when ``max_pieces`` is set)."""
         raise NotImplementedError
 
+    def piece_starts(self, texts: Sequence[str]) -> list[list[int]] | None:
+        """Where each word piece of each text starts (character offsets, special
+        tokens aside), all texts in one call, so passages can be cut without counting
+        every sentence again; None (the default) when the model cannot say, and
+        :meth:`count_pieces` is asked per sentence instead."""
+        return None
+
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an ``(len(texts), dim)`` float32 array of unit vectors."""
@@ -61,6 +68,9 @@ class MemoEmbedder(Embedder):
 
     def count_pieces(self, text: str) -> int:
         return self.inner.count_pieces(text)
+
+    def piece_starts(self, texts: Sequence[str]) -> list[list[int]] | None:
+        return self.inner.piece_starts(texts)
 
     def load(self) -> None:
         self.inner.load()

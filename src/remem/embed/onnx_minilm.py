@@ -175,6 +175,10 @@ class OnnxMiniLM(Embedder):
     def count_pieces(self, text: str) -> int:
         return len(_counter().encode(text, add_special_tokens=False).ids)
 
+    def piece_starts(self, texts: Sequence[str]) -> list[list[int]] | None:
+        encodings = _counter().encode_batch(list(texts), add_special_tokens=False)
+        return [[start for start, _ in e.offsets] for e in encodings]
+
     def _open_session(self, threads: int):  # -> ort.InferenceSession
         import onnxruntime as ort
 

@@ -19,8 +19,10 @@ one passage: its vector is exactly what it was without passages.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -81,13 +83,24 @@ def passage_plan(options: Mapping[str, Any] | None) -> PassagePlan | None:
 
 
 def split_passages(
-    text: str, count: Callable[[str], int], plan: PassagePlan = PassagePlan()
+    text: str,
+    count: Callable[[str], int],
+    plan: PassagePlan = PassagePlan(),
+    starts: Sequence[int] | None = None,
 ) -> list[tuple[int, int]]:
     """Character spans ``[start, end)`` of ``text``'s passages, in order; one span
-    (the whole text) when it fits one window. ``count`` gives a text's word pieces."""
-    if count(text) <= plan.max_pieces:
+    (the whole text) when it fits one window. ``count`` gives a text's word pieces;
+    ``starts``, where given, is where each of ``text``'s pieces starts (from one
+    tokenizer call), and a span's pieces are counted from it instead of tokenizing
+    each sentence again: the same counts, since pieces never cross the whitespace
+    that sentences and words are cut at."""
+    if starts is None:
+        pieces: Callable[[int, int], int] = lambda a, b: count(text[a:b])  # noqa: E731
+    else:
+        pieces = partial(_pieces_between, starts)
+    if pieces(0, len(text)) <= plan.max_pieces:
         return [(0, len(text))]
-    units = _units(text, count, plan.max_pieces)
+    units = _units(text, pieces, plan.max_pieces)
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(units):
@@ -103,7 +116,12 @@ def split_passages(
     return spans
 
 
-def _units(text: str, count: Callable[[str], int], limit: int) -> list[tuple[int, int, int]]:
+def _pieces_between(starts: Sequence[int], a: int, b: int) -> int:
+    """How many of the pieces starting at ``starts`` (ascending) start in ``[a, b)``."""
+    return bisect_left(starts, b) - bisect_left(starts, a)
+
+
+def _units(text: str, pieces: Callable[[int, int], int], limit: int) -> list[tuple[int, int, int]]:
     """(start, end, pieces) of the text's sentences; a sentence over ``limit`` pieces
     becomes runs of whole words within it."""
     out: list[tuple[int, int, int]] = []
@@ -112,29 +130,30 @@ def _units(text: str, count: Callable[[str], int], limit: int) -> list[tuple[int
     for gap_start, gap_end in bounds:
         end = gap_start
         if end > start and text[start:end].strip():
-            n = count(text[start:end])
+            n = pieces(start, end)
             if n <= limit:
                 out.append((start, end, n))
             else:
-                out.extend(_word_runs(text, start, end, count, limit))
+                out.extend(_word_runs(text, start, end, pieces, limit))
         start = gap_end
     return out
 
 
 def _word_runs(
-    text: str, start: int, end: int, count: Callable[[str], int], limit: int
+    text: str, start: int, end: int, pieces: Callable[[int, int], int], limit: int
 ) -> list[tuple[int, int, int]]:
     """Runs of whole words of ``text[start:end]`` within ``limit`` pieces each (a
     single word over the limit is a run of its own: the embedder truncates it)."""
     runs: list[tuple[int, int, int]] = []
     run_start, run_pieces, last_end = start, 0, start
     for m in _WORD.finditer(text, start, end):
-        n = count(m.group().strip())
+        word_end = m.start() + len(m.group().rstrip())
+        n = pieces(m.start(), word_end)
         if run_pieces and run_pieces + n > limit:
             runs.append((run_start, last_end, run_pieces))
             run_start, run_pieces = m.start(), 0
         run_pieces += n
-        last_end = m.start() + len(m.group().rstrip())
+        last_end = word_end
     if run_pieces:
         runs.append((run_start, last_end, run_pieces))
     return runs
@@ -152,12 +171,22 @@ def embed_memories(
         return embedder.embed([m.index_text for m in memories]), [None] * len(memories)
     texts: list[str] = []
     layout: list[tuple[int, tuple[tuple[int, int], ...] | None]] = []
-    for m in memories:
+    starts = embedder.piece_starts([m.text for m in memories])
+    prefixes: dict[str, int] = {}  # a speaker's "Name: " in pieces
+    for i, m in enumerate(memories):
         spans: list[tuple[int, int]] = [(0, len(m.text))]
-        if embedder.count_pieces(m.index_text) > limit:
-            prefix = embedder.count_pieces(index_text("", m.speaker)) if m.speaker else 0
+        prefix = 0
+        if m.speaker:
+            if m.speaker not in prefixes:
+                prefixes[m.speaker] = embedder.count_pieces(index_text("", m.speaker))
+            prefix = prefixes[m.speaker]
+        mine = None if starts is None else starts[i]
+        whole = embedder.count_pieces(m.index_text) if mine is None else prefix + len(mine)
+        if whole > limit:
             window = max(1, min(plan.max_pieces, limit) - prefix)
-            spans = split_passages(m.text, embedder.count_pieces, PassagePlan(window, plan.overlap))
+            spans = split_passages(
+                m.text, embedder.count_pieces, PassagePlan(window, plan.overlap), mine
+            )
         if len(spans) == 1:
             layout.append((len(texts), None))
             texts.append(m.index_text)
