@@ -194,10 +194,12 @@ def signals(
         return {**dict.fromkeys(FEATURES, 0.0), **kind}
     own = other = coverage = 0.0
     missed = sum(weight[k] for k in held)
+    said: set[str] = set()  # keys the hits hold, for the premises
     for rank, h in enumerate(hits):
         whole = about(h.speaker, h.text, speakers)
         for sentence in _SENTENCE.split(h.text):
             keys = content_keys(sentence)
+            said |= keys
             share = sum(weight[k] for k in keys if k in weight) / total
             if rank < 3 and share > coverage:
                 coverage = share
@@ -216,7 +218,7 @@ def signals(
         "unseen": unseen / total,
         "missed": missed / total,
         **kind,
-        **premises(question, hits, known, related),
+        **_premises(question, said, known, related),
     }
 
 
@@ -270,9 +272,18 @@ def premises(
 
     Read by the ``small`` regime's rule (:func:`judge`); measured on LongMemEval's
     oracle histories (docs/benchmarks.md)."""
-    held: set[str] = set()
-    for h in hits:
-        held |= content_keys(h.text)
+    said = set().union(*(content_keys(h.text) for h in hits))
+    return _premises(question, said, known, related)
+
+
+def _premises(
+    question: str,
+    held: set[str],
+    known: Callable[[str], bool],
+    related: Callable[[str], float] | None,
+) -> dict[str, float]:
+    """:func:`premises` given the keys the hits hold (``held``: :func:`signals` has
+    them from its pass over the hits' sentences, and does not tokenize the hits twice)."""
     missing = [w for w in possessed(question) if word_key(w) not in held]
     premise = any(related is None or related(w) < RELATED_MIN for w in missing)
     stranger = False

@@ -201,7 +201,7 @@ class UserIndex:
             rows = self.passage_rows.get(p)
             if rows is not None:
                 cos.append(self.passages.cosines(np.arange(*rows), vec))
-        flat = np.concatenate(cos) if cos else np.zeros(0)
+        flat = np.concatenate(cos)
         flat = flat[np.isfinite(flat)]
         return float(flat.max()) if flat.size else -1.0
 
