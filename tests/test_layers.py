@@ -20,6 +20,7 @@ LAYERS = [
     ("remem.redact", 0),
     ("remem._version", 0),
     ("remem.timeexpr", 0),
+    ("remem.speakers", 0),
     ("remem._openai", 1),
     ("remem.store", 1),
     ("remem.index", 2),

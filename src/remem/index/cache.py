@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..speakers import party
 from ..store.base import Store, UserState, timestamp_epoch
 from ..types import StoredMemory
 from .bm25 import BM25Index
@@ -56,6 +57,9 @@ class UserIndex:
     #: treat the turns of one conversation as one context (SYNAPSE's session support)
     session: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _session_codes: dict[str, int] = field(default_factory=dict, repr=False)
+    #: who said each memory (``speakers.party``): 0 no speaker given, 1 a person,
+    #: 2 the assistant; SYNAPSE's speaker prior reads it
+    party: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     dense: DenseIndex = field(init=False)
     bm25: BM25Index = field(default_factory=BM25Index)
     #: Held while reading or changing this user's arrays (appends may reallocate them).
@@ -99,6 +103,9 @@ class UserIndex:
                     dtype=np.int64,
                 ),
             ]
+        )
+        self.party = np.concatenate(
+            [self.party, np.array([party(r.speaker) for r in rows], dtype=np.int8)]
         )
         for r in rows:
             pos = len(self.ids)

@@ -146,6 +146,15 @@ class SynapseConfig:
     out), LoCoMo and MemoryBank at 0.1-0.4 (docs/benchmarks.md): 0.15-0.25 is the
     plateau where LoCoMo and MemoryBank gain; 0.15 is its end that leaves the held-out
     LongMemEval questions level (0.2 costs them 0.005 at k = 5)."""
+    speaker_prior: float = number(0.6, low=0, high=1)
+    """choice: in a history of a person and an assistant (``speakers.party``), the
+    memories of the party the question is not about are weighed this (before
+    session support): the assistant's replies for a question about the person's
+    life, the person's turns for one about what the assistant said ("the hotel you
+    recommended"; ``speakers.asks_assistant``). An assistant's reply restates the
+    person's words at length and outranks the turn that holds the fact. A history
+    without assistant turns (people's names as speakers) is unaffected. 1 = off (the
+    paper; ``synapse-nospeaker``)."""
     damping: float = number(0.85, low=0, high=1)
     """choice: PageRank damping (the usual 0.85; the paper gives none)."""
 
@@ -171,6 +180,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "w_activation": 0.3,
         "anchors": 10,
         "session_support": 0.0,
+        "speaker_prior": 1.0,
     },
     "synapse-nofan": {"fan_effect": False},
     "synapse-noinhib": {"inhibition": False},
@@ -179,6 +189,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "synapse-nograph": {"graph": False},
     "synapse-noconcepts": {"concepts": False},
     "synapse-nosession": {"session_support": 0.0},
+    "synapse-nospeaker": {"speaker_prior": 1.0},
     "synapse-dormant": {"archive_all_dormant": True},
     "synapse-llm": {"extractor": "llm"},
     # the large-history regime (IVF anchors, candidate scoring) forced on any size
@@ -189,5 +200,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "w_activation": 0.0,
         "w_pagerank": 0.0,
         "session_support": 0.0,
+        "speaker_prior": 1.0,
     },
 }

@@ -29,6 +29,7 @@ from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...index.tokenize import tokenize
 from ...redact import failure
+from ...speakers import speaker_weights
 from ...types import StoredMemory
 from ..arrange import plan
 from ..base import (
@@ -485,6 +486,9 @@ class SynapseEngine(Engine):
                 if cfg.w_pagerank and graph.top_episode_pagerank > 0:
                     pr[inside] = graph.pagerank[nodes[inside]] / graph.top_episode_pagerank
             score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
+            weights = speaker_weights(idx.party[universe], query, cfg.speaker_prior)
+            if weights is not None:
+                score = score * weights
             if cfg.session_support > 0:
                 support = session_best(np.where(alive, score, -np.inf), idx.session[universe])
                 score = score + cfg.session_support * support
@@ -495,6 +499,12 @@ class SynapseEngine(Engine):
             ids = [idx.ids[p] for p in best]
             dense_set, bm_set = set(dense_rank.tolist()), set(bm_rank.tolist())
 
+            weighed = (
+                {int(universe[o]) for o in order if weights[o] < 1.0}
+                if weights is not None
+                else set()
+            )
+
             def explain() -> dict[str, str]:
                 return {
                     idx.ids[p]: passage_why(
@@ -503,6 +513,7 @@ class SynapseEngine(Engine):
                         query_vec,
                         _explain(int(p), history, graph, dense_set, bm_set, idx),
                     )
+                    + (f"; weighed {cfg.speaker_prior:g}: {_OTHER_PARTY}" if p in weighed else "")
                     for p in best
                 }
 
@@ -536,6 +547,7 @@ class SynapseEngine(Engine):
 
 
 RRF_K = 60.0
+_OTHER_PARTY = "said by the party the question is not about (speaker prior)"
 
 
 def _channel_ranks(cos: np.ndarray, bm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,168 @@
+"""SYNAPSE's speaker prior: in a history of a person and an assistant, the person's
+own words answer questions about their life, the assistant's answer questions about
+what it said (``speaker_prior``, ``remem.speakers``), through the public API."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from remem import InvalidInputError
+from remem.speakers import ASSISTANT, NOBODY, PERSON, asks_assistant, party, speaker_weights
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
+
+
+def _round(session: str, day: int, turns: list[tuple[str, str]]) -> list[dict]:
+    start = T0 + timedelta(days=day)
+    return [
+        {
+            "text": text,
+            "speaker": speaker,
+            "session_id": session,
+            "timestamp": start + timedelta(seconds=30 * i),
+        }
+        for i, (speaker, text) in enumerate(turns)
+    ]
+
+
+def _history(user: str = "user", assistant: str = "assistant") -> list[dict]:
+    """The person states a fact in passing; the assistant's reply restates the topic
+    at length (and outranks the fact without the prior); a later session has the
+    assistant recommend a trail."""
+    return _round(
+        "sneakers",
+        0,
+        [
+            (
+                user,
+                "Any tips for cleaning suede? By the way, my old sneakers live on a "
+                "shoe rack in the garage now.",
+            ),
+            (
+                assistant,
+                "Where you keep old sneakers matters as much as cleaning them. Keep old "
+                "sneakers away from heat, keep suede sneakers in a cool dry place, and "
+                "brush them gently with a suede eraser. Old sneakers you keep this way "
+                "last for years.",
+            ),
+        ],
+    ) + _round(
+        "hiking",
+        5,
+        [
+            (user, "I want a hike near Zaragoza this weekend, something with views."),
+            (
+                assistant,
+                "Try the Moncayo loop: the trail climbs through beech woods to the "
+                "summit and the views over the valley are superb.",
+            ),
+        ],
+    )
+
+
+ABOUT_PERSON = "Where do I keep my old sneakers?"
+ABOUT_ASSISTANT = "What was the hiking trail you recommended near Zaragoza?"
+PLAIN = {"time_options": {"updates": False}}
+
+
+def _first(mem, question: str, user: str = "u") -> str:
+    return mem.search(question, user_id=user, k=4)[0].text
+
+
+def test_a_question_about_the_person_is_answered_by_their_own_words(open_memory):
+    on = open_memory(":memory:", "synapse", engine_options={"graph": False}, **PLAIN)
+    off = open_memory(
+        ":memory:", "synapse", engine_options={"graph": False, "speaker_prior": 1.0}, **PLAIN
+    )
+    for mem in (on, off):
+        mem.add_many(_history(), user_id="u")
+    # the control: without the prior the assistant's long restatement comes first
+    assert _first(off, ABOUT_PERSON).startswith("Where you keep")
+    assert "shoe rack" in _first(on, ABOUT_PERSON)
+
+
+def test_a_question_about_what_the_assistant_said_keeps_its_reply_first(open_memory):
+    mem = open_memory(":memory:", "synapse", **PLAIN)
+    mem.add_many(_history(), user_id="u")
+    assert _first(mem, ABOUT_ASSISTANT).startswith("Try the Moncayo loop")
+
+
+def test_the_assistant_is_recognised_by_the_names_data_sets_use(open_memory):
+    mem = open_memory(":memory:", "synapse", engine_options={"graph": False}, **PLAIN)
+    mem.add_many(_history(user="Emily", assistant="AI"), user_id="u")
+    assert "shoe rack" in _first(mem, ABOUT_PERSON)
+
+
+def test_two_people_are_not_told_apart(open_memory):
+    """Speakers that are people's names (LoCoMo): no assistant, no prior; the ranking
+    is the one with the prior off."""
+    on = open_memory(":memory:", "synapse", **PLAIN)
+    off = open_memory(":memory:", "synapse", engine_options={"speaker_prior": 1.0}, **PLAIN)
+    for mem in (on, off):
+        mem.add_many(_history(user="Ana", assistant="Ben"), user_id="u")
+    for question in (ABOUT_PERSON, ABOUT_ASSISTANT):
+        ranked = [[(h.text, h.score) for h in m.search(question, user_id="u")] for m in (on, off)]
+        assert ranked[0] == ranked[1]
+
+
+def test_another_users_assistant_turns_change_nothing(open_memory):
+    """Whether a history has an assistant is read per user."""
+    mem = open_memory(":memory:", "synapse", **PLAIN)
+    mem.add_many(_history(user="Ana", assistant="Ben"), user_id="u")
+    before = [(h.id, h.score) for h in mem.search(ABOUT_PERSON, user_id="u")]
+    mem.add_many(_history(), user_id="v")
+    assert [(h.id, h.score) for h in mem.search(ABOUT_PERSON, user_id="u")] == before
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Can you remind me of the restaurant in Rome you recommended?", True),
+        ("What painters did you recommend to me?", True),
+        ("You once recommended a world history game to me. What was it?", True),
+        ("What methods have you told me about for relieving stress?", True),
+        ("How many eggs did you say we need?", True),
+        ("Can you suggest a hotel for my trip to Miami?", False),
+        ("Do you think it might be my living room?", False),
+        ("Could you remind me where I keep my sneakers?", False),
+        ("Do you need my address?", False),
+        ("Where did I move last year?", False),
+    ],
+)
+def test_asks_assistant(question, expected):
+    assert asks_assistant(question) is expected
+
+
+def test_party_and_weights():
+    assert [party(s) for s in (None, "", "Ana", "user", "Assistant", " AI ", "bot")] == [
+        NOBODY,
+        NOBODY,
+        PERSON,
+        PERSON,
+        ASSISTANT,
+        ASSISTANT,
+        ASSISTANT,
+    ]
+    parties = np.array([PERSON, ASSISTANT, NOBODY], dtype=np.int8)
+    assert speaker_weights(parties, ABOUT_PERSON, 0.5).tolist() == [1.0, 0.5, 1.0]
+    assert speaker_weights(parties, ABOUT_ASSISTANT, 0.5).tolist() == [0.5, 1.0, 1.0]
+    assert speaker_weights(parties, ABOUT_PERSON, 1.0) is None
+    assert speaker_weights(np.array([PERSON, NOBODY]), ABOUT_PERSON, 0.5) is None
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "high", None])
+def test_a_bad_speaker_prior_is_refused(open_memory, bad):
+    with pytest.raises(InvalidInputError, match="speaker_prior"):
+        open_memory(":memory:", "synapse", engine_options={"speaker_prior": bad})
+
+
+def test_the_explanation_says_which_hits_the_prior_weighed(open_memory):
+    mem = open_memory(":memory:", "synapse", **PLAIN)
+    mem.add_many(_history(), user_id="u")
+    rec = mem.recall(ABOUT_PERSON, user_id="u", k=4, explain=True)
+    for hit in rec.hits:
+        weighed = "speaker prior" in rec.explanations[hit.id]
+        assert weighed is (hit.speaker == "assistant"), rec.explanations[hit.id]
