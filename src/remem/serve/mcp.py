@@ -141,7 +141,8 @@ def _tools(view: "Callable[[], TenantMemory]") -> "list[Tool]":
         Use it whenever the user tells you something worth knowing next time: a
         preference, a plan, a person, a date, an event. Store it as a plain sentence,
         ideally in the user's words, with the speaker (the chat role: "user" for the
-        user's words, "assistant" for yours) and the time it was said. Returns {"id": ...}, the memory's id (for get_memory and forget)."""
+        user's words, "assistant" for yours) and the time it was said.
+        Returns {"id": ...}, the memory's id (for get_memory and forget)."""
         return await call(
             "add",
             user_id,
