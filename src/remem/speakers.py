@@ -28,7 +28,8 @@ the chat role the integrations store (``llamaindex``, ``langgraph``: the role is
 speaker) and the names companion data sets use (MemoryBank: ``AI``)."""
 
 _PAST = (
-    r"(?:(?!need\b|feed\b|seed\b|speed\b)\w+ed|said|told|gave|made|wrote|sent|found|brought|taught|chose|came|put|"
+    r"(?:(?!need\b|feed\b|seed\b|speed\b)\w+ed|"  # past tense, not "need" and its rhymes
+    r"said|told|gave|made|wrote|sent|found|brought|taught|chose|came|put|"
     r"meant|built|drew|sang|read|shared|got|left|set|showed|shown|given|written)"
 )
 _ATTRIBUTED = re.compile(
@@ -59,7 +60,7 @@ def asks_assistant(question: str) -> bool:
 
 
 def speaker_weights(parties: np.ndarray, question: str, factor: float) -> np.ndarray | None:
-    """Per memory (``parties``: each one's ``party``), 1 or ``factor``: the party
+    """Per memory of a history (``parties``: each one's ``party``), 1 or ``factor``: the party
     the question is not about - the assistant, unless the question asks what the
     assistant said, then the person - is weighed ``factor``. None (no change) when
     the history holds no assistant turn: then there is no one to tell apart."""

@@ -486,9 +486,11 @@ class SynapseEngine(Engine):
                 if cfg.w_pagerank and graph.top_episode_pagerank > 0:
                     pr[inside] = graph.pagerank[nodes[inside]] / graph.top_episode_pagerank
             score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
-            weights = speaker_weights(idx.party[universe], query, cfg.speaker_prior)
+            # whether the history has an assistant is read from all of it, not from
+            # the candidates the large-history regime scores
+            weights = speaker_weights(idx.party, query, cfg.speaker_prior)
             if weights is not None:
-                score = score * weights
+                score = score * weights[universe]
             if cfg.session_support > 0:
                 support = session_best(np.where(alive, score, -np.inf), idx.session[universe])
                 score = score + cfg.session_support * support
@@ -499,12 +501,6 @@ class SynapseEngine(Engine):
             ids = [idx.ids[p] for p in best]
             dense_set, bm_set = set(dense_rank.tolist()), set(bm_rank.tolist())
 
-            weighed = (
-                {int(universe[o]) for o in order if weights[o] < 1.0}
-                if weights is not None
-                else set()
-            )
-
             def explain() -> dict[str, str]:
                 return {
                     idx.ids[p]: passage_why(
@@ -513,7 +509,11 @@ class SynapseEngine(Engine):
                         query_vec,
                         _explain(int(p), history, graph, dense_set, bm_set, idx),
                     )
-                    + (f"; weighed {cfg.speaker_prior:g}: {_OTHER_PARTY}" if p in weighed else "")
+                    + (
+                        f"; weighed {cfg.speaker_prior:g}: {_OTHER_PARTY}"
+                        if weights is not None and weights[p] < 1.0
+                        else ""
+                    )
                     for p in best
                 }
 
