@@ -17,7 +17,7 @@ arithmetic is float32 and the vectors match sentence-transformers' (cosine >= 0.
 dynamic int8 activation quantisation was measured 1.8x faster but moved 13% of
 top-10 neighbours, so it is not used. The graph's attention is fused into
 onnxruntime's MultiHeadAttention op when a session is opened (``attention.py``): the
-same vectors, 6-12% faster on long passages.
+same vectors, 5-12% faster on long passages.
 """
 
 from __future__ import annotations
