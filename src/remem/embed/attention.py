@@ -4,9 +4,10 @@ Why: the packaged model is a PyTorch export whose attention is a dozen separate
 operators per layer (two scaled matrix products, the mask added, softmax, then an
 ``IsNaN``/``Where`` pass over the whole batch x heads x width x width score tensor).
 That work grows with the width, so a long memory's word pieces (passages of about
-200) embedded about 15-20% slower than a chat turn's. onnxruntime's fused CPU kernel does the same computation in one pass: 5-12%
-more word pieces per second at widths 128-256 and 1-5% at 40, the same vectors (cosine
-1.0 to six digits; ``scripts/minilm_shapes.py --fused``, docs/benchmarks.md).
+200) embedded about 15-20% slower than a chat turn's. onnxruntime's fused CPU kernel
+does the same computation in one pass: 5-12% more word pieces per second at widths
+128-256 and 1-5% at 40, the same vectors (cosine 1.0 to six digits;
+``scripts/minilm_shapes.py --fused``, docs/benchmarks.md).
 
 How: the rewrite reads and writes the model with ``protobuf`` (a dependency of
 onnxruntime) through a schema of only the fields it touches; everything else - the
