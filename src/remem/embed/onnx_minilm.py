@@ -246,8 +246,9 @@ class OnnxMiniLM(Embedder):
 
     def _fused_model(self) -> bytes | None:
         """The model file with its attention fused (``attention.py``; 0.1 s), or None
-        when fusing is off or the graph is not the shape it expects."""
-        if not self.fuse:
+        when fusing is off or the graph is not the shape it expects. Not tried again for
+        the second session once the first fell back: the same file would again."""
+        if not self.fuse or self.attention_fused is False:
             return None
         try:
             return fuse_attention(self._path.read_bytes(), self.heads)
