@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from remem.engines.synapse.graph import _prune_incoming, pagerank
+from remem.engines.synapse.graph import Walk, _prune_incoming, pagerank
 from store_rows import synapse_db  # noqa: E402
 
 
@@ -85,6 +85,44 @@ def test_pagerank_random_weighted_matches_dense_power_iteration():
     for _ in range(1000):
         ref = 0.85 * (p @ ref + ref[out_w == 0].sum() / n) + 0.15 / n
     np.testing.assert_allclose(r, ref, atol=1e-8)
+
+
+def test_anchored_pagerank_solves_the_walk_with_restart():
+    # r = (1 - d) j + d (P r + (dangling . r) j), solved exactly: the restart vector j
+    # takes the place of the uniform jump, dangling mass included
+    rng = np.random.default_rng(3)
+    n, d = 8, 0.85
+    dense = rng.random((n, n)) * (rng.random((n, n)) < 0.35)
+    np.fill_diagonal(dense, 0.0)
+    dense[:, 2] = 0.0  # node 2 is dangling
+    out_w = dense.sum(axis=0)
+    p = np.where(out_w > 0, dense / np.where(out_w > 0, out_w, 1.0), 0.0)
+    jump = np.zeros(n)
+    jump[[0, 5]] = [0.75, 0.25]
+    a = np.eye(n) - d * (p + np.outer(jump, out_w == 0))
+    ref = np.linalg.solve(a, (1 - d) * jump)
+    r = Walk.of(sp.csr_matrix(dense)).rank(d, iters=500, restart=jump)
+    np.testing.assert_allclose(r, ref, atol=1e-8)
+    assert r.sum() == pytest.approx(1.0)
+    # uniform restart is the global PageRank
+    np.testing.assert_allclose(
+        Walk.of(sp.csr_matrix(dense)).rank(d, iters=500), pagerank(sp.csr_matrix(dense), d, 500)
+    )
+
+
+def test_anchored_pagerank_favours_the_anchors_neighbourhood():
+    # two chains 0 -> 1 -> 2 and 3 -> 4 -> 5 (both ways): anchored at 0, node 2 (two
+    # steps away) outranks node 4, which the walk cannot reach; the global PageRank
+    # ranks the two chains alike
+    s = np.array([0, 1, 1, 2, 3, 4, 4, 5])
+    dst = np.array([1, 0, 2, 1, 4, 3, 5, 4])
+    walk = Walk.of(sp.csr_matrix((np.ones(8), (dst, s)), shape=(6, 6)))
+    jump = np.zeros(6)
+    jump[0] = 1.0
+    near = walk.rank(restart=jump)
+    assert near[1] > near[2] > near[4] == 0.0
+    glob = walk.rank()
+    assert glob[2] == pytest.approx(glob[5])
 
 
 # -- build_graph through a real Memory --------------------------------------------------

@@ -94,3 +94,19 @@ def test_synapse_reaches_the_evidence_through_a_concept(open_memory, premise):
     assert 'concept "meera"' in why
     assert "activation:" in why and why.endswith("anchor (bm25+dense)")
     assert hits[0].id in why  # the path runs back to the memory the question matched
+
+
+@pytest.mark.parametrize(("options", "reached"), [({}, False), ({"w_anchored": 0.2}, True)])
+def test_the_walk_anchored_at_the_question_reaches_the_evidence(
+    open_memory, premise, options, reached
+):
+    """Without the paper's PageRank (blind to the question) the evidence drops out of
+    the top 10: the spreading activation reaches it through "meera" but lateral
+    inhibition silences it. A walk restarting at the question's anchors brings it back
+    into the top 3, with no help from the global PageRank."""
+    mem = open_memory(":memory:", "synapse", engine_options={"w_pagerank": 0.0, **options})
+    mem.add_many(_items(), user_id="u")
+    texts = [h.text for h in mem.search(QUESTION, user_id="u", k=10)]
+    assert texts[0] == ANCHOR
+    assert (EVIDENCE in texts[:3]) is reached
+    assert (EVIDENCE in texts) is reached

@@ -479,13 +479,20 @@ class SynapseEngine(Engine):
             ep_act = np.zeros(len(universe))
             ep_act[np.searchsorted(universe, anchors)] = seed  # outside the graph: the seed
             pr = np.zeros(len(universe))
+            anchored = np.zeros(len(universe))
             if graph is not None:
                 nodes = graph.nodes_of(universe)
                 inside = nodes >= 0
                 ep_act[inside] = act[nodes[inside]]
                 if cfg.w_pagerank and graph.top_episode_pagerank > 0:
                     pr[inside] = graph.pagerank[nodes[inside]] / graph.top_episode_pagerank
+                if cfg.w_anchored and a0.sum() > 0:
+                    near = graph.walk.rank(cfg.damping, 50, a0 / a0.sum(), 1e-6)
+                    top = near[graph.n_concepts :].max()
+                    if top > 0:
+                        anchored[inside] = near[nodes[inside]] / top
             score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
+            score = score + cfg.w_anchored * anchored
             # whether the history has an assistant is read from all of it, not from
             # the candidates the large-history regime scores
             weights = speaker_weights(idx.party, query, cfg.speaker_prior)

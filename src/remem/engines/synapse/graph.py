@@ -90,6 +90,7 @@ class Graph:
     incoming: sp.csr_matrix  # row i: fan-normalised weights of edges into node i
     raw_incoming: sp.csr_matrix  # the same edges, unnormalised (for explanations)
     pagerank: np.ndarray  # per node, raw
+    walk: Walk  # the edges as a random walk, for the anchored PageRank
     concept_labels: list[str]
     concept_ids: list[int]  # cid of each concept node
     concept_vecs: np.ndarray  # (C, dim), active concepts in node order
@@ -273,6 +274,7 @@ def build_graph(
     fan = np.bincount(s, minlength=n).astype(np.float64)
     norm_w = w / fan[s] if cfg.fan_effect and len(s) else w
     inc = sp.csr_matrix((norm_w, (d, s)), shape=(n, n))
+    walk = Walk.of(raw)
     cvecs = (
         np.stack([c.vec for c in concepts]).astype(np.float32)
         if C
@@ -282,7 +284,8 @@ def build_graph(
         C,
         inc,
         raw,
-        pagerank(raw, cfg.damping),
+        walk.rank(cfg.damping),
+        walk,
         [c.label for c in concepts],
         [c.cid for c in concepts],
         cvecs,
@@ -336,20 +339,45 @@ def _prune_incoming(s: np.ndarray, d: np.ndarray, w: np.ndarray, keep: int, *, d
     )
 
 
+@dataclass(frozen=True)
+class Walk:
+    """A random walk over the graph's weighted edges: ``step[i, j]`` is the chance of
+    moving from j to i (j's out-edges divided by their sum); a node without
+    out-edges (``dangling``) jumps like a restart. Built once per graph, used for the
+    global PageRank at the build and the anchored one at every query."""
+
+    step: sp.csr_matrix
+    dangling: np.ndarray
+
+    @classmethod
+    def of(cls, raw_incoming: sp.csr_matrix) -> Walk:
+        out_w = np.asarray(raw_incoming.sum(axis=0)).ravel()  # column j = edges out of j
+        inv = np.divide(1.0, out_w, out=np.zeros_like(out_w), where=out_w > 0)
+        return cls((raw_incoming @ sp.diags(inv)).tocsr(), out_w == 0)
+
+    def rank(
+        self,
+        damping: float = 0.85,
+        iters: int = 50,
+        restart: np.ndarray | None = None,
+        tol: float = 1e-9,
+    ) -> np.ndarray:
+        """PageRank by power iteration. ``restart`` (summing to 1) personalises it:
+        the walk jumps back to those nodes instead of anywhere (random walk with
+        restart); None = uniform, the global PageRank."""
+        n = self.step.shape[0]
+        if n == 0:
+            return np.zeros(0)
+        jump = np.full(n, 1.0 / n) if restart is None else restart
+        r = jump.copy()
+        for _ in range(iters):
+            nxt = damping * (self.step @ r + r[self.dangling].sum() * jump) + (1.0 - damping) * jump
+            if np.abs(nxt - r).sum() < tol:
+                return nxt
+            r = nxt
+        return r
+
+
 def pagerank(raw_incoming: sp.csr_matrix, damping: float = 0.85, iters: int = 50) -> np.ndarray:
     """Weighted PageRank; dangling nodes spread uniformly."""
-    n = raw_incoming.shape[0]
-    if n == 0:
-        return np.zeros(0)
-    out_w = np.asarray(raw_incoming.sum(axis=0)).ravel()  # column j = edges out of j
-    inv = np.divide(1.0, out_w, out=np.zeros_like(out_w), where=out_w > 0)
-    trans = raw_incoming @ sp.diags(inv)
-    dangling = out_w == 0
-    r = np.full(n, 1.0 / n)
-    for _ in range(iters):
-        nxt = damping * (trans @ r + r[dangling].sum() / n) + (1.0 - damping) / n
-        if np.abs(nxt - r).sum() < 1e-9:
-            r = nxt
-            break
-        r = nxt
-    return r
+    return Walk.of(raw_incoming).rank(damping, iters)
