@@ -48,7 +48,7 @@ def main() -> None:
             turns = [turn[i] for i in idx.ids]
             nodes = graph.nodes_of(np.arange(len(turns)))
             pr = np.full(len(turns), np.nan)
-            pr[nodes >= 0] = graph.pagerank[nodes[nodes >= 0]] / graph.top_episode_pagerank
+            pr[nodes >= 0] = graph.episode_scaled(graph.pagerank)[nodes[nodes >= 0]]
             user = np.array([t.role == "user" for t in turns])
             evidence = np.array([t.turn_id in set(q.evidence) for t in turns])
             known = ~np.isnan(pr)

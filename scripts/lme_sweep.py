@@ -3,12 +3,13 @@
     .venv/bin/python scripts/lme_sweep.py \
         --data ../shared/data/longmemeval/longmemeval_oracle_dev.json \
         --embed-cache bench-out/v30/cache-lme.npz \
-        --set w_pagerank=0.1 --set w_pagerank=0.1,w_anchored=0.1 [--questions N]
+        --set w_pagerank=0.1 --set w_pagerank=0.1+w_anchored=0.1 [--questions N]
 
-Each haystack of ``remem bench longmemeval`` (pool 45, seed 0) is ingested once into
-SYNAPSE; then every ``--set`` (settings that only change the ranking: weights,
-anchors, activation dynamics; not the graph's build) is swapped into the engine and
-the question searched again (engine internals: a development script, not an API).
+A set is written as the benchmarks write an engine's options (``key=value+key=value``,
+as after ``synapse@``). Each haystack of ``remem bench longmemeval`` (pool 45, seed 0)
+is ingested once into SYNAPSE; then every ``--set`` (settings that only change the
+ranking: weights, anchors, activation dynamics; not the graph's build) is swapped into
+the engine and the question searched again (engine internals: a development script, not an API).
 Prints evidence recall@5 and @10 per question type for the default and each set. The
 default's row reproduces ``remem bench longmemeval``'s synapse row, which checks that
 the swap changes nothing else.
@@ -17,37 +18,17 @@ the swap changes nothing else.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from collections import defaultdict
 
 import numpy as np
 
 from remem import Memory
 from remem.bench.embedcache import DiskCachedEmbedder
+from remem.bench.engines import engine_spec
 from remem.bench.longmemeval import load_longmemeval, pooled
 from remem.bench.metrics import evidence_recall
 from remem.embed import create_embedder
-
-
-def _parse(spec: str) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for part in filter(None, spec.split(",")):
-        key, value = part.split("=")
-        out[key] = _value(value)
-    return out
-
-
-def _value(text: str) -> object:
-    if text in ("true", "false"):
-        return text == "true"
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return text
+from remem.engines.synapse.config import SynapseConfig
 
 
 def main() -> None:
@@ -55,7 +36,7 @@ def main() -> None:
     ap.add_argument("--data", required=True)
     ap.add_argument("--embed-cache")
     ap.add_argument("--questions", type=int, default=0, help="0 = all")
-    ap.add_argument("--set", action="append", default=[], dest="sets")
+    ap.add_argument("--set", action="append", default=[], dest="sets", help="key=value+key=value")
     args = ap.parse_args()
     qs = [q for q in pooled(load_longmemeval(args.data), 45, 0)]
     if args.questions:
@@ -63,7 +44,11 @@ def main() -> None:
     embedder = create_embedder("minilm")
     if args.embed_cache:
         embedder = DiskCachedEmbedder(embedder, args.embed_cache)
-    sets = {"default": {}, **{s: _parse(s) for s in args.sets}}
+    # each set in the benchmarks' engine-option syntax, checked as Memory checks them
+    sets = {
+        name: SynapseConfig.for_engine("synapse", engine_spec(f"synapse@{name}")[1])
+        for name in ["", *args.sets]
+    }
     got: dict[tuple[str, str, int], list[float]] = defaultdict(list)
     for qi, q in enumerate(qs):
         if q.abstention or not q.evidence:
@@ -72,8 +57,8 @@ def main() -> None:
             mem.add_many([t.as_item() for t in q.turns], user_id="u")
             engine = mem._engine
             base = engine.cfg
-            for name, opts in sets.items():
-                engine.cfg = dataclasses.replace(base, **opts)
+            for name, cfg in sets.items():
+                engine.cfg = cfg
                 hits = mem.search(q.question, user_id="u", k=10, now=q.question_date)
                 turns = [h.metadata.get("turn") for h in hits]
                 for k in (5, 10):
@@ -85,11 +70,11 @@ def main() -> None:
             print(f"... {qi + 1}/{len(qs)}", flush=True)
     types = sorted({t for _, t, _ in got} - {"all"}) + ["all"]
     short = {t: "".join(w[0] for w in t.split("-")) for t in types}
-    print("set | k | " + " | ".join(f"{short[t]} ({len(got[('default', t, 5)])})" for t in types))
+    print("set | k | " + " | ".join(f"{short[t]} ({len(got[('', t, 5)])})" for t in types))
     for k in (5, 10):
         for name in sets:
             vals = " | ".join(f"{np.mean(got[(name, t, k)]):.3f}" for t in types)
-            print(f"{name} | {k} | {vals}")
+            print(f"{name or 'default'} | {k} | {vals}")
 
 
 if __name__ == "__main__":

@@ -484,13 +484,11 @@ class SynapseEngine(Engine):
                 nodes = graph.nodes_of(universe)
                 inside = nodes >= 0
                 ep_act[inside] = act[nodes[inside]]
-                if cfg.w_pagerank and graph.top_episode_pagerank > 0:
-                    pr[inside] = graph.pagerank[nodes[inside]] / graph.top_episode_pagerank
+                if cfg.w_pagerank:
+                    pr[inside] = graph.episode_scaled(graph.pagerank)[nodes[inside]]
                 if cfg.w_anchored and a0.sum() > 0:
-                    near = graph.walk.rank(cfg.damping, 50, a0 / a0.sum(), 1e-6)
-                    top = near[graph.n_concepts :].max()
-                    if top > 0:
-                        anchored[inside] = near[nodes[inside]] / top
+                    near = graph.walk.rank(cfg.damping, restart=a0 / a0.sum(), tol=_WALK_TOL)
+                    anchored[inside] = graph.episode_scaled(near)[nodes[inside]]
             score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
             score = score + cfg.w_anchored * anchored
             # whether the history has an assistant is read from all of it, not from
@@ -554,6 +552,9 @@ class SynapseEngine(Engine):
 
 
 RRF_K = 60.0
+#: the anchored walk stops once an iteration moves it by less than this (L1): a
+#: ranking term needs no more digits, and each iteration is a pass over the edges
+_WALK_TOL = 1e-6
 _OTHER_PARTY = "said by the party the question is not about (speaker prior)"
 
 

@@ -90,7 +90,6 @@ class Graph:
     incoming: sp.csr_matrix  # row i: fan-normalised weights of edges into node i
     raw_incoming: sp.csr_matrix  # the same edges, unnormalised (for explanations)
     pagerank: np.ndarray  # per node, raw
-    walk: Walk  # the edges as a random walk, for the anchored PageRank
     concept_labels: list[str]
     concept_ids: list[int]  # cid of each concept node
     concept_vecs: np.ndarray  # (C, dim), active concepts in node order
@@ -99,16 +98,26 @@ class Graph:
     archived_concepts: int = 0
     archived_episodes: int = 0
     _local: np.ndarray = field(init=False, repr=False)
+    _walk: Walk | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._local = np.full(self.index_size, -1, dtype=np.int64)
         self._local[self.ep_pos] = self.n_concepts + np.arange(len(self.ep_pos))
 
     @property
-    def top_episode_pagerank(self) -> float:
-        """The best episode's PageRank, which normalises the ranking term."""
-        ep = self.pagerank[self.n_concepts :]
-        return float(ep.max()) if len(ep) else 0.0
+    def walk(self) -> Walk:
+        """The edges as a random walk, for the PageRank anchored at a query: derived
+        from ``raw_incoming`` on first use, so a graph no query walks holds no copy."""
+        if self._walk is None:
+            self._walk = Walk.of(self.raw_incoming)
+        return self._walk
+
+    def episode_scaled(self, values: np.ndarray) -> np.ndarray:
+        """Per-node ``values`` divided by the best episode's, so a ranking term is 1
+        for the top episode on any graph; all 0 when no episode has a positive value."""
+        episodes = values[self.n_concepts :]
+        top = float(episodes.max()) if len(episodes) else 0.0
+        return values / top if top > 0 else np.zeros_like(values)
 
     @property
     def n_nodes(self) -> int:
@@ -274,7 +283,6 @@ def build_graph(
     fan = np.bincount(s, minlength=n).astype(np.float64)
     norm_w = w / fan[s] if cfg.fan_effect and len(s) else w
     inc = sp.csr_matrix((norm_w, (d, s)), shape=(n, n))
-    walk = Walk.of(raw)
     cvecs = (
         np.stack([c.vec for c in concepts]).astype(np.float32)
         if C
@@ -284,8 +292,7 @@ def build_graph(
         C,
         inc,
         raw,
-        walk.rank(cfg.damping),
-        walk,
+        pagerank(raw, cfg.damping),
         [c.label for c in concepts],
         [c.cid for c in concepts],
         cvecs,
@@ -343,8 +350,8 @@ def _prune_incoming(s: np.ndarray, d: np.ndarray, w: np.ndarray, keep: int, *, d
 class Walk:
     """A random walk over the graph's weighted edges: ``step[i, j]`` is the chance of
     moving from j to i (j's out-edges divided by their sum); a node without
-    out-edges (``dangling``) jumps like a restart. Built once per graph, used for the
-    global PageRank at the build and the anchored one at every query."""
+    out-edges (``dangling``) jumps like a restart. The global PageRank walks it once at
+    the build; ``Graph.walk`` keeps one for the PageRank anchored at each query."""
 
     step: sp.csr_matrix
     dangling: np.ndarray
