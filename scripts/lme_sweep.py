@@ -3,14 +3,16 @@
     .venv/bin/python scripts/lme_sweep.py \
         --data ../shared/data/longmemeval/longmemeval_oracle_dev.json \
         --embed-cache bench-out/v30/cache-lme.npz \
-        --set w_pagerank=0.1 --set w_pagerank=0.1+w_anchored=0.1 [--questions N]
+        --set w_pagerank=0.1 --set w_pagerank=0.1+w_anchored=0.1 [--questions N] \
+        [--time depth=100]
 
 A set is written as the benchmarks write an engine's options (``key=value+key=value``,
 as after ``synapse@``). Each haystack of ``remem bench longmemeval`` (pool 45, seed 0)
 is ingested once into SYNAPSE; then every ``--set`` (settings that only change the
 ranking: weights, anchors, activation dynamics; not the graph's build) is swapped into
 the engine and the question searched again (engine internals: a development script, not an API).
-Prints evidence recall@5 and @10 per question type for the default and each set. The
+``--time`` sets the time stage's options (``Memory(time_options=...)``, the same syntax)
+for every row. Prints evidence recall@5 and @10 per question type for the default and each set. The
 default's row reproduces ``remem bench longmemeval``'s synapse row, which checks that
 the swap changes nothing else.
 """
@@ -35,6 +37,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", required=True)
     ap.add_argument("--embed-cache")
+    ap.add_argument("--time", action="append", default=[], help="a time option, key=value")
     ap.add_argument("--questions", type=int, default=0, help="0 = all")
     ap.add_argument("--set", action="append", default=[], dest="sets", help="key=value+key=value")
     args = ap.parse_args()
@@ -49,11 +52,14 @@ def main() -> None:
         name: SynapseConfig.for_engine("synapse", engine_spec(f"synapse@{name}")[1])
         for name in ["", *args.sets]
     }
+    time_options = dict(engine_spec("x@" + "+".join(args.time))[1]) if args.time else None
     got: dict[tuple[str, str, int], list[float]] = defaultdict(list)
     for qi, q in enumerate(qs):
         if q.abstention or not q.evidence:
             continue
-        with Memory(":memory:", engine="synapse", embedder=embedder, llm="none") as mem:
+        with Memory(
+            ":memory:", engine="synapse", embedder=embedder, llm="none", time_options=time_options
+        ) as mem:
             mem.add_many([t.as_item() for t in q.turns], user_id="u")
             engine = mem._engine
             base = engine.cfg

@@ -290,7 +290,8 @@ def test_nograph_scores_fuse_cosine_and_bm25(open_memory, embedder, sentences):
     """No graph: activation stays on the anchors, so an anchor scores
     w_s sim + w_a alpha sim with sim = (1 - x) cosine + x BM25 / max BM25, and a
     memory of no session is its own context: session support adds that score again
-    times ``session_support``."""
+    times ``session_support``. (Fewer memories than ``anchors`` hold a question word,
+    so the lexical share x is the full ``lexical_similarity``: ``lexical_peak``.)"""
     syn = open_memory(":memory:", "synapse-nograph")
     bm = open_memory(":memory:", "bm25")
     for m in (syn, bm):

@@ -128,6 +128,17 @@ class SynapseConfig:
     (1 - x) * cosine + x * BM25 / max BM25 over the query's matches. On conversation
     data the lexical signal carries much of the evidence (names, rare words); the
     paper's cosine-only term is the ``synapse-paper`` variant (x = 0)."""
+    lexical_peak: float = number(0.7, low=0, high=1)
+    """choice (beyond the paper): the lexical share above adapts to each question.
+    Its peak, 1 - (the ``anchors``-th best BM25 score) / (the best), says how far the
+    best lexical match stands out; below ``lexical_peak`` the share falls in
+    proportion (``engine.lexical_share``). The words of a generic request ("any
+    advice?", "recommend a show for tonight") are in many memories, its BM25 ranking
+    is flat and says little, and the dense channel should decide. 0.7 is about the
+    median peak of questions on LongMemEval (0.68-0.76 by type) and LoCoMo (0.65), so
+    about half the questions keep the full share. Measured (docs/benchmarks.md,
+    "Flat lexical evidence"): LongMemEval's preference questions 0.650 -> 0.775 at
+    k = 5, LoCoMo and MemoryBank level. 0 = off (the fixed share)."""
     similarity: str = choice("linear", "linear", "rank")
     """choice: how the two channels make the similarity term. "linear": the weighted
     sum above; "rank": reciprocal-rank fusion of the dense and BM25 rankings (RRF's

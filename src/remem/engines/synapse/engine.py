@@ -424,6 +424,9 @@ class SynapseEngine(Engine):
                 dense_rank = top_k(np.where(worded, cos, -np.inf), cfg.anchors)
             anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
 
+            lex_share = lexical_share(
+                bm[bm_rank], cfg.anchors, cfg.lexical_similarity, cfg.lexical_peak
+            )
             ranks = (
                 _channel_ranks(cos, bm) if cfg.similarity == "rank" and cos is not None else None
             )
@@ -437,7 +440,7 @@ class SynapseEngine(Engine):
                     return rrf * (RRF_K + 1) / 2.0
                 c = cos[pos] if cos is not None else idx.similarity_at(pos, query_vec)
                 lex = bm[pos] / bm_max if bm_max > 0 else np.zeros(len(pos))
-                x = cfg.lexical_similarity
+                x = lex_share
                 return (1.0 - x) * np.where(np.isfinite(c), np.maximum(c, 0.0), 0.0) + x * lex
 
             graph = (
@@ -556,6 +559,25 @@ RRF_K = 60.0
 #: ranking term needs no more digits, and each iteration is a pass over the edges
 _WALK_TOL = 1e-6
 _OTHER_PARTY = "said by the party the question is not about (speaker prior)"
+
+
+def lexical_share(top: np.ndarray, depth: int, share: float, peak: float) -> float:
+    """The similarity term's lexical share for one query: ``share``, scaled down by
+    ``peak_of / peak`` when the query's BM25 scores are flat.
+
+    ``top`` are the query's best BM25 scores, best first (the lexical anchors);
+    ``peak_of`` = 1 - the ``depth``-th of them / the best: how far the best lexical
+    match stands out from the last anchor (1 when fewer than ``depth`` memories hold
+    a query word). A question whose words most memories share ("can you recommend a
+    show to watch tonight?") matches its ``depth`` anchors almost equally, and
+    ranking by those matches is ranking by chance: there the share falls in
+    proportion, and the dense channel decides. A question with a distinctive word
+    keeps the full share. ``peak`` 0 = always the full share.
+    """
+    if peak <= 0 or len(top) < depth or depth < 1 or top[0] <= 0:
+        return share
+    peak_of = 1.0 - float(top[depth - 1]) / float(top[0])
+    return share * min(1.0, peak_of / peak)
 
 
 def _channel_ranks(cos: np.ndarray, bm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,82 @@
+"""SYNAPSE's lexical share adapts to the question (``lexical_peak``): a question whose
+words many memories share has a flat BM25 ranking, and the dense channel decides."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from remem import InvalidInputError
+from remem.engines.synapse.engine import lexical_share
+
+# -- the rule ------------------------------------------------------------------------
+
+
+def test_a_distinctive_best_match_keeps_the_full_share():
+    top = np.array([10.0, 4.0, 3.0, 2.0])  # peak 1 - 2/10 = 0.8 >= 0.7
+    assert lexical_share(top, 4, 0.3, 0.7) == pytest.approx(0.3)
+
+
+def test_a_flat_ranking_shrinks_the_share_in_proportion():
+    top = np.array([10.0, 9.5, 9.0, 8.6])  # peak 0.14
+    assert lexical_share(top, 4, 0.3, 0.7) == pytest.approx(0.3 * 0.14 / 0.7)
+
+
+def test_equal_matches_leave_no_lexical_share():
+    assert lexical_share(np.full(5, 3.0), 5, 0.3, 0.7) == 0.0
+
+
+@pytest.mark.parametrize(
+    "top, depth, peak",
+    [
+        (np.array([10.0, 9.9]), 4, 0.7),  # fewer matches than anchors: a distinctive word
+        (np.array([10.0, 9.9, 9.9, 9.9]), 4, 0.0),  # 0 = off
+        (np.zeros(0), 4, 0.7),  # no match at all
+    ],
+)
+def test_full_share_where_the_peak_says_nothing(top, depth, peak):
+    assert lexical_share(top, depth, 0.3, peak) == 0.3
+
+
+def test_the_peak_is_checked(open_memory):
+    with pytest.raises(InvalidInputError, match="lexical_peak"):
+        open_memory(":memory:", "synapse", engine_options={"lexical_peak": 1.5})
+
+
+# -- through the public API ------------------------------------------------------------
+
+NOISE = [
+    "I told my sister I would watch her kids tonight while she is at work.",
+    "Can you recommend a good plumber? The kitchen sink is leaking again.",
+    "My manager asked me to recommend someone for the open analyst position.",
+    "I have to watch the oven tonight, the bread takes two hours to bake.",
+    "Tonight I am finally cleaning out the garage.",
+    "The doctor would recommend more sleep, but tonight I have a deadline.",
+    "I need to watch my budget this month after the car repair.",
+    "Could you recommend a cheap gym near my office?",
+]
+OTHER = [
+    "The train to Boston was delayed by forty minutes this morning.",
+    "I repainted the fence in the back yard last weekend.",
+    "My cousin is getting married in Lisbon next June.",
+    "I started learning Spanish with an app on my phone.",
+]
+EVIDENCE = "I'm an aspiring stand-up comedian, and I never miss a new comedy special on Netflix."
+QUESTION = "Can you recommend a show or movie for me to watch tonight?"
+
+
+def _rank(open_memory, peak: float) -> int:
+    # five anchors, so that the eight memories holding the question's words make
+    # the lexical ranking flat; no graph, so the similarity term alone decides
+    options = {"lexical_peak": peak, "anchors": 5, "graph": False}
+    mem = open_memory(":memory:", "synapse", engine_options=options)
+    mem.add_many([{"text": t} for t in NOISE + OTHER + [EVIDENCE]], user_id="u")
+    texts = [h.text for h in mem.search(QUESTION, user_id="u", k=13)]
+    return texts.index(EVIDENCE)
+
+
+def test_a_generic_request_leans_on_meaning_not_on_its_common_words(open_memory):
+    """Every noise memory holds "recommend", "watch" or "tonight"; the comedian's
+    turn holds none of them. With the fixed share the shared words carry the noise
+    above it; with the adaptive share it climbs."""
+    assert _rank(open_memory, 0.7) < _rank(open_memory, 0.0)
