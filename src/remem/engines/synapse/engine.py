@@ -1,7 +1,8 @@
 """The SYNAPSE engine: episodic-semantic graph + spreading activation.
 
 Flow of a search: similarity of every episode (cosine, fused with normalised BM25
-in remem's default) -> dual-trigger anchors (BM25 top-k and dense top-k) seeded with
+in remem's default, BM25's share shrinking for a question whose lexical matches are
+flat: ``lexical_share``) -> dual-trigger anchors (BM25 top-k and dense top-k) seeded with
 ``alpha * sim`` -> T rounds of propagate (fan effect) / lateral inhibition / sigmoid
 firing over the user's graph -> score = w_s * sim + w_a * activation + w_p *
 PageRank (divided by the best episode's PageRank), plus ``session_support`` times
