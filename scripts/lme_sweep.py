@@ -10,11 +10,12 @@ A set is written as the benchmarks write an engine's options (``key=value+key=va
 as after ``synapse@``). Each haystack of ``remem bench longmemeval`` (pool 45, seed 0)
 is ingested once into SYNAPSE; then every ``--set`` (settings that only change the
 ranking: weights, anchors, activation dynamics; not the graph's build) is swapped into
-the engine and the question searched again (engine internals: a development script, not an API).
-``--time`` sets the time stage's options (``Memory(time_options=...)``, the same syntax)
-for every row. Prints evidence recall@5 and @10 per question type for the default and each set. The
-default's row reproduces ``remem bench longmemeval``'s synapse row, which checks that
-the swap changes nothing else.
+the engine and the question searched again (engine internals: a development script,
+not an API). ``--time`` sets one of the time stage's options
+(``Memory(time_options=...)``) for every row, read as ``remem bench longmemeval
+--time-option`` reads it. Prints evidence recall@5 and @10 per question type for the
+default and each set. The default's row reproduces ``remem bench longmemeval``'s
+synapse row, which checks that the swap changes nothing else.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections import defaultdict
 import numpy as np
 
 from remem import Memory
+from remem.bench.cli import _option
 from remem.bench.embedcache import DiskCachedEmbedder
 from remem.bench.engines import engine_spec
 from remem.bench.longmemeval import load_longmemeval, pooled
@@ -37,7 +39,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", required=True)
     ap.add_argument("--embed-cache")
-    ap.add_argument("--time", action="append", default=[], help="a time option, key=value")
+    ap.add_argument(
+        "--time", action="append", default=[], type=_option, help="a time option, key=value"
+    )
     ap.add_argument("--questions", type=int, default=0, help="0 = all")
     ap.add_argument("--set", action="append", default=[], dest="sets", help="key=value+key=value")
     args = ap.parse_args()
@@ -52,7 +56,7 @@ def main() -> None:
         name: SynapseConfig.for_engine("synapse", engine_spec(f"synapse@{name}")[1])
         for name in ["", *args.sets]
     }
-    time_options = dict(engine_spec("x@" + "+".join(args.time))[1]) if args.time else None
+    time_options = dict(args.time) or None
     got: dict[tuple[str, str, int], list[float]] = defaultdict(list)
     for qi, q in enumerate(qs):
         if q.abstention or not q.evidence:
