@@ -24,6 +24,12 @@ def _extract(text: str) -> dict[str, str]:
         ("status", "status"),
         ("analysis", "analysis"),
         ("ties", "ties"),
+        ("classes", "class"),
+        ("watches", "watch"),
+        ("boxes", "box"),
+        ("dishes", "dish"),
+        ("glasses", "glass"),
+        ("movies", "movie"),
     ],
 )
 def test_fold(word, folded):

@@ -80,3 +80,73 @@ def test_a_generic_request_leans_on_meaning_not_on_its_common_words(open_memory)
     turn holds none of them. With the fixed share the shared words carry the noise
     above it; with the adaptive share it climbs."""
     assert _rank(open_memory, 0.7) < _rank(open_memory, 0.0)
+
+
+# -- inflected forms (``lexical_inflections``) -----------------------------------------
+
+FITNESS_NOISE = [
+    "I bought new running shoes for the fitness challenge at work.",
+    "My fitness tracker says I walked twelve thousand steps yesterday.",
+    "The gym changed its opening hours for the holidays.",
+    "I want to attend the fitness expo downtown in March.",
+    "My neighbour teaches at the community centre on weekends.",
+    "I signed up for the fitness newsletter of my gym.",
+]
+CLASS_EVIDENCE = "By the way, I go to a BodyPump class every Tuesday evening."
+CLASS_QUESTION = "How many fitness classes do I attend in a typical week?"
+
+
+def _class_rank(open_memory, inflections: bool) -> int:
+    options = {"lexical_inflections": inflections, "anchors": 5, "graph": False}
+    mem = open_memory(":memory:", "synapse", engine_options=options)
+    mem.add_many([{"text": t} for t in FITNESS_NOISE + OTHER + [CLASS_EVIDENCE]], user_id="u")
+    texts = [h.text for h in mem.search(CLASS_QUESTION, user_id="u", k=11)]
+    return texts.index(CLASS_EVIDENCE)
+
+
+def test_a_question_in_the_plural_finds_the_memory_in_the_singular(open_memory):
+    """The question asks about "classes", the memory says "class": as written, the
+    lexical channel sees no shared word and the memories that say "fitness" and
+    "attend" outrank it; with inflected forms matched it climbs."""
+    assert _class_rank(open_memory, True) < _class_rank(open_memory, False)
+
+
+def test_the_inflections_switch_is_checked(open_memory):
+    with pytest.raises(InvalidInputError, match="lexical_inflections"):
+        open_memory(":memory:", "synapse", engine_options={"lexical_inflections": "yes"})
+
+
+# -- asking words (``lexical_asking``) ---------------------------------------------------
+
+ASKING_NOISE = [
+    "How many kettles did I buy last year? Many, and what did they cost?",
+    "How much tea did I inherit from the old shop? Many boxes, I think.",
+    "How many mugs did I break? What a clumsy month; many did not survive.",
+    "What did I inherit from my uncle? How many stamps, how many coins?",
+]
+TEAPOT_EVIDENCE = "The porcelain teapot on my shelf was my grandmother's."
+TEAPOT_QUESTION = "How many teapots did I inherit?"
+
+
+def _teapot(open_memory, asking: bool) -> tuple[int, list[str]]:
+    options = {"lexical_asking": asking, "anchors": 5, "graph": False}
+    mem = open_memory(":memory:", "synapse", engine_options=options)
+    mem.add_many([{"text": t} for t in ASKING_NOISE + OTHER + [TEAPOT_EVIDENCE]], user_id="u")
+    texts = [h.text for h in mem.search(TEAPOT_QUESTION, user_id="u", k=10)]
+    return texts.index(TEAPOT_EVIDENCE), texts
+
+
+def test_the_words_that_make_a_question_do_not_match_memories(open_memory):
+    """The noise memories repeat the question's asking words ("how", "many", "did");
+    kept (bm25s' words), those lift a memory about tea above the teapot; left out (the
+    default), the teapot memory, which shares only "teapot(s)" with the question,
+    ranks first."""
+    dropped, _ = _teapot(open_memory, False)
+    kept, _ = _teapot(open_memory, True)
+    assert dropped == 0 and dropped < kept
+
+
+def test_a_query_of_asking_words_only_still_matches_them(open_memory):
+    mem = open_memory(":memory:", "synapse", engine_options={"graph": False})
+    mem.add_many([{"text": t} for t in OTHER + ["When, and how?"]], user_id="u")
+    assert mem.search("when how", user_id="u", k=1)[0].text == "When, and how?"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from remem.index.bm25 import BM25Index
-from remem.index.tokenize import STOPWORDS, tokenize
+from remem.index.tokenize import STOPWORDS, inflection_key, tokenize
 
 VOCAB = [
     "cat",
@@ -212,3 +212,97 @@ def test_tokenize_matches_bm25s():
         ref = bm25s.tokenize([text], stopwords="en", return_ids=False, show_progress=False)[0]
         assert tokenize(text) == ref
     assert tokenize("the and of a") == []
+
+
+# -- inflected forms as one term ------------------------------------------------------
+
+FORMS = [
+    "class", "classes", "doctor", "doctors", "bake", "baked", "baking", "gallery",
+    "galleries", "stop", "stopped", "run", "running", "visit", "visited", "visits",
+    "river", "kayak", "the", "and", "I",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [
+        ("class", "classes"),
+        ("doctor", "doctors"),
+        ("bake", "baked", "baking", "bakes"),
+        ("gallery", "galleries"),
+        ("stop", "stopped", "stopping", "stops"),
+        ("run", "running", "runs"),
+        ("try", "tries", "tried", "trying"),
+        ("day", "days"),
+        ("watch", "watches", "watched"),
+        ("call", "called", "calls"),
+        ("need", "needed", "needs"),
+    ],
+)
+def test_inflected_forms_share_their_key(forms):
+    assert len({inflection_key(f) for f in forms}) == 1, [inflection_key(f) for f in forms]
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("organization", "organize"),  # derivations keep their own keys (Porter: "organ")
+        ("university", "universal"),
+        ("news", "new"),
+        ("evening", "even"),
+        ("thing", "th"),
+        ("class", "clas"),
+        ("bus", "bu"),
+        ("2020s", "2020"),  # not a word: left as it is
+    ],
+)
+def test_different_words_keep_different_keys(a, b):
+    assert inflection_key(a) != inflection_key(b)
+
+
+def _keyed(text: str) -> str:
+    return " ".join(inflection_key(t) for t in tokenize(text))
+
+
+def _form_docs(rng: np.random.Generator, n: int) -> list[str]:
+    return [" ".join(rng.choice(FORMS, size=int(rng.integers(1, 10)))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_inflections_score_as_an_index_of_keys_would(seed):
+    """scores(inflections=True) over the words as written equals plain BM25 over the
+    same memories with every word replaced by its key: a stemmed index, built at
+    query time from the unstemmed one - also after removals and later adds."""
+    rng = np.random.default_rng(seed)
+    docs = _form_docs(rng, 60)
+    idx = BM25Index()
+    idx.add(docs)
+    removed = set(rng.choice(60, size=15, replace=False).tolist())
+    for p in removed:
+        idx.remove(p)
+    docs += _form_docs(rng, 10)
+    idx.add(docs[60:])
+    live = [p for p in range(70) if p not in removed]
+    keyed = BM25Index()
+    keyed.add([_keyed(docs[p]) for p in live])
+    for q in ["classes", "doctor baked", "the running galleries", "stops visits kayak", "x"]:
+        got = idx.scores(q, inflections=True)
+        assert np.all(got[sorted(removed)] == 0.0)
+        np.testing.assert_allclose(got[live], keyed.scores(_keyed(q)), atol=1e-5)
+
+
+def test_inflections_reach_forms_the_plain_scores_miss():
+    idx = BM25Index()
+    idx.add(["I take a BodyPump class on Mondays", "my doctor moved", "nothing here"])
+    assert idx.scores("fitness classes")[0] == 0.0
+    got = idx.scores("fitness classes", inflections=True)
+    assert got[0] > 0 and got[1] == got[2] == 0.0
+    assert idx.scores("doctors", inflections=True)[1] > 0
+
+
+def test_a_forgotten_form_leaves_the_forms_table():
+    idx = BM25Index()
+    idx.add(["classes start", "one class"])
+    idx.remove(0)
+    idx.remove(1)
+    assert idx._forms == {} and not idx.scores("class", inflections=True).any()

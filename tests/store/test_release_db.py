@@ -4,6 +4,7 @@ its expected answers: tests/fixtures/make_release_db.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sqlite3
@@ -42,18 +43,28 @@ THEN = {
     "synapse": {"session_support": 0.0},
     "ilstma": {"global_retriever": "synapse-nosession"},
 }
+#: ... and SYNAPSE's lexical channel as it was: bm25s' words, asking words kept
+#: (set on ILSTMA's global retriever too, which takes no options of its own)
+LEXICAL_THEN = {"lexical_inflections": False, "lexical_asking": True}
 
 
 def _ranking_as_then(db: str | Path, engine: str, embedder) -> Memory:
     """A Memory over ``db`` that ranks as that release did (:data:`THEN`)."""
-    return Memory(
+    options = dict(THEN.get(engine, {}))
+    if engine == "synapse":
+        options.update(LEXICAL_THEN)
+    mem = Memory(
         db,
         engine=engine,
         embedder=embedder,
         llm="none",
         time_options={"updates": False},
-        engine_options=THEN.get(engine),
+        engine_options=options or None,
     )
+    if engine == "ilstma":
+        retriever = mem._engine.retriever
+        retriever.cfg = dataclasses.replace(retriever.cfg, **LEXICAL_THEN)
+    return mem
 
 
 @pytest.mark.parametrize("engine", sorted(EXPECTED["search"]))

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .tokenize import tokenize
+from .tokenize import inflection_key, tokenize
 
 
 class BM25Index:
@@ -27,6 +27,7 @@ class BM25Index:
         self.b = b
         self._vocab: dict[str, int] = {}
         self._tokens: list[str | None] = []  # term id -> word (None once forgotten)
+        self._forms: dict[str, list[int]] = {}  # inflection key -> its words' term ids
         self._post_docs: list[list[int]] = []
         self._post_tf: list[list[int]] = []
         self._post_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -69,6 +70,7 @@ class BM25Index:
                     tid = len(self._post_docs)
                     self._vocab[token] = tid
                     self._tokens.append(token)
+                    self._forms.setdefault(inflection_key(token), []).append(tid)
                     self._post_docs.append([])
                     self._post_tf.append([])
                     self._df.append(0)
@@ -106,6 +108,11 @@ class BM25Index:
         if token is not None:
             del self._vocab[token]
             self._tokens[tid] = None
+            key = inflection_key(token)
+            forms = self._forms[key]
+            forms.remove(tid)
+            if not forms:
+                del self._forms[key]
         self._post_docs[tid] = []
         self._post_tf[tid] = []
         self._post_cache.pop(tid, None)
@@ -144,10 +151,29 @@ class BM25Index:
             self._post_cache[tid] = cached
         return cached
 
-    def scores(self, query: str) -> np.ndarray:
+    def _merged(self, key: str) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """The postings of every live word with inflection ``key`` as one term: the
+        documents holding any of them, their summed frequency, the live count."""
+        tids = [t for t in self._forms.get(key, ()) if self._df[t] > 0]
+        if not tids:
+            return None
+        if len(tids) == 1:
+            return (*self._postings(tids[0]), self._df[tids[0]])
+        parts = [self._postings(t) for t in tids]
+        docs, where = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
+        tf = np.bincount(where, weights=np.concatenate([f for _, f in parts]))
+        live = self._alive[docs]
+        return docs[live], tf[live].astype(np.float32), int(live.sum())
+
+    def scores(self, query: str, inflections: bool = False) -> np.ndarray:
         """BM25 score of every position for ``query`` (0 for dead or unmatched documents).
 
-        A query word counted twice weighs twice, as in bm25s.
+        A query word counted twice weighs twice, as in bm25s. With ``inflections`` a
+        query word also matches the other inflected forms of its base ("classes" the
+        memory that says "class", "baked" the one that says "baking";
+        :func:`~remem.index.tokenize.inflection_key`): all forms count as one term,
+        with their summed frequency in a memory and the number of memories holding any
+        of them as its document frequency, as if the index were stemmed.
         """
         out = np.zeros(self._n_docs, dtype=np.float32)
         if self._n_alive == 0:
@@ -155,13 +181,20 @@ class BM25Index:
         n = self._n_alive
         avg = self._total_len / n if self._total_len > 0 else 1.0
         k1, b = self.k1, self.b
-        for token, times in Counter(tokenize(query)).items():
-            tid = self._vocab.get(token)
-            if tid is None or self._df[tid] <= 0:
-                continue
-            df = self._df[tid]
+        words = tokenize(query)
+        for token, times in Counter(map(inflection_key, words) if inflections else words).items():
+            if inflections:
+                merged = self._merged(token)
+                if merged is None:
+                    continue
+                docs, tf, df = merged
+            else:
+                tid = self._vocab.get(token)
+                if tid is None or self._df[tid] <= 0:
+                    continue
+                df = self._df[tid]
+                docs, tf = self._postings(tid)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            docs, tf = self._postings(tid)
             norm = k1 * ((1.0 - b) + b * self._doc_len[docs] / avg)
             out[docs] += times * idf * tf / (tf + norm)
         if self._n_alive < self._n_docs:  # only histories with deletions need the mask

@@ -21,6 +21,16 @@ imports all of bm25s, and with it scipy, about half a second of every command th
 opens a Memory (docs/benchmarks.md, "CLI cold start"). A test holds the two equal."""
 
 
+#: The words that make a sentence a question ("how many", "what did", "when have"):
+#: every question has some, and they say nothing about what it asks.
+ASKING = frozenset(
+    {
+        "how", "many", "much", "what", "when", "where", "which", "who", "whom", "whose",
+        "why", "did", "does", "do", "can", "could", "would", "should", "have", "has", "had",
+    }
+)  # fmt: skip
+
+
 def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
 
@@ -41,3 +51,44 @@ def stem(token: str) -> str:
         if token.endswith(suffix) and len(token) - len(suffix) >= 3:
             return token[: len(token) - len(suffix)] + repl
     return token
+
+
+#: Doubled final consonants that inflection adds ("stopped", "running") and that a
+#: base may already end in ("called", "passed", "buzzed", "stuffed") and keeps.
+_KEEP_DOUBLE = frozenset("lsfz")
+#: Words whose inflection rule would land on a different common word.
+_OWN_KEY = frozenset({"news", "evening", "during", "always", "perhaps", "series"})
+
+
+def inflection_key(token: str) -> str:
+    """The key a word shares with its inflected forms: plurals and third persons
+    ("classes", "galleries", "doctors"), past forms and gerunds ("baked", "baking",
+    "stopped", "running") give their base's key ("class", "galleri", "doctor",
+    "bak", "stop", "run"). Keys are not words: a final "e" is dropped and a final
+    "y" made "i", so "bake"/"baking" and "gallery"/"galleries" meet. Only
+    inflections: derivations ("organization", "organize") keep keys of their own,
+    unlike Porter's stemmer, whose "organ" and "univers" join words that do not mean
+    the same. A base keeps at least three letters ("need", "thing" stay whole)."""
+    if token in _OWN_KEY or not token.isalpha():
+        return token
+    if len(token) <= 3:
+        return token[:-1] + "i" if len(token) == 3 and token[-1] == "y" else token
+    base = token
+    if token.endswith("ies") and len(token) > 4:
+        base = token[:-3] + "y"
+    elif token.endswith(("sses", "shes", "ches", "xes", "zes")):
+        base = token[:-2]
+    elif token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        base = token[:-1]
+    elif token.endswith("ed") and len(token) >= 5 and not token.endswith("eed"):
+        base = token[:-2]
+    elif token.endswith("ing") and len(token) >= 6:
+        base = token[:-3]
+    undouble = base != token and len(base) >= 4 and base[-1] == base[-2]
+    if undouble and base[-1] not in _KEEP_DOUBLE and base[-1] not in "aeiou":
+        base = base[:-1]
+    if len(base) > 3 and base[-1] == "e":
+        base = base[:-1]
+    elif len(base) >= 3 and base[-1] == "y":
+        base = base[:-1] + "i"
+    return base

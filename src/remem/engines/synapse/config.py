@@ -139,6 +139,28 @@ class SynapseConfig:
     about half the questions keep the full share. Measured (docs/benchmarks.md,
     "Flat lexical evidence"): LongMemEval's preference questions 0.650 -> 0.775 at
     k = 5, LoCoMo and MemoryBank level. 0 = off (the fixed share)."""
+    lexical_inflections: bool = switch(True)
+    """choice (beyond the paper): the lexical channel matches a question word's other
+    inflected forms too ("classes" finds "class", "doctors" "doctor", "baked"
+    "baking"; ``BM25Index.scores(inflections=True)``, forms from
+    ``index.tokenize.inflection_key``), all forms of a word counted as one term, as if
+    the index were stemmed. People ask in the plural about what they told in the
+    singular ("how many fitness classes do I attend?" of "a BodyPump class"). Measured
+    (docs/benchmarks.md, "Inflected forms and asking words"): LongMemEval 0.817 / 0.896 -> 0.820 /
+    0.901 at k = 5 / 10, LoCoMo 0.590 / 0.690 / 0.755 -> 0.600 / 0.703 / 0.771 at
+    k = 5 / 10 / 20. The BM25 baseline keeps bm25s' words as written. False = the
+    words as written."""
+    lexical_asking: bool = switch(False)
+    """choice (beyond the paper): whether the lexical channel keeps a question's asking
+    words (``index.tokenize.ASKING``: "how", "many", "what", "did", "when", ...). Every
+    question has some and they say nothing about what it asks, but bm25s' stopword
+    list keeps them, so "How many ..." matched every memory that says "many" and
+    flattened the lexical ranking the anchors and ``lexical_peak`` read. Dropped by
+    default (the memories' own words are indexed as they are). Measured
+    (docs/benchmarks.md, "Inflected forms and asking words"): LoCoMo 0.601 / 0.702 /
+    0.771 -> 0.625 / 0.720 / 0.791 at k = 5 / 10 / 20, MemoryBank 0.886 / 0.930 /
+    0.970 -> 0.894 / 0.933 / 0.975, LongMemEval level (0.821 / 0.900 -> 0.817 /
+    0.900). True = the question's words as bm25s keeps them."""
     similarity: str = choice("linear", "linear", "rank")
     """choice: how the two channels make the similarity term. "linear": the weighted
     sum above; "rank": reciprocal-rank fusion of the dense and BM25 rankings (RRF's
@@ -202,6 +224,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "anchors": 10,
         "session_support": 0.0,
         "speaker_prior": 1.0,
+        "lexical_inflections": False,
+        "lexical_asking": True,
     },
     "synapse-nofan": {"fan_effect": False},
     "synapse-noinhib": {"inhibition": False},

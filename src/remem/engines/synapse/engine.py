@@ -1,8 +1,10 @@
 """The SYNAPSE engine: episodic-semantic graph + spreading activation.
 
 Flow of a search: similarity of every episode (cosine, fused with normalised BM25
-in remem's default, BM25's share shrinking for a question whose lexical matches are
-flat: ``lexical_share``) -> dual-trigger anchors (BM25 top-k and dense top-k) seeded with
+in remem's default - BM25 over a question word's inflected forms as one term
+(``lexical_inflections``), the asking words left out (``lexical_asking``), its share
+shrinking for a question whose lexical matches are flat: ``lexical_share``) ->
+dual-trigger anchors (BM25 top-k and dense top-k) seeded with
 ``alpha * sim`` -> T rounds of propagate (fan effect) / lateral inhibition / sigmoid
 firing over the user's graph -> score = w_s * sim + w_a * activation + w_p *
 PageRank (divided by the best episode's PageRank), plus ``session_support`` times
@@ -28,7 +30,7 @@ import numpy as np
 from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
-from ...index.tokenize import tokenize
+from ...index.tokenize import ASKING, tokenize
 from ...redact import failure
 from ...speakers import speaker_weights
 from ...types import StoredMemory
@@ -409,7 +411,11 @@ class SynapseEngine(Engine):
                 return EngineRecall([], 0.0, refuse=True)
             n = idx.dense.size
             approx = 0 < cfg.ann_above <= n
-            bm = idx.bm25.scores(query)
+            lexical_query = query
+            if not cfg.lexical_asking:  # a query of asking words only keeps them
+                words = [t for t in tokenize(query) if t not in ASKING]
+                lexical_query = " ".join(words) if words else query
+            bm = idx.bm25.scores(lexical_query, inflections=cfg.lexical_inflections)
             bm_max = float(bm.max()) if len(bm) else 0.0
             # A memory without a word ("x", "?") is never an anchor: it matches nothing
             # itself (a speaker's name can still match it), and its cosine to a short
