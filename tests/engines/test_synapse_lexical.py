@@ -65,14 +65,19 @@ EVIDENCE = "I'm an aspiring stand-up comedian, and I never miss a new comedy spe
 QUESTION = "Can you recommend a show or movie for me to watch tonight?"
 
 
-def _rank(open_memory, peak: float) -> int:
-    # five anchors, so that the eight memories holding the question's words make
-    # the lexical ranking flat; no graph, so the similarity term alone decides
-    options = {"lexical_peak": peak, "anchors": 5, "graph": False}
+def _rank_of(open_memory, option: str, value, noise: list[str], evidence: str, q: str) -> int:
+    """Where ``evidence`` ranks for ``q`` among ``noise`` and :data:`OTHER` with one
+    lexical ``option`` set. Five anchors, so that a few memories holding the question's
+    words fill the lexical anchors; no graph, so the similarity term alone decides."""
+    options = {option: value, "anchors": 5, "graph": False}
     mem = open_memory(":memory:", "synapse", engine_options=options)
-    mem.add_many([{"text": t} for t in NOISE + OTHER + [EVIDENCE]], user_id="u")
-    texts = [h.text for h in mem.search(QUESTION, user_id="u", k=13)]
-    return texts.index(EVIDENCE)
+    mem.add_many([{"text": t} for t in noise + OTHER + [evidence]], user_id="u")
+    texts = [h.text for h in mem.search(q, user_id="u", k=len(noise) + len(OTHER) + 1)]
+    return texts.index(evidence)
+
+
+def _rank(open_memory, peak: float) -> int:
+    return _rank_of(open_memory, "lexical_peak", peak, NOISE, EVIDENCE, QUESTION)
 
 
 def test_a_generic_request_leans_on_meaning_not_on_its_common_words(open_memory):
@@ -97,11 +102,14 @@ CLASS_QUESTION = "How many fitness classes do I attend in a typical week?"
 
 
 def _class_rank(open_memory, inflections: bool) -> int:
-    options = {"lexical_inflections": inflections, "anchors": 5, "graph": False}
-    mem = open_memory(":memory:", "synapse", engine_options=options)
-    mem.add_many([{"text": t} for t in FITNESS_NOISE + OTHER + [CLASS_EVIDENCE]], user_id="u")
-    texts = [h.text for h in mem.search(CLASS_QUESTION, user_id="u", k=11)]
-    return texts.index(CLASS_EVIDENCE)
+    return _rank_of(
+        open_memory,
+        "lexical_inflections",
+        inflections,
+        FITNESS_NOISE,
+        CLASS_EVIDENCE,
+        CLASS_QUESTION,
+    )
 
 
 def test_a_question_in_the_plural_finds_the_memory_in_the_singular(open_memory):
@@ -128,12 +136,10 @@ TEAPOT_EVIDENCE = "The porcelain teapot on my shelf was my grandmother's."
 TEAPOT_QUESTION = "How many teapots did I inherit?"
 
 
-def _teapot(open_memory, asking: bool) -> tuple[int, list[str]]:
-    options = {"lexical_asking": asking, "anchors": 5, "graph": False}
-    mem = open_memory(":memory:", "synapse", engine_options=options)
-    mem.add_many([{"text": t} for t in ASKING_NOISE + OTHER + [TEAPOT_EVIDENCE]], user_id="u")
-    texts = [h.text for h in mem.search(TEAPOT_QUESTION, user_id="u", k=10)]
-    return texts.index(TEAPOT_EVIDENCE), texts
+def _teapot(open_memory, asking: bool) -> int:
+    return _rank_of(
+        open_memory, "lexical_asking", asking, ASKING_NOISE, TEAPOT_EVIDENCE, TEAPOT_QUESTION
+    )
 
 
 def test_the_words_that_make_a_question_do_not_match_memories(open_memory):
@@ -141,8 +147,8 @@ def test_the_words_that_make_a_question_do_not_match_memories(open_memory):
     kept (bm25s' words), those lift a memory about tea above the teapot; left out (the
     default), the teapot memory, which shares only "teapot(s)" with the question,
     ranks first."""
-    dropped, _ = _teapot(open_memory, False)
-    kept, _ = _teapot(open_memory, True)
+    dropped = _teapot(open_memory, False)
+    kept = _teapot(open_memory, True)
     assert dropped == 0 and dropped < kept
 
 
