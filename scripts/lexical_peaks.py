@@ -24,14 +24,13 @@ from remem.bench.embedcache import DiskCachedEmbedder
 from remem.bench.locomo import load_locomo, retrieval_questions
 from remem.bench.longmemeval import load_longmemeval, pooled
 from remem.embed import create_embedder
-from remem.index.tokenize import ASKING, tokenize
+from remem.index.tokenize import without_asking
 
 
 def peaks(mem: Memory, question: str) -> list[float]:
-    words = [t for t in tokenize(question) if t not in ASKING]
     out = []
     with mem._engine.ctx.indexes.use("u") as idx:
-        for query, inflections in ((question, False), (" ".join(words) or question, True)):
+        for query, inflections in ((question, False), (without_asking(question), True)):
             bm = np.sort(idx.bm25.scores(query, inflections=inflections))[::-1]
             if len(bm) < 30 or bm[0] <= 0:
                 out.append(np.nan)

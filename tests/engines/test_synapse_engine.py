@@ -11,7 +11,7 @@ import pytest
 from remem import InvalidInputError, Memory
 from remem.engines.synapse import VARIANTS
 from remem.index.bm25 import BM25Index
-from remem.index.tokenize import ASKING, tokenize
+from remem.index.tokenize import without_asking
 from remem.types import Hit
 from store_rows import synapse_db  # noqa: E402
 
@@ -300,7 +300,8 @@ def test_nograph_scores_fuse_cosine_and_bm25(open_memory, embedder, sentences):
     # SYNAPSE's BM25: the asking word "which" left out, inflected forms as one term
     ref = BM25Index()
     ref.add(sentences)
-    words = " ".join(t for t in tokenize(q) if t not in ASKING)
+    words = without_asking(q)
+    assert words == "doctor told me about coffee"
     bm_scores = dict(zip(sentences, ref.scores(words, inflections=True).tolist(), strict=True))
     top = max(bm_scores.values())
     cos = dict(

@@ -151,10 +151,11 @@ class BM25Index:
             self._post_cache[tid] = cached
         return cached
 
-    def _merged(self, key: str) -> tuple[np.ndarray, np.ndarray, int] | None:
-        """The postings of every live word with inflection ``key`` as one term: the
-        documents holding any of them, their summed frequency, the live count."""
-        tids = [t for t in self._forms.get(key, ()) if self._df[t] > 0]
+    def _term(self, tids: Iterable[int]) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """The postings of the live words ``tids`` as one term: the documents holding
+        any of them, their summed frequency and how many live documents that is (a
+        single word's postings as they are; None when no live document holds one)."""
+        tids = [t for t in tids if self._df[t] > 0]
         if not tids:
             return None
         if len(tids) == 1:
@@ -183,17 +184,14 @@ class BM25Index:
         k1, b = self.k1, self.b
         words = tokenize(query)
         for token, times in Counter(map(inflection_key, words) if inflections else words).items():
-            if inflections:
-                merged = self._merged(token)
-                if merged is None:
-                    continue
-                docs, tf, df = merged
+            if inflections:  # the token is a key: every form the index holds
+                term = self._term(self._forms.get(token, ()))
             else:
                 tid = self._vocab.get(token)
-                if tid is None or self._df[tid] <= 0:
-                    continue
-                df = self._df[tid]
-                docs, tf = self._postings(tid)
+                term = None if tid is None else self._term((tid,))
+            if term is None:
+                continue
+            docs, tf, df = term
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
             norm = k1 * ((1.0 - b) + b * self._doc_len[docs] / avg)
             out[docs] += times * idf * tf / (tf + norm)

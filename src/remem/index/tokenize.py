@@ -35,6 +35,13 @@ def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
 
 
+def without_asking(query: str) -> str:
+    """``query``'s words without its asking words (:data:`ASKING`), for a lexical
+    search; a query of asking words only is kept as it is ("when how")."""
+    words = [t for t in tokenize(query) if t not in ASKING]
+    return " ".join(words) if words else query
+
+
 def has_words(text: str) -> bool:
     """Whether ``text`` holds any word :func:`tokenize` keeps. A text without one ("x",
     "?", "0", an emoji) can match no query word and says nothing a concept could be
@@ -51,6 +58,33 @@ def stem(token: str) -> str:
         if token.endswith(suffix) and len(token) - len(suffix) >= 3:
             return token[: len(token) - len(suffix)] + repl
     return token
+
+
+#: Common nouns in "-ie" whose plural would otherwise lose its "e" like "stories"
+#: ("movies" -> "movy").
+_IE_NOUNS = frozenset(
+    {
+        "movie", "cookie", "calorie", "selfie", "brownie", "rookie", "smoothie", "zombie",
+        "hoodie", "veggie", "goalie", "newbie", "freebie", "prairie", "sweetie", "genie",
+        "auntie", "boogie",
+    }
+)  # fmt: skip
+
+
+def singular(word: str, shortest: int = 5) -> str:
+    """A plural's (or third person's) singular: "stories" -> "story", "movies" ->
+    "movie", "classes" -> "class", "dogs" -> "dog"; "glass", "status" and
+    "analysis" stay. Words shorter than ``shortest`` letters are left alone (an
+    "-ies" word needs five)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-1] if word[:-1] in _IE_NOUNS else word[:-3] + "y"
+    if len(word) < shortest:
+        return word
+    if word.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 #: Doubled final consonants that inflection adds ("stopped", "running") and that a
@@ -73,17 +107,12 @@ def inflection_key(token: str) -> str:
         return token
     if len(token) <= 3:
         return token[:-1] + "i" if len(token) == 3 and token[-1] == "y" else token
-    base = token
-    if token.endswith("ies") and len(token) > 4:
-        base = token[:-3] + "y"
-    elif token.endswith(("sses", "shes", "ches", "xes", "zes")):
-        base = token[:-2]
-    elif token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        base = token[:-1]
-    elif token.endswith("ed") and len(token) >= 5 and not token.endswith("eed"):
-        base = token[:-2]
-    elif token.endswith("ing") and len(token) >= 6:
-        base = token[:-3]
+    base = singular(token, shortest=4)
+    if base == token:  # not a plural: a past form or a gerund?
+        if token.endswith("ed") and len(token) >= 5 and not token.endswith("eed"):
+            base = token[:-2]
+        elif token.endswith("ing") and len(token) >= 6:
+            base = token[:-3]
     undouble = base != token and len(base) >= 4 and base[-1] == base[-2]
     if undouble and base[-1] not in _KEEP_DOUBLE and base[-1] not in "aeiou":
         base = base[:-1]

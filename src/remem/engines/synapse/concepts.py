@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from ...index.tokenize import STOPWORDS
+from ...index.tokenize import STOPWORDS, singular
 
 # Words that open sentences or chat turns without naming anything.
 _COMMON_CAPS = frozenset(
@@ -78,30 +78,13 @@ class ConceptExtractor(Protocol):
         ...
 
 
-#: Common nouns in "-ie" whose plural would otherwise fold like "stories" ("movy").
-_IE_NOUNS = frozenset(
-    {
-        "movie", "cookie", "calorie", "selfie", "brownie", "rookie", "smoothie", "zombie",
-        "hoodie", "veggie", "goalie", "newbie", "freebie", "prairie", "sweetie", "genie",
-        "auntie", "boogie",
-    }
-)  # fmt: skip
-
-
 def fold(word: str) -> str:
     """Fold possessives and plurals so "dogs", "dog's" and "dog" meet (and "classes"
     "class", "watches" "watch")."""
     word = word.replace("’", "'")
     if word.endswith("'s"):
         word = word[:-2]
-    word = word.strip("'-")
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-1] if word[:-1] in _IE_NOUNS else word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "shes", "ches", "xes", "zes")):
-        return word[:-2]  # "classes", "watches", "boxes": not "classe"
-    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    return singular(word.strip("'-"))
 
 
 def _opens_sentence(text: str, start: int) -> bool:

@@ -30,7 +30,7 @@ import numpy as np
 from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
-from ...index.tokenize import ASKING, tokenize
+from ...index.tokenize import tokenize, without_asking
 from ...redact import failure
 from ...speakers import speaker_weights
 from ...types import StoredMemory
@@ -411,10 +411,7 @@ class SynapseEngine(Engine):
                 return EngineRecall([], 0.0, refuse=True)
             n = idx.dense.size
             approx = 0 < cfg.ann_above <= n
-            lexical_query = query
-            if not cfg.lexical_asking:  # a query of asking words only keeps them
-                words = [t for t in tokenize(query) if t not in ASKING]
-                lexical_query = " ".join(words) if words else query
+            lexical_query = query if cfg.lexical_asking else without_asking(query)
             bm = idx.bm25.scores(lexical_query, inflections=cfg.lexical_inflections)
             bm_max = float(bm.max()) if len(bm) else 0.0
             # A memory without a word ("x", "?") is never an anchor: it matches nothing
