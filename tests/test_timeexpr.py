@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from remem.store.base import timestamp_epoch
 from remem.timeexpr import mentioned_windows, time_order, time_window
 
 # a Thursday afternoon
@@ -107,3 +110,68 @@ def test_numeric_dates_after_on_are_month_first():
     (w,) = mentioned_windows("The recital was on 12/1/2022.", made)
     assert w.contains(datetime(2022, 12, 1, 12))
     assert mentioned_windows("We met on 13/2.", made) == []  # no 13th month
+
+
+# --- every time a datetime can hold --------------------------------------------------
+# A memory stamped 0001-01-01 (.NET's DateTime.MinValue) or 9999-12-31, or a question
+# asked "now" at either end, once made every expression below raise OverflowError.
+
+EVERY_FAMILY = [
+    "What did I buy 10 days ago?",
+    "What did I buy 999 years ago?",
+    "What did I eat yesterday?",
+    "What did I do today and tonight?",
+    "What did I do last Saturday?",
+    "What did I do last Sunday?",
+    "Where did I go last week?",
+    "What did I do last weekend?",
+    "Which shoes did I clean last month?",
+    "What did I do last year?",
+    "What did I do this week, this weekend, this month and this year?",
+    "What have I been reading recently?",
+    "Anything new in the past two weeks?",
+    "What did I do on March 5th?",
+    "Who did I meet on 29 February?",
+    "What did I plan in December?",
+    "What did I plan in January?",
+    "Where did I travel in May 2021?",
+    "What happened in 2021?",
+    "What happened on 2/15 and on 12/31/99?",
+]
+
+# fixed offsets up to UTC's limits (a tzinfo's offset must stay under 24 hours), and
+# the IANA zones with their historical local mean times (New York's -4:56:02)
+_ZONES = st.one_of(
+    st.none(),
+    st.integers(-1439, 1439).map(lambda m: timezone(timedelta(minutes=m))),
+    st.timezones(),
+)
+_EDGES = [datetime.min, datetime.max, datetime(1, 1, 1, 12), datetime(9999, 12, 31)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    when=st.one_of(st.sampled_from(_EDGES), st.datetimes()),
+    zone=_ZONES,
+    question=st.sampled_from(EVERY_FAMILY),
+)
+def test_no_time_makes_an_expression_fail(
+    when: datetime, zone: tzinfo | None, question: str
+) -> None:
+    when = when.replace(tzinfo=zone)
+    # a date that has no year left before ``when`` ("March 5th" asked on 1 January of
+    # year 1, "29 February" in most years) names no window; any other comes back whole
+    windows = [time_window(question, when), *mentioned_windows(question, when)]
+    for w in filter(None, windows):
+        assert w.start <= w.end, (question, when, w)
+        timestamp_epoch(w.start), timestamp_epoch(w.end)  # ordered as epochs too
+        w.distance_days(when)
+
+
+@pytest.mark.parametrize("when", _EDGES)
+def test_windows_at_the_ends_of_time_are_held_inside_them(when: datetime) -> None:
+    last_saturday = time_window("what did I do last Saturday?", when)
+    assert last_saturday is not None
+    assert datetime.min <= last_saturday.start <= last_saturday.end <= datetime.max
+    in_december = time_window("what did I do in December?", when)
+    assert in_december is not None and in_december.start <= in_december.end

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import MAXYEAR, MINYEAR, datetime, timedelta, tzinfo
 
 DAY = timedelta(days=1)
 _NUMBER = {
@@ -129,8 +129,29 @@ def _day_start(t: datetime) -> datetime:
     return t.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+def _plus(t: datetime, days: float) -> datetime:
+    """``t`` moved by ``days``, held at the ends of ``datetime``'s range (years 1 to
+    9999) instead of overflowing: a memory stamped ``0001-01-01`` (.NET's
+    ``DateTime.MinValue``, common in exports) or a question asked "now" in 9999 must
+    still get a window, never an ``OverflowError``."""
+    try:
+        return t + days * DAY
+    except OverflowError:
+        return (datetime.max if days > 0 else datetime.min).replace(tzinfo=t.tzinfo)
+
+
+def _at(year: int, month: int, day: int, tz: tzinfo | None) -> datetime:
+    """Midnight of that calendar day, held inside years 1 to 9999 ("in May" asked in
+    January of year 1 is about May of year 0, which ``datetime`` cannot hold)."""
+    if year < MINYEAR:
+        return datetime.min.replace(tzinfo=tz)
+    if year > MAXYEAR:
+        return datetime.max.replace(tzinfo=tz)
+    return datetime(year, month, day, tzinfo=tz)
+
+
 def _around(centre: datetime, slack_days: float, phrase: str) -> TimeWindow:
-    return TimeWindow(centre - slack_days * DAY, centre + slack_days * DAY, phrase)
+    return TimeWindow(_plus(centre, -slack_days), _plus(centre, slack_days), phrase)
 
 
 def time_window(question: str, now: datetime) -> TimeWindow | None:
@@ -168,30 +189,30 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
         n, unit = _qty(m.group(1)), m.group(2).lower()
         span = n * _UNIT_DAYS[unit]
         slack = max(1.5, 0.25 * span) if unit == "day" else max(3.0, 0.3 * span)
-        out.append((m.start(), _around(now - span * DAY, slack, m.group(0))))
+        out.append((m.start(), _around(_plus(now, -span), slack, m.group(0))))
     dayword = _has(low, "yesterday", "today", "morning", "tonight", "night")
     for m in _DAYWORD.finditer(question) if dayword else ():
         word = " ".join(m.group(1).lower().split())
         if word == "yesterday" or word == "last night":
-            out.append((m.start(), TimeWindow(today - DAY, today + 0.5 * DAY, m.group(0))))
+            out.append((m.start(), TimeWindow(_plus(today, -1), _plus(today, 0.5), m.group(0))))
         else:
-            out.append((m.start(), TimeWindow(today, now + DAY, m.group(0))))
+            out.append((m.start(), TimeWindow(today, _plus(now, 1), m.group(0))))
     for m in _LAST_WEEKDAY.finditer(question) if lastish and "day" in low else ():
         wd = _WEEKDAYS.index(m.group(1).lower())
         back = (now.weekday() - wd) % 7 or 7  # the most recent one before today
-        day = today - back * DAY
-        out.append((m.start(), TimeWindow(day - DAY, day + 2 * DAY, m.group(0))))
+        day = _plus(today, -back)
+        out.append((m.start(), TimeWindow(_plus(day, -1), _plus(day, 2), m.group(0))))
     for m in _LAST_UNIT.finditer(question) if lastish else ():
         out.append((m.start(), _last(m.group(1).lower(), now, today, m.group(0))))
     for m in _THIS_UNIT.finditer(question) if "this" in low else ():
         unit = m.group(1).lower()
         start = {
-            "week": today - now.weekday() * DAY,
-            "weekend": today - ((now.weekday() - 5) % 7) * DAY,
+            "week": _plus(today, -now.weekday()),
+            "weekend": _plus(today, -((now.weekday() - 5) % 7)),
             "month": today.replace(day=1),
             "year": today.replace(month=1, day=1),
         }[unit]
-        out.append((m.start(), TimeWindow(start - DAY, now + DAY, m.group(0))))
+        out.append((m.start(), TimeWindow(_plus(start, -1), _plus(now, 1), m.group(0))))
     recent = lastish or _has(low, "recent", "lately", "these")
     for m in _RECENT.finditer(question) if recent else ():
         unit = (m.group(2) or "").lower().rstrip("s")
@@ -201,57 +222,52 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
                 span = max(span, 3 * _UNIT_DAYS[unit])  # "the past weeks"
         else:
             span = 30.0  # "recently", "lately"
-        out.append((m.start(), TimeWindow(now - span * DAY, now + DAY, m.group(0))))
+        out.append((m.start(), TimeWindow(_plus(now, -span), _plus(now, 1), m.group(0))))
     for m in _MONTH_DAY.finditer(question) if months and digits else ():
         named = m.group(1) or m.group(4)
         year = int(m.group(5)) if m.group(5) else None
         date = _date(_month(named), int(m.group(2) or m.group(3)), year, now)
         if date is not None:
-            out.append((m.start(), TimeWindow(date - DAY, date + 2 * DAY, m.group(0))))
+            out.append((m.start(), TimeWindow(_plus(date, -1), _plus(date, 2), m.group(0))))
     for m in _IN_MONTH.finditer(question) if months else ():
         month = _month(m.group(1) or m.group(3))
         named_year = m.group(2) or m.group(4)
         year = int(named_year) if named_year else (now.year if month <= now.month else now.year - 1)
-        start = datetime(year, month, 1, tzinfo=now.tzinfo)
-        end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=now.tzinfo)
-        out.append((m.start(), TimeWindow(start - 2 * DAY, end + 2 * DAY, m.group(0))))
+        start = _at(year, month, 1, now.tzinfo)
+        end = _at(year + month // 12, month % 12 + 1, 1, now.tzinfo)
+        out.append((m.start(), TimeWindow(_plus(start, -2), _plus(end, 2), m.group(0))))
     for m in _NUM_DATE.finditer(question) if "/" in low else ():
         raw_year = m.group(3)
         year = (int(raw_year) + (2000 if len(raw_year) == 2 else 0)) if raw_year else None
         month, mday = int(m.group(1)), int(m.group(2))
         date = _date(month, mday, year, now) if 1 <= month <= 12 else None
         if date is not None:
-            out.append((m.start(), TimeWindow(date - DAY, date + 2 * DAY, m.group(0))))
+            out.append((m.start(), TimeWindow(_plus(date, -1), _plus(date, 2), m.group(0))))
     for m in _IN_YEAR.finditer(question) if digits else ():
-        year = int(m.group(1))
+        year, tz = int(m.group(1)), now.tzinfo
         out.append(
-            (
-                m.start(),
-                TimeWindow(
-                    datetime(year, 1, 1, tzinfo=now.tzinfo),
-                    datetime(year + 1, 1, 1, tzinfo=now.tzinfo),
-                    m.group(0),
-                ),
-            )
+            (m.start(), TimeWindow(_at(year, 1, 1, tz), _at(year + 1, 1, 1, tz), m.group(0)))
         )
     return out
 
 
 def _last(unit: str, now: datetime, today: datetime, phrase: str) -> TimeWindow:
     if unit == "week":
-        start = today - (now.weekday() + 7) * DAY
-        return TimeWindow(start - 2 * DAY, start + 9 * DAY, phrase)
+        start = _plus(today, -(now.weekday() + 7))
+        return TimeWindow(_plus(start, -2), _plus(start, 9), phrase)
     if unit == "weekend":
-        saturday = today - ((now.weekday() - 5) % 7 or 7) * DAY
+        back = (now.weekday() - 5) % 7 or 7
         if now.weekday() == 6:  # on a Sunday, "last weekend" is the one before
-            saturday -= 7 * DAY
-        return TimeWindow(saturday - DAY, saturday + 3 * DAY, phrase)
+            back += 7
+        saturday = _plus(today, -back)
+        return TimeWindow(_plus(saturday, -1), _plus(saturday, 3), phrase)
     if unit == "month":
         first = today.replace(day=1)
-        prev = (first - DAY).replace(day=1)
-        return TimeWindow(prev - 3 * DAY, first + 3 * DAY, phrase)
-    start = today.replace(year=now.year - 1, month=1, day=1)
-    return TimeWindow(start - 7 * DAY, start.replace(year=now.year) + 7 * DAY, phrase)
+        prev = _plus(first, -1).replace(day=1)
+        return TimeWindow(_plus(prev, -3), _plus(first, 3), phrase)
+    start = _at(now.year - 1, 1, 1, now.tzinfo)
+    end = _at(now.year, 1, 1, now.tzinfo)
+    return TimeWindow(_plus(start, -7), _plus(end, 7), phrase)
 
 
 def _date(month: int, day: int, year: int | None, now: datetime) -> datetime | None:
@@ -260,7 +276,7 @@ def _date(month: int, day: int, year: int | None, now: datetime) -> datetime | N
         if year is not None:
             return datetime(year, month, day, tzinfo=now.tzinfo)
         when = datetime(now.year, month, day, tzinfo=now.tzinfo)
-        return when if when <= now + DAY else when.replace(year=now.year - 1)
+        return when if when <= _plus(now, 1) else when.replace(year=now.year - 1)
     except ValueError:
         return None
 
