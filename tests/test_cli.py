@@ -580,3 +580,64 @@ def test_version_and_help_import_no_library(tmp_path):
     for argv in (["--version"], ["--help"], ["add", "--help"]):
         imported = _imports_of(*argv, cwd=tmp_path)
         assert not imported & (HEAVY | {"numpy"}), (argv, sorted(imported & (HEAVY | {"numpy"})))
+
+
+# -- exit statuses, as the README states them (issue 34, finding 12) ------------------------
+
+
+def _readme_exit_rule(code: int) -> str:
+    """The README's list item on what exits with ``code`` ("- 2: ...", its lines joined)."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    items = re.findall(rf"^- {code}: .*(?:\n  .*)*", text, flags=re.MULTILINE)
+    assert len(items) == 1, f"README states exit {code} once, as a '- {code}: ' item"
+    return " ".join(items[0].split())
+
+
+def _unforeseen(*_: Any, **__: Any) -> Any:
+    raise OSError(28, "No space left on device")
+
+
+EXIT_CASES = [
+    ("bad input", ["add", "   ", "--user", "u"], 2),
+    ("a missing database", ["--db", "TMP/typo.db", "count", "--user", "u"], 2),
+    ("`--db no/such/dir/m.db add ...`", ["--db", "TMP/no/dir/m.db", "add", "x", "--user", "u"], 2),
+    ("`export-table no/such/dir/t.json`", ["export-table", "TMP/no/dir/t.json", "--user", "u"], 2),
+    ("cannot be written", ["export-table", "TMP", "--user", "u"], 2),
+    ("`import-table missing.json`", ["import-table", "TMP/missing.json", "--user", "u"], 2),
+    ("a memory the user does not have", ["get", "0" * 32, "--user", "u"], 1),
+    ("a key that is not active", ["keys", "revoke", "rmm_nope"], 1),
+    ("did not foresee", ["count", "--user", "u"], 1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("phrase", "argv", "code"), EXIT_CASES, ids=[c[0] for c in EXIT_CASES])
+def test_each_documented_exit_status(capsys, monkeypatch, tmp_path, phrase, argv, code):
+    assert phrase in _readme_exit_rule(code)
+    db = str(tmp_path / "cli.db")
+    assert run(capsys, "--db", db, "--engine", "bm25", "add", "a fact", "--user", "u")[0] == 0
+    if phrase == "did not foresee":
+        monkeypatch.setattr(Memory, "count", _unforeseen)
+    argv = [a.replace("TMP", str(tmp_path)) for a in argv]
+    got, out, err = run(capsys, "--db", db, "--engine", "bm25", *argv)
+    assert (got, out) == (code, "") and err.startswith("remem: ") and err.count("\n") == 1
+
+
+# -- import-table --skip-blank (issue 34, finding 14) ----------------------------------------
+
+
+def test_import_table_skip_blank_says_which_entries_it_left_out(capsys, db, tmp_path):
+    for text in ("the kiln reached 1200 degrees", "we glazed the bowls blue", "we sold six"):
+        run(capsys, "--db", db, "add", text, "--user", "ana")
+    table = tmp_path / "ana.json"
+    run(capsys, "--db", db, "export-table", str(table), "--user", "ana")
+    data = json.loads(table.read_text())
+    data["entries"][1]["text"] = "\u200b"
+    table.write_text(json.dumps(data))
+    code, out, err = run(capsys, "--db", db, "import-table", str(table), "--user", "bo")
+    assert (code, out) == (2, "") and "item 1: text must not be empty" in err
+    code, out, err = run(
+        capsys, "--db", db, "import-table", str(table), "--user", "bo", "--skip-blank"
+    )
+    assert (code, out) == (0, "2\n")
+    assert err == "remem: left out 1 blank entry, at position 1\n"
+    assert run(capsys, "--db", db, "count", "--user", "bo")[1] == "2\n"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
+import sqlite3
 from datetime import date, datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 import remem
 from remem import Hit, InvalidInputError, InvalidTypeError, Memory, StoreError
+from remem.embed import Embedder
 
 ENGINES = ["dense", "bm25", "hybrid"]
 
@@ -525,3 +529,110 @@ def test_memories_pages_and_checks_its_arguments(open_memory):
         m.memories("u", offset=-1)
     with pytest.raises(InvalidTypeError):
         m.memories("u", offset="1")
+
+
+# -- vectors: only ones a dot product can rank (issue 34, finding 5) ------------------------
+
+
+class _Fixed(Embedder):
+    """An embedder whose every text gets the same, given vector."""
+
+    name, dim = "fixed", 4
+
+    def __init__(self, vec: list[float]):
+        self.vec = vec
+
+    def embed(self, texts):
+        return np.array([self.vec] * len(texts), dtype=np.float64).reshape(len(texts), -1)
+
+
+@pytest.mark.parametrize(
+    "vec",
+    [[math.inf, 0, 0, 0], [math.nan, 0, 0, 0], [1e39, 0, 0, 0], [2.0, 0, 0, 0], [1.0, 0, 0]],
+    ids=["inf", "nan", "1e39", "length 2", "too short"],
+)
+def test_an_embedder_returning_vectors_that_cannot_rank_stores_nothing(vec):
+    with Memory(":memory:", engine="dense", embedder=_Fixed(vec), llm="none") as mem:
+        with pytest.raises(remem.EmbedderError, match="fixed returned"):
+            mem.add("the cellar door squeaks", user_id="u")
+        with pytest.raises(remem.EmbedderError, match="fixed returned"):
+            mem.add_many(["one", "two"], user_id="u")
+        assert mem.count("u") == 0
+        with pytest.raises(remem.EmbedderError, match="fixed returned"):
+            mem.search("door", user_id="u")
+
+
+def test_an_embedders_unit_vectors_are_taken(open_memory):
+    with Memory(":memory:", engine="dense", embedder=_Fixed([0.6, 0.8, 0, 0]), llm="none") as mem:
+        mid = mem.add("the cellar door squeaks", user_id="u")
+        assert mem.search("door", user_id="u")[0].score == pytest.approx(1.0)
+        assert mem.get(mid, user_id="u") is not None
+
+
+def test_a_vector_damaged_in_the_file_ranks_as_nothing_and_exports_as_zeros(open_memory, db_path):
+    """A vector that was stored broken (by hand, or imported before vectors were
+    checked) must not outrank every memory on every query, nor break an export."""
+    texts = ["the cellar door squeaks", "my bike is red", "I drink green tea", "we rent a flat"]
+    first = open_memory(db_path, "dense")
+    ids = first.add_many(texts, user_id="u")
+    first.close()
+    damaged = {ids[1]: np.full(384, np.inf), ids[2]: np.full(384, 30.0)}  # infinite; long
+    with sqlite3.connect(db_path) as con:
+        for mid, vec in damaged.items():
+            blob = vec.astype("<f4").tobytes()
+            con.execute("UPDATE memories SET embedding = ? WHERE id = ?", (blob, mid))
+    mem = open_memory(db_path, "dense")
+    hits = mem.search("which door squeaks?", user_id="u", k=4)
+    assert hits[0].id == ids[0]
+    assert all(math.isfinite(h.score) and -1.0 <= h.score <= 1.0 for h in hits)
+    data = mem.export_data("u")
+    json.dumps(data, allow_nan=False)  # JSON that any parser reads
+    exported = {e["id"]: e["embedding"] for e in data["entries"]}
+    assert all(x == 0.0 for mid in damaged for x in exported[mid])
+    assert len(mem.import_data(data, user_id="v")) == 4  # and imports again
+
+
+# -- add_many(skip_blank=True): a history with blank turns (issue 34, finding 14) -----------
+
+
+def test_add_many_refuses_a_blank_item_by_default_naming_it(mem):
+    with pytest.raises(InvalidInputError, match="item 1: text must not be empty"):
+        mem.add_many(["hello", "\u200b", "world"], user_id="u")
+    assert mem.count("u") == 0
+
+
+def test_add_many_skip_blank_stores_the_rest_and_says_which_were_skipped(mem):
+    items = ["hello", "\u200b", {"text": " \n", "speaker": "Ana"}, {"text": "world"}, ""]
+    ids = mem.add_many(items, user_id="u", skip_blank=True)
+    assert isinstance(ids, list) and len(ids) == 2 and ids.skipped == [1, 2, 4]
+    assert [h.text for h in mem.memories("u")] == ["hello", "world"]
+    assert [h.id for h in mem.memories("u")] == ids
+    plain = mem.add_many(["again"], user_id="u")
+    assert plain.skipped == [] and plain == [mem.memories("u")[-1].id]
+
+
+def test_add_many_skip_blank_of_only_blank_items_stores_nothing(mem):
+    ids = mem.add_many(["\u200b", "  "], user_id="u", skip_blank=True)
+    assert ids == [] and ids.skipped == [0, 1]
+    assert mem.count("u") == 0
+
+
+@pytest.mark.parametrize(
+    ("items", "error", "message"),
+    [
+        (["ok", {"text": "\u200b", "timestamp": "soon"}], InvalidInputError, "item 1: timestamp"),
+        (["ok", {"text": "\u200b", "spaeker": "Ana"}], InvalidInputError, "item 1 has unknown"),
+        (["ok", {"text": None}], InvalidTypeError, "item 1: text must be a str"),
+        (["ok", 5], InvalidTypeError, "item 1 must be a dict or str"),
+    ],
+)  # fmt: skip
+def test_add_many_skip_blank_still_refuses_every_other_problem(mem, items, error, message):
+    with pytest.raises(error, match=message):
+        mem.add_many(items, user_id="u", skip_blank=True)
+    assert mem.count("u") == 0
+
+
+def test_add_many_skip_blank_must_be_a_bool(mem):
+    with pytest.raises(InvalidTypeError, match="skip_blank must be True or False"):
+        mem.add_many(["x"], user_id="u", skip_blank="yes")
+    assert mem.count("u") == 0

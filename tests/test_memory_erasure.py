@@ -229,3 +229,47 @@ def test_erase_under_another_connections_snapshot_is_reported_then_finished(
         m.scrub()
         _assert_absent(raw_bytes(db_path), MARKER)
         m.scrub()  # nothing pending: nothing to do
+
+
+def test_a_pending_scrub_is_reported_only_to_the_user_whose_erase_it_is(
+    db_path: Path, embedder, raw_bytes
+):
+    """The scrub is file-wide, but the error is each request's own: another user's erase
+    of nothing is no erase (no error, no wait), and a retry of the erase still pending
+    reports what the erase did, not what the retry found (issue 34, finding 7)."""
+    with Memory(
+        db_path, engine="hybrid", embedder=embedder, llm="none", store_options={"scrub_wait_ms": 50}
+    ) as m:
+        secret = m.add(f"the safe code is {MARKER}", user_id="u")
+        m.add("an ordinary memory of u", user_id="u")
+        m.add_many([f"{MARKER} user secret {i}" for i in range(8)], user_id="victim")
+        m.add("an ordinary memory of other", user_id="other")
+        reader = _reader_holding_a_snapshot(db_path)
+        try:
+            with pytest.raises(ErasureIncompleteError) as err:
+                m.delete_user("victim")
+            assert err.value.result == 8
+            with pytest.raises(ErasureIncompleteError) as err:
+                m.delete(secret, user_id="u")
+            assert err.value.result is True
+            # other users' erases of nothing: plain answers about themselves
+            assert m.delete("nonexistent", user_id="other") is False
+            assert m.delete(secret, user_id="other") is False  # u's id is not other's
+            assert m.delete_user("nobody") == 0
+            assert m.delete("nonexistent", user_id="u") is False  # not what u erased
+            # retries of the pending erases report what those erases did
+            with pytest.raises(ErasureIncompleteError) as err:
+                m.delete_user("victim")
+            assert err.value.result == 8
+            with pytest.raises(ErasureIncompleteError) as err:
+                m.delete(secret, user_id="u")
+            assert err.value.result is True
+            assert m.count("other") == 1 and m.count("u") == 1
+            assert MARKER.encode() in raw_bytes(db_path)  # honest: not scrubbed yet
+        finally:
+            reader.execute("COMMIT")
+            reader.close()
+        assert m.delete_user("victim") == 8  # the retry that finishes it: the erase's count
+        _assert_absent(raw_bytes(db_path), MARKER, "victim")
+        assert m.delete_user("victim") == 0  # finished: now an erase of nothing
+        assert m.delete(secret, user_id="u") is False

@@ -111,3 +111,73 @@ def _write_until_killed(path: str, engine: str, until: int) -> dict[int, list[st
             proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
     return acked
+
+
+SECRET = "zqxkilledscrub"  # in no other text, id or name
+
+ERASER = r"""
+import json, sys
+from remem import Memory
+from remem.errors import ErasureIncompleteError
+path = sys.argv[1]
+with Memory(path, engine="bm25", llm="none", store_options={"scrub_wait_ms": 50}) as mem:
+    mem.add_many([f"{sys.argv[2]} secret number {i}" for i in range(3)], user_id="victim")
+    mem.add("an ordinary memory", user_id="keeper")
+    print("added", flush=True)
+    sys.stdin.readline()  # the test's reader takes its snapshot meanwhile
+    try:
+        print(json.dumps({"scrubbed": mem.delete_user("victim")}), flush=True)
+    except ErasureIncompleteError as exc:
+        print(json.dumps({"pending": exc.result}), flush=True)
+    sys.stdin.readline()  # killed here, its scrub still pending
+"""
+
+
+@pytest.mark.parametrize("other", ["open_before", "opened_after"])
+def test_a_scrub_left_pending_by_a_killed_process_is_finished_by_another(
+    tmp_path: Path, raw_bytes, other: str
+) -> None:
+    """A process killed while its erase's scrub is pending (another connection's snapshot
+    held the erased pages in the WAL) leaves the text in the files; the next write by
+    any process, one already running or one that opens the file later, finishes the
+    scrub at once, not when the file's last connection closes (issue 34, finding 8)."""
+    path = tmp_path / "killed.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", ERASER, str(path), SECRET],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    mem: Memory | None = None
+    try:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline() == "added\n", proc.stderr.read()[-2000:]
+        if other == "open_before":  # a long-running worker on the same file
+            mem = Memory(path, engine="bm25", llm="none")
+        reader = sqlite3.connect(path, isolation_level=None)
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 4
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline()) == {"pending": 3}
+        reader.execute("COMMIT")
+        reader.close()
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert SECRET.encode() in raw_bytes(path)  # the killed process left it there
+
+        if mem is None:
+            mem = Memory(path, engine="bm25", llm="none")
+        mem.add("a later, unrelated write", user_id="keeper")
+        raw = raw_bytes(path)  # the file still open: SQLite's last-close checkpoint is moot
+        assert SECRET.encode() not in raw and b"victim" not in raw
+        assert not mem._store.scrub_pending
+        assert mem.count("victim") == 0 and mem.count("keeper") == 2
+        mem.scrub()  # nothing left to do
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        if mem is not None:
+            mem.close()

@@ -177,6 +177,12 @@ def _broken(path, data, how: str):
         data["entries"][5]["embedding"] = data["entries"][5]["embedding"][:-1]
     elif how == "nan embedding":
         data["entries"][5]["embedding"][0] = "NaN"
+    elif how.startswith("embedding of "):  # finite as JSON, not as float32 or as a cosine
+        data["entries"][5]["embedding"][0] = json.loads(how.removeprefix("embedding of "))
+    elif how == "passage embedding of 1e39":
+        entry = data["entries"][5]
+        entry["passages"] = [[0, len(entry["text"])]]
+        entry["passage_embeddings"] = [[1e39] + entry["embedding"][1:]]
     elif how == "bad recall times":
         data["entries"][4]["recall_times"] = -1
     elif how == "bad timestamp":
@@ -196,6 +202,13 @@ def _broken(path, data, how: str):
         "empty text",
         "short embedding",
         "nan embedding",
+        "embedding of 1e39",
+        "embedding of -1e39",
+        "embedding of 1e300",
+        pytest.param("embedding of " + "9" * 400, id="embedding of a 400-digit int"),
+        "embedding of 2.0",
+        "embedding of true",
+        "passage embedding of 1e39",
         "bad recall times",
         "bad timestamp",
     ],
@@ -296,4 +309,42 @@ def test_export_of_an_unknown_user_is_empty(open_memory, tmp_path):
     assert mem.export_table("ghost", path) == 0
     assert _read(path)["entries"] == []
     assert mem.import_table(path, "b") == []
+    assert mem.count("b") == 0
+
+
+# -- skip_blank: a history with blank turns (issue 34, finding 14) --------------------------
+
+
+def _with_blank_entries(exported, tmp_path):
+    mem, ids, path = exported
+    data = _read(path)
+    data["entries"][3]["text"] = "\u200b"  # what real chat exports hold
+    data["entries"][7]["text"] = " "
+    blank = tmp_path / "blank.json"
+    _write(blank, data)
+    return mem, blank, data
+
+
+def test_import_skip_blank_leaves_out_blank_entries_and_says_which(exported, tmp_path):
+    mem, blank, data = _with_blank_entries(exported, tmp_path)
+    with pytest.raises(InvalidInputError, match="item 3: text must not be empty"):
+        mem.import_table(blank, "b")  # by default: refused, naming the entry
+    assert mem.count("b") == 0
+    ids = mem.import_table(blank, "b", skip_blank=True)
+    assert ids.skipped == [3, 7] and len(ids) == len(TURNS) - 2
+    kept = [e["text"] for i, e in enumerate(data["entries"]) if i not in (3, 7)]
+    assert [h.text for h in mem.memories("b")] == kept
+    again = mem.import_data(data, "c", skip_blank=True)
+    assert again.skipped == [3, 7] and mem.count("c") == len(TURNS) - 2
+
+
+def test_import_skip_blank_still_refuses_a_blank_entrys_other_problems(exported, tmp_path):
+    mem, blank, data = _with_blank_entries(exported, tmp_path)
+    data["entries"][3]["creation_time"] = "yesterday-ish"
+    with pytest.raises(InvalidInputError, match="item 3: timestamp"):
+        mem.import_data(data, "b", skip_blank=True)
+    data["entries"][3]["creation_time"] = data["entries"][2]["creation_time"]
+    data["entries"][3]["recall_times"] = -1
+    with pytest.raises(InvalidInputError, match="entry 3: recall_times"):
+        mem.import_data(data, "b", skip_blank=True)
     assert mem.count("b") == 0

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from remem import (
     InvalidInputError,
@@ -25,6 +28,7 @@ from remem.validation import (
     check_k,
     check_metadata,
     check_text,
+    is_blank,
     parse_timestamp,
 )
 
@@ -485,3 +489,178 @@ def test_a_bad_now_is_refused_by_every_read_of_every_engine(embedder, engine):
                 call("where is my passport?", user_id="u", now="bad")
             with pytest.raises(InvalidTypeError, match="now must be"):
                 call("where is my passport?", user_id="u", now=5)
+
+
+# -- texts and ids that look blank (issue 34, finding 10) ----------------------------------
+
+#: categories of code points that show nothing on their own: controls, formats, marks
+#: with nothing to combine with, separators, unassigned and private use (surrogates
+#: are refused as invalid UTF-8, BAD_TEXTS above)
+_SHOW_NOTHING = ["Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp", "Cn", "Co"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\U0001d159",  # MUSICAL SYMBOL NULL NOTEHEAD: drawn as nothing
+        "\uffff",  # a noncharacter
+        "\ufdd0",  # a noncharacter in the BMP's block of them
+        "\U0010fffe",  # the last plane's noncharacter
+        "\u0378",  # unassigned
+        "\ue000",  # private use
+        "\U000f0000",  # supplementary private use
+        " \u200b\ue000\u0378 ",
+    ],
+    ids=ascii,
+)
+def test_texts_that_look_blank_are_refused_everywhere(seeded, text):
+    before = _snapshot(seeded)
+    with pytest.raises(InvalidInputError, match="empty"):
+        seeded.add(text, user_id="u")
+    with pytest.raises(InvalidInputError, match="item 1: text must not be empty"):
+        seeded.add_many(["fine", text], user_id="u")
+    with pytest.raises(InvalidInputError, match="query must not be empty"):
+        seeded.search(text, user_id="u")
+    _unchanged(seeded, before)
+
+
+@given(st.text(st.characters(categories=_SHOW_NOTHING), min_size=1, max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_any_text_of_code_points_that_show_nothing_is_blank(text):
+    assert is_blank(text)
+    with pytest.raises(InvalidInputError, match="empty"):
+        check_text(text)
+
+
+@given(
+    st.text(st.characters(categories=_SHOW_NOTHING), max_size=4),
+    st.characters(categories=["L", "N", "P", "S"]).filter(
+        lambda c: not is_blank(c)  # the few letters and symbols that render as blank
+    ),
+)
+@settings(max_examples=200, deadline=None)
+def test_one_visible_code_point_makes_a_text_not_blank(invisible, visible):
+    assert not is_blank(invisible + visible + invisible)
+
+
+def test_the_blank_letters_are_the_documented_few():
+    """Letters, numbers, punctuation and symbols are visible, but for the few that
+    render as blank space: listed, so that a new one is a decision."""
+    import sys
+
+    blank = [
+        chr(c)
+        for c in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(c))[0] in "LNPS" and is_blank(chr(c))
+    ]
+    assert blank == ["\u115f", "\u1160", "\u2800", "\u3164", "\uffa0", "\U0001d159"]
+
+
+@pytest.mark.parametrize("value", ["\u200b", " \ufeff ", "\u3164", "\ue000", "\u2800\u200d"])
+def test_ids_of_invisible_characters_only_are_refused_like_empty_ones(seeded, value):
+    before = _snapshot(seeded)
+    with pytest.raises(InvalidInputError, match="user_id must not be empty"):
+        seeded.add("a fact", user_id=value)
+    with pytest.raises(InvalidInputError, match="session_id must not be empty"):
+        seeded.add("a fact", user_id="u", session_id=value)
+    with pytest.raises(InvalidInputError, match="speaker must not be empty"):
+        seeded.add("a fact", user_id="u", speaker=value)
+    with pytest.raises(InvalidInputError, match="memory id must not be empty"):
+        seeded.get(value, user_id="u")
+    _unchanged(seeded, before)
+
+
+# -- metadata integers (issue 34, finding 9) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"n": 10**5000},  # more digits than Python turns into text
+        {"n": 10**640},
+        {"n": -(10**640)},
+        {"deep": [1, {"n": 10**4300}]},
+    ],
+    ids=["5000 digits", "641 digits", "-641 digits", "nested"],
+)
+def test_metadata_integers_of_over_640_digits_are_refused(seeded, metadata):
+    before = _snapshot(seeded)
+    with pytest.raises(InvalidInputError, match=r"metadata.* has more than 640 digits"):
+        seeded.add("a fact", user_id="u", metadata=metadata)
+    with pytest.raises(InvalidInputError, match=r"item 0: metadata.* has more than 640 digits"):
+        seeded.add_many([{"text": "a fact", "metadata": metadata}], user_id="u")
+    _unchanged(seeded, before)
+
+
+def test_metadata_integers_of_640_digits_round_trip(seeded):
+    metadata = {"big": 10**640 - 1, "small": -(10**640) + 1, "list": [0, -1, 2**64]}
+    mid = seeded.add("a fact", user_id="w", metadata=metadata)
+    assert seeded.get(mid, user_id="w").metadata == metadata
+
+
+# -- every *_options checked at construction (issue 34, finding 9) ------------------------
+
+
+_IN, _TYPE = InvalidInputError, InvalidTypeError
+_OPENAI = {"llm": "openai"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"store_options": {"bogus": 1}}, _IN, r"store_options has no options \['bogus'\]"),
+        ({"store_options": {"timeout_ms": "x"}}, _TYPE, "store_options: timeout_ms must be an int"),
+        ({"llm_options": {"bogus": 1}}, _IN, r"llm_options has no options \['bogus'\]"),
+        ({**_OPENAI, "llm_options": {"bogus": 1}}, _IN, "llm_options has no options"),
+        ({**_OPENAI, "llm_options": {"timeout_s": "x"}}, _TYPE, "llm_options: timeout_s must be"),
+        ({"answer_options": {"mode": "zzz"}}, _IN, "answer_options: mode must be one of"),
+        ({"answer_options": {"order": "best"}}, _IN, "answer_options: order must be one of"),
+        ({"answer_options": {"max_context_tokens": -5}}, _IN, "max_context_tokens must be an int"),
+        ({"answer_options": {"max_answer_tokens": 2.5}}, _IN, "max_answer_tokens must be an int"),
+        ({"answer_options": {"temperature": "x"}}, _IN, "temperature must be a number"),
+        ({"answer_options": {"grounding": 1.5}}, _IN, "grounding must be a number >= 0 and <= 1"),
+        ({"answer_options": {"premise": 1}}, _IN, "premise must be True or False"),
+        ({"answer_options": {"bogus": 1}}, _IN, r"answer_options has no options \['bogus'\]"),
+    ],
+    ids=lambda v: str(v)[:40] if isinstance(v, dict) else "",
+)  # fmt: skip
+def test_bad_options_fail_at_the_call_naming_the_option(tmp_path, embedder, kwargs, error, message):
+    path = tmp_path / "never.db"
+    kwargs = {"embedder": embedder, "llm": "none", **kwargs}
+    with pytest.raises(error, match=message):
+        Memory(path, engine="hybrid", **kwargs)
+    assert list(tmp_path.iterdir()) == []  # refused before the database was created
+
+
+def test_llm_options_with_an_llm_object_are_refused(tmp_path, embedder):
+    from remem.llm import create_llm
+
+    with pytest.raises(InvalidInputError, match="llm_options apply to an llm given by name"):
+        Memory(tmp_path / "x.db", embedder=embedder, llm=create_llm("none"), llm_options={"n": 1})
+
+
+def test_good_options_are_still_taken(tmp_path, embedder):
+    with Memory(
+        tmp_path / "ok.db",
+        engine="bm25",
+        embedder=embedder,
+        llm="openai",
+        llm_options={"base_url": "http://127.0.0.1:9/v1", "timeout_s": 5, "retries": 0},
+        store_options={"timeout_ms": 2000},
+        answer_options={"mode": "extract", "max_context_tokens": 500, "temperature": 0},
+    ) as mem:
+        mem.add("the cellar door squeaks", user_id="u")
+        assert mem.count("u") == 1
+
+
+def test_answer_options_declare_every_setting_of_the_answerer_with_its_default():
+    import inspect
+    from dataclasses import fields
+
+    from remem.answer.reader import Answerer, AnswerOptions
+    from remem.engines.options import declared
+
+    declared(AnswerOptions)  # each one has a type and a rule
+    params = inspect.signature(Answerer.__init__).parameters
+    taken = {n: p.default for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
+    assert {f.name: f.default for f in fields(AnswerOptions)} == taken

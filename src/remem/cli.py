@@ -276,11 +276,31 @@ def export_table(args: argparse.Namespace) -> None:
 @commands.command(
     "import-table",
     help="add an exported table's entries to a user",
-    args=[arg("path", help="a table written by export-table"), USER],
+    args=[
+        arg("path", help="a table written by export-table"),
+        USER,
+        arg(
+            "--skip-blank",
+            action="store_true",
+            help="leave out entries whose text is blank (empty, whitespace or invisible "
+            "characters only) instead of refusing the table; stderr says which",
+        ),
+    ],
 )
 def import_table(args: argparse.Namespace) -> None:
     with _memory(args, create=True) as mem:
-        print(len(mem.import_table(args.path, args.user)))
+        ids = mem.import_table(args.path, args.user, skip_blank=args.skip_blank)
+        print(len(ids))
+        if ids.skipped:
+            _say_skipped(ids.skipped)
+
+
+def _say_skipped(positions: Sequence[int]) -> None:
+    """The blank entries an import left out, on stderr (stdout keeps the count)."""
+    n = len(positions)
+    where = ", ".join(map(str, positions))
+    many = "ies, at positions" if n > 1 else "y, at position"
+    print(f"remem: left out {n} blank entr{many} {where}", file=sys.stderr)
 
 
 # -- the servers and their keys -----------------------------------------------------------

@@ -175,9 +175,12 @@ INTERRUPTED = 128 + signal.SIGINT
 
 def run(args: argparse.Namespace) -> int:
     """Run a parsed command line. Every failure is one ``remem: ...`` line on stderr
-    and a non-zero status: remem's own errors (bad input, a missing database) exit
-    2; the system's (a file that cannot be written) 1; anything unexpected 1, with
-    the traceback only when ``REMEM_DEBUG`` is set. A closed stdout ends the command
+    and a non-zero status (README.md lists them): remem's own errors exit 2, for it
+    refuses what it was given (bad input, a missing database, a path that does not
+    exist or cannot be written, which the library reports as bad input); what remem
+    did not foresee exits 1, an ``OSError`` of the system (a full disk) or anything
+    else, with the traceback only when ``REMEM_DEBUG`` is set. A command returns 1
+    itself when what it was asked for is not there. A closed stdout ends the command
     quietly (:data:`CLOSED_PIPE`)."""
     try:
         code = run_parsed(args)

@@ -51,10 +51,12 @@ class ErasureIncompleteError(StoreError):
     pages out of the write-ahead log under it. Raised rather than reporting a clean
     erase that did not happen.
 
-    The store keeps the scrub pending and finishes it at its next write, at the next
-    erase, at ``Memory.scrub()`` or when it closes; until then every erase raises this
-    again. ``result`` is what the call would have returned (the ids deleted, the
-    number of memories erased)."""
+    The scrub stays pending, recorded in the database file, and the next write, erase,
+    ``Memory.scrub()`` or close of any process on the file finishes it. Until then a
+    retry of the same erase raises this again with the same ``result``; other users'
+    erases never raise it for this one (it is not theirs to hear of). ``result`` is
+    what the call would have returned (the ids deleted, the number of memories
+    erased)."""
 
     def __init__(self, message: str, result: object = None):
         super().__init__(message)

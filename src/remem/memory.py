@@ -12,7 +12,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,11 @@ from . import table
 from .answer import Answer, Answerer
 from .answer.verdict import Verdict, judge, signals
 from .embed import Embedder, create_embedder
+from .embed.base import CheckedEmbedder
 from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
 from .engines.arrange import ArrangeConfig
 from .engines.base import Abilities, EngineRecall, Scored, UserLocks
+from .engines.exact import ExactConfig
 from .errors import (
     EmbedderError,
     ErasureIncompleteError,
@@ -35,10 +37,10 @@ from .errors import (
 )
 from .index.cache import IndexCache
 from .index.passages import embed_memories, passage_plan
-from .llm import LLM, check_llm_name, create_llm
+from .llm import LLM, check_llm_name, check_llm_options, create_llm
 from .store import Store, open_store
 from .store.extension import Extension, Tables, registered_extensions
-from .types import Hit, Recall, StoredMemory, Trace
+from .types import Added, Hit, Recall, StoredMemory, Trace
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
     MAX_BATCH,
@@ -49,10 +51,24 @@ from .validation import (
     check_id,
     check_k,
     check_options,
+    check_switch,
     check_text,
     check_user_id,
+    is_blank_item,
     parse_timestamp,
 )
+
+
+def _check_llm(llm: str | LLM, options: dict[str, Any]) -> None:
+    """The LLM's name and options, checked without loading a model (that happens at
+    its first use); options only go with a name: an LLM object is already made."""
+    if isinstance(llm, str):
+        check_llm_name(llm)
+        check_llm_options(llm, options)
+    elif options:
+        raise InvalidInputError(
+            "llm_options apply to an llm given by name; an LLM object is already configured"
+        )
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,7 @@ class Memory:
         answer_options: Mapping[str, Any] | None = None,
         passage_options: Mapping[str, Any] | None = None,
         time_options: Mapping[str, Any] | None = None,
+        exact_options: Mapping[str, Any] | None = None,
     ):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
@@ -105,19 +122,21 @@ class Memory:
             )
         if not isinstance(llm, (str, LLM)):
             raise InvalidTypeError(f"llm must be a name or an LLM, not {type(llm).__name__}")
-        if isinstance(llm, str):
-            check_llm_name(llm)  # the name only: a model loads at its first use
         engine_options = check_options(engine_options, "engine_options")
         store_options = check_options(store_options, "store_options")
         self._llm_spec: str | LLM = llm
         self._llm_options = check_options(llm_options, "llm_options")
+        _check_llm(llm, self._llm_options)
         self._llm: LLM | None = llm if isinstance(llm, LLM) else None
         self._answer_options = Answerer.check_options(
             check_options(answer_options, "answer_options")
         )
-        self._embedder = create_embedder(embedder) if isinstance(embedder, str) else embedder
+        self._embedder = CheckedEmbedder(
+            create_embedder(embedder) if isinstance(embedder, str) else embedder
+        )
         self._passages = passage_plan(passage_options)
         time_config = ArrangeConfig.from_options(time_options)
+        exact_config = ExactConfig.from_options(exact_options)
         self._llm_lock = threading.Lock()
         self._answerer: Answerer | None = None
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
@@ -138,7 +157,7 @@ class Memory:
                 self._passages.score if self._passages else "max",
             )
             self._ctx = EngineContext(
-                self._store, self._embedder, self._indexes, self._get_llm, time_config
+                self._store, self._embedder, self._indexes, self._get_llm, time_config, exact_config
             )
             self.engine_name = engine
             self._engine = create_engine(engine, self._ctx, **engine_options)
@@ -231,18 +250,32 @@ class Memory:
         )
         return self._insert(user_id, [new])[0].id
 
-    def add_many(self, items: Iterable[Mapping[str, Any] | str], user_id: str) -> list[str]:
-        """Store many memories in one transaction (all or none); ids come back in order."""
+    def add_many(
+        self,
+        items: Iterable[Mapping[str, Any] | str],
+        user_id: str,
+        *,
+        skip_blank: bool = False,
+    ) -> Added:
+        """Store many memories in one transaction (all or none); ids come back in order.
+
+        One bad item refuses the batch, naming it. ``skip_blank=True`` leaves out the
+        items whose text is blank (empty, whitespace or invisible characters only: a
+        chat export's lone zero-width space) instead, and stores the rest; the
+        returned list's ``skipped`` gives their positions. Any other problem of any
+        item still refuses the whole batch."""
         user_id = check_user_id(user_id)
+        skip_blank = check_switch(skip_blank, "skip_blank")
         if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
             raise InvalidTypeError("items must be a list of dicts (or of str)")
         items = list(items)
         if len(items) > MAX_BATCH:
             raise InvalidInputError(f"add_many takes at most {MAX_BATCH:,} items per call")
-        new = [build_memory_item(item, i, self.max_text_chars) for i, item in enumerate(items)]
-        if not new:
-            return []
-        return [m.id for m in self._insert(user_id, new)]
+        limit = self.max_text_chars
+        skipped = [i for i, x in enumerate(items) if skip_blank and is_blank_item(x, i, limit)]
+        left_out = set(skipped)
+        new = [build_memory_item(x, i, limit) for i, x in enumerate(items) if i not in left_out]
+        return Added([m.id for m in self._insert(user_id, new)] if new else [], skipped)
 
     def _insert(
         self, user_id: str, new: list, vectors: Any = None, passages: Any = None
@@ -272,7 +305,10 @@ class Memory:
         Like every erase it returns once the text is gone from the database files too,
         or raises :class:`~remem.errors.ErasureIncompleteError` (the memory is deleted,
         its bytes not yet: another connection holds an older snapshot; ``result`` is
-        what this call would have returned, and :meth:`scrub` finishes the job)."""
+        what this call would have returned, and :meth:`scrub` finishes the job). Only
+        the user whose erase it is hears of it: a retry raises it again (``result``
+        True, not False) until the scrub is done; any other delete that finds nothing
+        returns False at once, so no user learns of another's erase."""
         user_id = check_user_id(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
@@ -302,7 +338,9 @@ class Memory:
 
     def delete_user(self, user_id: str) -> int:
         """Erase everything of the user (rows, vectors, indexes); returns memories
-        removed. Raises :class:`~remem.errors.ErasureIncompleteError` as :meth:`delete`."""
+        removed. Raises :class:`~remem.errors.ErasureIncompleteError` as :meth:`delete`:
+        a retry while the scrub is pending reports the erase's count, not the 0 it
+        finds (and returns it if it finishes the scrub)."""
         user_id = check_user_id(user_id)
         self._check_open()
         pending: ErasureIncompleteError | None = None
@@ -342,12 +380,14 @@ class Memory:
         """Search plus the engine's confidence, refusal verdict and explanations.
 
         Engines without a confidence model (the baselines) report the top score as
-        confidence and never refuse. ILSTMA runs its per-question flow: the hits come
-        from its cache on a hit (possibly fewer than k), ``cache_hit``, ``segments``
-        and ``timings`` are filled; ``now`` is its clock for days since last recall
-        (default: the time of the user's newest memory, so a replayed history ages as
-        it did live). ``explain=False`` skips tracing each hit's activation path
-        (SYNAPSE), for callers that need only the verdict.
+        confidence and refuse only when nothing is recalled: with no hits at all (a
+        user without memories) every engine refuses and says ``not_in_memory``.
+        ILSTMA runs its per-question flow: the hits come from its cache on a hit
+        (possibly fewer than k), ``cache_hit``, ``segments`` and ``timings`` are filled;
+        ``now`` is its clock for days since last recall (default: the time of the
+        user's newest memory, so a replayed history ages as it did live).
+        ``explain=False`` skips tracing each hit's activation path (SYNAPSE), for
+        callers that need only the verdict.
         """
         return self._recall(query, user_id, k, now, explain=explain)[0]
 
@@ -444,7 +484,7 @@ class Memory:
         rec = Recall(
             hits,
             found.confidence,
-            found.refuse,
+            found.refuse or not hits,  # no evidence at all: memory cannot hold the answer
             found.concepts,
             {h.id: why.get(h.id, "") for h in hits},
             found.cache_hit,
@@ -470,7 +510,10 @@ class Memory:
             values = signals(
                 query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0, len(idx.bm25), related
             )
-        return judge(values, self.engine_name)
+        verdict = judge(values, self.engine_name)
+        # nothing recalled (no memories, or none the search found): certain, whatever
+        # the model makes of the question's words
+        return verdict if hits else replace(verdict, score=1.0, not_in_memory=True)
 
     def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
         """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""
@@ -536,27 +579,37 @@ class Memory:
         self._engine.flush(user_id)  # recall metadata buffered by cache hits
         return table.export_rows(self._store, user_id, self._embedder_id)
 
-    def import_table(self, path: str | os.PathLike[str], user_id: str) -> list[str]:
+    def import_table(
+        self, path: str | os.PathLike[str], user_id: str, *, skip_blank: bool = False
+    ) -> Added:
         """Add every entry of an exported table to ``user_id`` (all or nothing), keeping
         order, times and recall metadata; vectors are reused when the file was made with
-        this embedder, else recomputed. Returns the new ids in table order."""
+        this embedder, else recomputed. Returns the new ids in table order.
+        ``skip_blank=True`` leaves out entries whose text is blank, as ``add_many``
+        does (``skipped``: their positions in table order)."""
         user_id = check_user_id(user_id)
+        skip_blank = check_switch(skip_blank, "skip_blank")
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
         self._check_open()
-        parsed = table.read(path, self._embedder_id, self._embedder.dim, self.max_text_chars)
+        dim, limit = self._embedder.dim, self.max_text_chars
+        parsed = table.read(path, self._embedder_id, dim, limit, skip_blank=skip_blank)
         return self._import(parsed, user_id)
 
-    def import_data(self, data: Mapping[str, Any], user_id: str) -> list[str]:
+    def import_data(
+        self, data: Mapping[str, Any], user_id: str, *, skip_blank: bool = False
+    ) -> Added:
         """``import_table`` for a table already decoded from JSON (a request body)."""
         user_id = check_user_id(user_id)
+        skip_blank = check_switch(skip_blank, "skip_blank")
         self._check_open()
-        parsed = table.parse(data, self._embedder_id, self._embedder.dim, self.max_text_chars)
+        dim, limit = self._embedder.dim, self.max_text_chars
+        parsed = table.parse(data, self._embedder_id, dim, limit, skip_blank=skip_blank)
         return self._import(parsed, user_id)
 
-    def _import(self, parsed: table.ImportedTable, user_id: str) -> list[str]:
+    def _import(self, parsed: table.ImportedTable, user_id: str) -> Added:
         if not parsed.memories:
-            return []
+            return Added([], parsed.skipped)
         if len(parsed.memories) > MAX_BATCH:
             raise InvalidInputError(f"a table imports at most {MAX_BATCH:,} entries at once")
         vectors, passages = parsed.vectors, parsed.passages
@@ -579,7 +632,7 @@ class Memory:
                 if note is not None:
                     note(f"remem: the entries taken back out: {pending}")
             raise
-        return [m.id for m in stored]
+        return Added([m.id for m in stored], parsed.skipped)
 
     def _complete_passages(
         self, memories: list, vectors: np.ndarray, passages: list

@@ -15,22 +15,26 @@ import contextlib
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
+from .embed.base import usable
 from .engines.ilstma.storage import ILSTMA_TABLES, IlstmaStorage
 from .errors import InvalidInputError
+from .index.cache import rankable
 from .store.base import Store, timestamp_epoch
 from .types import NewMemory, Passages
-from .validation import build_memory_item, parse_timestamp
+from .validation import build_memory_item, is_blank_item, parse_timestamp
 
 FORMAT = "remem.global-memory-table/1"
 DAY = 86_400.0
 MAX_RECALL_TIMES = 2**31 - 1
 """Recall counts are 32-bit in storage, and no real memory is recalled 2 billion times."""
+VECTOR_RULE = "%d numbers, finite as float32, of length at most 1 (a unit vector)"
+"""What an embedding in a table must be, for messages (``%d``: the vector size)."""
 
 
 def _meta(store: Store) -> IlstmaStorage:
@@ -63,16 +67,20 @@ def export_rows(store: Store, user_id: str, embedder_id: str) -> dict[str, Any]:
                 "metadata": m.metadata,
                 "text": m.text,
                 # float32 values as exact doubles: the file round-trips bit for bit
-                "embedding": m.embedding.astype(np.float32).tolist()
-                if m.embedding is not None
-                else None,
+                "embedding": _listed(m.embedding[None, :])[0] if m.embedding is not None else None,
             }
         )
         if m.passages is not None:  # a long memory: its passages and their vectors
             entries[-1]["passages"] = [list(span) for span in m.passages.spans]
             if m.passages.vectors is not None:
-                entries[-1]["passage_embeddings"] = m.passages.vectors.astype(np.float32).tolist()
+                entries[-1]["passage_embeddings"] = _listed(m.passages.vectors)
     return {"format": FORMAT, "user_id": user_id, "embedder": embedder_id, "entries": entries}
+
+
+def _listed(vectors: np.ndarray) -> list[list[float]]:
+    """Stored vectors as JSON lists, one that cannot be ranked (``index.cache.rankable``)
+    as zeros, as the indexes count it: the file stays valid JSON and imports again."""
+    return rankable(np.asarray(vectors, dtype=np.float32)).tolist()
 
 
 def write_json(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
@@ -99,9 +107,18 @@ class ImportedTable:
     meta: list[tuple[int, float]]  # (recall times, last recall) per memory
     #: per memory, its passages as the file gives them (None: none in the file)
     passages: list[Passages | None] | None = None
+    #: positions (in table order) of entries left out as blank (``skip_blank``)
+    skipped: list[int] = field(default_factory=list)
 
 
-def read(path: str | os.PathLike[str], embedder_id: str, dim: int, max_chars: int) -> ImportedTable:
+def read(
+    path: str | os.PathLike[str],
+    embedder_id: str,
+    dim: int,
+    max_chars: int,
+    *,
+    skip_blank: bool = False,
+) -> ImportedTable:
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -109,18 +126,22 @@ def read(path: str | os.PathLike[str], embedder_id: str, dim: int, max_chars: in
         raise InvalidInputError(
             f"cannot read a memory table from {os.fspath(path)!r}: {exc}"
         ) from None
-    return parse(data, embedder_id, dim, max_chars)
+    return parse(data, embedder_id, dim, max_chars, skip_blank=skip_blank)
 
 
-def parse(data: Any, embedder_id: str, dim: int, max_chars: int) -> ImportedTable:
-    """Validate a table already decoded from JSON (a file or a request body)."""
+def parse(
+    data: Any, embedder_id: str, dim: int, max_chars: int, *, skip_blank: bool = False
+) -> ImportedTable:
+    """Validate a table already decoded from JSON (a file or a request body).
+    ``skip_blank``: an entry whose text is blank is left out (its other fields but
+    its vectors still checked) rather than refusing the table."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InvalidInputError(f"not a remem memory table (expected format {FORMAT!r})")
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise InvalidInputError("the table has no 'entries' list")
     same_embedder = data.get("embedder") == embedder_id
-    memories, vectors, meta = [], [], []
+    memories, vectors, meta, skipped = [], [], [], []
     passages: list[Passages | None] = []
     for i, e in enumerate(sorted(entries, key=_index_key)):
         if not isinstance(e, dict):
@@ -134,33 +155,33 @@ def parse(data: Any, embedder_id: str, dim: int, max_chars: int) -> ImportedTabl
             "session_id": e.get("session_id"),
             "metadata": e.get("metadata") or {},
         }
+        times = _recall_times(e, i)
+        if skip_blank and is_blank_item(item, i, max_chars):
+            skipped.append(i)
+            continue
         memories.append(build_memory_item(item, i, max_chars))
-        times = e.get("recall_times", 1)
-        if (
-            not isinstance(times, int)
-            or isinstance(times, bool)
-            or not 0 <= times <= MAX_RECALL_TIMES
-        ):
-            raise InvalidInputError(
-                f"entry {i}: recall_times must be a whole number from 0 to {MAX_RECALL_TIMES:,}"
-            )
         try:
             last = timestamp_epoch(parse_timestamp(str(e["last_recall"])))
         except (KeyError, ValueError):
             last = timestamp_epoch(memories[-1].timestamp)
         meta.append((times, last))
         if same_embedder:
-            vec = e.get("embedding")
-            if (
-                not isinstance(vec, list)
-                or len(vec) != dim
-                or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in vec)
-            ):
-                raise InvalidInputError(f"entry {i}: embedding must be {dim} finite numbers")
+            vec = _vector(e.get("embedding"), dim)
+            if vec is None:
+                raise InvalidInputError(f"entry {i}: embedding must be {VECTOR_RULE % dim}")
             vectors.append(vec)
             passages.append(_passages(e, i, dim, len(memories[-1].text)))
-    arr = np.asarray(vectors, dtype=np.float32) if same_embedder and vectors else None
-    return ImportedTable(memories, arr, meta, passages if arr is not None else None)
+    arr = np.stack(vectors) if same_embedder and vectors else None
+    return ImportedTable(memories, arr, meta, passages if arr is not None else None, skipped)
+
+
+def _recall_times(e: dict[str, Any], i: int) -> int:
+    times = e.get("recall_times", 1)
+    if not isinstance(times, int) or isinstance(times, bool) or not 0 <= times <= MAX_RECALL_TIMES:
+        raise InvalidInputError(
+            f"entry {i}: recall_times must be a whole number from 0 to {MAX_RECALL_TIMES:,}"
+        )
+    return times
 
 
 def _passages(e: dict[str, Any], i: int, dim: int, length: int) -> Passages | None:
@@ -168,22 +189,41 @@ def _passages(e: dict[str, Any], i: int, dim: int, length: int) -> Passages | No
     spans, vecs = e.get("passages"), e.get("passage_embeddings")
     if spans is None and vecs is None:
         return None
-    problem = f"entry {i}: passages must be [start, end] spans of its text, each with {dim} "
-    problem += "finite numbers in passage_embeddings"
+    problem = f"entry {i}: passages must be [start, end] spans of its text, each with "
+    problem += f"{VECTOR_RULE % dim} in passage_embeddings"
     if not isinstance(spans, list) or not isinstance(vecs, list) or len(spans) != len(vecs):
         raise InvalidInputError(problem)
-    for span, vec in zip(spans, vecs, strict=True):
+    checked = [_vector(vec, dim) for vec in vecs]
+    for span, vec in zip(spans, checked, strict=True):
         if (
             not isinstance(span, list)
             or len(span) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
             or not 0 <= span[0] < span[1] <= length
-            or not isinstance(vec, list)
-            or len(vec) != dim
-            or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in vec)
+            or vec is None
         ):
             raise InvalidInputError(problem)
-    return Passages(tuple((int(a), int(b)) for a, b in spans), np.asarray(vecs, dtype=np.float32))
+    arrays = [vec for vec in checked if vec is not None]  # all of them, checked above
+    return Passages(tuple((int(a), int(b)) for a, b in spans), np.stack(arrays))
+
+
+def _vector(raw: Any, dim: int) -> np.ndarray | None:
+    """A vector of the file as float32, or None unless it is ``dim`` numbers (not
+    booleans) that stay finite in float32 and make a vector no longer than a unit one
+    (``embed.base.usable``): a component of 1e39 is finite in JSON and infinite in
+    float32, and would rank that memory first for every query."""
+    if (
+        not isinstance(raw, list)
+        or len(raw) != dim
+        or any(type(x) not in (int, float) for x in raw)
+    ):
+        return None
+    try:
+        with np.errstate(over="ignore"):
+            vec = np.asarray(raw, dtype=np.float32)
+    except OverflowError:  # an int too large for any float
+        return None
+    return vec if usable(vec[None, :])[0] else None
 
 
 def _index_key(e: Any) -> float:

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
+
+
+class Added(list[str]):
+    """The new ids of ``add_many`` and of a table import, in order: a plain list of
+    str, which also says which items were left out as blank (``skipped``: their
+    positions in the input, ascending; empty unless ``skip_blank=True`` skipped some).
+    A list, so code written before ``skip_blank`` keeps working."""
+
+    def __init__(self, ids: Iterable[str] = (), skipped: Iterable[int] = ()):
+        super().__init__(ids)
+        self.skipped: list[int] = list(skipped)
 
 
 @dataclass(frozen=True)
@@ -43,7 +55,8 @@ class Recall:
 
     ``confidence`` is the engine's certainty that memory holds an answer (for SYNAPSE
     the top hit's activation); ``refuse`` is the confidence gate's verdict ("that is
-    not in memory"); ``explanations`` maps a hit id to how it was reached (its anchor
+    not in memory"; on every engine when nothing is recalled, since no evidence can
+    hold an answer); ``explanations`` maps a hit id to how it was reached (its anchor
     or the edge path from one); ``concepts`` are the most activated semantic nodes.
     """
 

@@ -7,12 +7,13 @@ store unchanged.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, timezone
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 from .errors import InvalidInputError, InvalidTypeError, TextTooLongError
 from .types import NewMemory
@@ -37,6 +38,13 @@ MAX_METADATA_BYTES = 64_000
 MAX_METADATA_DEPTH = 32
 """Nesting limit of metadata: JSON serialisers and parsers (pydantic, browsers) give
 up somewhere past 250 levels, and a memory stored deeper could never be read back."""
+MAX_METADATA_INT_DIGITS = 640
+"""The most digits of an integer in metadata. Python refuses to write an integer of
+more digits than ``sys.get_int_max_str_digits()`` as text, so as JSON (4,300 by
+default, and 640 at the lowest it may be set): a longer one would be a bare
+``ValueError`` at the write, or a memory that cannot be read back. Far beyond any id
+or amount; a string holds a number of any length."""
+_METADATA_INT_LIMIT = 10**MAX_METADATA_INT_DIGITS
 MAX_COUNT = 1_000_000_000
 """The largest ``k``, ``limit`` or ``offset`` a read accepts. Far above any one user's
 history (a user's active graph is bounded at 10,000 nodes, a batch at 10,000 items),
@@ -48,19 +56,31 @@ _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
 """Unicode categories that draw nothing on their own: controls, format characters
 (zero-width space and joiners, the byte order mark, direction marks, the soft
 hyphen), marks that combine with a preceding letter, and separators."""
-_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-"""Letters and symbols that render as blank space: the Hangul fillers and the blank
-Braille pattern, the usual ways of making a text that looks empty pass a check."""
+_NO_GLYPH_CATEGORIES = frozenset({"Cn", "Co"})
+"""Code points with no glyph anyone agreed on: unassigned ones (the noncharacters
+U+FFFF, U+FDD0... among them) and private use (each font draws its own, most
+nothing). Unassigned is by the Unicode version of the running Python, so a character
+assigned since (an emoji newer than Python) counts as blank until then. Surrogates
+are not here: :func:`check_utf8` refuses them, with a message that says why."""
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\U0001d159")
+"""Letters and symbols that render as blank space: the Hangul fillers, the blank
+Braille pattern and the musical null notehead, the usual ways of making a text that
+looks empty pass a check."""
+
+
+_SHOWS_NOTHING = _INVISIBLE_CATEGORIES | _NO_GLYPH_CATEGORIES
 
 
 def is_blank(text: str) -> bool:
     """True when ``text`` shows nothing a reader could see: only whitespace,
-    zero-width and format characters, marks with no letter to combine with, or
-    blank fillers. Such a "memory" is empty to its user (it would be stored, embedded
-    and returned as a blank line), so it is refused as empty. Stops at the first
-    visible character, so a normal text costs one or two lookups."""
+    zero-width and format characters, marks with no letter to combine with, blank
+    fillers, or code points with no glyph (unassigned, private use). Such a "memory"
+    is empty to its user (it would be stored, embedded and returned as a blank line),
+    so it is refused as empty, and so is an id made of them (it would print as
+    nothing). Stops at the first visible character, so a normal text costs one or
+    two lookups."""
     for ch in text:
-        if ch not in _BLANK_LETTERS and unicodedata.category(ch) not in _INVISIBLE_CATEGORIES:
+        if ch not in _BLANK_LETTERS and unicodedata.category(ch) not in _SHOWS_NOTHING:
             return False
     return True
 
@@ -96,11 +116,13 @@ def check_text(text: Any, max_chars: int = DEFAULT_MAX_TEXT_CHARS, what: str = "
 
 
 def check_id(value: Any, what: str, max_chars: int = MAX_ID_CHARS) -> str:
-    """User ids, memory ids and session ids: short non-empty strings."""
+    """User ids, memory ids, session ids and speakers: short strings that show
+    something (one of only invisible characters, ``"\\u200b"``, is refused as empty:
+    it would print as nothing and pass for another)."""
     if not isinstance(value, str):
         raise InvalidTypeError(f"{what} must be a str, not {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInputError(f"{what} must not be empty")
+    if is_blank(value):
+        raise InvalidInputError(f"{what} must not be empty or invisible characters only")
     if len(value) > max_chars:
         raise InvalidInputError(f"{what} is longer than {max_chars} characters")
     check_utf8(value, what)
@@ -150,6 +172,61 @@ def check_options(value: Any, what: str) -> dict[str, Any]:
     return dict(value)
 
 
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def check_keywords(
+    func: Callable[..., Any], options: Mapping[str, Any], where: str, taken: Sequence[str] = ()
+) -> None:
+    """``options`` as keyword arguments of ``func`` (a backend's constructor), checked
+    before it is called: every name one it takes (but those in ``taken``, which the
+    caller passes itself), and a value of the annotated type where that is plain
+    (bool, int, float, str or None). So ``store_options={"bogus": 1}`` is an error
+    naming the option when the Memory is made, not a bare ``TypeError`` from the
+    backend (or, for a model loaded lazily, at the first answer). A ``func`` that
+    takes ``**kwargs`` accepts any name; a class is checked by its ``__init__``."""
+    if isinstance(func, type):  # its __init__'s hints (a class's own are its fields)
+        func = next(vars(k)["__init__"] for k in func.__mro__ if "__init__" in vars(k))
+    params = inspect.signature(func).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    known = [n for n, p in params.items() if p.kind in named and n not in ("self", *taken)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        takes = f"; known: {', '.join(known)}" if known else " (it takes none)"
+        raise InvalidInputError(f"{where} has no options {unknown}{takes}")
+    _check_plain_types(func, options, where)
+
+
+def _check_plain_types(func: Callable[..., Any], options: Mapping[str, Any], where: str) -> None:
+    """Each option whose parameter is annotated with plain types only (``int``,
+    ``float | None``, ``bool | str``) holds one of them; others are the backend's to
+    check (a path, a mapping)."""
+    try:
+        hints = get_type_hints(func)
+    except Exception:  # a hint that names what only a type checker imports
+        return
+    for name, value in options.items():
+        hint = hints.get(name)
+        kinds = (get_args(hint) or (hint,)) if hint is not None else ()
+        if kinds and all(k in _PLAIN for k in kinds) and not _plain_match(value, kinds):
+            wanted = " or ".join("None" if k is type(None) else k.__name__ for k in kinds)
+            raise InvalidTypeError(
+                f"{where}: {name} must be {'an' if wanted[0] == 'i' else 'a'} {wanted}, "
+                f"got {shown(value)} ({type(value).__name__})"
+            )
+
+
+def _plain_match(value: Any, kinds: tuple[type, ...]) -> bool:
+    """``value`` is of one of ``kinds``: True and False are not numbers, 5 is a float."""
+    if isinstance(value, bool):
+        return bool in kinds
+    if isinstance(value, int) and float in kinds:
+        return True
+    return isinstance(value, tuple(k for k in kinds if k is not bool))
+
+
 def check_k(k: Any) -> int:
     return check_count(k, "k")
 
@@ -190,9 +267,16 @@ def _in_range(ts: datetime, raw: Any) -> datetime:
 def _check_json_value(value: Any, path: str, depth: int = 0) -> None:
     if depth > MAX_METADATA_DEPTH:
         raise InvalidInputError(f"metadata is nested deeper than {MAX_METADATA_DEPTH} levels")
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or isinstance(value, (str, bool)):
         if isinstance(value, str):
             check_utf8(value, path)
+        return
+    if isinstance(value, int):
+        if abs(value) >= _METADATA_INT_LIMIT:
+            raise InvalidInputError(
+                f"{path} has more than {MAX_METADATA_INT_DIGITS} digits "
+                "(store a number that long as a string)"
+            )
         return
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -247,6 +331,26 @@ def build_memory(
 
 
 _ITEM_KEYS = frozenset({"text", "speaker", "timestamp", "session_id", "metadata"})
+
+
+def check_switch(value: Any, what: str) -> bool:
+    """A True/False argument (``skip_blank``): 1, "yes" and None are not booleans."""
+    if not isinstance(value, bool):
+        raise InvalidTypeError(f"{what} must be True or False, not {shown(value)}")
+    return value
+
+
+def is_blank_item(item: Any, position: int, max_text_chars: int) -> bool:
+    """For ``skip_blank``: whether an ``add_many`` item (or a table entry) is to be
+    left out, its text a str that :func:`is_blank`. The rest of such an item is
+    checked all the same (with a stand-in text), so skipping a blank turn never lets
+    a malformed item through: only blankness is forgiven."""
+    text = item.get("text") if isinstance(item, Mapping) else item
+    if not isinstance(text, str) or not is_blank(text):
+        return False
+    if isinstance(item, Mapping):
+        build_memory_item({**item, "text": "-"}, position, max_text_chars)
+    return True
 
 
 def build_memory_item(item: Any, position: int, max_text_chars: int) -> NewMemory:

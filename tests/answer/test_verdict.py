@@ -259,3 +259,27 @@ def test_the_verdict_reads_only_the_users_own_memories(open_memory):
     # another user's words are not known
     assert mine.details["verdict"]["unseen"] == 1.0 and mine.details["verdict"]["coverage"] == 0
     assert theirs.details["verdict"]["unseen"] < 1.0 and theirs.details["verdict"]["coverage"] > 0
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse", "ilstma", "dense", "bm25"])
+def test_a_user_with_no_memories_gets_not_in_memory(open_memory, engine):
+    """An empty memory holds nothing: with no hits at all every engine's recall says
+    so (``not_in_memory`` and ``refuse``), whatever its confidence model, and the
+    answer refuses without asking the reader."""
+    llm = ScriptedLLM("1234")
+    mem = open_memory(engine=engine, llm=llm)
+    mem.add("I have two cats called Miso and Tofu.", "someone", speaker="Me")
+    rec = mem.recall("PIN", "nobody")
+    assert rec.hits == [] and rec.not_in_memory is True and rec.refuse is True
+    assert rec.absent == 1.0
+    assert rec.to_dict()["not_in_memory"] is True and rec.to_dict()["refuse"] is True
+    ans = mem.answer("What is my PIN?", "nobody")
+    assert ans.refused is True and llm.calls == []
+
+
+def test_a_search_that_finds_nothing_gets_not_in_memory(open_memory):
+    """A user with memories, none of which a lexical search finds: no evidence."""
+    mem = open_memory(engine="bm25")
+    mem.add("I have two cats called Miso and Tofu.", "u", speaker="Me")
+    rec = mem.recall("PIN", "u")
+    assert rec.hits == [] and rec.not_in_memory is True and rec.refuse is True

@@ -259,6 +259,7 @@ def test_a_bad_key_says_what_to_check(scripted) -> None:
         ((200, {"data": [{"index": 0, "embedding": "abc"}]}), "sent no embeddings"),
         ((200, {"data": [{"index": 0, "embedding": []}]}), "sent no embeddings"),
         ((200, {"data": [{"index": 0, "embedding": [1.0, None]}]}), "sent no embeddings"),
+        ((200, {"data": [{"index": 0, "embedding": [10**400, 0]}]}), "sent no embeddings"),
         (ok([1.0, 0.0], [1.0]), "sizes"),
         (ok([1.0, 0.0]), "1 vectors for 2 texts"),
     ],
@@ -289,3 +290,14 @@ def test_a_memo_wrapped_endpoint_embedder_learns_its_size_too(scripted, tmp_path
         assert memo.dim == 3
         mem.add("hello", user_id="u")
         assert mem.count("u") == 1
+
+
+def test_huge_components_make_a_unit_vector_or_an_error_never_zeros_or_infinity(scripted) -> None:
+    """Finite in JSON is not finite in float32 (issue 34): components past float32's
+    range are refused; ones whose square overflows it still make a unit vector."""
+    srv = scripted([ok([1e30, 1e30], [3e-30, 4e-30]), ok([1e39, 0.0])])
+    emb = OpenAIEmbedder("m", base_url=srv.base_url, retries=0)
+    s = 2**-0.5
+    np.testing.assert_allclose(emb.embed(["a", "b"]), [[s, s], [0.6, 0.8]], rtol=1e-6)
+    with pytest.raises(EmbedderError, match="sent no embeddings"):
+        emb.embed(["c"])

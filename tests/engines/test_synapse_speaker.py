@@ -65,7 +65,9 @@ def _history(user: str = "user", assistant: str = "assistant") -> list[dict]:
 
 ABOUT_PERSON = "Where do I keep my old sneakers?"
 ABOUT_ASSISTANT = "What was the hiking trail you recommended near Zaragoza?"
-PLAIN = {"time_options": {"updates": False}}
+#: the engine's ranking alone: no newer-version reordering, no identifier lift (the
+#: question's rare "Zaragoza" would put the person's turn that names it first)
+PLAIN = {"time_options": {"updates": False}, "exact_options": {"lift": False}}
 
 
 def _first(mem, question: str, user: str = "u") -> str:

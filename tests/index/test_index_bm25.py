@@ -306,3 +306,14 @@ def test_a_forgotten_form_leaves_the_forms_table():
     idx.remove(0)
     idx.remove(1)
     assert idx._forms == {} and not idx.scores("class", inflections=True).any()
+
+
+def test_holders_are_the_live_documents_with_the_word_as_written():
+    idx = BM25Index()
+    idx.add(["Order A035X shipped", "order a035x late", "classes", "Order A036X"])
+    assert idx.holders("a035x").tolist() == [0, 1]
+    assert idx.holders("class").tolist() == []  # no other inflected form
+    idx.remove(0)
+    assert idx.holders("a035x").tolist() == [1]
+    idx.remove(1)
+    assert idx.holders("a035x").tolist() == [] and idx.holders("nowhere").tolist() == []

@@ -107,6 +107,9 @@ def test_one_users_retriever_never_returns_anothers_memories(file_mem: Memory) -
         ({"user_id": "u1", "k": 0}, InvalidInputError),
         ({"user_id": "u1", "k": "5"}, InvalidTypeError),
         ({"user_id": "u1", "memory": "mem.db"}, InvalidTypeError),
+        ({"user_id": "u1", "now": "bad"}, InvalidInputError),  # checked at once, not per call
+        ({"user_id": "u1", "now": 5}, InvalidTypeError),
+        ({"user_id": "\u200b"}, InvalidInputError),  # invisible characters only
     ],
 )
 def test_bad_arguments_raise_remems_errors(file_mem: Memory, kwargs: dict, error: type) -> None:

@@ -10,6 +10,7 @@ import asyncio
 import itertools
 import math
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -165,6 +166,114 @@ def test_an_item_not_indexed_is_found_by_filters_but_not_ranked(store: RememStor
     assert store.search(("u1",), query="x", filter={"other": "x"})[0].score is None
 
 
+def _put_unindexed(store: RememStore, user: str = "u1") -> None:
+    """Both ways an item goes unindexed: none of the fields to embed, or index=False."""
+    store.put((user, "prefs"), "theme", {"color": "dark"})
+    store.put((user, "prefs"), "pin", {"text": "my PIN is 4321"}, index=False)
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse", "ilstma"])
+def test_items_not_indexed_are_never_memories(open_memory, tmp_path: Path, engine: str) -> None:
+    """As in LangGraph's own stores, an item not indexed is kept for get, list and
+    filters, but no search, recall or answer of remem ever finds it (it used to be a
+    memory "langgraph item theme" that answered "What is my favourite colour theme?")."""
+    mem = open_memory(tmp_path / "s.db", engine)
+    store = RememStore(mem, index={"fields": ["text"]})
+    _put_unindexed(store)
+    assert store.get(("u1", "prefs"), "theme").value == {"color": "dark"}  # type: ignore[union-attr]
+    assert [i.key for i in store.search(("u1",))] == ["theme", "pin"]
+    assert [i.key for i in store.search(("u1",), filter={"color": "dark"})] == ["theme"]
+    assert [i.score for i in store.search(("u1",), query="colour theme")] == [None, None]
+    assert store.list_namespaces() == [("u1", "prefs")]
+    assert mem.memories("u1") == [] and mem.count("u1") == 0
+    for question in ("What is my favourite colour theme?", "What is my PIN?"):
+        assert mem.search(question, "u1") == []
+        rec = mem.recall(question, "u1")
+        assert rec.hits == [] and rec.not_in_memory is True
+        ans = mem.answer(question, "u1")
+        assert ans.refused is True and "langgraph" not in ans.text and "4321" not in ans.text
+
+
+def test_an_item_moves_between_indexed_and_not(store: RememStore, file_mem: Memory) -> None:
+    store.put(("u1", "n"), "k", {"text": "first indexed"})
+    created = store.get(("u1", "n"), "k").created_at  # type: ignore[union-attr]
+    store.put(("u1", "n"), "k", {"text": "now kept aside"}, index=False)
+    assert file_mem.memories("u1") == []
+    item = store.get(("u1", "n"), "k")
+    assert item is not None and item.value == {"text": "now kept aside"}
+    assert item.created_at == created
+    store.put(("u1", "n"), "k", {"text": "indexed again"})
+    assert [h.text for h in file_mem.memories("u1")] == ["indexed again"]
+    assert [i.score is not None for i in store.search(("u1",), query="indexed")] == [True]
+    store.put(("u1", "n"), "k", {"text": "aside again"}, index=False)
+    store.delete(("u1", "n"), "k")
+    assert store.get(("u1", "n"), "k") is None and store.search(("u1",)) == []
+    assert file_mem.memories("u1") == []
+
+
+def test_delete_user_erases_items_not_indexed(
+    open_memory, tmp_path: Path, raw_bytes, embedder
+) -> None:
+    """Erasure takes them too, also from a process that never imports the store (the
+    CLI, a server): the store records its table's erasure rule in the database."""
+    db = tmp_path / "e.db"
+    store = RememStore(open_memory(db))
+    store.put(("u1", "n"), "k", {"secret": "zebra-quokka-7781"}, index=False)
+    store.put(("u2", "n"), "k", {"secret": "kept-for-u2"}, index=False)
+    store.memory.close()
+    with Memory(db, embedder=embedder, llm="none") as plain:
+        plain.delete_user("u1")
+    assert b"zebra-quokka-7781" not in raw_bytes(db)
+    again = RememStore(open_memory(db))
+    assert again.get(("u1", "n"), "k") is None
+    assert again.list_namespaces() == [("u2", "n")]
+    again.memory.delete_user("u2")
+    assert again.list_namespaces() == [] and b"kept-for-u2" not in raw_bytes(db)
+
+
+def _legacy(mem: Memory, user: str, key: str, value: dict[str, Any]) -> str:
+    """An item not indexed as remem up to 0.x kept it: a memory "langgraph item KEY"."""
+    record = {
+        "namespace": ["prefs"],
+        "key": key,
+        "value": value,
+        "created_at": "2024-01-01T00:00:00+00:00",
+        "updated_at": "2024-01-01T00:00:00+00:00",
+        "indexed": False,
+    }
+    return mem.add(f"langgraph item {key}", user, metadata={ITEM_KEY: record})
+
+
+def test_items_not_indexed_kept_as_memories_are_moved_out(file_mem: Memory) -> None:
+    """A database written before: its "langgraph item X" memories leave the memories
+    when the store first reads their user, or all at once with ``migrate()``."""
+    _legacy(file_mem, "u1", "theme", {"color": "dark"})
+    _legacy(file_mem, "u2", "font", {"size": 12})
+    file_mem.add("a plain memory", "u2")
+    store = RememStore(file_mem)
+    assert store.get(("u1", "prefs"), "theme").value == {"color": "dark"}  # type: ignore[union-attr]
+    assert file_mem.memories("u1") == []
+    assert store.migrate() == 1  # u2's; u1's was moved by the get
+    assert [h.text for h in file_mem.memories("u2")] == ["a plain memory"]
+    item = store.get(("u2", "prefs"), "font")
+    assert item is not None and item.value == {"size": 12}
+    assert item.created_at.isoformat() == "2024-01-01T00:00:00+00:00"
+    assert store.migrate() == 0
+    assert file_mem.search("What is my favourite colour theme?", "u1") == []
+
+
+def test_items_not_indexed_on_postgres(pg_url: str, embedder) -> None:
+    with Memory(pg_url, engine="hybrid", embedder=embedder, llm="none") as mem:
+        store = RememStore(mem, index={"fields": ["text"]})
+        _put_unindexed(store, "ana")
+        store.put(("ana", "prefs"), "pin", {"text": "my PIN is 1111"}, index=False)
+        assert store.get(("ana", "prefs"), "pin").value == {"text": "my PIN is 1111"}  # type: ignore[union-attr]
+        assert [i.key for i in store.search(("ana",))] == ["theme", "pin"]
+        assert mem.memories("ana") == [] and store.list_namespaces() == [("ana", "prefs")]
+        mem.delete_user("ana")
+        assert store.search(("ana",)) == [] and store.list_namespaces() == []
+
+
 def test_list_namespaces(store: RememStore) -> None:
     _fill(store)
     store.put(("u1", "facts", "travel", "v1"), "k", {"text": "deep"})
@@ -241,6 +350,27 @@ def test_a_crash_mid_put_leaves_a_duplicate_that_the_newer_wins(store: RememStor
     assert [i.value for i in store.search(("u1",))] == [{"text": "newer"}]
     store.put(("u1", "n"), "k", {"text": "final"})
     assert [h.text for h in store.memory.memories("u1")] == ["final"]
+
+
+def test_a_crash_mid_put_out_of_the_table_leaves_a_row_that_goes_next(
+    store: RememStore,
+) -> None:
+    """A put that indexes an item writes its memory before it drops the item's row: a
+    crash between leaves both, the memory (newer) wins, and the next delete takes both."""
+    store.put(("u1", "n"), "k", {"other": "aside"})
+    row = store.search(("u1",))[0]
+    record = {
+        "namespace": ["n"],
+        "key": "k",
+        "value": {"text": "indexed now"},
+        "created_at": row.created_at.isoformat(),
+        "updated_at": datetime.now(timezone.utc).isoformat(),
+        "indexed": True,
+    }
+    store.memory.add("indexed now", "u1", metadata={ITEM_KEY: record})  # then a crash
+    assert store.get(("u1", "n"), "k").value == {"text": "indexed now"}  # type: ignore[union-attr]
+    store.delete(("u1", "n"), "k")
+    assert store.get(("u1", "n"), "k") is None and store.search(("u1",)) == []
 
 
 def test_users_are_isolated(store: RememStore, file_mem: Memory) -> None:

@@ -125,6 +125,9 @@ def test_users_are_isolated(file_mem: Memory) -> None:
         ({"user_id": "u1", "k": 2.5}, InvalidTypeError),
         ({"user_id": "u1", "memory": None}, InvalidTypeError),
         ({"user_id": "u1", "query_messages": 0}, InvalidInputError),
+        ({"user_id": "u1", "now": "bad"}, InvalidInputError),  # checked at once, not per call
+        ({"user_id": "u1", "now": 5}, InvalidTypeError),
+        ({"user_id": "\u200b"}, InvalidInputError),  # invisible characters only
     ],
 )
 def test_bad_arguments_raise_remems_errors(file_mem: Memory, kwargs: dict, error: type) -> None:

@@ -304,6 +304,22 @@ def test_health_metrics_and_schema_need_no_key(api: Api):
     assert api.client.get("/v1/health", headers={"Authorization": "Bearer nope"}).status_code == 200
 
 
+def test_health_answers_head_as_load_balancers_send_it(api: Api):
+    r = api.client.head("/v1/health")
+    assert r.status_code == 200 and r.content == b""
+    assert r.headers["content-type"] == "application/json"
+    assert "HEAD" in api.client.put("/v1/health").headers["allow"]
+    api.mem.close()  # the store gone: HEAD says so like GET
+    assert api.client.head("/v1/health").status_code == 503
+
+
+def test_the_api_servers_root_is_a_json_404(api: Api):
+    """``remem serve`` has no page at ``/`` (its explorer is at ``/ui/``): a client
+    with a wrong base URL gets the API's own error, not a page."""
+    r = api.client.get("/", follow_redirects=False)
+    assert r.status_code == 404 and _error_code(r) == "no_route"
+
+
 @pytest.mark.parametrize("route", ROUTES, ids=ROUTE_IDS)
 def test_a_key_revoked_while_the_app_runs_is_refused_at_once(api: Api, route):
     (mid,) = api.add_many("bob", BOB_A[:1])
@@ -563,7 +579,7 @@ def test_batch_is_all_or_nothing(api: Api):
     assert "item 1" in r.json()["error"]["message"]
     assert api.count("bob") == 3
     r = api.req("POST", "/v1/memories/batch", json={"user_id": "bob", "items": []})
-    assert r.status_code == 201 and r.json() == {"ids": []}
+    assert r.status_code == 201 and r.json() == {"ids": [], "skipped": []}
 
 
 def test_users_and_delete_user_round_trip(api: Api):
@@ -612,6 +628,26 @@ def test_now_on_search_recall_answer(make_api):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_times_at_the_ends_of_the_range_never_make_a_500(make_api, engine: str):
+    """A memory stamped .NET's DateTime.MinValue or 9999-12-31, and questions asked
+    "now" at either end, answer 200 (each was a 500 ``internal``, issue 34)."""
+    api = make_api(engine)
+    api.add_many(
+        "bob",
+        [
+            {"text": "I went hiking last weekend", "timestamp": "0001-01-01T00:00:00"},
+            {"text": "I saw a concert yesterday", "timestamp": "9999-12-31T23:59:59"},
+        ],
+    )
+    for now in (None, "0001-01-01", "9999-12-25"):
+        for question in ("What did I do last Saturday?", "Where did I go in December?"):
+            for path, name in (("/v1/search", "query"), ("/v1/recall", "query")):
+                body = {"user_id": "bob", name: question, "k": 2, "now": now}
+                r = api.req("POST", path, json=body)
+                assert r.status_code == 200, (path, now, question, r.text)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_search_recall_answer_round_trip(make_api, engine: str):
     api = make_api(engine)
     ids = api.add_many("bob", BOB_A)
@@ -654,6 +690,11 @@ def test_search_recall_answer_round_trip(make_api, engine: str):
     assert r.status_code == 200 and r.json()["refused"] is True
     r = api.req("POST", "/v1/answer", json={"user_id": "nobody", "question": QUESTION})
     assert r.json()["refused"] is True and r.json()["evidence"] == []
+    # a user with no memories: the recall itself says that memory holds nothing
+    r = api.req("POST", "/v1/recall", json={"user_id": "nobody", "query": "PIN"})
+    nothing = r.json()
+    assert nothing["hits"] == [] and nothing["not_in_memory"] is True
+    assert nothing["refuse"] is True and nothing["absent"] == 1.0
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -867,14 +908,56 @@ def test_an_erase_that_cannot_scrub_yet_is_503_erasure_incomplete(open_memory, t
         # the rows are gone either way
         r = client.get(f"/v1/memories/{memory_id}", params={"user_id": "bob"}, headers=auth)
         assert r.status_code == 404
-        # a retry is told the same until the scrub can finish
+        # a retry is told the same, with the erase's count, until the scrub can finish
         r = client.delete("/v1/users", params={"user_id": "eve"}, headers=auth)
         assert r.status_code == 503 and _error_code(r) == "erasure_incomplete"
+        assert r.json()["error"]["deleted"] == 1
+        r = client.delete(f"/v1/memories/{memory_id}", params={"user_id": "bob"}, headers=auth)
+        assert r.status_code == 503 and r.json()["error"]["deleted"] is True
     finally:
         reader.execute("COMMIT")
         reader.close()
+    # the retry that finishes the scrub reports the erase; after it, nothing is left
+    r = client.delete("/v1/users", params={"user_id": "eve"}, headers=auth)
+    assert r.status_code == 200 and r.json() == {"deleted": 1}
     r = client.delete("/v1/users", params={"user_id": "eve"}, headers=auth)
     assert r.status_code == 200 and r.json() == {"deleted": 0}
+    client.close()
+
+
+def test_a_pending_erase_is_no_signal_to_other_users_and_tenants(open_memory, tmp_path):
+    """The scrub is pending for the whole file, but only the requests about the user
+    whose erase it is hear of it: any other user's or tenant's delete of nothing is a
+    plain 404 (or ``deleted: 0``) at once (issue 34, finding 7)."""
+    db = tmp_path / "erase.db"
+    mem = open_memory(db, "hybrid", store_options={"scrub_wait_ms": 50})
+    client = TestClient(create_app(mem), raise_server_exceptions=False)
+    ring = KeyRing.of(mem)
+    acme = {"Authorization": f"Bearer {ring.create('acme')[0]}"}
+    other = {"Authorization": f"Bearer {ring.create('other')[0]}"}
+    client.post("/v1/memories", json={"user_id": "eve", "text": "eve's secret"}, headers=acme)
+    client.post("/v1/memories", json={"user_id": "other", "text": "other's note"}, headers=other)
+    reader = sqlite3.connect(db, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM memories").fetchone()
+    try:
+        r = client.delete("/v1/users", params={"user_id": "eve"}, headers=acme)
+        assert r.status_code == 503 and r.json()["error"]["deleted"] == 1
+        for headers in (other, acme):
+            r = client.delete(
+                "/v1/memories/nonexistent", params={"user_id": "other"}, headers=headers
+            )
+            assert r.status_code == 404 and _error_code(r) == "not_found", r.text
+            r = client.delete("/v1/users", params={"user_id": "nobody"}, headers=headers)
+            assert r.status_code == 200 and r.json() == {"deleted": 0}, r.text
+        # another tenant's user of the same name is not the one erased
+        r = client.delete("/v1/users", params={"user_id": "eve"}, headers=other)
+        assert r.status_code == 200 and r.json() == {"deleted": 0}, r.text
+        r = client.get("/v1/memories", params={"user_id": "other"}, headers=other)
+        assert r.json()["count"] == 1
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
     client.close()
 
 

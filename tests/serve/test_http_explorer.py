@@ -5,12 +5,17 @@ is tests/serve/test_page_browser.py)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from remem.bench.load import free_port, wait_up
 from remem.cli import main
 from remem.keys import KeyRing
 from remem.serve.http import create_app
@@ -185,6 +190,48 @@ def test_keyless_mode_answers_loopback_only(make_app):
         TestClient(keyed.client.app, base_url="http://127.0.0.1").get("/v1/users").status_code
         == 401
     )
+
+
+def test_remem_ui_sends_its_root_to_the_page(make_app):
+    """``remem ui`` prints ``/ui/``, but a browser's address bar is often cut to the
+    root: the keyless app sends it on (keeping ``?user=``); the page keeps its CSP."""
+    app = make_app("hybrid", keyless=True)
+    local = TestClient(app.client.app, base_url="http://127.0.0.1:8090")
+    for path, target in (("/", "ui/"), ("/?user=bob", "ui/?user=bob")):
+        r = local.get(path, follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == target, path
+    page = local.get("/")
+    assert page.status_code == 200 and str(page.url) == "http://127.0.0.1:8090/ui/"
+    assert page.content == read("index.html")
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    # the root holds no data: a rebound name gets the same redirect and nothing more
+    evil = local.get("/", headers={"host": "evil.example"}, follow_redirects=False)
+    assert evil.status_code == 307 and evil.content == b""
+    # the keyed API server has no page at its root (test_http.py)
+    assert make_app("hybrid").client.get("/").status_code == 404
+
+
+def test_a_real_remem_ui_answers_at_its_root_and_head_on_health(open_memory, tmp_path: Path):
+    db = tmp_path / "local.db"
+    open_memory(db, "hybrid").add("I adopted a greyhound named Biscuit.", user_id="bob")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMEM_")}
+    port, log = free_port(), tmp_path / "ui.log"
+    cmd = [sys.executable, "-m", "remem.cli", "--db", str(db), "ui", "--port", str(port)]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_up(base, proc, timeout=90)
+        assert f"{base}/ui/" in log.read_text()  # the address it prints ...
+        r = httpx.get(f"{base}/", follow_redirects=True)  # ... and the one typed
+        assert r.status_code == 200 and str(r.url) == f"{base}/ui/"
+        assert r.content == read("index.html")
+        assert "script-src 'self'" in r.headers["content-security-policy"]
+        r = httpx.head(f"{base}/v1/health")
+        assert r.status_code == 200 and r.content == b""
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 def test_loopback_names():

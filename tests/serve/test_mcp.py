@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -148,6 +149,8 @@ async def test_stdio_tools_round_trip(tmp_path: Path) -> None:
         rec = _data(await s.call_tool("recall_memory", {"user_id": "ana", "query": "dog", "k": 2}))
         assert rec["hits"][0]["id"] == mid and isinstance(rec["refuse"], bool)
         assert rec["confidence"] >= 0.0 and isinstance(rec["explanations"], dict)
+        empty = _data(await s.call_tool("recall_memory", {"user_id": "nobody", "query": "PIN"}))
+        assert empty["hits"] == [] and empty["not_in_memory"] is True and empty["refuse"] is True
         listed = _data(await s.call_tool("list_memories", {"user_id": "ana"}))
         assert listed["count"] == 3
         assert [m["id"] for m in listed["memories"]] == [mid, *batch["ids"]]  # oldest first
@@ -214,6 +217,52 @@ async def test_stdio_tenant_scopes_user_ids(tmp_path: Path, open_memory) -> None
     assert open_memory(db).users() == ["acme:bob"]
 
 
+SECRET = "80417723"
+CRASHING = f"""
+import sys
+from remem.serve.tenant import TenantMemory
+
+def crash(self, *args, **kwargs):
+    raise OverflowError("date value out of range near 'my PIN is {SECRET}' rmm_0123")
+
+TenantMemory.search = crash
+from remem.serve.mcp import main
+sys.exit(main(sys.argv[1:]))
+"""
+"""``python -m remem.serve.mcp`` whose search fails unexpectedly, with a message a log
+must never show (a ``-c`` script has no source lines a traceback could quote)."""
+
+
+async def test_stdio_unexpected_error_is_one_content_free_stderr_line(tmp_path: Path) -> None:
+    """The SDK logs a crashed tool with ``logger.exception``, and its Rich handler
+    printed the whole traceback to stderr, the message in it."""
+    db = tmp_path / "mem.db"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", CRASHING, "--db", str(db)],
+        env=_server_env(),
+        cwd=str(tmp_path),
+    )
+    errlog = tmp_path / "stderr.log"
+    with open(errlog, "w") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as s,
+        ):
+            await s.initialize()
+            query = {"user_id": "ana", "query": f"my PIN is {SECRET}?"}
+            text = _error(await s.call_tool("search_memory", query))
+            assert text == "Error executing tool search_memory"
+            # the session goes on
+            _data(await s.call_tool("add_memory", {"user_id": "ana", "text": "I like tea."}))
+            assert _data(await s.call_tool("list_users", {})) == {"users": ["ana"]}
+    logged = errlog.read_text()
+    assert logged.count("OverflowError") == 1, logged
+    assert "search_memory" in logged and "unexpected" in logged, logged  # (Rich wraps lines)
+    for leak in (SECRET, "PIN", "rmm_0123", "date value", "Traceback"):
+        assert leak not in logged, (leak, logged)
+
+
 # -- in-process: error mapping --------------------------------------------------------
 
 
@@ -233,6 +282,41 @@ async def test_unexpected_errors_stay_on_the_server(monkeypatch, mem: Memory) ->
         text = _error(await c.call_tool("answer_question", {"user_id": "u", "question": "q?"}))
         assert "the LLM endpoint refused the request" in text
         assert _data(await c.call_tool("add_memory", {"user_id": "u", "text": "still works"}))
+
+
+async def test_a_pending_erase_is_told_only_to_its_own_user(open_memory, tmp_path) -> None:
+    """forget/forget_user answer as the HTTP routes do (the same tenant view): while one
+    erase waits for another connection's snapshot, other users' and tenants' forgets of
+    nothing answer plainly, and a retry reports the erase (issue 34, finding 7)."""
+    db = tmp_path / "erase.db"
+    mem = open_memory(db, "hybrid", store_options={"scrub_wait_ms": 50})
+    async with (
+        Client(create_server(mem, tenant="acme", log_level="CRITICAL")) as acme,
+        Client(create_server(mem, tenant="other", log_level="CRITICAL")) as other,
+    ):
+        _data(await acme.call_tool("add_memory", {"user_id": "eve", "text": "eve's secret"}))
+        reader = sqlite3.connect(db, isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM memories").fetchone()
+        try:
+            assert "1 memory deleted, but" in _error(
+                await acme.call_tool("forget_user", {"user_id": "eve"})
+            )
+            missing = {"user_id": "other", "memory_id": "nonexistent"}
+            for c in (acme, other):
+                assert _data(await c.call_tool("forget", missing)) == {"deleted": False}
+                assert _data(await c.call_tool("forget_user", {"user_id": "nobody"})) == {
+                    "deleted": 0
+                }
+            erased = _data(await other.call_tool("forget_user", {"user_id": "eve"}))
+            assert erased == {"deleted": 0}  # another tenant's eve is not the one erased
+            assert "1 memory (by an earlier call) deleted, but" in _error(
+                await acme.call_tool("forget_user", {"user_id": "eve"})
+            )
+        finally:
+            reader.execute("COMMIT")
+            reader.close()
+        assert _data(await acme.call_tool("forget_user", {"user_id": "eve"})) == {"deleted": 1}
 
 
 def test_keys_and_a_fixed_tenant_exclude_each_other(mem: Memory) -> None:

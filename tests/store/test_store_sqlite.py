@@ -3,6 +3,7 @@ with PostgreSQL is in test_store_contract.py)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -247,15 +248,24 @@ def test_erase_under_an_open_reader_says_so_and_a_later_scrub_finishes_it(db_pat
         assert SECRET.encode() in raw_bytes(db_path)
         with pytest.raises(ErasureIncompleteError):
             store.scrub()  # still held
-        # an erase that finds nothing still reports the earlier one as unfinished
+        # an erase that finds nothing is no erase: no word of the pending one ...
+        assert store.delete("v", ["no-such-id"]) == []
+        assert store.delete_user("nobody") == 0
+        # ... but a retry of it reports what it did, until the scrub finishes
         with pytest.raises(ErasureIncompleteError) as again:
-            store.delete("v", ["no-such-id"])
-        assert again.value.result == []
+            store.delete_user("v")
+        assert again.value.result == 8
+        # pending is recorded in the file itself, for any process to finish
+        assert store.get_meta("scrub") is not None
+        assert json.loads(store.get_meta("scrub:v") or "") == {"ids": [], "count": 8}
         reader.execute("COMMIT")
         reader.close()
         store.scrub()
         assert not store.scrub_pending
+        assert store.get_meta("scrub") is None and store.get_meta("scrub:v") is None
         assert SECRET.encode() not in raw_bytes(db_path)
+        assert b"scrub:v" not in raw_bytes(db_path)  # the record named the user: gone too
+        assert store.delete_user("v") == 0  # finished: a retry now erases nothing
     finally:
         store.close()
 

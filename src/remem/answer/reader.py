@@ -48,7 +48,6 @@ Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 import time
@@ -56,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engines.options import choice, number, resolve, switch
 from ..errors import InvalidInputError, LLMError
 from ..llm import LLM, Completion, prompts
 from ..llm.structured import parse_json, validate
@@ -237,14 +237,10 @@ class Answerer:
 
     @staticmethod
     def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
-        """``answer_options`` checked when the Memory is made, not at the first answer."""
-        known = set(inspect.signature(Answerer.__init__).parameters) - {"self", "llm"}
-        unknown = set(options) - known
-        if unknown:
-            raise InvalidInputError(
-                f"unknown answer_options {sorted(unknown)}; known: {sorted(known)}"
-            )
-        return dict(options)
+        """``answer_options`` checked when the Memory is made, not at the first answer:
+        each name, type and range as :class:`AnswerOptions` declares it."""
+        resolved = resolve(AnswerOptions, options, "answer_options")
+        return {name: getattr(resolved, name) for name in options}
 
     def _settle(
         self, draft: str, question: str, context: str, evidence: list[Hit]
@@ -427,6 +423,28 @@ class Answerer:
 
 #: how the reader answers (``mode`` on :class:`Answerer`)
 MODES = ("generate", "extract", "span", "routed")
+
+
+@dataclass(frozen=True)
+class AnswerOptions:
+    """What each of :class:`Answerer`'s settings (``Memory(answer_options=...)``)
+    accepts, declared as the engines' options are (``engines/options.py``), so a
+    wrong one is refused when the Memory is made. The defaults are the Answerer's;
+    a test holds the two together. Token budgets reach a million, the largest
+    context windows models have."""
+
+    max_context_tokens: int = number(900, low=1, high=1_000_000)
+    max_answer_tokens: int = number(32, low=1, high=1_000_000)
+    temporal_prompt: bool = switch(True)
+    grounding: float = number(0.0, low=0, high=1)
+    date_answers: bool = switch(True)
+    premise: bool = switch(True)
+    trim_restatement: bool = switch(True)
+    order: str = choice("rank", "rank", "time")
+    temperature: float = number(0.0, low=0, high=2)
+    verdict: bool = switch(True)
+    mode: str = choice("auto", "auto", *MODES)
+
 
 # ``routed``: the share of what the question asks about that the extractive sentence
 # must hold for it to be the answer (below it the model reads the notes). Measured at

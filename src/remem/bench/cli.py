@@ -576,6 +576,7 @@ def scale(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
             help="ask at each question's date (default) or at the current time",
         ),
         _option_list("--time-option", "a time option for every Memory (window_weight=0.5)"),
+        _option_list("--exact-option", "an identifier option for every Memory (lift=false)"),
         arg(
             "--readers",
             type=names,
@@ -607,6 +608,7 @@ def longmemeval(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         embed_cache=args.embed_cache,
         clock=args.clock == "question",
         time_options=dict(args.time_option or []) or None,
+        exact_options=dict(args.exact_option or []) or None,
         readers=args.readers,
         progress=_progress,
     )

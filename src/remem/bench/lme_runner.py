@@ -81,6 +81,7 @@ def run_longmemeval(
     embed_cache: str | None = None,
     clock: bool = True,
     time_options: dict[str, Any] | None = None,
+    exact_options: dict[str, Any] | None = None,
     readers: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
@@ -88,10 +89,11 @@ def run_longmemeval(
     ``engines.passage_setting``) to compare; each engine runs under each, named
     ``engine[setting]`` (one setting, or none: the default, under the engine's name).
     ``clock``: ask each question at its own date (``now``; else at the current time,
-    where no window the question names holds any memory); ``time_options`` go to
-    every Memory. ``readers`` (``none``, ``local``, ``local@span``...) each answer
-    every question from the same recall (k=10): gold-answer containment and token F1
-    on the answerable questions, refusal on the abstention ones, and latency."""
+    where no window the question names holds any memory); ``time_options`` and
+    ``exact_options`` go to every Memory. ``readers`` (``none``, ``local``,
+    ``local@span``...) each answer every question from the same recall (k=10):
+    gold-answer containment and token F1 on the answerable questions, refusal on the
+    abstention ones, and latency."""
     answerers = _answerers(readers)
     embedder = embedder or create_embedder("minilm")
     cache: DiskCachedEmbedder | None = None
@@ -123,7 +125,10 @@ def run_longmemeval(
         for label, (name, setting) in variants.items():
             run = runs[label]
             rss0 = rss_mb()
-            memory_options: dict[str, Any] = {"time_options": time_options}
+            memory_options: dict[str, Any] = {
+                "time_options": time_options,
+                "exact_options": exact_options,
+            }
             if setting is not None:
                 memory_options["passage_options"] = passage_setting(setting)
             now = q.question_date if clock else None

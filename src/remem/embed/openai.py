@@ -83,7 +83,7 @@ class OpenAIEmbedder(Embedder):
         try:
             data = sorted(payload["data"], key=lambda d: d["index"])
             vectors = [self._vector(d["embedding"]) for d in data]
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             failed = EmbedderError(
                 f"{self.base_url}/embeddings sent no embeddings ({exc!r}): {str(payload)[:200]}"
             )
@@ -99,7 +99,8 @@ class OpenAIEmbedder(Embedder):
         return np.stack(vectors)
 
     def _vector(self, raw: Any) -> np.ndarray:
-        vec = np.asarray(raw, dtype=np.float32)
+        with np.errstate(over="ignore"):  # past float32's range: inf, refused below
+            vec = np.asarray(raw, dtype=np.float32)
         if vec.ndim == 2 and len(vec):  # one vector per token: mean-pool them
             if not self._pooled:
                 log.info("%s sends one vector per token; mean-pooling them", self.base_url)

@@ -36,6 +36,7 @@ from ..store.extension import Extension
 from ..timeexpr import mentioned_windows
 from ..types import StoredMemory
 from .arrange import ArrangeConfig, arrange, plan
+from .exact import ExactConfig, identifiers, lift_exact
 
 
 @dataclass
@@ -47,6 +48,8 @@ class EngineContext:
     llm: Callable[[], LLM] = field(default=lambda: create_llm("none"))
     #: the time stage's settings (``Memory(time_options=...)``)
     time: ArrangeConfig = field(default_factory=ArrangeConfig)
+    #: the exact-identifier stage's settings (``Memory(exact_options=...)``)
+    exact: ExactConfig = field(default_factory=ExactConfig)
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,19 @@ class Engine(ABC):
         window, order = plan(query, now)
         deep = max(k, self.ctx.time.depth) if window is not None else k
         hits = self.search(user_id, query, query_vec, deep)
-        return self.arrange(user_id, hits, query, now, k)
+        return self.finish(user_id, hits, query, now, k)
+
+    def finish(
+        self, user_id: str, hits: list[Scored], query: str, now: datetime | None, k: int
+    ) -> list[Scored]:
+        """The stages after any engine's ranking, the same for all (``rank`` and every
+        ``recall`` end here): time (:meth:`arrange`), then the memories holding the
+        question's rare identifiers first (``engines/exact.py``); cut to ``k``."""
+        hits = self.arrange(user_id, hits, query, now, k)
+        if not identifiers(query, self.ctx.exact):  # most questions: no index read
+            return hits
+        with self.ctx.indexes.use(user_id) as idx:
+            return lift_exact(hits, idx, query, k, self.ctx.exact)
 
     def arrange(
         self, user_id: str, hits: list[Scored], query: str, now: datetime | None, k: int

@@ -134,6 +134,15 @@ class BM25Index:
         """Each distinct term of the query with its IDF."""
         return {t: self.idf(t) for t in set(tokenize(query))}
 
+    def holders(self, token: str) -> np.ndarray:
+        """The live positions whose document holds the (tokenized) term as written
+        (no other inflected form), ascending; empty for a word no live document has."""
+        tid = self._vocab.get(token)
+        if tid is None:
+            return np.zeros(0, dtype=np.int64)
+        docs = self._postings(tid)[0]
+        return docs[self._alive[docs]] if self._n_alive < self._n_docs else docs
+
     def held_terms(self, pos: int, terms: Iterable[str]) -> set[str]:
         """Which of ``terms`` the memory at ``pos`` holds (none when it is deleted)."""
         doc = self._doc_terms[pos] if pos < self._n_docs else None

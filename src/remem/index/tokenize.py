@@ -121,3 +121,58 @@ def inflection_key(token: str) -> str:
     elif len(base) >= 3 and base[-1] == "y":
         base = base[:-1] + "i"
     return base
+
+
+#: An email or a handle ("ana.silva@example.com", "@ana"), or letters joined by a
+#: dot (a domain, a file name: "example.org", "notes.txt"); a slash or a colon also
+#: join prose ("artists/bands", "10:30")
+_JOINED = re.compile(r"@\w|[^\W\d_]\.[^\W\d_]")
+_SENTENCE_END = re.compile(r"[.!?]\s*$")
+#: Words English capitalises that name no one: the time stage reads them
+_CALENDAR = frozenset(
+    {
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december", "monday", "tuesday", "wednesday",
+        "thursday", "friday", "saturday", "sunday",
+    }
+)  # fmt: skip
+
+
+def identifier_tokens(text: str, names: bool = True) -> list[str]:
+    """The tokens of ``text`` written like identifiers (as :func:`tokenize` has them,
+    each once): the forms that name one thing rather than describe it.
+
+    * a token with a digit that is not a small number: one with a letter too
+      ("a035x", "b12") or of three digits or more (a phone number's "0134", a code's
+      "9931", a year); "10" and "25" are quantities;
+    * a token written with a capital inside ("ZX", "NASA", "iPhone", "McKay") or an
+      underscore ("user_id"): a code or an acronym;
+    * every token of an email, a handle or a dotted name ("dana.silva@example.com",
+      "example.org");
+    * with ``names``, a capitalised word that does not start a sentence ("what did
+      Xiomara say?"): a proper name.
+
+    Nothing else: a question's ordinary words ("how many fitness classes ...") are
+    never identifiers, however rare, so one rare word in an unrelated memory cannot
+    decide a question written in prose. Whether a token this finds is rare for the
+    user is for the caller, who has the user's index.
+    """
+    out: dict[str, None] = {}
+    start = True  # the next word starts a sentence
+    for chunk in text.split():
+        joined = _JOINED.search(chunk) is not None
+        for raw in _TOKEN.findall(chunk):
+            token = raw.lower()
+            if token in STOPWORDS:
+                continue
+            digits = sum(c.isdigit() for c in raw)
+            if (
+                joined
+                or (digits and (digits >= 3 or any(c.isalpha() for c in raw)))
+                or any(c.isupper() for c in raw[1:])
+                or "_" in raw
+                or (names and not start and raw[0].isupper() and token.rstrip("s") not in _CALENDAR)
+            ):
+                out[token] = None
+        start = _SENTENCE_END.search(chunk) is not None
+    return list(out)

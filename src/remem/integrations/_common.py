@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import InvalidInputError, InvalidTypeError, MissingDependencyError
 from ..memory import Memory
 from ..types import Hit
-from ..validation import check_k, check_user_id
+from ..validation import check_k, check_user_id, parse_timestamp
 
 
 def require(module: str, extra: str) -> None:
@@ -39,6 +39,14 @@ def check_binding(memory: Any, user_id: Any, k: Any) -> tuple[Memory, str, int]:
     if user_id is None:
         raise InvalidInputError("user_id is required: an adapter is bound to one user")
     return check_memory(memory), check_user_id(user_id), check_k(k)
+
+
+def check_now(now: Any) -> Any:
+    """The ``now`` an adapter passes to every recall, checked when it is made (None: the
+    current time at each call): a bad one would otherwise fail only at the first query."""
+    if now is not None:
+        parse_timestamp(now, what="now")
+    return now
 
 
 def hit_dict(hit: Hit, reached: str | None = None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ._common import check_binding, hit_dict, require
+from ._common import check_binding, check_now, hit_dict, require
 
 require("langchain_core", "langchain")
 
@@ -38,8 +38,9 @@ class RememRetriever(BaseRetriever):
     :meth:`~remem.Memory.recall` as the moment the question is asked (default: the
     current time at each call), ``explain=False`` skips tracing activation paths.
     Arguments are checked with remem's rules when the retriever is made: a missing
-    or non-string ``user_id``, a ``k`` that is not a positive int or a ``memory`` that
-    is not a Memory raise a :class:`remem.RememError` at once.
+    or non-string ``user_id``, a ``k`` that is not a positive int, a ``now`` that is
+    not a time or a ``memory`` that is not a Memory raise a :class:`remem.RememError`
+    at once.
     """
 
     memory: Any = None
@@ -53,6 +54,7 @@ class RememRetriever(BaseRetriever):
         memory, user_id, k = check_binding(
             data.get("memory"), data.get("user_id"), data.get("k", 4)
         )
+        check_now(data.get("now"))
         super().__init__(**{**data, "memory": memory, "user_id": user_id, "k": k})
 
     def _recall(self, query: str) -> Recall:

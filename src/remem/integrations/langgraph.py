@@ -6,15 +6,23 @@ labels). Here **the first label of a namespace is the remem user**: an item unde
 runs inside remem's hard per-user filter, and one user's items can never come back
 for another (a search must name its user; ``namespace_prefix=()`` is refused).
 
-Each item is one memory: its text is the text to embed (the value's ``fields``,
-configured like LangGraph's own stores: ``index={"fields": ["text"]}``, default
-``["$"]``, the whole value as JSON; ``put(..., index=[...])`` or ``index=False``
-per item), and its metadata holds the item itself under ``"langgraph"``
-(namespace below the user, key, value, created and updated times), so values come
-back exactly as stored and the items are ordinary memories too: ``remem search``
-finds them, ``delete_user`` erases them. A put replaces the item (the new memory is
-written before the old one is deleted, so a crash between leaves both and the
-newer wins; nothing is lost) and keeps its ``created_at``.
+Each indexed item is one memory: its text is the text to embed (the value's
+``fields``, configured like LangGraph's own stores: ``index={"fields": ["text"]}``,
+default ``["$"]``, the whole value as JSON; ``put(..., index=[...])`` per item), and
+its metadata holds the item itself under ``"langgraph"`` (namespace below the user,
+key, value, created and updated times), so values come back exactly as stored and
+the items are ordinary memories too: ``remem search`` finds them, ``delete_user``
+erases them. An item *not* indexed (``index=False``, or none of the fields in its
+value) has no text to stand for it, so it is no memory: it is kept in the table
+``langgraph_items`` beside the memories (the store's extension hook), where get,
+list and filters find it and no search, recall or answer of remem does, as in
+LangGraph's own stores. The table's erasure rule is recorded in the database, so
+``delete_user`` erases those items too, from any process. Earlier versions kept
+them as memories "langgraph item KEY"; the store moves such memories into the
+table when it first reads their user, or all at once with :meth:`RememStore.migrate`.
+A put replaces the item (the new copy is written before the old one is deleted, so
+a crash between leaves both and the newer wins; nothing is lost) and keeps its
+``created_at``.
 
 Search with a ``query`` ranks by the Memory's engine (its scores are the engine's,
 comparable within one result); without one, items come in the order they were
@@ -62,6 +70,7 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path  # noqa: 
 
 from ..errors import InvalidInputError, InvalidTypeError  # noqa: E402
 from ..memory import Memory  # noqa: E402
+from ..store.extension import Extension, Tables  # noqa: E402
 from ..types import Hit  # noqa: E402
 from ..validation import check_metadata, check_text, check_user_id  # noqa: E402
 
@@ -71,22 +80,57 @@ ITEM_KEY = "langgraph"
 _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 
+_SQLITE_V1 = """
+CREATE TABLE IF NOT EXISTS langgraph_items (
+    user_id   TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    item_key  TEXT NOT NULL,
+    record    TEXT NOT NULL,
+    PRIMARY KEY (user_id, namespace, item_key)
+)
+"""
+_POSTGRES_V1 = """
+CREATE TABLE IF NOT EXISTS langgraph_items (
+    user_id   TEXT COLLATE "C" NOT NULL,
+    namespace TEXT COLLATE "C" NOT NULL,
+    item_key  TEXT COLLATE "C" NOT NULL,
+    record    TEXT NOT NULL,
+    PRIMARY KEY (user_id, namespace, item_key)
+)
+"""
+
+#: The items not indexed: one row each (``namespace`` is the JSON list of labels below
+#: the user, ``record`` the item as a memory's metadata would hold it), erased with
+#: their user.
+ITEM_TABLES = Extension(
+    name="langgraph",
+    migrations={"sqlite": [(1, _SQLITE_V1)], "postgres": [(1, _POSTGRES_V1)]},
+    user_tables=("langgraph_items",),
+    doc="LangGraph items that are not indexed (remem.integrations.langgraph)",
+)
+
+
 @dataclass(frozen=True)
 class _Stored:
-    """One item as read back from its memory."""
+    """One item as read back: from its memory (``memory_id``) or from the table of
+    items not indexed (``memory_id`` None). A memory not indexed is one an earlier
+    version wrote, to be moved into the table."""
 
-    memory_id: str
+    memory_id: str | None
     item: Item
     indexed: bool
 
 
 @dataclass(frozen=True)
 class _Prepared:
-    """A put's checked value, the text its memory holds, and whether that is indexed."""
+    """A put's checked value and, for an indexed item, the text its memory holds."""
 
     value: dict[str, Any]
-    body: str
-    indexed: bool
+    body: str | None
+
+    @property
+    def indexed(self) -> bool:
+        return self.body is not None
 
 
 #: the longest time text, for checking a record's size before its times are known
@@ -106,6 +150,7 @@ class RememStore(BaseStore):
     def __init__(self, memory: Memory, *, index: Mapping[str, Any] | None = None) -> None:
         self.memory = check_memory(memory)
         self._fields = _index_fields(index)
+        self._shelf = _Shelf(self.memory.attach(ITEM_TABLES))
         # one batch at a time in this process: a put reads, writes, then deletes
         self._lock = threading.Lock()
 
@@ -125,6 +170,17 @@ class RememStore(BaseStore):
         # remem is synchronous (SQLite, numpy): a worker thread keeps the loop free
         return await asyncio.to_thread(self.batch, list(ops))
 
+    def migrate(self) -> int:
+        """Move every user's items not indexed that an earlier version kept as memories
+        ("langgraph item KEY", found by remem's searches) into the table of items not
+        indexed now, rather than user by user as batches first read them; returns how
+        many moved. Reads every user's memories once."""
+        with self._lock:
+            batch = _Batch(self)
+            for user_id in self.memory.users():
+                batch.load(user_id)
+            return batch.moved
+
     # -- item <-> memory -----------------------------------------------------------
 
     def _prepare(self, op: PutOp) -> _Prepared | None:
@@ -133,16 +189,14 @@ class RememStore(BaseStore):
             return None
         value = _check_value(op.value)
         text = self._text(op)
-        body = check_text(
-            text if text is not None else f"langgraph item {op.key}",
-            self.memory.max_text_chars,
-            what="the text to embed",
-        )
+        body = None
+        if text is not None:
+            body = check_text(text, self.memory.max_text_chars, what="the text to embed")
         # the record as _put writes it, its times as long as any: within remem's limit
         longest = {"created_at": _LONGEST, "updated_at": _LONGEST, "indexed": False}
         record = {"namespace": list(op.namespace[1:]), "key": op.key, "value": value}
         check_metadata({ITEM_KEY: {**record, **longest}})
-        return _Prepared(value, body, text is not None)
+        return _Prepared(value, body)
 
     def _text(self, op: PutOp) -> str | None:
         """The text to embed for a put, or None when the item is not indexed."""
@@ -154,6 +208,44 @@ class RememStore(BaseStore):
         return "\n".join(texts) if texts else None
 
 
+class _Shelf:
+    """The table of items not indexed, through the store's extension hook (its
+    queries run in the store's transactions, serialised with the user's writes)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+
+    def load(self, user_id: str) -> list[dict[str, Any]]:
+        with self.tables.read() as tx:
+            rows = tx.all("SELECT record FROM langgraph_items WHERE user_id = ?", (user_id,))
+        return [json.loads(r[0]) for r in rows]
+
+    def users(self) -> list[str]:
+        with self.tables.read() as tx:
+            return [r[0] for r in tx.all("SELECT DISTINCT user_id FROM langgraph_items")]
+
+    def put(self, user_id: str, record: dict[str, Any]) -> None:
+        record_json = json.dumps(record, ensure_ascii=False)
+        row = (user_id, _labels(record["namespace"]), record["key"], record_json)
+        with self.tables.write(user_id) as tx:
+            tx.run(
+                "INSERT INTO langgraph_items (user_id, namespace, item_key, record) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (user_id, namespace, item_key) "
+                "DO UPDATE SET record = excluded.record",
+                row,
+            )
+
+    def remove(self, namespace: tuple[str, ...], key: str) -> None:
+        with self.tables.write(namespace[0]) as tx:
+            tx.run(
+                "DELETE FROM langgraph_items WHERE user_id = ? AND namespace = ? AND item_key = ?",
+                (namespace[0], _labels(namespace[1:]), key),
+            )
+
+
+_Where = tuple[tuple[str, ...], str]
+
+
 class _Batch:
     """One batch's view of the users it touches: their items, read once and kept in
     step with the batch's own writes."""
@@ -161,15 +253,20 @@ class _Batch:
     def __init__(self, store: RememStore) -> None:
         self.store = store
         self.mem = store.memory
-        self.items: dict[str, dict[tuple[tuple[str, ...], str], _Stored]] = {}
+        self.shelf = store._shelf
+        self.items: dict[str, dict[_Where, _Stored]] = {}
         #: every memory holding a key (more than one only after a crash mid-put)
-        self.copies: dict[str, dict[tuple[tuple[str, ...], str], list[str]]] = {}
+        self.copies: dict[str, dict[_Where, list[str]]] = {}
+        #: the keys the table of items not indexed holds
+        self.shelved: dict[str, set[_Where]] = {}
+        #: memories of earlier versions moved into that table
+        self.moved = 0
 
     def run(self, ops: list[Op], prepared: dict[int, _Prepared | None]) -> list[Result]:
         results: list[Result] = []
         for i, op in enumerate(ops):
             if isinstance(op, GetOp):
-                found = self._user(op.namespace[0]).get((op.namespace, op.key))
+                found = self.load(op.namespace[0]).get((op.namespace, op.key))
                 results.append(found.item if found else None)
             elif isinstance(op, SearchOp):
                 results.append(self._search(op))
@@ -180,51 +277,78 @@ class _Batch:
                 results.append(None)
         return results
 
-    def _user(self, user_id: str) -> dict[tuple[tuple[str, ...], str], _Stored]:
+    def load(self, user_id: str) -> dict[_Where, _Stored]:
+        """The user's items, read once: from their memories and the table, in the order
+        put (a later copy of a key wins); earlier versions' items not indexed leave
+        the memories on the way."""
         if user_id not in self.items:
-            mine: dict[tuple[tuple[str, ...], str], _Stored] = {}
-            copies: dict[tuple[tuple[str, ...], str], list[str]] = {}
-            for hit in self.mem.memories(user_id):  # insertion order: a later copy wins
-                stored = _read(user_id, hit)
-                if stored is not None:
-                    where = (stored.item.namespace, stored.item.key)
-                    mine[where] = stored
+            found = [s for hit in self.mem.memories(user_id) if (s := _read(user_id, hit))]
+            found += [s for r in self.shelf.load(user_id) if (s := _parse(user_id, None, r))]
+            found.sort(key=lambda s: s.item.updated_at.timestamp())  # stable
+            mine: dict[_Where, _Stored] = {}
+            copies: dict[_Where, list[str]] = {}
+            shelved: set[_Where] = set()  # a row also where a newer memory wins
+            for stored in found:
+                where = (stored.item.namespace, stored.item.key)
+                mine[where] = stored
+                if stored.memory_id is None:
+                    shelved.add(where)
+                else:
                     copies.setdefault(where, []).append(stored.memory_id)
             self.items[user_id], self.copies[user_id] = mine, copies
+            self.shelved[user_id] = shelved
+            self._move_out(user_id, [s for s in found if s.memory_id and not s.indexed])
         return self.items[user_id]
+
+    def _move_out(self, user_id: str, old: list[_Stored]) -> None:
+        """Move the memories earlier versions kept for items not indexed into the table
+        (the row first: a crash between leaves both, and they hold the same item)."""
+        mine, copies = self.items[user_id], self.copies[user_id]
+        for stored in old:
+            where = (stored.item.namespace, stored.item.key)
+            if mine[where] is stored:
+                self.shelf.put(user_id, _record(stored.item, indexed=False))
+                mine[where] = _Stored(None, stored.item, False)
+                self.shelved[user_id].add(where)
+            assert stored.memory_id is not None
+            copies[where].remove(stored.memory_id)
+            self.mem.delete(stored.memory_id, user_id)
+            self.moved += 1
 
     def _put(self, op: PutOp, new: _Prepared | None) -> None:
         user_id = op.namespace[0]
         where = (op.namespace, op.key)
-        mine = self._user(user_id)
-        old = self.copies[user_id].get(where, [])
+        mine = self.load(user_id)
+        old = self.copies[user_id].pop(where, [])
+        shelved = where in self.shelved[user_id]
         if new is not None:
-            now = datetime.now(timezone.utc)
-            before = mine.get(where)
-            created = before.item.created_at if before else now
-            record = {
-                "namespace": list(op.namespace[1:]),
-                "key": op.key,
-                "value": new.value,
-                "created_at": created.isoformat(),
-                "updated_at": now.isoformat(),
-                "indexed": new.indexed,
-            }
-            new_id = self.mem.add(new.body, user_id, timestamp=now, metadata={ITEM_KEY: record})
-            item = Item(
-                value=new.value,
-                key=op.key,
-                namespace=op.namespace,
-                created_at=created,
-                updated_at=now,
-            )
-            mine[where] = _Stored(new_id, item, new.indexed)
-            self.copies[user_id][where] = [new_id]
+            stored = mine[where] = self._write(op, new, mine.get(where))
+            if stored.memory_id is not None:
+                self.copies[user_id][where] = [stored.memory_id]
         else:
             mine.pop(where, None)
-            self.copies[user_id].pop(where, None)
-        for memory_id in old:  # after the write: a failure between leaves a duplicate
+        # after the write: a failure between leaves a duplicate, and the newer wins
+        if shelved and (new is None or new.indexed):
+            self.shelf.remove(op.namespace, op.key)
+            self.shelved[user_id].discard(where)
+        for memory_id in old:
             self.mem.delete(memory_id, user_id)
+
+    def _write(self, op: PutOp, new: _Prepared, before: _Stored | None) -> _Stored:
+        """Write a put's item: a memory when indexed, else a row of the table."""
+        now = datetime.now(timezone.utc)
+        created = before.item.created_at if before else now
+        item = Item(
+            value=new.value, key=op.key, namespace=op.namespace, created_at=created, updated_at=now
+        )
+        record = _record(item, indexed=new.indexed)
+        if new.body is None:
+            self.shelf.put(op.namespace[0], record)
+            self.shelved[op.namespace[0]].add((op.namespace, op.key))
+            return _Stored(None, item, False)
+        metadata = {ITEM_KEY: record}
+        new_id = self.mem.add(new.body, op.namespace[0], timestamp=now, metadata=metadata)
+        return _Stored(new_id, item, True)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = op.namespace_prefix
@@ -233,16 +357,16 @@ class _Batch:
                 "RememStore searches one user's items: namespace_prefix must start with the user id"
             )
         limit, offset = _check_page(op.limit, op.offset)
-        candidates = {
-            s.memory_id: s
-            for s in self._user(prefix[0]).values()
+        candidates = [
+            s
+            for s in self.load(prefix[0]).values()
             if s.item.namespace[: len(prefix)] == prefix and _matches(s.item.value, op.filter)
-        }
+        ]
         if not op.query:
-            page = list(candidates.values())[offset : offset + limit]
-            return [_search_item(s.item, None) for s in page]
-        ranked = self._ranked(prefix[0], op.query, candidates, offset + limit)
-        unscored = [s for s in candidates.values() if not s.indexed]
+            return [_search_item(s.item, None) for s in candidates[offset : offset + limit]]
+        indexed = {s.memory_id: s for s in candidates if s.indexed and s.memory_id}
+        ranked = self._ranked(prefix[0], op.query, indexed, offset + limit)
+        unscored = [s for s in candidates if not s.indexed]
         # as LangGraph's own stores do: items without a vector fill a short page
         rows = [(s, score) for s, score in ranked] + [(s, None) for s in unscored]
         return [_search_item(s.item, score) for s, score in rows[offset : offset + limit]]
@@ -250,20 +374,16 @@ class _Batch:
     def _ranked(
         self, user_id: str, query: str, candidates: dict[str, _Stored], wanted: int
     ) -> list[tuple[_Stored, float]]:
-        """The indexed candidates in the engine's order, enough to fill the page: the
-        engine ranks all the user's memories, so ask for more until the candidates
-        among them fill it or the user has no more."""
-        if wanted == 0 or not any(s.indexed for s in candidates.values()):
+        """The candidates (indexed, by memory id) in the engine's order, enough to fill
+        the page: the engine ranks all the user's memories, so ask for more until the
+        candidates among them fill it or the user has no more."""
+        if wanted == 0 or not candidates:
             return []
         total = self.mem.count(user_id)
         k = max(wanted * 4, 20)
         while True:
             hits = self.mem.search(query, user_id, k=min(k, max(total, 1)))
-            ranked = [
-                (candidates[h.id], h.score)
-                for h in hits
-                if h.id in candidates and candidates[h.id].indexed
-            ]
+            ranked = [(candidates[h.id], h.score) for h in hits if h.id in candidates]
             if len(ranked) >= wanted or k >= total:
                 return ranked
             k *= 4
@@ -276,12 +396,12 @@ class _Batch:
             raise InvalidInputError(f"max_depth must be a positive int, not {op.max_depth!r}")
         conditions = tuple(op.match_conditions or ())
         users = _named_users(conditions)
-        if users is None:
-            users = self.mem.users()
+        if users is None:  # a user may hold only items not indexed, and no memory
+            users = sorted({*self.mem.users(), *self.shelf.users()})
         found = {
             ns
             for user_id in users
-            for ns, _ in self._user(user_id)
+            for ns, _ in self.load(user_id)
             if all(_does_match(c, ns) for c in conditions)
         }
         if op.max_depth is not None:
@@ -387,9 +507,32 @@ def _check_value(value: Any) -> dict[str, Any]:
     return dict(out)
 
 
+def _labels(namespace: Iterable[str]) -> str:
+    """A namespace below the user as the table's key column holds it."""
+    return json.dumps(list(namespace), ensure_ascii=False)
+
+
+def _record(item: Item, *, indexed: bool) -> dict[str, Any]:
+    """An item as stored: a memory's metadata under ``"langgraph"``, or a table row."""
+    return {
+        "namespace": list(item.namespace[1:]),
+        "key": item.key,
+        "value": item.value,
+        "created_at": item.created_at.isoformat(),
+        "updated_at": item.updated_at.isoformat(),
+        "indexed": indexed,
+    }
+
+
 def _read(user_id: str, hit: Hit) -> _Stored | None:
     """The item a memory holds, or None for a memory the store did not write."""
     record = hit.metadata.get(ITEM_KEY) if isinstance(hit.metadata, dict) else None
+    return _parse(user_id, hit.id, record)
+
+
+def _parse(user_id: str, memory_id: str | None, record: Any) -> _Stored | None:
+    """The item a stored record holds (of a memory, or of the table: ``memory_id``
+    None), or None for one that is not an item."""
     if not isinstance(record, dict):
         return None
     try:
@@ -402,7 +545,8 @@ def _read(user_id: str, hit: Hit) -> _Stored | None:
         )
     except (KeyError, TypeError, ValueError):
         return None
-    return _Stored(hit.id, item, bool(record.get("indexed", True)))
+    indexed = memory_id is not None and bool(record.get("indexed", True))
+    return _Stored(memory_id, item, indexed)
 
 
 def _search_item(item: Item, score: float | None) -> SearchItem:

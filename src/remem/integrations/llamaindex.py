@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ._common import check_binding, require
+from ._common import check_binding, check_now, require
 
 require("llama_index.core.memory", "llamaindex")
 
@@ -61,6 +61,7 @@ class RememMemoryBlock(BaseMemoryBlock[str]):
         memory, user_id, k = check_binding(
             data.get("memory"), data.get("user_id"), data.get("k", 5)
         )
+        check_now(data.get("now"))
         query_messages = data.get("query_messages", 1)
         if not isinstance(query_messages, int) or isinstance(query_messages, bool):
             raise InvalidTypeError("query_messages must be an int")

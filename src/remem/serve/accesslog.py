@@ -11,11 +11,19 @@ A filter on the ``uvicorn.access`` logger rather than a log config handed to
 uvicorn: it also applies when uvicorn is run by hand (``uvicorn --factory
 remem.serve.http:app_from_env``), and a log config a deployment supplies keeps it.
 
+uvicorn's trace level (``--log-level trace``) logs every ASGI scope and message of
+a request on ``uvicorn.asgi``: the scope holds the query string and the raw path.
+:class:`HideScopes` keeps only fields known to hold no content (method, path as
+scrubbed above, status, addresses, sizes) at every level: "never logged at any
+level" covers trace, and a filter also holds when uvicorn is run by hand.
+
 The MCP SDK's own log gets the same treatment (:func:`hide_tool_errors`): it writes
 every failed tool call as ``Tool 'name' failed: '<message>'`` at INFO, and a message
 can quote a memory (an embedding or LLM endpoint whose error page echoes the
 request). The agent gets the message; the log keeps the tool's name only, unless
-``REMEM_LOG_CONTENT=1`` asks for content (``redact.py``).
+``REMEM_LOG_CONTENT=1`` asks for content (``redact.py``). A tool that crashed is
+logged with its traceback, whose last line is the message: that record keeps the
+frames only, like the HTTP server's line for an unexpected error.
 """
 
 from __future__ import annotations
@@ -23,9 +31,10 @@ from __future__ import annotations
 import logging
 
 from ..keys import KEY_SHAPED, PREFIX
-from ..redact import CONTENT_SWITCH, content_logged
+from ..redact import CONTENT_SWITCH, content_logged, frames
 
 ACCESS_LOGGER = "uvicorn.access"
+TRACE_LOGGER = "uvicorn.asgi"
 HIDDEN_QUERY = "?[hidden]"
 HIDDEN_KEY = f"{PREFIX}[hidden]"
 TOOL_LOGGER = "mcp.server.mcpserver.server"
@@ -50,27 +59,83 @@ class HideQueries(logging.Filter):
         return True
 
 
+KEPT_FIELDS = frozenset(
+    {"type", "asgi", "http_version", "scheme", "method", "server", "client", "root_path"}
+    | {"status", "more_body", "code", "reason_phrase"}
+)
+"""The fields of an ASGI scope or message that :class:`HideScopes` keeps as they are:
+none of them holds what a client sent beyond its method."""
+PLACEHOLDERS = frozenset({"headers", "body", "bytes", "text"})
+"""Fields uvicorn itself replaces by a size (``<12 bytes>``), kept when replaced."""
+
+
+def _kept(value: object) -> object:
+    """An ASGI scope or message (a dict) reduced to what a log may hold; anything
+    else as it is (the client's address, a request counter)."""
+    if not isinstance(value, dict):
+        return value
+    out = {k: v for k, v in value.items() if k in KEPT_FIELDS}
+    out.update({k: v for k, v in value.items() if k in PLACEHOLDERS and isinstance(v, str)})
+    if isinstance(value.get("path"), str):
+        out["path"] = scrub(value["path"])
+    if value.get("query_string"):
+        out["query_string"] = HIDDEN_QUERY
+    return out
+
+
+class HideScopes(logging.Filter):
+    """Reduces the ASGI scopes and messages of uvicorn's trace records (``"%s [%d]
+    Started scope=%s"``, ``Receive %s``, ``Send %s``) to :data:`KEPT_FIELDS`, the
+    path scrubbed and a query string shown as sent, not as what it held."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_kept(a) for a in record.args)
+        return True
+
+
+def _add_once(name: str, kind: type[logging.Filter]) -> None:
+    logger = logging.getLogger(name)
+    if not any(isinstance(f, kind) for f in logger.filters):
+        logger.addFilter(kind())
+
+
 def hide_queries() -> None:
-    """Put :class:`HideQueries` on uvicorn's access logger (once per process)."""
-    logger = logging.getLogger(ACCESS_LOGGER)
-    if not any(isinstance(f, HideQueries) for f in logger.filters):
-        logger.addFilter(HideQueries())
+    """Put :class:`HideQueries` on uvicorn's access logger and :class:`HideScopes` on
+    its trace logger (once per process)."""
+    _add_once(ACCESS_LOGGER, HideQueries)
+    _add_once(TRACE_LOGGER, HideScopes)
 
 
 class HideToolErrors(logging.Filter):
     """Drops the message from the SDK's ``"Tool %r failed: %r"`` and ``"Resource %r
-    failed: %r"`` records (arguments: the name, the message), keeping the name."""
+    failed: %r"`` records (arguments: the name, the message), keeping the name; and
+    from the records it logs with a traceback (a tool that crashed: ``"Tool %r raised
+    an unexpected exception"``), whose traceback becomes the frames of what was
+    raised, without its message (:func:`remem.redact.frames`), in the record's one
+    line: a log handler prints a traceback with the message, and the SDK's Rich
+    handler on stderr did, for ``remem mcp`` over stdio."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if content_logged():
+            return True
         args = record.args
-        if (
-            isinstance(args, tuple)
-            and len(args) == 2
-            and str(record.msg).endswith("failed: %r")
-            and not content_logged()
-        ):
+        if isinstance(args, tuple) and len(args) == 2 and str(record.msg).endswith("failed: %r"):
             record.args = (args[0], HIDDEN_MESSAGE)
+        if record.exc_info and record.exc_info[1] is not None:
+            record.msg, record.args = "%s: %s", (record.getMessage(), frames(cause(record)))
+            record.exc_info, record.exc_text = None, None
         return True
+
+
+def cause(record: logging.LogRecord) -> BaseException:
+    """The exception a record's traceback is about: the first of its chain of causes
+    (the SDK wraps a tool's exception in its own, ``raise ... from exc``)."""
+    assert record.exc_info is not None and record.exc_info[1] is not None
+    exc: BaseException = record.exc_info[1]
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return exc
 
 
 def hide_tool_errors() -> None:

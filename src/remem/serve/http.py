@@ -71,6 +71,7 @@ from .accesslog import hide_queries
 from .page import add_page, check_loopback, keyless_guard
 from .schema import (
     MAX_PAGE,
+    SKIP_BLANK,
     AddManyRequest,
     AddRequest,
     AnswerRequest,
@@ -107,8 +108,11 @@ class IdOut(BaseModel):
     id: str
 
 
-class IdsOut(BaseModel):
-    ids: list[str]
+class AddedOut(BaseModel):
+    ids: list[str] = Field(description="the new memories' ids, in the order given")
+    skipped: list[int] = Field(
+        description="positions of the items left out as blank (skip_blank); else empty"
+    )
 
 
 class DeletedOut(BaseModel):
@@ -323,6 +327,8 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    """Starlette's last resort, for a failure outside :class:`ContainErrors` (in the
+    CORS middleware): the same answer and log line."""
     log.error("unexpected error: %s", frames(exc))
     return _error(500, "internal", "internal error")
 
@@ -424,6 +430,44 @@ class BodyLimit:
             413, "body_too_large", f"the request body is larger than {self.limit} bytes"
         )
         await response(scope, receive, send)
+
+
+# -- unexpected errors -------------------------------------------------------------------
+
+
+class ContainErrors:
+    """Answer an exception no handler maps with the 500 ``internal`` error here, and
+    log it once, by its frames without its message (:func:`remem.redact.frames`).
+
+    Starlette's outermost middleware would send the same 500 through the
+    ``Exception`` handler and then raise the exception again, for the server to see:
+    uvicorn then logs it a second time, message and all ("Exception in ASGI
+    application": the message may quote a memory), and closes the connection, so
+    the client's next request on it fails with a reset. Ended here, the request is
+    an ordinary 500 on a connection that stays open. (A failure after the response
+    began cannot become a 500: it is logged the same way, and uvicorn closes that
+    connection, its answer being incomplete.)"""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:  # anything a handler maps never gets here
+            log.error("unexpected error: %s", frames(exc))
+            if not started:
+                await _error(500, "internal", "internal error")(scope, receive, send)
 
 
 # -- metrics -----------------------------------------------------------------------------
@@ -592,11 +636,19 @@ def create_app(
             path = getattr(route, "path", None) or "unmatched"
             stats.observe(request.method, path, status, time.perf_counter() - t0)
 
+    # around the metrics (an exception passing them is counted as a 500) and the body
+    # cap, inside CORS (which heads the 500 it sends)
+    app.add_middleware(ContainErrors)
+
     @app.get("/v1/health", tags=["ops"], response_model=HealthOut, responses=_errors(503))
     def health() -> dict[str, Any]:
         """Liveness and store reachability (no key needed)."""
         mem.ping()
         return {"status": "ok", "version": __version__, "engine": mem.engine_name}
+
+    # load balancers check with HEAD: the same answer, its body dropped by the server
+    # (a route of its own, out of the schema: one operation, one operation id)
+    app.head("/v1/health", include_in_schema=False)(health)
 
     if metrics:
 
@@ -617,12 +669,12 @@ def create_app(
         "/v1/memories/batch",
         status_code=201,
         tags=["memories"],
-        response_model=IdsOut,
+        response_model=AddedOut,
         responses=_KEYED,
     )
     def add_many(body: AddManyRequest, t: Tenant) -> dict[str, Any]:
         """Store many memories in one transaction (all or none); ids in order."""
-        return t.add_many(body.user_id, memory_items(body.items))
+        return t.add_many(body.user_id, memory_items(body.items), body.skip_blank)
 
     @app.get("/v1/memories", tags=["memories"], response_model=MemoriesOut, responses=_KEYED)
     def list_memories(
@@ -709,15 +761,18 @@ def create_app(
         return t.export_table(user_id)
 
     @app.post(
-        "/v1/import", status_code=201, tags=["users"], response_model=IdsOut, responses=_KEYED
+        "/v1/import", status_code=201, tags=["users"], response_model=AddedOut, responses=_KEYED
     )
     def import_table(
-        t: Tenant, user_id: UserQ, table: Annotated[dict[str, Any], Body()]
+        t: Tenant,
+        user_id: UserQ,
+        table: Annotated[dict[str, Any], Body()],
+        skip_blank: Annotated[bool, Query(description=SKIP_BLANK)] = False,
     ) -> dict[str, Any]:
         """Add every entry of an exported table to the user (all or nothing)."""
-        return t.import_table(user_id, table)
+        return t.import_table(user_id, table, skip_blank)
 
-    add_page(app)
+    add_page(app, at_root=keyless)
 
     app.add_exception_handler(RememError, _remem_error)
     app.add_exception_handler(Refused, _refused)

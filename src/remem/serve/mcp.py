@@ -153,12 +153,16 @@ def _tools(view: "Callable[[], TenantMemory]") -> "list[Tool]":
             metadata=metadata,
         )
 
-    async def add_memories(user_id: str, items: list[Any]) -> dict[str, Any]:
+    async def add_memories(
+        user_id: str, items: list[Any], skip_blank: bool = False
+    ) -> dict[str, Any]:
         """Remember many things about a user at once, e.g. a whole conversation.
 
         All or nothing: one invalid item rejects the batch (the error names it) and
-        nothing is stored. Returns {"ids": [...]}, in the order of the items."""
-        return await call("add_many", user_id, schema.memory_items(items))
+        nothing is stored; with skip_blank, items whose text is blank are left out
+        instead. Returns {"ids": [...], "skipped": [...]}: the new ids in the order of
+        the items, and the positions of the items left out as blank."""
+        return await call("add_many", user_id, schema.memory_items(items), skip_blank)
 
     async def search_memory(
         user_id: str, query: str, k: int = 10, now: str | None = None

@@ -50,13 +50,20 @@ def read(name: str) -> bytes:
     return resources.files("remem.serve").joinpath("ui").joinpath(name).read_bytes()
 
 
-def add_page(app: FastAPI) -> None:
-    """Serve the page at ``/ui/`` (``/ui`` redirects there, keeping ``?user=``)."""
+def add_page(app: FastAPI, *, at_root: bool = False) -> None:
+    """Serve the page at ``/ui/`` (``/ui`` redirects there, keeping ``?user=``), and
+    with ``at_root`` (``remem ui``, where the page is the point) redirect ``/`` too.
+    ``remem serve`` keeps its root an API's: a JSON 404, so a client with a wrong
+    base URL learns so, rather than getting a page (docs/deploy.md)."""
 
-    @app.get("/ui", include_in_schema=False)
-    def page_root(request: Request) -> RedirectResponse:
+    def to_page(request: Request) -> RedirectResponse:
+        # relative, so a proxy's path prefix stays; no data, so no guard
         query = request.url.query
         return RedirectResponse("ui/" + (f"?{query}" if query else ""), status_code=307)
+
+    app.get("/ui", include_in_schema=False)(to_page)
+    if at_root:
+        app.get("/", include_in_schema=False)(to_page)
 
     @app.get("/ui/", include_in_schema=False)
     def page_index() -> Response:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from ..validation import MAX_BATCH, MAX_COUNT, MAX_TRACE_NODES
 
@@ -75,6 +75,15 @@ class AddRequest(MemoryIn):
     user_id: UserId
 
 
+SKIP_BLANK = (
+    "Leave out the items (or table entries) whose text is blank (empty, whitespace or "
+    "invisible characters only, as a chat export's lone zero-width space) and store "
+    "the rest, instead of refusing them all; 'skipped' lists their positions. Any "
+    "other problem still refuses the whole request."
+)
+"""``skip_blank``'s description, for the batch body and the import's query alike."""
+
+
 class AddManyRequest(Strict):
     user_id: UserId
     items: list[MemoryIn | StrictStr] = Field(
@@ -83,6 +92,7 @@ class AddManyRequest(Strict):
         description="The memories, oldest first: objects with the fields of one memory "
         f'("text" required) or plain strings; at most {MAX_BATCH:,}.',
     )
+    skip_blank: StrictBool = Field(False, description=SKIP_BLANK)
 
 
 class QueryRequest(Strict):

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import InvalidInputError, InvalidTypeError
 from ..keys import check_tenant, scoped_user, unscoped_user
 from ..memory import Memory
-from ..types import Hit
+from ..types import Added, Hit
 from ..validation import check_id
 
 
@@ -43,8 +43,16 @@ class TenantMemory:
             raise InvalidInputError(f"unknown fields {sorted(extra)}")
         return {"id": self.mem.add(text, user_id=self._user(user_id), **fields)}
 
-    def add_many(self, user_id: str, items: Sequence[Mapping[str, Any] | str]) -> dict[str, Any]:
-        return {"ids": self.mem.add_many(items, user_id=self._user(user_id))}
+    def add_many(
+        self, user_id: str, items: Sequence[Mapping[str, Any] | str], skip_blank: bool = False
+    ) -> dict[str, Any]:
+        ids = self.mem.add_many(items, user_id=self._user(user_id), skip_blank=skip_blank)
+        return self._added(ids)
+
+    @staticmethod
+    def _added(ids: Added) -> dict[str, Any]:
+        """New ids and the positions left out as blank (``skip_blank``), as JSON."""
+        return {"ids": list(ids), "skipped": ids.skipped}
 
     def delete(self, user_id: str, memory_id: str) -> dict[str, Any]:
         return {"deleted": self.mem.delete(memory_id, user_id=self._user(user_id))}
@@ -52,10 +60,11 @@ class TenantMemory:
     def delete_user(self, user_id: str) -> dict[str, Any]:
         return {"deleted": self.mem.delete_user(self._user(user_id))}
 
-    def import_table(self, user_id: str, data: Any) -> dict[str, Any]:
+    def import_table(self, user_id: str, data: Any, skip_blank: bool = False) -> dict[str, Any]:
         if not isinstance(data, Mapping):
             raise InvalidTypeError("a memory table must be a JSON object")
-        return {"ids": self.mem.import_data(data, user_id=self._user(user_id))}
+        user = self._user(user_id)
+        return self._added(self.mem.import_data(data, user_id=user, skip_blank=skip_blank))
 
     # -- reads ------------------------------------------------------------------------
 

@@ -197,9 +197,13 @@ class ErasureRule:
             sql = f"DELETE FROM {table} WHERE user_id = ? AND {column} {{in}}"
             tx.rows_in(sql, (user_id,), ids)
 
-    def erase_user(self, tx: Tx, user_id: str) -> None:
+    def erase_user(self, tx: Tx, user_id: str) -> int:
+        """Drop the user's rows from every table of the rule; how many there were (an
+        erase of a user with no rows anywhere is no erase: nothing to scrub)."""
+        n = 0
         for table in self.user_tables:
-            tx.run(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
+            n += max(tx.run(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount, 0)
+        return n
 
 
 _REGISTRY: dict[str, Extension] = {}

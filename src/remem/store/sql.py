@@ -151,6 +151,20 @@ class SqlStore(Store):
         :class:`ErasureIncompleteError`)."""
         return None
 
+    def _note_erase(
+        self, tx: SqlTx, user_id: str, ids: Sequence[str] = (), count: int | None = None
+    ) -> None:
+        """In the erase's own transaction: record that the user's erase (of ``ids``, or
+        of the whole user and its ``count`` memories) may still be in the files, so a
+        retry learns what the erase did and any process finishes the scrub (SQLite;
+        nothing here, where an erase never stays pending)."""
+
+    def _pending_erase(self, tx: SqlTx, user_id: str) -> dict[str, Any] | None:
+        """What ``_note_erase`` recorded of the user's erases whose scrub has not
+        finished yet: ``ids`` (deleted memories) and ``count`` (when the user was
+        erased); None when nothing of this user is pending."""
+        return None
+
     def _erased(self, tables: Sequence[str], result: object, what: str) -> None:
         """After an erase committed: scrub, or say that the rows are gone but their
         bytes are not yet (never report a clean erase that did not happen)."""
@@ -276,9 +290,17 @@ class SqlStore(Store):
         return [stored for stored, _ in rows]
 
     def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
-        if not ids and not self.scrub_pending:
+        """Each call answers about its own erase only: the scrub may be pending for the
+        whole file (another user's erase under an old snapshot), yet a delete that finds
+        nothing of this user is a plain "not there", with no error and no waiting for
+        someone else's scrub, which would tell one user (or tenant) about another's
+        erase. A retry of this user's erase whose scrub is still pending finds no rows
+        but the record of the erase: it reports the ids that erase deleted, as a 503
+        again until the scrub finishes and then as a success."""
+        if not ids:
             return []
         tables = ["memories", "users"]
+        earlier: list[str] = []
         with self._write(user_id) as tx:
             found = tx.existing(user_id, ids)
             if found:
@@ -290,22 +312,42 @@ class SqlStore(Store):
                     tables += rule.user_tables
                 tx.rows_in("DELETE FROM memories WHERE user_id = ? AND id {in}", (user_id,), found)
                 tx.run("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = ?", (user_id,))
-        if found or self.scrub_pending:  # a retry finds nothing, yet learns how it ended
-            what = _memories(len(found)) if found else "the memories of an earlier erase"
-            self._erased(tables, found, what)
-        return found
+                self._note_erase(tx, user_id, ids=found)
+            else:
+                record = self._pending_erase(tx, user_id)
+                if record is not None:
+                    erased = set(record.get("ids", ()))
+                    earlier = [i for i in dict.fromkeys(ids) if i in erased]
+        if found:
+            self._erased(tables, found, _memories(len(found)))
+        elif earlier:  # a retry: how did the earlier erase of these ids end?
+            self._erased(tables, earlier, f"{_memories(len(earlier))} (by an earlier call)")
+        return found or earlier
 
     def delete_user(self, user_id: str) -> int:
+        """As :meth:`delete`: a user with no rows anywhere is no erase (0, no error),
+        unless an erase of that user is still pending: a retry reports that erase's
+        count, not the 0 it finds."""
+        earlier: int | None = None
         with self._write(user_id) as tx:
-            n = tx.run("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount
-            tx.run("DELETE FROM users WHERE user_id = ?", (user_id,))
+            n = max(tx.run("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount, 0)
+            rows = n + max(tx.run("DELETE FROM users WHERE user_id = ?", (user_id,)).rowcount, 0)
             tables = ["memories", "users"]
             for rule, _ in self._erasure_rules(tx):
-                rule.erase_user(tx, user_id)
+                rows += rule.erase_user(tx, user_id)
                 tables += rule.user_tables
-        n = max(n, 0)
-        self._erased(tables, n, f"the user and {_memories(n)}")
-        return n
+            if rows:
+                self._note_erase(tx, user_id, count=n)
+            else:
+                record = self._pending_erase(tx, user_id)
+                earlier = record.get("count") if record is not None else None
+        if rows:
+            self._erased(tables, n, f"the user and {_memories(n)}")
+            return n
+        if earlier is not None:  # a retry: how did the earlier erase of the user end?
+            self._erased(tables, earlier, f"the user and {_memories(earlier)} (by an earlier call)")
+            return earlier
+        return 0
 
     def set_meta(self, key: str, value: str) -> None:
         with self._write() as tx:

@@ -17,6 +17,16 @@ Choices, and why:
   scrub stays pending: it is retried after every later write without waiting, with
   waiting at every later erase, at :meth:`SQLiteStore.scrub` (``Memory.scrub()``) and
   on close.
+* "Scrub pending" lives in the file, not in the process that erased: the erase's own
+  transaction writes a mark (``meta`` ``scrub``) and a record of what it erased
+  (``scrub:<user id>``), so a process killed before its scrub finished leaves the mark,
+  and the next write of any process (one already running, or one opening the file,
+  whose schema check writes) finishes the scrub, instead of SQLite's checkpoint when
+  the file's last connection closes. The record answers a retry: an erase that finds
+  nothing reports what the user's pending erase did (and only that user's; another
+  user's erase of nothing is told nothing about it). The records name users, so once
+  the erased pages are out of the files they are deleted and scrubbed the same way,
+  and only then the mark goes.
 * Embeddings as little-endian float32 blobs next to the row, so a restart never
   re-embeds and a row and its vector can never disagree.
 * The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` upgrades
@@ -31,10 +41,12 @@ the schema, the connection and locking, and what only SQLite does.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,12 +55,19 @@ from typing import Any
 from ..errors import ErasureIncompleteError, StoreError
 from ..types import StoredMemory
 from .base import INSERT_COLUMNS
-from .sql import LEGACY_KEY, SqlStore, chunks, script
+from .sql import LEGACY_KEY, SqlStore, SqlTx, chunks, script
 
 log = logging.getLogger("remem.store")
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a write waits for another writer's lock before "database is locked"."""
+SCRUB_KEY = "scrub"
+"""``meta`` key of the file-wide mark: present while an erase's bytes may still be in
+the files; its value (a random token) changes at every erase, so a process clears only
+the mark its own checkpoint covered."""
+ERASED_PREFIX, ERASED_END = "scrub:", "scrub;"
+"""``meta`` keys of the per-user records of pending erases, ``scrub:<user id>`` -> JSON
+``{"ids": [...], "count": n}`` (``count`` once the whole user was erased)."""
 SCRUB_WAIT_MS = 2_000
 """How long the checkpoint after an erase waits for other connections' reads and
 writes: remem's own last milliseconds, so in a busy server they finish and the scrub
@@ -134,8 +153,6 @@ class SQLiteStore(SqlStore):
         self._lock = threading.RLock()
         self._timeout_ms = timeout_ms
         self._scrub_wait_ms = scrub_wait_ms
-        #: an erase committed whose bytes the WAL may still hold (see ``scrub``)
-        self._scrub_pending = False
         # SQLite's own "open, never create" (a URI with mode=rw), so no file can
         # appear between a check and the open
         target, uri = (self.path, False)
@@ -226,9 +243,12 @@ class SQLiteStore(SqlStore):
                 con.execute("ROLLBACK")
                 raise
             else:
+                # any process's erase left unscrubbed (the mark is in the file): try
+                # after this commit, without waiting
+                pending = self.shared and self._mark(con) is not None
                 con.execute("COMMIT")
-                if self._scrub_pending:  # an earlier erase's bytes: try, not wait
-                    self._checkpoint(0)
+                if pending:
+                    self._finish(0)
 
     def _migrate(self) -> None:
         with self._open_write() as con:
@@ -268,12 +288,79 @@ class SQLiteStore(SqlStore):
             [values for _, values in rows],
         )
 
+    def _note_erase(
+        self, tx: SqlTx, user_id: str, ids: Sequence[str] = (), count: int | None = None
+    ) -> None:
+        if not self.shared:  # ":memory:": no file to scrub
+            return
+        record = self._pending_erase(tx, user_id) or {}
+        record["ids"] = list(dict.fromkeys([*record.get("ids", ()), *ids]))
+        if count is not None:  # a retry repeats the latest erase of the user
+            record["count"] = count
+        self._set_meta(tx, ERASED_PREFIX + user_id, json.dumps(record))
+        self._set_meta(tx, SCRUB_KEY, uuid.uuid4().hex)
+
+    def _pending_erase(self, tx: SqlTx, user_id: str) -> dict[str, Any] | None:
+        if not self.shared:
+            return None
+        row = tx.one("SELECT value FROM meta WHERE key = ?", (ERASED_PREFIX + user_id,))
+        return json.loads(row[0]) if row else None
+
     def _after_erase(self, tables: Sequence[str]) -> str | None:
         if not self.shared:  # ":memory:": no file to scrub
             return None
         with self._lock:
-            self._scrub_pending = True
-            return self._checkpoint(self._scrub_wait_ms)
+            return self._finish(self._scrub_wait_ms)
+
+    @staticmethod
+    def _mark(con: sqlite3.Connection) -> str | None:
+        row = con.execute("SELECT value FROM meta WHERE key = ?", (SCRUB_KEY,)).fetchone()
+        return row[0] if row else None
+
+    def _finish(self, wait_ms: int) -> str | None:
+        """Finish the file's pending scrub, whoever erased (under ``self._lock``, in no
+        transaction): checkpoint; then delete the records of pending erases and
+        checkpoint again (they name users), and only then the mark. A mark another
+        erase replaced meanwhile stays for that erase's own scrub. None when every
+        erase committed before this call is out of the files, else why not."""
+        con = self._con
+        token = self._mark(con)
+        if token is None:
+            return None
+        why = self._checkpoint(wait_ms)
+        if why is not None:
+            return why
+        with self._open_write_raw() as current:
+            if current != token:
+                return None
+            records = con.execute(
+                "DELETE FROM meta WHERE key >= ? AND key < ?", (ERASED_PREFIX, ERASED_END)
+            ).rowcount
+            token = uuid.uuid4().hex if records else ""
+            if records:
+                con.execute("UPDATE meta SET value = ? WHERE key = ?", (token, SCRUB_KEY))
+            else:
+                con.execute("DELETE FROM meta WHERE key = ?", (SCRUB_KEY,))
+        if records and self._checkpoint(wait_ms) is None:
+            # the mark itself names no one: no checkpoint needed after it goes
+            with self._open_write_raw() as current:
+                if current == token:
+                    con.execute("DELETE FROM meta WHERE key = ?", (SCRUB_KEY,))
+        return None
+
+    @contextmanager
+    def _open_write_raw(self) -> Iterator[str | None]:
+        """A write transaction for the scrub's own bookkeeping (``_open_write`` would
+        try the scrub again after it): the mark's current token."""
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._mark(con)
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        else:
+            con.execute("COMMIT")
 
     def _checkpoint(self, wait_ms: int) -> str | None:
         """Copy the WAL's pages into the main file (the erased ones zeroed by
@@ -294,35 +381,42 @@ class SQLiteStore(SqlStore):
                 "stays pending and finishes at the next write or erase, at "
                 "Memory.scrub(), or on close, once that connection is done"
             )
-        self._scrub_pending = False
         return None
 
     @property
     def scrub_pending(self) -> bool:
-        return self._scrub_pending
+        """Read from the file: any process's erase counts."""
+        if not self.shared:
+            return False
+        with self._lock:
+            return self._mark(self._con) is not None
 
     def scrub(self) -> None:
+        if not self.shared:
+            return
         with self._lock:
-            if self._scrub_pending:
-                why = self._checkpoint(self._scrub_wait_ms)
-                if why is not None:
-                    raise ErasureIncompleteError(
-                        f"the memories of an earlier erase are deleted, but {why}"
-                    )
+            why = self._finish(self._scrub_wait_ms)
+            if why is not None:
+                raise ErasureIncompleteError(
+                    f"the memories of an earlier erase are deleted, but {why}"
+                )
 
     def close(self) -> None:
         with self._lock:
             if not isinstance(self._con, _Closed):
-                if self._scrub_pending and self._checkpoint(self._scrub_wait_ms):
-                    # SQLite's own checkpoint when the file's last connection closes
-                    # may still finish it; there is no caller left to raise to
-                    log.warning(
-                        "closing %s with an erase's bytes still in its WAL: another "
-                        "connection holds an older snapshot",
-                        self.path,
-                    )
-                self._con.close()
-                self._con = _Closed()  # type: ignore[assignment]
+                try:
+                    if self.shared and self._finish(self._scrub_wait_ms):
+                        # the mark stays in the file: the next process to write there
+                        # finishes it (or SQLite's checkpoint when the file's last
+                        # connection closes); there is no caller left to raise to
+                        log.warning(
+                            "closing %s with an erase's bytes still in its WAL: another "
+                            "connection holds an older snapshot",
+                            self.path,
+                        )
+                finally:  # a failed scrub attempt must not keep the connection open
+                    self._con.close()
+                    self._con = _Closed()  # type: ignore[assignment]
 
 
 class _Closed:

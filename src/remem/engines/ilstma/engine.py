@@ -415,7 +415,7 @@ class IlstmaEngine(Engine):
         now: datetime | None = None,
     ) -> EngineRecall:
         found = self._flow(user_id, query, query_vec, k, now)
-        found.hits = self.arrange(user_id, found.hits, query, now, k)
+        found.hits = self.finish(user_id, found.hits, query, now, k)
         return found
 
     def _flow(

@@ -397,11 +397,12 @@ class SynapseEngine(Engine):
     ) -> EngineRecall:
         """The search with the gate's verdict: the top hit's activation is the
         confidence, below ``gate_tau`` the engine refuses; the most activated concepts
-        and, when asked, each hit's activation path. Time is applied as in ``rank``."""
+        and, when asked, each hit's activation path. Time and identifiers are applied
+        as in ``rank``."""
         window, _ = plan(query, now)
         deep = max(k, self.ctx.time.depth) if window is not None else k
         found = self._rank(user_id, query, query_vec, deep)
-        found.hits = self.arrange(user_id, found.hits, query, now, k)
+        found.hits = self.finish(user_id, found.hits, query, now, k)
         return found
 
     def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> EngineRecall:
