@@ -7,7 +7,8 @@ import pytest
 
 from remem import UnknownComponentError
 from remem.engines import check_engine_name, create_engine, engine_names
-from remem.engines.baselines import BM25Engine, DenseEngine, HybridEngine, rrf
+from remem.engines.baselines import BM25Engine, DenseEngine, HybridEngine
+from remem.engines.fusion import rrf
 
 
 def test_registry():

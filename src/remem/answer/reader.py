@@ -57,6 +57,7 @@ from typing import Any
 
 from ..engines.options import choice, number, resolve, switch
 from ..errors import InvalidInputError, LLMError
+from ..index.tokenize import sentences
 from ..llm import LLM, Completion, prompts
 from ..llm.structured import parse_json, validate
 from ..redact import failure
@@ -78,8 +79,6 @@ from .settle import (
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
 log = logging.getLogger("remem.answer")
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -529,7 +528,7 @@ def best_sentence(question: str, evidence: Sequence[Hit | str]) -> tuple[str, An
     q = content_keys(question)
     best, best_score, source = "", 0.0, None
     for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
-        for sentence in _SENTENCE.split(h if isinstance(h, str) else h.text):
+        for sentence in sentences(h if isinstance(h, str) else h.text):
             overlap = len(q & content_keys(sentence))
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             score = overlap - asks - 0.01 * rank

@@ -64,7 +64,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..index.tokenize import tokenize
+from ..index.tokenize import sentences, tokenize
 from ..timeexpr import CALENDAR_WORDS
 from ..types import Hit
 from .settle import ASKING, PERSONAL, about, content_keys, word_key, word_list
@@ -81,8 +81,6 @@ __all__ = [
     "regime",
     "signals",
 ]
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.I)
 
@@ -197,7 +195,7 @@ def signals(
     said: set[str] = set()  # keys the hits hold, for the premises
     for rank, h in enumerate(hits):
         whole = about(h.speaker, h.text, speakers)
-        for sentence in _SENTENCE.split(h.text):
+        for sentence in sentences(h.text):
             keys = content_keys(sentence)
             said |= keys
             share = sum(weight[k] for k in keys if k in weight) / total

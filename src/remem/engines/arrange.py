@@ -41,6 +41,7 @@ from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
 from ..store.base import timestamp_epoch
 from ..timeexpr import TimeWindow, time_order, time_window
+from .fusion import RRF_K
 from .options import number, resolve, switch
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def _apply_window(
         close = (1.0 if dist == 0.0 else 0.5 * math.exp(-dist / slack)) if math.isfinite(t) else 0.0
         within = "made" if made else "tells of" if said and math.isfinite(t) else ""
         inside += bool(within)
-        fused.append((1.0 / (60 + rank) + cfg.window_weight * close / 60, rank, h, within))
+        fused.append((1.0 / (RRF_K + rank) + cfg.window_weight * close / RRF_K, rank, h, within))
     if not inside:
         return hits  # the window holds none of them: nothing to go on
     fused.sort(key=lambda x: (-x[0], x[1]))

@@ -20,6 +20,7 @@ import numpy as np
 from ..index.cache import UserIndex
 from ..index.dense import top_k
 from .base import Engine, EngineContext, Scored
+from .fusion import RRF_K, rrf
 from .options import number, resolve
 
 
@@ -97,23 +98,14 @@ def passage_why(idx: UserIndex, pos: int, query_vec: np.ndarray, why: str) -> st
     return f"{why} (passage {i + 1} of {n}: characters {start}-{end})"
 
 
-def rrf(rankings: list[np.ndarray], constant: float = 60.0) -> dict[int, float]:
-    """Reciprocal-rank fusion: sum of 1 / (constant + rank), ranks starting at 1."""
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, p in enumerate(ranking.tolist(), start=1):
-            fused[p] = fused.get(p, 0.0) + 1.0 / (constant + rank)
-    return fused
-
-
 @dataclass(frozen=True)
 class HybridConfig:
     """The hybrid engine's options (``Memory(engine="hybrid", engine_options={...})``)."""
 
     depth: int = number(100, low=1)
     """choice: each channel's ranking is cut at this depth before fusion (at least k)."""
-    constant: float = number(60.0, low=0)
-    """RRF's constant, 60 as in its paper (Cormack et al., 2009)."""
+    constant: float = number(RRF_K, low=0)
+    """RRF's constant, 60 as in its paper (``engines/fusion.py``)."""
 
 
 class HybridEngine(Engine):

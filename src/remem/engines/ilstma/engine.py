@@ -47,6 +47,7 @@ from ...store.base import delete_mark, timestamp_epoch
 from ...tokens import clip_tokens
 from ...types import StoredMemory
 from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
+from ..retries import LLMFailures
 from .config import IlstmaConfig
 from .forgetting import prefetch_score
 from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge
@@ -111,7 +112,9 @@ class IlstmaEngine(Engine):
         self._stm: dict[str, ShortTermMemory] = {}
         self._notes: dict[str, _Notes] = {}
         self._locks = UserLocks()
-        self._llm_failures: dict[str, int] = {}
+        self._llm_failures = LLMFailures(
+            "LLM summary", "extractive fallback", self.cfg.llm_attempts, log
+        )
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remem-ilstma")
 
     def config(self) -> dict[str, Any]:
@@ -220,9 +223,9 @@ class IlstmaEngine(Engine):
                                 profile, [(speaker, p) for p in found], cfg.personality_traits
                             )
                             trait_rows.append(_trait_row(speaker, group, found))
-                        self._llm_failures.pop(user_id, None)
+                        self._llm_failures.succeeded(user_id)
                     except LLMError as exc:
-                        if self._queue_after_failure(user_id, exc):
+                        if self._llm_failures.queue(user_id, exc):
                             groups = g  # this group and the rest wait for the next add
                             break
                     if s is None:
@@ -269,23 +272,6 @@ class IlstmaEngine(Engine):
         if llm is None:
             return None
         return LLMSummariser(llm, self.ctx.embedder.embed_one)
-
-    def _queue_after_failure(self, user_id: str, exc: LLMError) -> bool:
-        """Count a failed LLM summary: True = leave the group queued (its memories are
-        stored; only the summary waits), False = give up and summarise extractively."""
-        n = self._llm_failures.get(user_id, 0) + 1
-        self._llm_failures[user_id] = n
-        if n < self.cfg.llm_attempts:
-            log.warning(
-                "LLM summary failed (%s); queued, attempt %d/%d",
-                failure(exc),
-                n,
-                self.cfg.llm_attempts,
-            )
-            return True
-        log.warning("LLM summary failed %d times (%s); extractive fallback", n, failure(exc))
-        self._llm_failures.pop(user_id, None)
-        return False
 
     def _load_notes(self, user_id: str, *, profile: bool = True) -> _Notes:
         """The user's summaries (stored) and profile, kept current incrementally.

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...index.tokenize import sentences
 from ...types import StoredMemory
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _TRAIT = re.compile(
     # "into" and "like" only right after the subject (or an adverb): "I'm into jazz",
     # "I really like tea" - not "I ran into my teacher" or "I felt like a tourist".
@@ -68,7 +68,7 @@ class Summary:
 
 
 def first_sentence(text: str, max_words: int = 40) -> str:
-    sentence = _SENTENCE.split(text.strip(), maxsplit=1)[0]
+    sentence = sentences(text.strip(), maxsplit=1)[0]
     words = sentence.split()
     return sentence if len(words) <= max_words else " ".join(words[:max_words]) + " ..."
 
@@ -120,7 +120,7 @@ def traits(memories: list[StoredMemory]) -> list[tuple[str, Piece]]:
     """(speaker, trait) for every first-person statement of preference or habit."""
     out = []
     for m in memories:
-        for sentence in _SENTENCE.split(m.text.strip()):
+        for sentence in sentences(m.text.strip()):
             if len(sentence.split()) >= MIN_TRAIT_WORDS and _TRAIT.search(sentence):
                 out.append(
                     (

@@ -31,7 +31,6 @@ from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...index.tokenize import tokenize, without_asking
-from ...redact import failure
 from ...speakers import speaker_weights
 from ...types import StoredMemory
 from ..arrange import plan
@@ -45,6 +44,8 @@ from ..base import (
     UserLocks,
 )
 from ..baselines import passage_why
+from ..fusion import RRF_K
+from ..retries import LLMFailures
 from .activation import Dynamics, session_best, spread_activation
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import SynapseConfig
@@ -77,7 +78,9 @@ class SynapseEngine(Engine):
         self.extractor = extractor or (
             LLMExtractor(ctx.llm) if self.cfg.extractor == "llm" else self.lexical
         )
-        self._llm_failures: dict[str, int] = {}
+        self._llm_failures = LLMFailures(
+            "concept extraction", "lexical fallback", self.cfg.llm_attempts, log
+        )
         self._layers: dict[str, SemanticLayer] = {}
         # built graphs, least recently used first (bounded like the indexes they use)
         self._graphs: OrderedDict[str, tuple[tuple, Graph]] = OrderedDict()
@@ -106,24 +109,11 @@ class SynapseEngine(Engine):
         if extractor is not self.lexical:
             try:
                 out = [(r, self.extractor.extract(r.text)) for r in rows]
-                self._llm_failures.pop(user_id, None)
+                self._llm_failures.succeeded(user_id)
                 return self._mentions(user_id, out)
             except LLMError as exc:
-                n = self._llm_failures.get(user_id, 0) + 1
-                self._llm_failures[user_id] = n
-                if n < self.cfg.llm_attempts:
-                    log.warning(
-                        "concept extraction failed for %d memories (%s); queued, attempt %d/%d",
-                        len(rows),
-                        failure(exc),
-                        n,
-                        self.cfg.llm_attempts,
-                    )
+                if self._llm_failures.queue(user_id, exc, f"for {len(rows)} memories"):
                     return None
-                log.warning(
-                    "concept extraction failed %d times (%s); lexical fallback", n, failure(exc)
-                )
-                self._llm_failures.pop(user_id, None)
         return self._mentions(user_id, [(r, self.lexical.extract(r.text)) for r in rows])
 
     def _mentions(self, user_id: str, extracted: list) -> list:
@@ -559,7 +549,6 @@ class SynapseEngine(Engine):
         )
 
 
-RRF_K = 60.0
 #: the anchored walk stops once an iteration moves it by less than this (L1): a
 #: ranking term needs no more digits, and each iteration is a pass over the edges
 _WALK_TOL = 1e-6
