@@ -21,7 +21,7 @@ import numpy as np
 
 from . import table
 from .answer import Answer, Answerer
-from .answer.verdict import Verdict, judge, signals
+from .answer.verdict import Verdict, VerdictModel, judge, signals, verdict_model
 from .embed import Embedder, create_embedder
 from .embed.base import CheckedEmbedder
 from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
@@ -107,6 +107,7 @@ class Memory:
         passage_options: Mapping[str, Any] | None = None,
         time_options: Mapping[str, Any] | None = None,
         exact_options: Mapping[str, Any] | None = None,
+        verdict: str | VerdictModel | Mapping[str, Any] | None = None,
     ):
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
@@ -139,6 +140,8 @@ class Memory:
         exact_config = ExactConfig.from_options(exact_options)
         self._llm_lock = threading.Lock()
         self._answerer: Answerer | None = None
+        # the "not in memory" verdict's model: None, the one the engine declares
+        chosen = None if verdict is None else verdict_model(verdict, "verdict")
         check_engine_name(engine)  # before opening anything, so a typo costs nothing
         check_engine_options(engine, engine_options)
         self._store = store or open_store(target, **store_options)
@@ -161,6 +164,9 @@ class Memory:
             )
             self.engine_name = engine
             self._engine = create_engine(engine, self._ctx, **engine_options)
+            self._verdict_model = chosen or verdict_model(
+                self._engine.verdict, f"engine {engine!r}'s declared verdict"
+            )
         except BaseException:
             self._store.close()
             raise
@@ -510,7 +516,7 @@ class Memory:
             values = signals(
                 query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0, len(idx.bm25), related
             )
-        verdict = judge(values, self.engine_name)
+        verdict = judge(values, self._verdict_model)
         # nothing recalled (no memories, or none the search found): certain, whatever
         # the model makes of the question's words
         return verdict if hits else replace(verdict, score=1.0, not_in_memory=True)
@@ -535,6 +541,13 @@ class Memory:
         user_id = check_user_id(user_id)
         self._check_open()
         return self._engine.short_term(user_id)
+
+    @property
+    def verdict_model(self) -> VerdictModel:
+        """The "not in memory" verdict's model (``answer/verdict.py``): the one
+        ``Memory(verdict=...)`` gave, else the one the engine declares
+        (``Engine.verdict``), else the default family's; ``.family`` says which."""
+        return self._verdict_model
 
     @property
     def engine_info(self) -> EngineInfo:

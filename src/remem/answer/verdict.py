@@ -22,12 +22,16 @@ So the verdict reads the evidence itself, sentence by sentence:
 
 A logistic model of these five gives ``score``, the probability that memory does not
 hold the answer; ``not_in_memory`` is ``score`` above a threshold. The model and its
-threshold are per engine (the signals read the hits, and engines rank differently),
-and fitted, not chosen: ``scripts/calibrate_verdict.py`` fits them on LoCoMo
-conversations 1-5 and ``remem bench verdict`` reports them on conversations 6-10,
-which played no part in fitting. Measured and left out: the engine's confidence and
-the agreement of the lexical and dense channels' top hits (both near chance on
-LoCoMo's category 5, and the confidence's scale differs per engine).
+threshold are per engine family (the signals read the hits, and engines rank
+differently), and fitted, not chosen: ``scripts/calibrate_verdict.py`` fits them on
+LoCoMo conversations 1-5 and ``remem bench verdict`` reports them on conversations 6-10,
+which played no part in fitting. Which model an engine gets is what it declares
+(``Engine.verdict``: a family of :data:`FAMILIES` or its own :class:`VerdictModel`),
+never its name; an engine declaring nothing gets :data:`DEFAULT_FAMILY`'s, and
+``Memory(verdict=...)`` overrides either (:func:`verdict_model`). Measured and left out:
+the engine's confidence and the agreement of the lexical and dense channels' top hits
+(both near chance on LoCoMo's category 5, and the confidence's scale differs per
+engine).
 
 Questions come in four kinds (``regime``), each read its own way:
 
@@ -64,6 +68,15 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..engines.verdict import (
+    CALIBRATED,
+    DEFAULT_FAMILY,
+    FAMILIES,
+    FEATURES,
+    VerdictModel,
+    verdict_model,
+)
+from ..errors import InvalidTypeError
 from ..index.tokenize import sentences, tokenize
 from ..timeexpr import CALENDAR_WORDS
 from ..types import Hit
@@ -71,15 +84,19 @@ from .settle import ASKING, PERSONAL, about, content_keys, word_key, word_list
 
 __all__ = [
     "CALIBRATED",
+    "DEFAULT_FAMILY",
+    "FAMILIES",
     "FEATURES",
     "PREMISES",
     "REGIMES",
     "Verdict",
+    "VerdictModel",
     "judge",
     "possessed",
     "premises",
     "regime",
     "signals",
+    "verdict_model",
 ]
 
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.I)
@@ -104,8 +121,6 @@ RELATED_MIN = 0.3
 #: capitalised words that are not names of anything memory could hold
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll"}) | CALENDAR_WORDS
 
-#: the model's inputs, in the order of each model's weights
-FEATURES = ("own", "other", "coverage", "unseen", "missed")
 
 #: what a question takes for granted, read by the ``small`` regime (:func:`premises`)
 PREMISES = ("premise", "stranger")
@@ -118,30 +133,6 @@ REGIMES = ("named", "self", "small", "other")
 #: a smaller memory every word is rarer and ``unseen`` fires on answerable questions
 #: (a ten-fact memory never says "instrument" for "I play the cello")
 SELF_MIN_MEMORIES = 496
-
-# Fitted by scripts/calibrate_verdict.py, one engine and regime at a time
-# (L2-regularised logistic regression, 1e-2), k=10: (bias, weights in the order of
-# FEATURES, threshold), the threshold being the score at which the calibration
-# questions' false refusal is 0.09. ``named``: the questions naming one speaker in
-# LoCoMo conversations conv-26, conv-30, conv-41, conv-42 and conv-43 (category 5
-# the positives); ``self``: the first-person questions at even positions of the
-# LongMemEval development file, pooled with 45 sessions (seed 0), each asked on its
-# own history and as never said on another's (those and the abstention questions
-# the positives; ``own`` and ``other`` are 0 there and get no weight). Held out:
-# `remem bench verdict` (LoCoMo conversations 6-10, the odd LongMemEval positions).
-# Engines without their own fit use hybrid's.
-CALIBRATED: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {
-    "hybrid": {
-        # fitted on 916 questions (hybrid; synapse 915), the positives of category 5
-        "named": (-0.7125, (-2.1373, 1.8054, -0.1129, -0.0139, 0.1004), 0.3370),
-        # fitted on 386 questions: 192 never said and 11 abstention, the positives
-        "self": (0.4654, (0.0, 0.0, -2.4471, 1.7313, 0.6705), 0.6144),
-    },
-    "synapse": {
-        "named": (-0.7525, (-2.1246, 1.8616, -0.0145, 0.0126, -0.0227), 0.3230),
-        "self": (0.5248, (0.0, 0.0, -2.4466, 1.7543, 0.6012), 0.6137),
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -305,19 +296,25 @@ def regime(values: dict[str, float]) -> str:
 
 def judge(
     values: dict[str, float],
-    engine: str = "hybrid",
+    model: VerdictModel | None = None,
     *,
     bias: float | None = None,
     weights: Sequence[float] | None = None,
     threshold: float | None = None,
 ) -> Verdict:
-    """The calibrated verdict from :func:`signals`' values with the constants of
-    ``engine`` (hybrid's for an engine without its own) for the question's
-    :func:`regime` (an ``other`` question is scored by the ``named`` model and never
-    refused); the calibration script passes its candidates' constants instead."""
+    """The calibrated verdict from :func:`signals`' values with ``model``'s constants
+    (None: :data:`DEFAULT_FAMILY`'s; :func:`verdict_model` makes one from a family
+    name) for the question's :func:`regime` (an ``other`` question is scored by the
+    ``named`` model and never refused); ``bias``, ``weights`` and ``threshold``, when
+    given, replace the model's."""
+    if model is None:
+        model = FAMILIES[DEFAULT_FAMILY]
+    elif not isinstance(model, VerdictModel):  # an engine's name says nothing of its model
+        raise InvalidTypeError(
+            f"judge takes a VerdictModel (verdict_model(...)), not {type(model).__name__}"
+        )
     kind = regime(values)
-    model = "self" if kind in ("self", "small") else "named"
-    fitted = CALIBRATED.get(engine, CALIBRATED["hybrid"])[model]
+    fitted = model.models["self" if kind in ("self", "small") else "named"]
     bias = fitted[0] if bias is None else bias
     weights = fitted[1] if weights is None else weights
     threshold = fitted[2] if threshold is None else threshold

@@ -703,16 +703,18 @@ def readers_replay(
       answers (greedy decoding: the draft it would get is the saved one).
 
     With ``verdict``, the "not in memory" verdict (:mod:`remem.answer.verdict`, the
-    row's engine's constants) is read from the saved evidence and refuses for
-    ``local`` and ``none`` as ``Memory.answer`` would; its IDF and known words come
-    from a lexical index of the whole conversation, as the live index would hold
-    them. The evidence is what the reader saw (the fitted top-k, best first), rebuilt
-    from the data by turn id. ``full-context`` rows (no retrieval) are left out.
-    Returns the rows, labelled ``<engine>/<reader>``, and the labels in order."""
+    model the row's engine declares: :func:`remem.bench.verdict.engine_verdict`) is read
+    from the saved evidence and refuses for ``local`` and ``none`` as ``Memory.answer``
+    would; its IDF and known words come from a lexical index of the whole conversation,
+    as the live index would hold them. The evidence is what the reader saw (the fitted
+    top-k, best first), rebuilt from the data by turn id. ``full-context`` rows (no
+    retrieval) are left out. Returns the rows, labelled ``<engine>/<reader>``, and the
+    labels in order."""
     from ..answer.reader import routed_to_sentence
-    from ..answer.verdict import judge, signals
+    from ..answer.verdict import VerdictModel, judge, signals
     from ..index.bm25 import BM25Index
     from ..types import Hit, index_text
+    from .verdict import engine_verdict
 
     convs = {c.sample_id: c for c in load_locomo(data_path)}
     lexical: dict[str, BM25Index] = {}
@@ -727,6 +729,7 @@ def readers_replay(
     extract = Answerer(create_llm("none"), verdict=False)
     out: list[dict[str, Any]] = []
     labels: list[str] = []
+    models: dict[str, VerdictModel] = {}  # each saved engine's, as it declares it
     for r in saved:
         cid = r["conversation"]
         hits = [
@@ -739,7 +742,10 @@ def readers_replay(
         def known(word: str, idx: BM25Index = idx) -> bool:
             return idx.df(word) > 0
 
-        absent = judge(signals(r["question"], hits, idx.idf, known), r["engine"]).not_in_memory
+        if r["engine"] not in models:
+            models[r["engine"]] = engine_verdict(r["engine"])
+        values = signals(r["question"], hits, idx.idf, known)
+        absent = judge(values, models[r["engine"]]).not_in_memory
         gold = None if r["category"] == 5 else r["gold"]
         refused_by_verdict = verdict and absent
         none = extract.answer(r["question"], Recall(hits, 1.0, refused_by_verdict))

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..embed import create_embedder
 from ..embed.base import MemoEmbedder
+from ..engines.verdict import VerdictModel, verdict_model
 from ..memory import Memory
 from .embedcache import DiskCachedEmbedder
 from .locomo import load_locomo
@@ -24,6 +25,20 @@ from .metrics import mean
 
 #: the conversations the verdict was fitted on (LoCoMo's first five)
 CALIBRATION = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
+
+
+def engine_verdict(engine: str, embedder: Any = None) -> VerdictModel:
+    """The verdict model engine ``engine`` (a registered name) declares, as a
+    ``Memory`` of it gets without an override: read from the engine made, never from
+    its name; the default family's for a name nobody registered here (a saved row of
+    an engine this process does not load)."""
+    from ..engines import engine_names
+
+    if engine not in engine_names():
+        return verdict_model(None)
+    embedder = embedder or MemoEmbedder(create_embedder("minilm"))
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        return mem.verdict_model
 
 
 def verdict_rows(

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from ..timeexpr import mentioned_windows
 from ..types import StoredMemory
 from .arrange import ArrangeConfig, arrange, plan
 from .exact import ExactConfig, identifiers, lift_exact
+
+if TYPE_CHECKING:
+    from .verdict import VerdictModel
 
 
 @dataclass
@@ -156,6 +159,14 @@ class Engine(ABC):
     #: The dataclass declaring this engine's options (``engines/options.py``); None: it
     #: takes none
     config_class: ClassVar[type | None] = None
+    #: The "not in memory" verdict's model for this engine's recalls
+    #: (``answer/verdict.py``): a family of ``engines/verdict.py``'s ``FAMILIES``
+    #: ("hybrid", "synapse"), only where that model was fitted on this engine's
+    #: rankings, or its own fitted ``VerdictModel`` (``scripts/calibrate_verdict.py``);
+    #: None: the documented default (``DEFAULT_FAMILY``). Read once, when ``Memory`` is
+    #: made, never from the engine's registered name, so a variant registered under
+    #: another name keeps its model; ``Memory(verdict=...)`` overrides it.
+    verdict: str | VerdictModel | None = None
 
     def __init__(self, ctx: EngineContext, **options: Any):
         if options:

@@ -121,6 +121,9 @@ class HybridEngine(Engine):
     def __init__(self, ctx: EngineContext, **options: Any):
         super().__init__(ctx)
         self.cfg = resolve(HybridConfig, options, f"engine {self.name!r}")
+        # the hybrid model was fitted on this engine with its default settings (other
+        # settings get the default family, which is hybrid's too)
+        self.verdict = "hybrid" if self.cfg == HybridConfig() else None
         self.depth = self.cfg.depth
         self.constant = self.cfg.constant
 

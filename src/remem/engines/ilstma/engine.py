@@ -100,6 +100,9 @@ class IlstmaEngine(Engine):
     abilities = Abilities(flow=True, short_term=True)
     tables = (ILSTMA_TABLES,)
     config_class = IlstmaConfig
+    # no verdict model was fitted on ILSTMA's recalls (a cache hit's short-term memory,
+    # else its global retriever's ranking): the default family (answer/verdict.py)
+    verdict = None
 
     def __init__(self, ctx: EngineContext, *, variant: str = "ilstma", **options: Any):
         super().__init__(ctx)

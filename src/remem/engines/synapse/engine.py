@@ -73,6 +73,10 @@ class SynapseEngine(Engine):
         super().__init__(ctx)
         self.name = variant  # type: ignore[misc]
         self.cfg = SynapseConfig.for_engine(variant, options)
+        # the synapse model was fitted on this configuration only (``synapse``'s
+        # defaults): a variant or options that rank otherwise (synapse-paper, the
+        # ablations) were never fitted and get the default family (verdict.py)
+        self.verdict = "synapse" if self.cfg == SynapseConfig.for_engine("synapse", {}) else None
         self.db = SynapseStorage(ctx.store.attach(SYNAPSE_TABLES))
         self.lexical = LexicalExtractor(self.cfg.min_concept_chars)
         self.extractor = extractor or (
