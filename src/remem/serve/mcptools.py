@@ -1,0 +1,215 @@
+"""The MCP server's tools, one small function per area: storing memories, reading
+them, and forgetting (with the list of users). ``mcp.py`` builds the server; this
+module only names each tool's method on
+:class:`~remem.serve.tenant.TenantMemory`, describes it for the agent, and pairs it
+with the ``schema.py`` model that checks its arguments.
+
+Imported only when a server is built (``mcp.create_server``): it needs the MCP SDK,
+which ``remem --help`` must not. The tools are closures over ``call`` because the SDK
+reads each tool's arguments from its function's signature, and the view they act on
+is the calling request's, known only when the server runs.
+"""
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, create_model
+
+from ..errors import NotFoundError, RememError
+from . import schema
+from .tenant import TenantMemory
+
+#: ``call(method, *args, **kwargs)``: the TenantMemory method run off the event loop
+Call = Callable[..., Awaitable[Any]]
+#: a tool before it is built: its function, argument model, title and annotations
+Spec = tuple[Callable[..., Awaitable[dict[str, Any]]], type[BaseModel], str, ToolAnnotations]
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+ERASE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
+
+
+def tools(view: Callable[[], TenantMemory]) -> list[Tool]:
+    """The tools, in the order agents list them; ``view()`` gives the calling
+    request's TenantMemory. Each tool's arguments are checked by the model of
+    ``schema.py`` it is listed with, before the function runs: the signatures only
+    name them."""
+    call = _caller(view)
+    specs = [*_storing(call), *_reading(call), *_forgetting(call)]
+    return [
+        _strict(Tool.from_function(fn, title=title, annotations=annotations), model)
+        for fn, model, title, annotations in specs
+    ]
+
+
+def _caller(view: Callable[[], TenantMemory]) -> Call:
+    """The one way a tool reaches memory: the view is taken in the request's context,
+    the blocking call runs on a worker thread, and remem's errors become tool errors
+    (the agent reads the message and can correct itself)."""
+
+    async def call(method: str, *args: Any, **kwargs: Any) -> Any:
+        tm = view()  # here, in the request's context, not on the worker thread
+        fn = functools.partial(getattr(tm, method), *args, **kwargs)
+        try:
+            return await anyio.to_thread.run_sync(fn)
+        except RememError as exc:
+            raise ToolError(str(exc)) from None
+
+    return call
+
+
+def _strict(tool: Tool, model: type[BaseModel]) -> Tool:
+    """``tool`` validating its arguments with ``model``, the HTTP API's own model
+    (``schema.py``): unknown fields and loose types are refused, sizes are capped, and
+    the input schema the agent reads is that model's.
+
+    The SDK builds a tool's argument model from the function's signature, and that
+    model drops unknown fields and coerces ``"5"`` to 5; the SDK validates with the
+    tool's ``fn_metadata.arg_model``, which is swapped here for the shared model (with
+    the SDK's base for the one method it calls on it)."""
+
+    arguments = create_model(f"{tool.name}Arguments", __base__=(model, ArgModelBase))
+    metadata = tool.fn_metadata.model_copy(update={"arg_model": arguments})
+    input_schema = arguments.model_json_schema(by_alias=True)
+    return tool.model_copy(update={"fn_metadata": metadata, "parameters": input_schema})
+
+
+def _storing(call: Call) -> list[Spec]:
+    """Tools that add memories: one at a time, or a batch (a whole conversation)."""
+
+    async def add_memory(
+        user_id: str,
+        text: str,
+        speaker: str | None = None,
+        timestamp: str | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Remember one thing about a user for later conversations.
+
+        Use it whenever the user tells you something worth knowing next time: a
+        preference, a plan, a person, a date, an event. Store it as a plain sentence,
+        ideally in the user's words, with the speaker (the chat role: "user" for the
+        user's words, "assistant" for yours) and the time it was said.
+        Returns {"id": ...}, the memory's id (for get_memory and forget)."""
+        return await call(
+            "add",
+            user_id,
+            text,
+            speaker=speaker,
+            timestamp=timestamp,
+            session_id=session_id,
+            metadata=metadata,
+        )
+
+    async def add_memories(
+        user_id: str, items: list[Any], skip_blank: bool = False
+    ) -> dict[str, Any]:
+        """Remember many things about a user at once, e.g. a whole conversation.
+
+        All or nothing: one invalid item rejects the batch (the error names it) and
+        nothing is stored; with skip_blank, items whose text is blank are left out
+        instead. Returns {"ids": [...], "skipped": [...]}: the new ids in the order of
+        the items, and the positions of the items left out as blank."""
+        return await call("add_many", user_id, schema.memory_items(items), skip_blank)
+
+    return [
+        (add_memory, schema.AddRequest, "Remember", WRITE),
+        (add_memories, schema.AddManyRequest, "Remember many", WRITE),
+    ]
+
+
+def _reading(call: Call) -> list[Spec]:
+    """Tools that read a user's memories: for a question (search, recall, answer) or
+    to review them (list, get by id)."""
+
+    async def search_memory(
+        user_id: str, query: str, k: int = 10, now: str | None = None
+    ) -> dict[str, Any]:
+        """Find a user's memories relevant to a question or topic, best first.
+
+        Use it before answering anything that depends on earlier conversations, when
+        you want to read the memories yourself. Returns {"hits": [...]}, each with id,
+        text, speaker, timestamp, session_id, metadata and a score (comparable only
+        within one result). An empty list means nothing relevant is stored."""
+        return await call("search", user_id, query, k=k, now=now)
+
+    async def recall_memory(
+        user_id: str, query: str, k: int = 10, now: str | None = None
+    ) -> dict[str, Any]:
+        """Like search_memory, plus how sure memory is that it holds the answer.
+
+        Returns {"hits", "confidence", "refuse", "concepts", "explanations", "absent",
+        "not_in_memory", ...}.
+        When refuse is true the engine judged that memory does not hold the answer:
+        say you don't know rather than answer from the hits. explanations says, per
+        hit id, how it was reached (a direct match, or a path through related
+        memories and concepts)."""
+        return await call("recall", user_id, query, k=k, now=now)
+
+    async def list_memories(user_id: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+        """Page through everything remembered about a user, oldest first (to review
+        or clean up memory, not to answer questions: use search_memory for that).
+        Returns {"count": total, "memories": [...]}."""
+        return await call("memories", user_id, limit=limit, offset=offset)
+
+    async def answer_question(
+        user_id: str, question: str, k: int = 10, now: str | None = None
+    ) -> dict[str, Any]:
+        """Answer a question from a user's memory, or say that memory does not hold it.
+
+        Use it for a direct question about the user's past ("when did I move?", "what
+        is my sister's name?"). Returns {"text", "refused", "evidence", ...}: text is a
+        short answer grounded in the evidence memories. When refused is true the text is
+        "Not mentioned in the conversation": memory lacks the answer, so tell the user
+        you don't know (or ask them) instead of guessing."""
+        return await call("answer", user_id, question, k=k, now=now)
+
+    async def get_memory(user_id: str, memory_id: str) -> dict[str, Any]:
+        """Read one memory of a user by its id: id, text, speaker, timestamp,
+        session_id, metadata. An error when the user has no memory with that id."""
+        hit = await call("get", user_id, memory_id)
+        if hit is None:
+            raise ToolError(str(NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")))
+        return hit
+
+    return [
+        (search_memory, schema.QueryRequest, "Search memory", READ),
+        (recall_memory, schema.QueryRequest, "Recall with confidence", READ),
+        (list_memories, schema.PageRequest, "List memories", READ),
+        (answer_question, schema.AnswerRequest, "Answer from memory", READ),
+        (get_memory, schema.MemoryRequest, "Read a memory", READ),
+    ]
+
+
+def _forgetting(call: Call) -> list[Spec]:
+    """Tools over stored data as a whole: forget a memory or a user, list the users."""
+
+    async def forget(user_id: str, memory_id: str) -> dict[str, Any]:
+        """Delete one memory of a user permanently, e.g. when the user asks you to
+        forget it or it turned out wrong. Returns {"deleted": true}, or false when the
+        user has no memory with that id (nothing changed)."""
+        return await call("delete", user_id, memory_id)
+
+    async def forget_user(user_id: str) -> dict[str, Any]:
+        """Erase everything remembered about a user, permanently (for example when
+        they ask to delete their data). Returns {"deleted": n}, the memories removed."""
+        return await call("delete_user", user_id)
+
+    async def list_users() -> dict[str, Any]:
+        """The user ids that have memories here. Returns {"users": [...]}."""
+        return await call("users")
+
+    return [
+        (forget, schema.MemoryRequest, "Forget a memory", ERASE),
+        (forget_user, schema.UserRequest, "Forget a user", ERASE),
+        (list_users, schema.NoArguments, "List users", READ),
+    ]

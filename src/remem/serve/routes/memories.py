@@ -1,0 +1,63 @@
+"""Routes for one user's memories: add one or many, list them, read or delete one."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from ...errors import NotFoundError
+from ...validation import MAX_COUNT
+from ..schema import MAX_PAGE, AddManyRequest, AddRequest, memory_items
+from .deps import Tenant, UserQ
+from .models import KEYED, AddedOut, DeletedOut, HitOut, IdOut, MemoriesOut, error_responses
+
+router = APIRouter(tags=["memories"])
+
+
+@router.post("/v1/memories", status_code=201, response_model=IdOut, responses=KEYED)
+def add(body: AddRequest, t: Tenant) -> dict[str, Any]:
+    """Store one memory; returns its id."""
+    fields = body.model_dump(exclude={"user_id", "text"}, exclude_none=True)
+    return t.add(body.user_id, body.text, **fields)
+
+
+@router.post("/v1/memories/batch", status_code=201, response_model=AddedOut, responses=KEYED)
+def add_many(body: AddManyRequest, t: Tenant) -> dict[str, Any]:
+    """Store many memories in one transaction (all or none); ids in order."""
+    return t.add_many(body.user_id, memory_items(body.items), body.skip_blank)
+
+
+@router.get("/v1/memories", response_model=MemoriesOut, responses=KEYED)
+def list_memories(
+    t: Tenant,
+    user_id: UserQ,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+    offset: Annotated[int, Query(ge=0, le=MAX_COUNT)] = 0,
+) -> dict[str, Any]:
+    """The user's memories in insertion order, a page at a time."""
+    return t.memories(user_id, limit, offset)
+
+
+@router.get(
+    "/v1/memories/{memory_id}", response_model=HitOut, responses={**KEYED, **error_responses(404)}
+)
+def get(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
+    """One memory by id; 404 when this user has no such memory."""
+    hit = t.get(user_id, memory_id)
+    if hit is None:
+        raise NotFoundError(f"user has no memory {memory_id!r}")
+    return hit
+
+
+@router.delete(
+    "/v1/memories/{memory_id}",
+    response_model=DeletedOut,
+    responses={**KEYED, **error_responses(404)},
+)
+def delete(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
+    """Delete one memory; 404 when this user has no such memory."""
+    out = t.delete(user_id, memory_id)
+    if not out["deleted"]:
+        raise NotFoundError(f"user has no memory {memory_id!r}")
+    return out

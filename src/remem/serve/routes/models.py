@@ -1,0 +1,136 @@
+"""The HTTP API's response models: documented in the OpenAPI schema, and each route's
+returned dict is checked against its model, so the schema cannot drift from what the
+server sends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class HitOut(BaseModel):
+    id: str
+    text: str
+    score: float
+    speaker: str | None
+    timestamp: str = Field(description="ISO 8601, as stored")
+    session_id: str | None
+    metadata: dict[str, Any]
+
+
+class IdOut(BaseModel):
+    id: str
+
+
+class AddedOut(BaseModel):
+    ids: list[str] = Field(description="the new memories' ids, in the order given")
+    skipped: list[int] = Field(
+        description="positions of the items left out as blank (skip_blank); else empty"
+    )
+
+
+class DeletedOut(BaseModel):
+    deleted: bool
+
+
+class ErasedOut(BaseModel):
+    deleted: int = Field(description="memories removed")
+
+
+class MemoriesOut(BaseModel):
+    count: int = Field(description="the user's memories in all")
+    memories: list[HitOut]
+
+
+class UsersOut(BaseModel):
+    users: list[str]
+
+
+class SearchOut(BaseModel):
+    hits: list[HitOut]
+
+
+class RecallOut(BaseModel):
+    hits: list[HitOut]
+    confidence: float
+    refuse: bool
+    concepts: list[tuple[str, float]]
+    explanations: dict[str, str]
+    cache_hit: bool | None
+    timings: dict[str, float]
+    #: the "not in memory" verdict (probability) and its call
+    absent: float
+    not_in_memory: bool
+
+
+class AnswerOut(BaseModel):
+    text: str
+    refused: bool
+    cache_hit: bool | None
+    context_tokens: int
+    llm_calls: int
+    latency_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    evidence: list[HitOut]
+    explanations: dict[str, str]
+    timings: dict[str, float]
+    draft: str
+
+
+class TraceNodeOut(BaseModel):
+    id: str = Field(description="a memory id, or c:<n> for a concept")
+    kind: str = Field(description="episode or concept")
+    label: str = Field(description="the memory's text, or the concept's words")
+    activation: float
+    anchor: str = Field(description='the channels that seeded it; "" when reached')
+    rank: int | None = Field(description="its place among the hits, from 1")
+    speaker: str | None = None
+    timestamp: str | None = None
+    session_id: str | None = None
+
+
+class TraceEdgeOut(BaseModel):
+    source: str
+    target: str
+    weight: float
+    carried: float = Field(description="the most activation it passed on in one round")
+
+
+class TraceOut(BaseModel):
+    recall: RecallOut
+    graph: bool = Field(description="whether the engine has a graph (SYNAPSE)")
+    nodes: list[TraceNodeOut]
+    edges: list[TraceEdgeOut]
+
+
+class EngineOut(BaseModel):
+    name: str
+    gate: bool = Field(description="a confidence gate that can refuse")
+    flow: bool = Field(description="a per-question flow with state")
+    short_term: bool = Field(description="a short-term memory (GET /v1/short-term)")
+
+
+class HealthOut(BaseModel):
+    status: str
+    version: str
+    engine: str
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="stable: switch on this, not on the message")
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` entry documenting these statuses as :class:`ErrorOut`."""
+    return {status: {"model": ErrorOut} for status in statuses}
+
+
+#: what any keyed route may answer besides its success
+KEYED = error_responses(400, 401, 413, 415, 422, 503)
