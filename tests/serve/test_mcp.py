@@ -29,6 +29,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
+from crashing import LEAKS, SECRET, crashing  # noqa: E402
 from remem import Memory  # noqa: E402
 from remem.errors import InvalidInputError, LLMError  # noqa: E402
 from remem.keys import KeyRing  # noqa: E402
@@ -217,18 +218,7 @@ async def test_stdio_tenant_scopes_user_ids(tmp_path: Path, open_memory) -> None
     assert open_memory(db).users() == ["acme:bob"]
 
 
-SECRET = "80417723"
-CRASHING = f"""
-import sys
-from remem.serve.tenant import TenantMemory
-
-def crash(self, *args, **kwargs):
-    raise OverflowError("date value out of range near 'my PIN is {SECRET}' rmm_0123")
-
-TenantMemory.search = crash
-from remem.serve.mcp import main
-sys.exit(main(sys.argv[1:]))
-"""
+CRASHING = crashing("remem.serve.mcp")
 """``python -m remem.serve.mcp`` whose search fails unexpectedly, with a message a log
 must never show (a ``-c`` script has no source lines a traceback could quote)."""
 
@@ -259,7 +249,7 @@ async def test_stdio_unexpected_error_is_one_content_free_stderr_line(tmp_path: 
     logged = errlog.read_text()
     assert logged.count("OverflowError") == 1, logged
     assert "search_memory" in logged and "unexpected" in logged, logged  # (Rich wraps lines)
-    for leak in (SECRET, "PIN", "rmm_0123", "date value", "Traceback"):
+    for leak in LEAKS:
         assert leak not in logged, (leak, logged)
 
 
