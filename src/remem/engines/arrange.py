@@ -88,7 +88,11 @@ class ArrangeConfig:
         return resolve(cls, options, "time_options")
 
 
-def plan(question: str, now: datetime | None) -> tuple[TimeWindow | None, str | None]:
+#: a question's window (None: it names no time) and order word ("newest", "oldest", None)
+Plan = tuple[TimeWindow | None, str | None]
+
+
+def plan(question: str, now: datetime | None) -> Plan:
     """The question's window and order word; the window is relative to ``now``, the
     moment the question is asked (None: the current time)."""
     clock = now if now is not None else datetime.now(timezone.utc)

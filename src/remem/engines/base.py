@@ -35,7 +35,7 @@ from ..store.base import Store, delete_mark, timestamp_epoch
 from ..store.extension import Extension
 from ..timeexpr import mentioned_windows
 from ..types import StoredMemory
-from .arrange import ArrangeConfig, arrange, plan
+from .arrange import ArrangeConfig, Plan, arrange, plan
 from .exact import ExactConfig, identifiers, lift_exact
 
 if TYPE_CHECKING:
@@ -215,29 +215,50 @@ class Engine(ABC):
         """``search`` with time applied (what ``Memory.search`` calls): when the
         question names a time, a deeper list is reordered by it; versions of one
         memory are put newest first (``engines/arrange.py``)."""
-        window, order = plan(query, now)
-        deep = max(k, self.ctx.time.depth) if window is not None else k
-        hits = self.search(user_id, query, query_vec, deep)
-        return self.finish(user_id, hits, query, now, k)
+        planned = plan(query, now)
+        hits = self.search(user_id, query, query_vec, self.search_depth(planned, k))
+        return self.finish(user_id, hits, query, now, k, planned=planned)
+
+    def search_depth(self, planned: Plan, k: int) -> int:
+        """How many results to rank for ``k``: a question that names a time gets the
+        time stage's ``depth``, so the window can lift what the words found lower."""
+        return max(k, self.ctx.time.depth) if planned[0] is not None else k
 
     def finish(
-        self, user_id: str, hits: list[Scored], query: str, now: datetime | None, k: int
+        self,
+        user_id: str,
+        hits: list[Scored],
+        query: str,
+        now: datetime | None,
+        k: int,
+        *,
+        planned: Plan | None = None,
     ) -> list[Scored]:
         """The stages after any engine's ranking, the same for all (``rank`` and every
         ``recall`` end here): time (:meth:`arrange`), then the memories holding the
-        question's rare identifiers first (``engines/exact.py``); cut to ``k``."""
-        hits = self.arrange(user_id, hits, query, now, k)
+        question's rare identifiers first (``engines/exact.py``); cut to ``k``.
+        ``planned``: the question's ``plan`` when the caller read it already."""
+        hits = self.arrange(user_id, hits, query, now, k, planned=planned)
         if not identifiers(query, self.ctx.exact):  # most questions: no index read
             return hits
         with self.ctx.indexes.use(user_id) as idx:
             return lift_exact(hits, idx, query, k, self.ctx.exact)
 
     def arrange(
-        self, user_id: str, hits: list[Scored], query: str, now: datetime | None, k: int
+        self,
+        user_id: str,
+        hits: list[Scored],
+        query: str,
+        now: datetime | None,
+        k: int,
+        *,
+        planned: Plan | None = None,
     ) -> list[Scored]:
         """Apply the question's time window and order versions (override to do it
-        natively); ``hits`` may be deeper than ``k``."""
-        window, order = plan(query, now)
+        natively); ``hits`` may be deeper than ``k``. ``planned`` is the question's
+        ``plan`` when the caller read it (once per question: with ``now`` None it
+        reads the clock, and two reads could name different days)."""
+        window, order = planned if planned is not None else plan(query, now)
         settled = not hits or (window is None and not self.ctx.time.updates)
         cached = user_id in self._mentioned_seen  # this user's named times are cached
         if settled and not cached:

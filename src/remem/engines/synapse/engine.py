@@ -393,10 +393,9 @@ class SynapseEngine(Engine):
         confidence, below ``gate_tau`` the engine refuses; the most activated concepts
         and, when asked, each hit's activation path. Time and identifiers are applied
         as in ``rank``."""
-        window, _ = plan(query, now)
-        deep = max(k, self.ctx.time.depth) if window is not None else k
-        found = self._rank(user_id, query, query_vec, deep)
-        found.hits = self.finish(user_id, found.hits, query, now, k)
+        planned = plan(query, now)
+        found = self._rank(user_id, query, query_vec, self.search_depth(planned, k))
+        found.hits = self.finish(user_id, found.hits, query, now, k, planned=planned)
         return found
 
     def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> EngineRecall:
