@@ -235,20 +235,28 @@ class SQLiteStore(SqlStore):
         """``BEGIN IMMEDIATE`` takes the file's write lock: one writer at a time, for
         every user (SQLite has no finer lock)."""
         with self._lock:
-            con = self._con
-            con.execute("BEGIN IMMEDIATE")
-            try:
+            with self._immediate() as con:
                 yield con
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            else:
                 # any process's erase left unscrubbed (the mark is in the file): try
                 # after this commit, without waiting
                 pending = self.shared and self._mark(con) is not None
-                con.execute("COMMIT")
-                if pending:
-                    self._finish(0)
+            if pending:
+                self._finish(0)
+
+    @contextmanager
+    def _immediate(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, committed unless its body raises (the caller holds
+        ``self._lock``). The scrub's own bookkeeping uses it bare: ``_open_write``
+        would try the scrub again after it."""
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            yield con
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        else:
+            con.execute("COMMIT")
 
     def _migrate(self) -> None:
         with self._open_write() as con:
@@ -323,15 +331,14 @@ class SQLiteStore(SqlStore):
         checkpoint again (they name users), and only then the mark. A mark another
         erase replaced meanwhile stays for that erase's own scrub. None when every
         erase committed before this call is out of the files, else why not."""
-        con = self._con
-        token = self._mark(con)
+        token = self._mark(self._con)
         if token is None:
             return None
         why = self._checkpoint(wait_ms)
         if why is not None:
             return why
-        with self._open_write_raw() as current:
-            if current != token:
+        with self._immediate() as con:
+            if self._mark(con) != token:
                 return None
             records = con.execute(
                 "DELETE FROM meta WHERE key >= ? AND key < ?", (ERASED_PREFIX, ERASED_END)
@@ -343,24 +350,10 @@ class SQLiteStore(SqlStore):
                 con.execute("DELETE FROM meta WHERE key = ?", (SCRUB_KEY,))
         if records and self._checkpoint(wait_ms) is None:
             # the mark itself names no one: no checkpoint needed after it goes
-            with self._open_write_raw() as current:
-                if current == token:
+            with self._immediate() as con:
+                if self._mark(con) == token:
                     con.execute("DELETE FROM meta WHERE key = ?", (SCRUB_KEY,))
         return None
-
-    @contextmanager
-    def _open_write_raw(self) -> Iterator[str | None]:
-        """A write transaction for the scrub's own bookkeeping (``_open_write`` would
-        try the scrub again after it): the mark's current token."""
-        con = self._con
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._mark(con)
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        else:
-            con.execute("COMMIT")
 
     def _checkpoint(self, wait_ms: int) -> str | None:
         """Copy the WAL's pages into the main file (the erased ones zeroed by
