@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .embed.base import usable
+from .embed.base import rankable, usable
 from .engines.ilstma.storage import ILSTMA_TABLES, IlstmaStorage
 from .errors import InvalidInputError
-from .index.cache import rankable
 from .store.base import Store, timestamp_epoch
 from .types import NewMemory, Passages
 from .validation import build_memory_item, is_blank_item, parse_timestamp
@@ -78,7 +77,7 @@ def export_rows(store: Store, user_id: str, embedder_id: str) -> dict[str, Any]:
 
 
 def _listed(vectors: np.ndarray) -> list[list[float]]:
-    """Stored vectors as JSON lists, one that cannot be ranked (``index.cache.rankable``)
+    """Stored vectors as JSON lists, one that cannot be ranked (``embed.base.rankable``)
     as zeros, as the indexes count it: the file stays valid JSON and imports again."""
     return rankable(np.asarray(vectors, dtype=np.float32)).tolist()
 

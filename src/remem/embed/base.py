@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..errors import EmbedderError
+
+log = logging.getLogger(__name__)
 
 
 class Embedder(ABC):
@@ -61,6 +64,21 @@ def usable(vectors: np.ndarray) -> np.ndarray:
     wide = np.asarray(vectors, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         return np.linalg.norm(wide, axis=1) <= MAX_LENGTH
+
+
+def rankable(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` as read from the store, each one a dot product cannot rank (not
+    finite, or longer than a unit vector: a damaged file, or a table imported before
+    vectors were checked) replaced by zeros, which match nothing. Such a memory is
+    still found by its words; left as it was, it would outrank every other memory on
+    every query, with a score of infinity or NaN."""
+    ok = usable(vectors)
+    if ok.all():
+        return vectors
+    log.warning("%d stored vector(s) cannot be ranked; they count as zeros", int((~ok).sum()))
+    out = np.array(vectors, dtype=np.float32)
+    out[~ok] = 0.0
+    return out
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:

@@ -12,7 +12,6 @@ workers) sharing one database always search current data.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..embed.base import usable
+from ..embed.base import rankable
 from ..speakers import party
 from ..store.base import Store, UserState, timestamp_epoch
 from ..types import StoredMemory
@@ -29,27 +28,10 @@ from .bm25 import BM25Index
 from .dense import DenseIndex
 from .tokenize import has_words
 
-log = logging.getLogger(__name__)
-
 SPREAD_SAMPLE = 1024
 """choice: memories sampled to estimate the spread of a query's cosines where only
 some memories are scored (``UserIndex.similarity_at``): the standard deviation of
 1,024 draws is within a few percent of the whole's, at a 1,024-row matrix product."""
-
-
-def rankable(vectors: np.ndarray) -> np.ndarray:
-    """``vectors`` as read from the store, each one a dot product cannot rank (not
-    finite, or longer than a unit vector: a damaged file, or a table imported before
-    vectors were checked) replaced by zeros, which match nothing. Such a memory is
-    still found by its words; left as it was, it would outrank every other memory on
-    every query, with a score of infinity or NaN."""
-    ok = usable(vectors)
-    if ok.all():
-        return vectors
-    log.warning("%d stored vector(s) cannot be ranked; they count as zeros", int((~ok).sum()))
-    out = np.array(vectors, dtype=np.float32)
-    out[~ok] = 0.0
-    return out
 
 
 def _spread(cos: np.ndarray) -> float:
