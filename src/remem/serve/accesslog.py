@@ -140,6 +140,4 @@ def cause(record: logging.LogRecord) -> BaseException:
 
 def hide_tool_errors() -> None:
     """Put :class:`HideToolErrors` on the MCP SDK's server logger (once per process)."""
-    logger = logging.getLogger(TOOL_LOGGER)
-    if not any(isinstance(f, HideToolErrors) for f in logger.filters):
-        logger.addFilter(HideToolErrors())
+    _add_once(TOOL_LOGGER, HideToolErrors)
