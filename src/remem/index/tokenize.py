@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..timeexpr import CALENDAR_WORDS  # capitalised, yet no names: the time stage reads them
+
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 STOPWORDS = frozenset(
@@ -129,14 +131,6 @@ def inflection_key(token: str) -> str:
 #: join prose ("artists/bands", "10:30")
 _JOINED = re.compile(r"@\w|[^\W\d_]\.[^\W\d_]")
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
-#: Words English capitalises that name no one: the time stage reads them
-_CALENDAR = frozenset(
-    {
-        "january", "february", "march", "april", "may", "june", "july", "august",
-        "september", "october", "november", "december", "monday", "tuesday", "wednesday",
-        "thursday", "friday", "saturday", "sunday",
-    }
-)  # fmt: skip
 
 
 def identifier_tokens(text: str, names: bool = True) -> list[str]:
@@ -172,7 +166,12 @@ def identifier_tokens(text: str, names: bool = True) -> list[str]:
                 or (digits and (digits >= 3 or any(c.isalpha() for c in raw)))
                 or any(c.isupper() for c in raw[1:])
                 or "_" in raw
-                or (names and not start and raw[0].isupper() and token.rstrip("s") not in _CALENDAR)
+                or (
+                    names
+                    and not start
+                    and raw[0].isupper()
+                    and token.rstrip("s") not in CALENDAR_WORDS
+                )
             ):
                 out[token] = None
         start = _SENTENCE_END.search(chunk) is not None
