@@ -30,6 +30,7 @@ from remem.embed import create_embedder
 from remem.embed.base import MemoEmbedder
 from remem.engines.exact import ExactConfig, rare_identifiers
 from remem.index.cache import UserIndex
+from remem.question import read_question
 from remem.types import index_text
 
 WORDS = (
@@ -116,7 +117,7 @@ def locomo_counts(path: str) -> None:
             idx.ids = [t.dia_id for t in conv.turns]
             at = {t.dia_id: i for i, t in enumerate(conv.turns)}
             for q in retrieval_questions(conv):
-                rare = rare_identifiers(idx, q.question, cfg)
+                rare = rare_identifiers(idx, read_question(q.question, None, names=cfg.names), cfg)
                 if rare:
                     asked += 1
                     held += any(idx.bm25.held_terms(at[e], rare) for e in q.evidence)

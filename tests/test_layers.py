@@ -27,17 +27,21 @@ LAYERS = [
     ("remem.embed", 2),
     ("remem.llm", 2),
     ("remem.keys", 2),
+    ("remem.question", 2),
     ("remem.engines", 3),
+    ("remem.time", 4),
     ("remem.table", 4),
     ("remem.answer", 4),
-    ("remem.memory", 5),
-    ("remem.serve", 6),
-    ("remem.integrations", 6),
-    ("remem.bench", 6),
-    ("remem.demo", 6),
-    ("remem.commands", 6),
-    ("remem.cli", 7),
-    ("remem", 7),  # the package's __init__: the public surface
+    ("remem.recall", 5),
+    ("remem.writes", 6),
+    ("remem.memory", 6),
+    ("remem.serve", 7),
+    ("remem.integrations", 7),
+    ("remem.bench", 7),
+    ("remem.demo", 7),
+    ("remem.commands", 7),
+    ("remem.cli", 8),
+    ("remem", 8),  # the package's __init__: the public surface
 ]
 
 

@@ -1,9 +1,10 @@
-"""The public facade: validates input, then routes to the store and the engine.
+"""The public facade: validates every argument once, builds the parts, routes.
 
-Order of work in every write: validate everything, compute embeddings, then one
-store transaction, then tell the engine. A failure before the transaction leaves the
-store untouched; the transaction is all-or-nothing; engines derive their state from
-the store, so a crash after it loses nothing.
+``Memory`` owns no algorithm. A read goes to the recall pipeline
+(``recall/pipeline.py``: the question read once, the engine's candidates, the time and
+exact-identifier stages, the engine's extras, the verdict); a write to the write path
+(``writes.py``: embed, one transaction, then indexes, engine and stages); an answer to
+the reader (``answer/``) over a recall.
 """
 
 from __future__ import annotations
@@ -12,32 +13,30 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from . import table
 from .answer import Answer, Answerer
-from .answer.verdict import Verdict, VerdictModel, judge, signals, verdict_model
+from .answer.verdict import VerdictModel, verdict_model
 from .embed import Embedder, create_embedder
 from .embed.base import CheckedEmbedder
 from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
 from .engines.arrange import ArrangeConfig
-from .engines.base import Abilities, EngineRecall, Scored, UserLocks
+from .engines.base import Abilities
 from .engines.exact import ExactConfig
 from .errors import (
-    EmbedderError,
     ErasureIncompleteError,
     InvalidInputError,
     InvalidTypeError,
     StoreError,
 )
 from .index.cache import IndexCache
-from .index.passages import embed_memories, passage_plan
+from .index.passages import passage_plan
 from .llm import LLM, check_llm_name, check_llm_options, create_llm
+from .question import Question
+from .recall import Recalled, Recaller, trace_view
 from .store import Store, open_store
 from .store.extension import Extension, Tables, registered_extensions
 from .types import Added, Hit, Recall, StoredMemory, Trace
@@ -57,6 +56,7 @@ from .validation import (
     is_blank_item,
     parse_timestamp,
 )
+from .writes import Writer, check_embedder, embedder_id
 
 
 def _check_llm(llm: str | LLM, options: dict[str, Any]) -> None:
@@ -152,28 +152,38 @@ class Memory:
             # so any engine's delete erases what the others keep of a memory
             for ext in registered_extensions():
                 self._store.attach(ext)
-            self._check_embedder()
+            check_embedder(self._store, self._embedder, self.path)
             self._indexes = IndexCache(
                 self._store,
                 self._embedder.dim,
                 max_cached_users,
                 self._passages.score if self._passages else "max",
             )
-            self._ctx = EngineContext(
-                self._store, self._embedder, self._indexes, self._get_llm, time_config, exact_config
-            )
+            self._ctx = EngineContext(self._store, self._embedder, self._indexes, self._get_llm)
             self.engine_name = engine
             self._engine = create_engine(engine, self._ctx, **engine_options)
-            self._verdict_model = chosen or verdict_model(
-                self._engine.verdict, f"engine {engine!r}'s declared verdict"
+            self._recaller = Recaller(
+                self._engine,
+                self._store,
+                self._embedder,
+                self._indexes,
+                time=time_config,
+                exact=exact_config,
+                verdict=chosen
+                or verdict_model(self._engine.verdict, f"engine {engine!r}'s declared verdict"),
+            )
+            self._writer = Writer(
+                self._store,
+                self._embedder,
+                self._indexes,
+                self._engine,
+                self._recaller,
+                self._passages,
             )
         except BaseException:
             self._store.close()
             raise
         self._closed = False
-        self._lock = threading.RLock()
-        self._user_locks = UserLocks()
-        self._embedder_recorded = False
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -211,26 +221,6 @@ class Memory:
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("this Memory is closed")
-
-    def _check_embedder(self) -> None:
-        stored = self._store.get_meta("embedder")
-        if not self._embedder.dim:
-            # An endpoint embedder learns its vector size from its first reply, and
-            # the indexes need it now: take it from the file's record of the same
-            # model, else ask the endpoint once (a dead one fails here, clearly).
-            name, _, size = (stored or "").rpartition("/")
-            if name == self._embedder.name and size.isdigit():
-                self._embedder.dim = int(size)
-            else:
-                self._embedder.embed(["remem: the vector size"])
-            if not self._embedder.dim:
-                raise EmbedderError(f"{self._embedder.name} did not tell its vector size")
-        mine = f"{self._embedder.name}/{self._embedder.dim}"
-        if stored is not None and stored != mine:
-            raise StoreError(
-                f"{self.path!r} holds vectors of {stored}, but this Memory embeds with {mine}; "
-                "open it with the same embedder"
-            )
 
     # -- writes -------------------------------------------------------------------
 
@@ -283,27 +273,9 @@ class Memory:
         new = [build_memory_item(x, i, limit) for i, x in enumerate(items) if i not in left_out]
         return Added([m.id for m in self._insert(user_id, new)] if new else [], skipped)
 
-    def _insert(
-        self, user_id: str, new: list, vectors: Any = None, passages: Any = None
-    ) -> list[StoredMemory]:
+    def _insert(self, user_id: str, new: list) -> list[StoredMemory]:
         self._check_open()
-        if vectors is None:
-            vectors, passages = embed_memories(self._embedder, new, self._passages)
-        if not self._embedder_recorded:  # once per Memory: not a round trip per add
-            with self._lock:
-                if self._store.get_meta("embedder") is None:
-                    self._store.set_meta("embedder", self._embedder_id)
-                self._embedder_recorded = True
-        # Per user, not per Memory: the store orders one user's writes itself, and a
-        # server's threads adding for different users must not queue behind each other.
-        with self._user_locks(user_id):
-            # the index is brought current and extended here, on the write path, so
-            # the first search after a write is as fast as the rest
-            before = self._indexes.get(user_id).state
-            stored = self._store.add(user_id, new, vectors, passages)
-            self._indexes.added(user_id, stored, before)
-        self._engine.on_add(user_id, stored)
-        return stored
+        return self._writer.insert(user_id, new)
 
     def delete(self, memory_id: str, user_id: str) -> bool:
         """Delete one memory; False when the user has no memory with that id.
@@ -319,28 +291,10 @@ class Memory:
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
         try:
-            return bool(self._remove(user_id, [memory_id]))
+            return bool(self._writer.remove(user_id, [memory_id]))
         except ErasureIncompleteError as exc:
             exc.result = bool(exc.result)
             raise
-
-    def _remove(self, user_id: str, ids: list[str]) -> list[str]:
-        """Delete validated ids from the store, this process's indexes and the engine
-        (these too when the store could not scrub the files yet: the rows are gone)."""
-        pending: ErasureIncompleteError | None = None
-        with self._user_locks(user_id):
-            before = self._indexes.get(user_id).state
-            try:
-                gone = self._store.delete(user_id, ids)
-            except ErasureIncompleteError as exc:
-                gone, pending = list(exc.result or []), exc  # type: ignore[call-overload]
-            if gone:
-                self._indexes.deleted(user_id, gone, before)
-        if gone:
-            self._engine.on_delete(user_id, gone)
-        if pending is not None:
-            raise pending
-        return gone
 
     def delete_user(self, user_id: str) -> int:
         """Erase everything of the user (rows, vectors, indexes); returns memories
@@ -349,17 +303,7 @@ class Memory:
         finds (and returns it if it finishes the scrub)."""
         user_id = check_user_id(user_id)
         self._check_open()
-        pending: ErasureIncompleteError | None = None
-        with self._user_locks(user_id):
-            try:
-                n = self._store.delete_user(user_id)
-            except ErasureIncompleteError as exc:
-                pending = exc
-            self._indexes.drop(user_id)
-        self._engine.on_delete_user(user_id)
-        if pending is not None:
-            raise pending
-        return n
+        return self._writer.erase_user(user_id)
 
     def scrub(self) -> None:
         """Finish scrubbing from the database files what earlier erases deleted (an
@@ -376,9 +320,8 @@ class Memory:
         the moment the question is asked (default: the current time): a time the
         query names ("10 days ago", "last Saturday", "in May") is taken relative to
         it, and memories made then rank first among the relevant ones."""
-        query, user_id, k, when = self._question(query, user_id, k, now, what="query")
-        ranked = self._engine.rank(user_id, query, self._query_vec(query), k, when)
-        return self._hits(user_id, ranked)
+        question, user_id, k = self._question(query, user_id, k, now, what="query")
+        return self._recaller.hits(user_id, self._recaller.rank(user_id, question, k))
 
     def recall(
         self, query: str, user_id: str, k: int = 10, *, now: Any = None, explain: bool = True
@@ -395,7 +338,7 @@ class Memory:
         ``explain=False`` skips tracing each hit's activation path (SYNAPSE), for
         callers that need only the verdict.
         """
-        return self._recall(query, user_id, k, now, explain=explain)[0]
+        return self._recall(query, user_id, k, now, explain=explain).recall
 
     def trace(
         self, query: str, user_id: str, k: int = 10, *, now: Any = None, limit: int = 40
@@ -410,41 +353,8 @@ class Memory:
             raise InvalidTypeError(f"limit must be an int, not {type(limit).__name__}")
         if not 1 <= limit <= MAX_TRACE_NODES:
             raise InvalidInputError(f"limit must be 1 to {MAX_TRACE_NODES}, got {limit}")
-        rec, found = self._recall(query, user_id, k, now, explain=True)
-        if found.trace is None:
-            return Trace(rec, graph=False)
-        traced = found.trace(limit)
-        ranks = {h.id: i + 1 for i, h in enumerate(rec.hits)}
-        episodes = [key for key, kind, *_ in traced.nodes if kind == "episode"]
-        rows = self._store.get(user_id, episodes)
-        nodes: list[dict[str, Any]] = []
-        for key, kind, label, activation, anchor in traced.nodes:
-            node: dict[str, Any] = {
-                "id": key,
-                "kind": kind,
-                "label": label,
-                "activation": activation,
-                "anchor": anchor,
-                "rank": ranks.get(key),
-            }
-            if kind == "episode":
-                row = rows.get(key)
-                if row is None:  # deleted meanwhile
-                    continue
-                node.update(
-                    label=row.text,
-                    speaker=row.speaker,
-                    timestamp=row.timestamp.isoformat(),
-                    session_id=row.session_id,
-                )
-            nodes.append(node)
-        present = {n["id"] for n in nodes}
-        edges = [
-            {"source": s, "target": t, "weight": w, "carried": c}
-            for s, t, w, c in traced.edges
-            if s in present and t in present
-        ]
-        return Trace(rec, True, nodes, edges)
+        recalled = self._recall(query, user_id, k, now, explain=True)
+        return trace_view(recalled, self._store, user_id, limit)
 
     def answer(self, question: str, user_id: str, k: int = 10, *, now: Any = None) -> Answer:
         """Answer from the user's memory, or refuse ("Not mentioned in the conversation").
@@ -455,76 +365,32 @@ class Memory:
         ``llm="none"`` the answer is the best evidence sentence.
         """
         t0 = time.perf_counter()
-        rec, found = self._recall(question, user_id, k, now, explain=True, what="question")
+        recalled = self._recall(question, user_id, k, now, explain=True, what="question")
         return self._reader().answer(
-            question,
-            rec,
-            notes=found.notes,
-            prepared=found.answer,
-            extra_calls=found.llm_calls,
+            recalled.question.text,
+            recalled.recall,
+            notes=recalled.notes,
+            prepared=recalled.prepared,
+            extra_calls=recalled.llm_calls,
             started=t0,
         )
 
     def _question(
         self, query: Any, user_id: Any, k: Any, now: Any, *, what: str
-    ) -> tuple[str, str, int, datetime | None]:
-        """Every argument of a read, validated once."""
+    ) -> tuple[Question, str, int]:
+        """Every argument of a read, validated once; the question read once."""
         query = check_text(query, self.max_text_chars, what=what)
         user_id = check_user_id(user_id)
         k = check_k(k)
         when = None if now is None else parse_timestamp(now, what="now")
         self._check_open()
-        return query, user_id, k, when
-
-    def _query_vec(self, query: str) -> np.ndarray | None:
-        return self._embedder.embed_one(query) if self._engine.needs_query_vector else None
+        return self._recaller.read(query, when), user_id, k
 
     def _recall(
         self, query: Any, user_id: Any, k: Any, now: Any, *, explain: bool, what: str = "query"
-    ) -> tuple[Recall, EngineRecall]:
-        query, user_id, k, when = self._question(query, user_id, k, now, what=what)
-        found = self._engine.recall(user_id, query, self._query_vec(query), k, when)
-        hits = self._hits(user_id, found.hits)
-        why = found.explanations(traced=explain)
-        verdict = self._verdict(user_id, query, hits)
-        rec = Recall(
-            hits,
-            found.confidence,
-            found.refuse or not hits,  # no evidence at all: memory cannot hold the answer
-            found.concepts,
-            {h.id: why.get(h.id, "") for h in hits},
-            found.cache_hit,
-            found.segments,
-            found.timings,
-            {**found.details, "verdict": verdict.signals},
-            verdict.score,
-            verdict.not_in_memory,
-        )
-        return rec, found
-
-    def _verdict(self, user_id: str, query: str, hits: list[Hit]) -> Verdict:
-        """The "not in memory" verdict over the hits, weighing the question's words by
-        the user's own lexical index (how rare each is, whether any memory holds it);
-        a thing the question says the user has that no hit names is looked up by
-        meaning among the hits' vectors (one word embedded)."""
-        with self._indexes.use(user_id) as idx:
-            at = np.array([idx.pos[h.id] for h in hits if h.id in idx.pos], dtype=np.int64)
-
-            def related(word: str) -> float:
-                return idx.nearest(at, self._embedder.embed_one(word))
-
-            values = signals(
-                query, hits, idx.bm25.idf, lambda t: idx.bm25.df(t) > 0, len(idx.bm25), related
-            )
-        verdict = judge(values, self._verdict_model)
-        # nothing recalled (no memories, or none the search found): certain, whatever
-        # the model makes of the question's words
-        return verdict if hits else replace(verdict, score=1.0, not_in_memory=True)
-
-    def _hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
-        """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""
-        rows = self._store.get(user_id, [r.id for r in ranked])
-        return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+    ) -> Recalled:
+        question, user_id, k = self._question(query, user_id, k, now, what=what)
+        return self._recaller.recall(user_id, question, k, explain=explain)
 
     def _reader(self) -> Answerer:
         """The answering layer, made once (on first use: it needs the LLM)."""
@@ -547,7 +413,7 @@ class Memory:
         """The "not in memory" verdict's model (``answer/verdict.py``): the one
         ``Memory(verdict=...)`` gave, else the one the engine declares
         (``Engine.verdict``), else the default family's; ``.family`` says which."""
-        return self._verdict_model
+        return self._recaller.verdict.model
 
     @property
     def engine_info(self) -> EngineInfo:
@@ -590,7 +456,7 @@ class Memory:
         user_id = check_user_id(user_id)
         self._check_open()
         self._engine.flush(user_id)  # recall metadata buffered by cache hits
-        return table.export_rows(self._store, user_id, self._embedder_id)
+        return table.export_rows(self._store, user_id, embedder_id(self._embedder))
 
     def import_table(
         self, path: str | os.PathLike[str], user_id: str, *, skip_blank: bool = False
@@ -606,8 +472,8 @@ class Memory:
             raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
         self._check_open()
         dim, limit = self._embedder.dim, self.max_text_chars
-        parsed = table.read(path, self._embedder_id, dim, limit, skip_blank=skip_blank)
-        return self._import(parsed, user_id)
+        parsed = table.read(path, embedder_id(self._embedder), dim, limit, skip_blank=skip_blank)
+        return self._writer.import_parsed(parsed, user_id)
 
     def import_data(
         self, data: Mapping[str, Any], user_id: str, *, skip_blank: bool = False
@@ -617,55 +483,8 @@ class Memory:
         skip_blank = check_switch(skip_blank, "skip_blank")
         self._check_open()
         dim, limit = self._embedder.dim, self.max_text_chars
-        parsed = table.parse(data, self._embedder_id, dim, limit, skip_blank=skip_blank)
-        return self._import(parsed, user_id)
-
-    def _import(self, parsed: table.ImportedTable, user_id: str) -> Added:
-        if not parsed.memories:
-            return Added([], parsed.skipped)
-        if len(parsed.memories) > MAX_BATCH:
-            raise InvalidInputError(f"a table imports at most {MAX_BATCH:,} entries at once")
-        vectors, passages = parsed.vectors, parsed.passages
-        if vectors is not None and passages is not None:
-            vectors, passages = self._complete_passages(parsed.memories, vectors, passages)
-        stored = self._insert(user_id, parsed.memories, vectors, passages)
-        try:
-            table.write_meta(
-                self._store,
-                user_id,
-                [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
-            )
-        except BaseException as exc:
-            # all or nothing: take the entries back out before the error propagates
-            try:
-                self._remove(user_id, [m.id for m in stored])
-            except ErasureIncompleteError as pending:
-                # the import's own error is what the caller must see; say the rest
-                note = getattr(exc, "add_note", None)  # Python 3.11+
-                if note is not None:
-                    note(f"remem: the entries taken back out: {pending}")
-            raise
-        return Added([m.id for m in stored], parsed.skipped)
-
-    def _complete_passages(
-        self, memories: list, vectors: np.ndarray, passages: list
-    ) -> tuple[np.ndarray, list]:
-        """A table written before passages existed holds long memories embedded whole:
-        those get their passages (and the vector made of them) now."""
-        limit, plan = self._embedder.max_pieces, self._passages
-        if limit is None or plan is None:
-            return vectors, passages
-        todo = [
-            i
-            for i, (m, p) in enumerate(zip(memories, passages, strict=True))
-            if p is None and self._embedder.count_pieces(m.index_text) > limit
-        ]
-        if todo:
-            vecs, parts = embed_memories(self._embedder, [memories[i] for i in todo], plan)
-            vectors, passages = vectors.copy(), list(passages)
-            for j, i in enumerate(todo):
-                vectors[i], passages[i] = vecs[j], parts[j]
-        return vectors, passages
+        parsed = table.parse(data, embedder_id(self._embedder), dim, limit, skip_blank=skip_blank)
+        return self._writer.import_parsed(parsed, user_id)
 
     def attach(self, extension: Extension) -> Tables:
         """Keep ``extension``'s own tables in this memory's database (the store's one
@@ -686,10 +505,6 @@ class Memory:
         """Raise StoreError unless the store answers (health checks)."""
         self._check_open()
         self._store.get_meta("schema_version")
-
-    @property
-    def _embedder_id(self) -> str:
-        return f"{self._embedder.name}/{self._embedder.dim}"
 
     def consolidate(self, user_id: str) -> int:
         """Run the engine's pending consolidation now; returns memories processed."""

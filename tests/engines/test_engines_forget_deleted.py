@@ -164,10 +164,8 @@ def test_ilstma_erased_and_recreated_user_starts_a_fresh_session(open_memory, tm
 
 def _named_times(mem: Memory) -> set[tuple[str, str]]:
     """(user, memory id) of every memory whose named times the engine keeps."""
-    engine: Any = mem._engine
-    keys = set(engine._mentioned_cache)
-    retriever = getattr(engine, "retriever", None)
-    return keys | (set(retriever._mentioned_cache) if retriever is not None else set())
+    time_stage: Any = next(s for s in mem._recaller.stages if s.name == "time")
+    return set(time_stage.cached())
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "ilstma"])

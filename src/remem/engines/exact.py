@@ -6,7 +6,7 @@ three hundred "Order A0NNX: a note about ..." memories are near-identical to the
 embedder, and a graph or a fusion of rankings blurs the one BM25 term that tells them
 apart (``scripts/exact_identifiers.py``: SYNAPSE put the code's memory first in 22%
 of lookups, hybrid the phone number's in 3%). This stage runs after every engine's
-ranking and its time stage (``Engine.finish``), so it applies to all engines alike:
+ranking and the time stage (``recall/pipeline.py``), so it applies to all engines alike:
 
 * the question's identifiers are its tokens *written* like one
   (``index.tokenize.identifier_tokens``: a digit in a code or a long number, a
@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
-from ..index.tokenize import identifier_tokens, tokenize, without_asking
+from ..index.tokenize import tokenize, without_asking
+from ..question import Question
 from .options import number, resolve, switch
 
 if TYPE_CHECKING:
@@ -84,29 +85,27 @@ class ExactConfig:
         return resolve(cls, options, "exact_options")
 
 
-def identifiers(query: str, cfg: ExactConfig) -> list[str]:
-    """The query's tokens written like identifiers (none when the stage is off)."""
-    return identifier_tokens(query, names=cfg.names) if cfg.lift else []
-
-
-def rare_identifiers(idx: UserIndex, query: str, cfg: ExactConfig) -> dict[str, float]:
-    """The query's identifiers rare for this user, with their IDF; none unless they
-    carry ``min_share`` of the question's weight (module notes)."""
+def rare_identifiers(idx: UserIndex, question: Question, cfg: ExactConfig) -> dict[str, float]:
+    """The question's identifiers rare for this user, with their IDF; none unless they
+    carry ``min_share`` of the question's weight (module notes). The identifiers are
+    the ones ``read_question`` found (none when the stage is off)."""
+    if not cfg.lift:
+        return {}
     bm25 = idx.bm25
-    rare = {t: bm25.idf(t) for t in identifiers(query, cfg) if 0 < bm25.df(t) <= cfg.max_holders}
-    words = {t for t in tokenize(without_asking(query)) if bm25.df(t) > 0} | set(rare)
+    rare = {t: bm25.idf(t) for t in question.identifiers if 0 < bm25.df(t) <= cfg.max_holders}
+    words = {t for t in tokenize(without_asking(question.text)) if bm25.df(t) > 0} | set(rare)
     total = sum(bm25.idf(t) for t in words)
     return rare if rare and sum(rare.values()) >= cfg.min_share * total else {}
 
 
 def lift_exact(
-    hits: Sequence[Scored], idx: UserIndex, query: str, k: int, cfg: ExactConfig
+    hits: Sequence[Scored], idx: UserIndex, question: Question, k: int, cfg: ExactConfig
 ) -> list[Scored]:
-    """``hits`` (best first) with the memories holding the query's rare identifiers
+    """``hits`` (best first) with the memories holding the question's rare identifiers
     first (module notes; at most ``max_holders`` of them), cut to ``k``. A lifted
     memory the engine did not return scores as its best hit; ``note`` names what it
     holds."""
-    rare = rare_identifiers(idx, query, cfg)
+    rare = rare_identifiers(idx, question, cfg)
     held: dict[int, list[str]] = {}
     for token in rare:
         for p in idx.bm25.holders(token).tolist():

@@ -42,11 +42,12 @@ from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...llm import ask_json, prompts
+from ...question import Question
 from ...redact import failure
 from ...store.base import delete_mark, timestamp_epoch
 from ...tokens import clip_tokens
 from ...types import StoredMemory
-from ..base import Abilities, Engine, EngineContext, EngineRecall, Scored, UserLocks
+from ..base import Abilities, Engine, EngineContext, Found, Scored, ShortTermFlow, UserLocks
 from ..retries import LLMFailures
 from .config import IlstmaConfig
 from .forgetting import prefetch_score
@@ -395,17 +396,13 @@ class IlstmaEngine(Engine):
 
     # -- the per-question flow (3.6.2) --------------------------------------------------
 
-    def recall(
-        self,
-        user_id: str,
-        query: str,
-        query_vec: np.ndarray | None,
-        k: int,
-        now: datetime | None = None,
-    ) -> EngineRecall:
-        found = self._flow(user_id, query, query_vec, k, now)
-        found.hits = self.finish(user_id, found.hits, query, now, k)
-        return found
+    def candidates(
+        self, user_id: str, question: Question, query_vec: np.ndarray | None, k: int, depth: int
+    ) -> Found:
+        """The question through the per-question flow (the ``Recalls`` protocol): its
+        cache answers with what it holds, else index-checked retrieval takes the
+        paper's top ``k`` (the flow has its own cut, so ``depth`` is not used)."""
+        return self._flow(user_id, question.text, query_vec, k, question.now)
 
     def _flow(
         self,
@@ -414,7 +411,7 @@ class IlstmaEngine(Engine):
         query_vec: np.ndarray | None,
         k: int,
         now: datetime | None = None,
-    ) -> EngineRecall:
+    ) -> Found:
         """The question through the flow (module notes): the hits come from the cache
         on a hit (possibly fewer than k), else from index-checked retrieval; a hit's
         score is its rank's reciprocal, the top one the confidence. ``now`` is the
@@ -658,7 +655,7 @@ def _outcome(
     llm_calls: int = 0,
     recalled: list[str] | None = None,
     ranking: list[str] | None = None,
-) -> EngineRecall:
+) -> Found:
     """One question through the flow as ``Memory`` reports it: the top hit's score
     as confidence (ILSTMA has no gate), the summary and profile as the reader's
     notes, and (on a miss) the ids recalled and the global retriever's top-k."""
@@ -667,14 +664,10 @@ def _outcome(
         for seg, label in (("summary", "Summary"), ("personality", "About them"))
         if segments.get(seg)
     ]
-    return EngineRecall(
+    return Found(
         hits,
         hits[0].score if hits else 0.0,
-        notes=notes,
-        answer=answer,
-        llm_calls=llm_calls,
-        cache_hit=cache_hit,
-        segments=segments,
+        extras=[ShortTermFlow(cache_hit, segments, notes, answer, llm_calls)],
         timings=timings,
         details={"recalled": recalled or [], "ranking": ranking or []},
     )

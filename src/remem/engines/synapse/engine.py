@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import asdict
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -31,14 +30,15 @@ from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
 from ...index.tokenize import tokenize, without_asking
+from ...question import Question
 from ...speakers import speaker_weights
 from ...types import StoredMemory
-from ..arrange import plan
 from ..base import (
     Abilities,
+    Activation,
     Engine,
     EngineContext,
-    EngineRecall,
+    Found,
     GraphTrace,
     Scored,
     UserLocks,
@@ -381,28 +381,19 @@ class SynapseEngine(Engine):
     ) -> list[Scored]:
         return self._rank(user_id, query, query_vec, k).hits
 
-    def recall(
-        self,
-        user_id: str,
-        query: str,
-        query_vec: np.ndarray | None,
-        k: int,
-        now: datetime | None = None,
-    ) -> EngineRecall:
-        """The search with the gate's verdict: the top hit's activation is the
-        confidence, below ``gate_tau`` the engine refuses; the most activated concepts
-        and, when asked, each hit's activation path. Time and identifiers are applied
-        as in ``rank``."""
-        planned = plan(query, now)
-        found = self._rank(user_id, query, query_vec, self.search_depth(planned, k))
-        found.hits = self.finish(user_id, found.hits, query, now, k, planned=planned)
-        return found
+    def candidates(
+        self, user_id: str, question: Question, query_vec: np.ndarray | None, k: int, depth: int
+    ) -> Found:
+        """The search with the gate's verdict (the ``Recalls`` protocol): the top
+        hit's activation is the confidence, below ``gate_tau`` the engine refuses; the
+        most activated concepts and, when asked, each hit's activation path."""
+        return self._rank(user_id, question.text, query_vec, depth)
 
-    def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> EngineRecall:
+    def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> Found:
         cfg = self.cfg
         with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or query_vec is None:
-                return EngineRecall([], 0.0, refuse=True)
+                return Found([], 0.0, refuse=True)
             n = idx.dense.size
             approx = 0 < cfg.ann_above <= n
             lexical_query = query if cfg.lexical_asking else without_asking(query)
@@ -527,13 +518,11 @@ class SynapseEngine(Engine):
                 return _trace(limit, graph, history, best, dense_set, bm_set, idx)
 
             hits = [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
-            return EngineRecall(
+            return Found(
                 hits,
                 confidence,
                 confidence < cfg.gate_tau,
-                concepts,
-                explain=explain,
-                trace=trace,
+                [Activation(concepts, explain, trace)],
             )
 
     @property

@@ -1,0 +1,165 @@
+"""The recall pipeline: engine candidates -> stages -> extras -> verdict -> result.
+
+``Memory`` builds one :class:`Recaller` and sends every read through it. The engine
+only ranks; the pipeline runs what follows for every engine alike, so an engine
+cannot forget a step and a step is added, replaced or switched off in one place
+(``stages.py``):
+
+1. **The question, read once** (``question.read_question``): its words, the time it
+   names relative to the moment it is asked, its identifiers.
+2. **Candidates**: the engine's ranking, as deep as the stages ask
+   (``Stage.depth``): its ``search``, or, for an engine with the optional
+   :class:`~remem.engines.base.Recalls` protocol (found once, here), its
+   ``candidates`` with a gate and extras.
+3. **Stages**, in order (``stages.default_stages``): the time window and the newer
+   version first (``time/stage.py``), then exact identifiers; cut to ``k``.
+4. **Extras**: what the engine offers beyond hits, each by kind
+   (:class:`~remem.engines.base.Activation`: concepts, activation paths, the graph
+   trace; :class:`~remem.engines.base.ShortTermFlow`: cache, segments, the reader's
+   notes and a prepared answer).
+5. **Verdict** (``verdict.py``): does memory hold the answer at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import numpy as np
+
+from ..answer.verdict import VerdictModel
+from ..embed.base import Embedder
+from ..engines.arrange import ArrangeConfig
+from ..engines.base import Activation, Engine, Found, GraphTrace, Recalls, Scored, ShortTermFlow
+from ..engines.exact import ExactConfig
+from ..index.cache import IndexCache
+from ..question import Question, read_question
+from ..store.base import Store
+from ..types import Hit, Recall
+from .stages import Stage, default_stages
+from .verdict import VerdictStage
+
+
+@dataclass
+class Recalled:
+    """One recall as the pipeline ends it: what ``Memory.recall`` returns, and what
+    the reader and ``Memory.trace`` take from the engine's extras."""
+
+    recall: Recall
+    question: Question
+    #: text for the reader beside the memories (ILSTMA's summary and profile)
+    notes: list[str] = field(default_factory=list)
+    #: an answer the engine already has (ILSTMA's judge on a cache hit)
+    prepared: str | None = None
+    #: LLM calls the engine made for it
+    llm_calls: int = 0
+    #: the query's lit-up neighbourhood in the engine's graph (SYNAPSE), on demand
+    trace: Callable[[int], GraphTrace] | None = None
+
+
+class Recaller:
+    """Runs every read of one ``Memory``: ``rank`` for search, ``recall`` for recall,
+    answer and trace (module notes)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: Store,
+        embedder: Embedder,
+        indexes: IndexCache,
+        *,
+        time: ArrangeConfig,
+        exact: ExactConfig,
+        verdict: VerdictModel,
+        stages: list[Stage] | None = None,
+    ):
+        self.engine = engine
+        self._store = store
+        self._embedder = embedder
+        # the optional protocol, found once: an engine without it recalls by search
+        self._candidates = engine.candidates if isinstance(engine, Recalls) else None
+        self.stages = stages if stages is not None else default_stages(time, exact, store, indexes)
+        self._names = exact.names
+        self._identifiers = exact.lift
+        self.verdict = VerdictStage(verdict, embedder, indexes)
+
+    def read(self, text: str, now: datetime | None) -> Question:
+        """The question read once (``question.read_question``)."""
+        return read_question(text, now, identifiers=self._identifiers, names=self._names)
+
+    def rank(self, user_id: str, question: Question, k: int) -> list[Scored]:
+        """The engine's search with the stages applied (``Memory.search``)."""
+        vec = self._query_vec(question)
+        hits = self.engine.search(user_id, question.text, vec, self._depth(question, k))
+        return self._staged(user_id, question, hits, k)
+
+    def recall(self, user_id: str, question: Question, k: int, *, explain: bool) -> Recalled:
+        """Everything known about one question (``Memory.recall``/``answer``/``trace``);
+        ``explain`` traces each hit's activation path where the engine has one."""
+        found = self._found(user_id, question, k)
+        ranked = self._staged(user_id, question, found.hits, k)
+        if self._candidates is None:  # no gate: the top score, refusing only on nothing
+            ranked = [h if h.why else replace(h, why=self.engine.name) for h in ranked]
+            found.confidence = ranked[0].score if ranked else 0.0
+        hits = self.hits(user_id, ranked)
+        activation = found.extra(Activation) or Activation()
+        flow = found.extra(ShortTermFlow) or ShortTermFlow()
+        why = _explanations(ranked, activation, explain)
+        verdict = self.verdict(user_id, question, hits)
+        rec = Recall(
+            hits,
+            found.confidence if found.confidence is not None else 0.0,
+            found.refuse or not hits,  # no evidence at all: memory cannot hold the answer
+            activation.concepts,
+            {h.id: why.get(h.id, "") for h in hits},
+            flow.cache_hit,
+            flow.segments,
+            found.timings,
+            {**found.details, "verdict": verdict.signals},
+            verdict.score,
+            verdict.not_in_memory,
+        )
+        return Recalled(rec, question, flow.notes, flow.answer, flow.llm_calls, activation.trace)
+
+    def hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
+        """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""
+        rows = self._store.get(user_id, [r.id for r in ranked])
+        return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+
+    def forget(self, user_id: str, ids: list[str]) -> None:
+        """Memories deleted in this process: every stage drops what it kept of them."""
+        for stage in self.stages:
+            stage.forget(user_id, ids)
+
+    def forget_user(self, user_id: str) -> None:
+        for stage in self.stages:
+            stage.forget_user(user_id)
+
+    def _found(self, user_id: str, question: Question, k: int) -> Found:
+        vec = self._query_vec(question)
+        depth = self._depth(question, k)
+        if self._candidates is not None:
+            return self._candidates(user_id, question, vec, k, depth)
+        return Found(self.engine.search(user_id, question.text, vec, depth))
+
+    def _depth(self, question: Question, k: int) -> int:
+        return max(stage.depth(question, k) for stage in self.stages) if self.stages else k
+
+    def _staged(self, user_id: str, question: Question, hits: list[Scored], k: int) -> list[Scored]:
+        for stage in self.stages:
+            hits = stage(user_id, question, hits, k)
+        return hits[:k]
+
+    def _query_vec(self, question: Question) -> np.ndarray | None:
+        """The query's embedding, unless the engine embeds only when it must."""
+        if not self.engine.needs_query_vector:
+            return None
+        return self._embedder.embed_one(question.text)
+
+
+def _explanations(ranked: list[Scored], activation: Activation, traced: bool) -> dict[str, str]:
+    """Hit id -> how it was reached (the traced activation path when there is one),
+    and what a stage did to it."""
+    paths = activation.explain() if traced and activation.explain is not None else {}
+    return {h.id: "; ".join(x for x in (paths.get(h.id) or h.why, h.note) if x) for h in ranked}

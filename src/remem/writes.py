@@ -1,0 +1,184 @@
+"""The write path behind ``Memory``: embed, one transaction, then tell the rest.
+
+Order of work in every write: the caller has validated everything; embeddings are
+computed; then one store transaction; then this process's indexes, the engine and
+the recall pipeline's stages hear of it. A failure before the transaction leaves the
+store untouched; the transaction is all-or-nothing; engines and stages derive their
+state from the store, so a crash after it loses nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import table
+from .embed.base import Embedder
+from .engines.base import Engine, UserLocks
+from .errors import EmbedderError, ErasureIncompleteError, InvalidInputError, StoreError
+from .index.cache import IndexCache
+from .index.passages import PassagePlan, embed_memories
+from .recall import Recaller
+from .store import Store
+from .types import Added, StoredMemory
+from .validation import MAX_BATCH
+
+
+def embedder_id(embedder: Embedder) -> str:
+    """How a file records the model its vectors were made with ("name/size")."""
+    return f"{embedder.name}/{embedder.dim}"
+
+
+def check_embedder(store: Store, embedder: Embedder, where: str) -> None:
+    """Refuse a file whose vectors another embedder made. An endpoint embedder learns
+    its vector size from its first reply, and the indexes need it now: it is taken
+    from the file's record of the same model, else the endpoint is asked once (a dead
+    one fails here, clearly)."""
+    stored = store.get_meta("embedder")
+    if not embedder.dim:
+        name, _, size = (stored or "").rpartition("/")
+        if name == embedder.name and size.isdigit():
+            embedder.dim = int(size)
+        else:
+            embedder.embed(["remem: the vector size"])
+        if not embedder.dim:
+            raise EmbedderError(f"{embedder.name} did not tell its vector size")
+    mine = embedder_id(embedder)
+    if stored is not None and stored != mine:
+        raise StoreError(
+            f"{where!r} holds vectors of {stored}, but this Memory embeds with {mine}; "
+            "open it with the same embedder"
+        )
+
+
+class Writer:
+    """Adds and erases one Memory's memories (module notes)."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        indexes: IndexCache,
+        engine: Engine,
+        recaller: Recaller,
+        passages: PassagePlan | None,
+    ):
+        self._store = store
+        self._embedder = embedder
+        self._indexes = indexes
+        self._engine = engine
+        self._recaller = recaller
+        self._passages = passages
+        self._lock = threading.Lock()
+        # Per user, not per Memory: the store orders one user's writes itself, and a
+        # server's threads adding for different users must not queue behind each other.
+        self._user_locks = UserLocks()
+        self._embedder_recorded = False
+
+    def insert(
+        self, user_id: str, new: list, vectors: Any = None, passages: Any = None
+    ) -> list[StoredMemory]:
+        """Store validated memories (embedding them unless ``vectors`` are given)."""
+        if vectors is None:
+            vectors, passages = embed_memories(self._embedder, new, self._passages)
+        if not self._embedder_recorded:  # once per Memory: not a round trip per add
+            with self._lock:
+                if self._store.get_meta("embedder") is None:
+                    self._store.set_meta("embedder", embedder_id(self._embedder))
+                self._embedder_recorded = True
+        with self._user_locks(user_id):
+            # the index is brought current and extended here, on the write path, so
+            # the first search after a write is as fast as the rest
+            before = self._indexes.get(user_id).state
+            stored = self._store.add(user_id, new, vectors, passages)
+            self._indexes.added(user_id, stored, before)
+        self._engine.on_add(user_id, stored)
+        return stored
+
+    def remove(self, user_id: str, ids: list[str]) -> list[str]:
+        """Delete validated ids from the store, this process's indexes, the engine and
+        the stages (these too when the store could not scrub the files yet: the rows
+        are gone)."""
+        pending: ErasureIncompleteError | None = None
+        with self._user_locks(user_id):
+            before = self._indexes.get(user_id).state
+            try:
+                gone = self._store.delete(user_id, ids)
+            except ErasureIncompleteError as exc:
+                gone, pending = list(exc.result or []), exc  # type: ignore[call-overload]
+            if gone:
+                self._indexes.deleted(user_id, gone, before)
+        if gone:
+            self._engine.on_delete(user_id, gone)
+            self._recaller.forget(user_id, gone)
+        if pending is not None:
+            raise pending
+        return gone
+
+    def erase_user(self, user_id: str) -> int:
+        """Every row of the user, and all this process keeps of them."""
+        pending: ErasureIncompleteError | None = None
+        n = 0
+        with self._user_locks(user_id):
+            try:
+                n = self._store.delete_user(user_id)
+            except ErasureIncompleteError as exc:
+                pending = exc
+            self._indexes.drop(user_id)
+        self._engine.on_delete_user(user_id)
+        self._recaller.forget_user(user_id)
+        if pending is not None:
+            raise pending
+        return n
+
+    def import_parsed(self, parsed: table.ImportedTable, user_id: str) -> Added:
+        """Add an exported table's entries (all or nothing), keeping order, times and
+        recall metadata."""
+        if not parsed.memories:
+            return Added([], parsed.skipped)
+        if len(parsed.memories) > MAX_BATCH:
+            raise InvalidInputError(f"a table imports at most {MAX_BATCH:,} entries at once")
+        vectors, passages = parsed.vectors, parsed.passages
+        if vectors is not None and passages is not None:
+            vectors, passages = self._complete_passages(parsed.memories, vectors, passages)
+        stored = self.insert(user_id, parsed.memories, vectors, passages)
+        try:
+            table.write_meta(
+                self._store,
+                user_id,
+                [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
+            )
+        except BaseException as exc:
+            # all or nothing: take the entries back out before the error propagates
+            try:
+                self.remove(user_id, [m.id for m in stored])
+            except ErasureIncompleteError as pending:
+                # the import's own error is what the caller must see; say the rest
+                note = getattr(exc, "add_note", None)  # Python 3.11+
+                if note is not None:
+                    note(f"remem: the entries taken back out: {pending}")
+            raise
+        return Added([m.id for m in stored], parsed.skipped)
+
+    def _complete_passages(
+        self, memories: Sequence[Any], vectors: np.ndarray, passages: list
+    ) -> tuple[np.ndarray, list]:
+        """A table written before passages existed holds long memories embedded whole:
+        those get their passages (and the vector made of them) now."""
+        limit, plan = self._embedder.max_pieces, self._passages
+        if limit is None or plan is None:
+            return vectors, passages
+        todo = [
+            i
+            for i, (m, p) in enumerate(zip(memories, passages, strict=True))
+            if p is None and self._embedder.count_pieces(m.index_text) > limit
+        ]
+        if todo:
+            vecs, parts = embed_memories(self._embedder, [memories[i] for i in todo], plan)
+            vectors, passages = vectors.copy(), list(passages)
+            for j, i in enumerate(todo):
+                vectors[i], passages[i] = vecs[j], parts[j]
+        return vectors, passages
