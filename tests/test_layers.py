@@ -17,6 +17,7 @@ LAYERS = [
     ("remem.validation", 0),
     ("remem.tokens", 0),
     ("remem.env", 0),
+    ("remem.plugins", 0),
     ("remem.redact", 0),
     ("remem._version", 0),
     ("remem.timeexpr", 0),

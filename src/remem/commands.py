@@ -43,6 +43,23 @@ def ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x.strip()]
 
 
+class LazyHelp(str):
+    """An argument's help text made when argparse formats it (``--help``), not when
+    the parser is built: ``make()`` may read what is costly to read on every command
+    (the installed plugins' names). The string itself is a stand-in; argparse expands
+    ``%(default)s`` with ``%``, which makes the text."""
+
+    _make: Callable[[], str]
+
+    def __new__(cls, make: Callable[[], str]) -> LazyHelp:
+        text = super().__new__(cls, "(computed when help is shown)")
+        text._make = make
+        return text
+
+    def __mod__(self, params: Any) -> str:
+        return self._make() % params
+
+
 @dataclass(frozen=True)
 class Arg:
     """One ``add_argument`` call, kept until a parser is built."""

@@ -73,6 +73,7 @@ def _synapse(variant: str):
 def _registered(monkeypatch):
     """These engines are registered for this module's tests only (a test walking every
     registered engine elsewhere must not meet the one declaring nonsense)."""
+    engines.engine_names()  # the entry points loaded first, so the copy holds them
     monkeypatch.setattr(engines, "_FACTORIES", dict(engines._FACTORIES))
     monkeypatch.setattr(engines, "_SETTINGS", dict(engines._SETTINGS))
     register_engine("declares-none", _Everything)

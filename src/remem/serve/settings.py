@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import env
-from ..commands import arg
+from ..commands import LazyHelp, arg
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -157,6 +157,18 @@ ENGINES = (
 importing the engines)."""
 
 
+def engine_help() -> str:
+    """``--engine``'s help: the built-ins (:data:`ENGINES`), the engines installed
+    distributions declare (their entry points' names, read from metadata: no plugin is
+    imported), and the dotted path form."""
+    from ..plugins import ENGINES_GROUP, installed_names
+
+    found = installed_names(ENGINES_GROUP)
+    plugins = f"; installed: {', '.join(found)}" if found else ""
+    text = f"{ENGINES}{plugins}; or an Engine class as package.module:Class"
+    return f"retrieval engine: {text.replace('%', '%%')} (env REMEM_ENGINE; default %(default)s)"
+
+
 def env_default(name: str, *, http: bool = False) -> Callable[[], Any]:
     """A command-line flag's default: the setting ``name`` as the environment makes
     it when the parser is built (``http``: as the HTTP server reads it)."""
@@ -172,7 +184,7 @@ GLOBAL_ARGS = [
     arg(
         "--engine",
         default_from=env_default("engine"),
-        help=f"retrieval engine: {ENGINES} (env REMEM_ENGINE; default %(default)s)",
+        help=LazyHelp(engine_help),
     ),
 ]
 """The options before any command: ``remem``'s, and ``python -m remem.serve.mcp``'s."""

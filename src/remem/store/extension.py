@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import StoreError
+from ..plugins import EXTENSIONS_GROUP, Plugin, find, load, log
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 #: The store's own tables: no extension may claim them.
@@ -222,7 +223,59 @@ def register_extension(ext: Extension) -> Extension:
     return ext
 
 
+_SEEN: set[Plugin] = set()
+_LOAD_LOCK = threading.RLock()
+_done = False
+
+
+def _load_plugins() -> None:
+    """Register the ``remem.extensions`` entry points not loaded yet, once per process
+    (other threads wait for the first caller): each entry point's object is an
+    :class:`Extension`, for a component with tables but no engine (an engine's tables
+    come with the engine). One that fails to load, is no Extension or clashes with a
+    registered extension is logged and skipped."""
+    global _done
+    if _done:
+        return
+    with _LOAD_LOCK:
+        if _done:
+            return
+        _done = True  # before loading: a plugin's import calling back returns at once
+        for plugin in find(EXTENSIONS_GROUP):
+            if plugin not in _SEEN:
+                _SEEN.add(plugin)
+                _load_plugin(plugin)
+
+
+def _load_plugin(plugin: Plugin) -> None:
+    obj, why = load(plugin, EXTENSIONS_GROUP)
+    if why is not None:
+        return
+    if not isinstance(obj, Extension):
+        log.warning(
+            "%s entry point %s is %s, not an Extension",
+            EXTENSIONS_GROUP,
+            plugin.describe(),
+            type(obj).__name__,
+        )
+        return
+    try:
+        register_extension(obj)
+    except StoreError as exc:
+        log.warning("%s entry point %s: %s", EXTENSIONS_GROUP, plugin.describe(), exc)
+
+
+def _rescan() -> None:
+    """Read the entry points again at the next need (for tests)."""
+    global _done
+    with _LOAD_LOCK:
+        _done = False
+
+
 def registered_extensions() -> Iterator[Extension]:
+    """Every registered extension: the ``remem.extensions`` entry points (loaded on
+    the first call) and those registered from code (the engines register theirs)."""
+    _load_plugins()
     with _REGISTRY_LOCK:
         found = list(_REGISTRY.values())
     yield from found
