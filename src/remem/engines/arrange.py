@@ -2,8 +2,8 @@
 
 Every engine ranks by what memories say; two things it cannot see are *when* a
 question is about and *which* of two memories about one thing is current. This stage
-runs after any engine's ranking (``Engine.rank`` and ``recall`` call it; an engine
-may override ``Engine.arrange`` to do better natively):
+runs after any engine's ranking, as the recall pipeline's time stage
+(``time/stage.py``, run by ``recall/pipeline.py``; no engine calls it):
 
 * **The window.** When the question names a time ("10 days ago", "last Saturday",
   "in May"; ``timeexpr.time_window``, relative to the moment it is asked), the engine
