@@ -29,6 +29,8 @@ LAYERS = [
     ("remem.llm", 2),
     ("remem.keys", 2),
     ("remem.question", 2),
+    ("remem.words", 2),
+    ("remem.data", 0),
     ("remem.engines", 3),
     ("remem.time", 4),
     ("remem.table", 4),

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from .index.tokenize import identifier_tokens, tokenize
+from . import words
+from .index.tokenize import identifier_tokens, tokenize, without_asking
 from .timeexpr import TimeWindow, time_order, time_window
 
 
@@ -36,6 +37,24 @@ class Question:
     #: the tokens written like identifiers (codes, numbers, rare names), for the
     #: exact-identifier stage; empty when that stage is off
     identifiers: tuple[str, ...]
+    #: its tokens without the asking words ("what", "how many"), as the lexical
+    #: index leaves them out (``index.tokenize.without_asking``)
+    lexical: tuple[str, ...] = ()
+    #: its content words as (token, key) (``words.word_key``), asking and personal
+    #: words aside: what a sentence must share with it to speak of the same thing
+    content: tuple[tuple[str, str], ...] = ()
+    #: whether it speaks of the one asking ("I", "my")
+    first_person: bool = False
+    #: the things it says the user has ("my favourite film" -> "film";
+    #: ``words.possessed``)
+    possessed: tuple[str, ...] = ()
+    #: the names in it (capitalised words inside a sentence, days and months aside)
+    names: tuple[str, ...] = ()
+    #: whether it is about time at all (a date, a duration, "ago")
+    temporal: bool = False
+    #: the kind of answer it wants (``words.ANSWER_TYPES``: "date", "number",
+    #: "person", "place", "yes/no", "thing")
+    answer_type: str = "thing"
 
     @property
     def names_time(self) -> bool:
@@ -50,11 +69,28 @@ def read_question(
     here once). ``identifiers``: whether to collect its identifier-like tokens
     (``names``: capitalised words inside a sentence count as names)."""
     clock = now if now is not None else datetime.now(timezone.utc)
+    tokens = tuple(tokenize(text))
     return Question(
         text=text,
         now=now,
         window=time_window(text, clock),
         order=time_order(text),
-        tokens=tuple(tokenize(text)),
+        tokens=tokens,
         identifiers=tuple(identifier_tokens(text, names=names)) if identifiers else (),
+        lexical=tuple(tokenize(without_asking(text))),
+        content=_content(tokens),
+        first_person=bool(words.FIRST_PERSON.search(text)),
+        possessed=tuple(words.possessed(text)),
+        names=tuple(words.names(text)),
+        temporal=words.is_temporal(text),
+        answer_type=words.answer_type(text),
     )
+
+
+def _content(tokens: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for t in tokens:
+        k = words.word_key(t)
+        if k not in words.ASKING and k in words.content_keys(t):
+            out.append((t, k))
+    return tuple(out)

@@ -193,7 +193,6 @@ def test_grounded_share_exemptions():
 WORD_LISTS = [
     "refusal_marks.txt",
     "free_words.txt",
-    "personal_words.txt",
     "first_person.txt",
     "second_person.txt",
     "copulas.txt",

@@ -35,9 +35,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from importlib import resources
 
-from ..index.tokenize import stem, tokenize
+from .. import words
+from ..index.tokenize import tokenize
+from ..words import ASKING, PERSONAL, asks_for_date, content_keys, is_temporal, word_key
 
 # The answer that says memory does not hold one: the phrase the prompts ask for, and
 # what every refusal (the gate's, these rules', the extractive reader's) returns. It
@@ -46,11 +47,8 @@ REFUSAL = "Not mentioned in the conversation"
 
 
 def word_list(name: str) -> tuple[str, ...]:
-    """The words of ``remem/answer/data/<name>``, in order: one word or phrase a
-    line; "#" starts a comment; blank lines are skipped."""
-    text = (resources.files("remem.answer") / "data" / name).read_text("utf-8")
-    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
-    return tuple(line for line in lines if line)
+    """The words of ``remem/answer/data/<name>`` (``words.word_list``)."""
+    return words.word_list(name, "remem.answer", "data")
 
 
 def _any_word(name: str) -> str:
@@ -64,23 +62,12 @@ _REFUSAL_MARKS = word_list("refusal_marks.txt")
 # Words a grounded answer may add without the evidence saying them (dates, yes/no,
 # numbers as words, the reader's framing).
 _FREE_WORDS = frozenset(word_list("free_words.txt"))
-#: words that tie a question to any sentence about the same person ("my", "did")
-PERSONAL = frozenset(word_list("personal_words.txt"))
-_TEMPORAL = re.compile(
-    r"\b(when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month)|"
-    r"how long|how many (?:days|weeks|months|years)|ago|since|until)\b",
-    re.I,
-)
 _NUMBERISH = re.compile(r"^\d+(?:st|nd|rd|th|s)?$")
 
 
 def is_refusal(text: str) -> bool:
     low = text.lower()
     return not low.strip() or any(m in low for m in _REFUSAL_MARKS)
-
-
-def is_temporal(question: str) -> bool:
-    return bool(_TEMPORAL.search(question))
 
 
 def note_date(ts: datetime) -> str:
@@ -209,15 +196,6 @@ _DATE_SPAN = re.compile(
     rf"|{_YEAR})\b",
     re.I,
 )
-_DATE_QUESTION = re.compile(
-    r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|day|year|month|week)\b)", re.I
-)
-
-
-def asks_for_date(question: str) -> bool:
-    """ "When ...?" / "Which year ...?": the answer is a point in time (unlike "how
-    long", whose answer is a duration)."""
-    return bool(_DATE_QUESTION.search(question))
 
 
 def date_span(text: str) -> str:
@@ -295,26 +273,7 @@ def clean(text: str, *, keep_date: bool = True) -> str:
     return line
 
 
-def word_key(token: str) -> str:
-    """A word's light stem with a final "e" dropped, so "move" meets "moved" and
-    "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov")."""
-    return stem(token).rstrip("e") or token
-
-
 _key = word_key
-
-
-def content_keys(text: str) -> set[str]:
-    """The keys (:func:`_key`) of ``text``'s content words, personal words aside:
-    what a question and a sentence must share to speak of the same thing."""
-    return {_key(t) for t in tokenize(text) if t not in PERSONAL}
-
-
-#: the keys of the words that ask ("what", "where", "how"...): what kind of answer a
-#: question wants, not what it is about, so no sentence is expected to hold them
-ASKING = frozenset(
-    word_key(w) for w in ("what", "which", "when", "where", "who", "whom", "whose", "why", "how")
-)
 
 
 def asked_keys(question: str, names: str = "") -> set[str]:

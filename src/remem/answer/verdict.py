@@ -78,9 +78,10 @@ from ..engines.verdict import (
 )
 from ..errors import InvalidTypeError
 from ..index.tokenize import sentences, tokenize
-from ..timeexpr import CALENDAR_WORDS
+from ..question import Question, read_question
 from ..types import Hit
-from .settle import ASKING, PERSONAL, about, content_keys, word_key, word_list
+from ..words import ASKING, PERSONAL, content_keys, possessed, word_key
+from .settle import about
 
 __all__ = [
     "CALIBRATED",
@@ -99,17 +100,6 @@ __all__ = [
     "verdict_model",
 ]
 
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.I)
-
-#: "my" and what follows it up to the end of the clause: the thing a question
-#: presupposes the user has ("my favourite film", "my cat", "my brother's name")
-_MY = re.compile(r"\bmy\s+(?=([^?.,!;:]*))", re.I)
-
-#: a capitalised word that does not start the question or a sentence: a name
-_NAME = re.compile(r"(?<!^)(?<![.?!] )(?<![.?!]\n)\b([A-Z][A-Za-z'&-]*)")
-
-_PHRASE_ENDS = frozenset(word_list("phrase_ends.txt"))
-_AUXILIARIES = frozenset(word_list("auxiliaries.txt"))
 
 #: the least cosine between a thing a question says the user has and the recalled
 #: memories for them to speak of it without naming it. Chosen on the calibration half
@@ -117,9 +107,6 @@ _AUXILIARIES = frozenset(word_list("auxiliaries.txt"))
 #: answerable questions are refused more (never-said questions' things sit mostly
 #: under 0.2; 0.35 refused three more answerable questions and no never-said one)
 RELATED_MIN = 0.3
-
-#: capitalised words that are not names of anything memory could hold
-_NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll"}) | CALENDAR_WORDS
 
 
 #: what a question takes for granted, read by the ``small`` regime (:func:`premises`)
@@ -147,7 +134,7 @@ class Verdict:
 
 
 def signals(
-    question: str,
+    question: Question | str,
     hits: Sequence[Hit],
     idf: Callable[[str], float],
     known: Callable[[str], bool],
@@ -158,15 +145,16 @@ def signals(
     ``hits``, best first. ``idf`` weighs a question word (the user's lexical index's
     IDF); ``known`` says whether any memory of the user holds it; ``memories`` is how
     many the user holds (which model applies: :func:`regime`); ``related`` how near
-    in meaning a word comes to the hits (:func:`premises`)."""
+    in meaning a word comes to the hits (:func:`premises`). ``question`` is read once
+    at the pipeline's entrance (``question.read_question``); a str is read here."""
+    q = _read(question)
     speakers = {h.speaker for h in hits if h.speaker}
-    named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", question, re.I)]
+    named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", q.text, re.I)]
     names = {word_key(t) for p in speakers for t in tokenize(p)}
     weight: dict[str, float] = {}
     held: set[str] = set()  # keys some memory of the user holds
-    for t in tokenize(question):
-        k = word_key(t)
-        if k in names or k in ASKING or k not in content_keys(t):
+    for t, k in q.content:
+        if k in names:
             continue
         weight[k] = max(weight.get(k, 0.0), idf(t))
         if known(t):
@@ -176,7 +164,7 @@ def signals(
     person = named[0] if len(named) == 1 else None
     kind = {
         "named": float(person is not None),
-        "first_person": float(not named and bool(_FIRST_PERSON.search(question))),
+        "first_person": float(not named and q.first_person),
         "memories": float(memories),
     }
     if not total:
@@ -207,43 +195,12 @@ def signals(
         "unseen": unseen / total,
         "missed": missed / total,
         **kind,
-        **_premises(question, said, known, related),
+        **_premises(q, said, known, related),
     }
 
 
-def possessed(question: str) -> list[str]:
-    """Each thing the question says the user has (a word as the index reads it,
-    lower case): the last of the (at most
-    three) words after "my" ("my favourite film" -> "film", "my dog" -> "dog"). The
-    phrase ends at a word the index does not keep ("is", "the"), a personal or asking
-    word, a closed-class word (``data/phrase_ends.txt``: "my grandma than me"), a
-    possessive's "'s" ("my brother's name" -> "brother") or a sign; its last word is
-    dropped when it is the question's verb: after an auxiliary (``data/auxiliaries.txt``:
-    "Where did my sister move?" -> "sister") or as a participle ending in "-ed" ("What
-    are my cats called?" -> "cats"). Without a parser this is what the words allow."""
-    heads = []
-    for m in _MY.finditer(question):
-        words: list[str] = []
-        for w in m.group(1).split()[:3]:
-            toks = tokenize(w)
-            if not toks or toks[0] in PERSONAL or toks[0] in _PHRASE_ENDS:
-                break
-            if word_key(toks[0]) in ASKING:
-                break
-            words.append(toks[0])
-            if w.lower().endswith(("'s", "\u2019s")):
-                break
-        before = question[: m.start()].split()
-        verb_next = bool(before) and before[-1].lower() in _AUXILIARIES
-        if len(words) > 1 and (verb_next or words[-1].endswith("ed")):
-            words.pop()
-        if words:
-            heads.append(words[-1])
-    return heads
-
-
 def premises(
-    question: str,
+    question: Question | str,
     hits: Sequence[Hit],
     known: Callable[[str], bool],
     related: Callable[[str], float] | None = None,
@@ -262,23 +219,26 @@ def premises(
     Read by the ``small`` regime's rule (:func:`judge`); measured on LongMemEval's
     oracle histories (docs/benchmarks.md)."""
     said = set().union(*(content_keys(h.text) for h in hits))
-    return _premises(question, said, known, related)
+    return _premises(_read(question), said, known, related)
+
+
+def _read(question: Question | str) -> Question:
+    """The question as the pipeline reads it (a str: read now, at the current time)."""
+    return question if isinstance(question, Question) else read_question(question, None)
 
 
 def _premises(
-    question: str,
+    question: Question,
     held: set[str],
     known: Callable[[str], bool],
     related: Callable[[str], float] | None,
 ) -> dict[str, float]:
     """:func:`premises` given the keys the hits hold (``held``: :func:`signals` has
     them from its pass over the hits' sentences, and does not tokenize the hits twice)."""
-    missing = [w for w in possessed(question) if word_key(w) not in held]
+    missing = [w for w in question.possessed if word_key(w) not in held]
     premise = any(related is None or related(w) < RELATED_MIN for w in missing)
     stranger = False
-    for name in _NAME.findall(question):
-        if name.lower() in _NOT_NAMES:
-            continue
+    for name in question.names:
         toks = tokenize(name)
         if toks and toks[0] not in PERSONAL and word_key(toks[0]) not in ASKING:
             stranger = stranger or not (known(toks[0]) or word_key(toks[0]) in held)

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
-from ..index.tokenize import tokenize, without_asking
 from ..question import Question
 from .options import number, resolve, switch
 
@@ -93,7 +92,7 @@ def rare_identifiers(idx: UserIndex, question: Question, cfg: ExactConfig) -> di
         return {}
     bm25 = idx.bm25
     rare = {t: bm25.idf(t) for t in question.identifiers if 0 < bm25.df(t) <= cfg.max_holders}
-    words = {t for t in tokenize(without_asking(question.text)) if bm25.df(t) > 0} | set(rare)
+    words = {t for t in question.lexical if bm25.df(t) > 0} | set(rare)
     total = sum(bm25.idf(t) for t in words)
     return rare if rare and sum(rare.values()) >= cfg.min_share * total else {}
 

@@ -38,7 +38,7 @@ class VerdictStage:
                 return idx.nearest(at, self._embedder.embed_one(word))
 
             values = signals(
-                question.text,
+                question,
                 hits,
                 idx.bm25.idf,
                 lambda t: idx.bm25.df(t) > 0,

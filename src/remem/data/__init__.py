@@ -1,0 +1,1 @@
+"""English word lists as data (``words.py`` reads them)."""

@@ -1,0 +1,152 @@
+"""The word rules every stage shares, in one place.
+
+A question is read once (``question.py``) with these rules, and a memory's sentences
+are keyed with the same ones, so what the verdict, the reader and the stages call "the
+same word" is one thing. Before, the verdict borrowed the reply-settling rules'
+``word_key``/``content_keys`` (``answer/settle.py``) and read the question again.
+The English word lists are data (``remem/data/*.txt``: one word a line, "#" starts a
+comment).
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+from .index.tokenize import stem, tokenize
+from .timeexpr import CALENDAR_WORDS
+
+
+def word_list(name: str, package: str = "remem.data", folder: str = "") -> tuple[str, ...]:
+    """The words of ``<package>/<folder>/<name>``, in order: one word or phrase a
+    line; "#" starts a comment; blank lines are skipped."""
+    root = resources.files(package)
+    text = (root / folder / name if folder else root / name).read_text("utf-8")
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return tuple(line for line in lines if line)
+
+
+def word_key(token: str) -> str:
+    """A word's light stem with a final "e" dropped, so "move" meets "moved" and
+    "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov")."""
+    return stem(token).rstrip("e") or token
+
+
+#: words that tie a question to any sentence about the same person ("my", "did")
+PERSONAL = frozenset(word_list("personal_words.txt"))
+
+#: the keys of the words that ask ("what", "where", "how"...): what kind of answer a
+#: question wants, not what it is about, so no sentence is expected to hold them
+ASKING = frozenset(
+    word_key(w) for w in ("what", "which", "when", "where", "who", "whom", "whose", "why", "how")
+)
+
+
+def content_keys(text: str) -> set[str]:
+    """The keys (:func:`word_key`) of ``text``'s content words, personal words aside:
+    what a question and a sentence must share to speak of the same thing."""
+    return {word_key(t) for t in tokenize(text) if t not in PERSONAL}
+
+
+# -- what a question is about ---------------------------------------------------------
+
+FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.I)
+
+#: "my" and what follows it up to the end of the clause: the thing a question
+#: presupposes the user has ("my favourite film", "my cat", "my brother's name")
+_MY = re.compile(r"\bmy\s+(?=([^?.,!;:]*))", re.I)
+
+#: a capitalised word that does not start the question or a sentence: a name
+_NAME = re.compile(r"(?<!^)(?<![.?!] )(?<![.?!]\n)\b([A-Z][A-Za-z'&-]*)")
+
+_PHRASE_ENDS = frozenset(word_list("phrase_ends.txt"))
+_AUXILIARIES = frozenset(word_list("auxiliaries.txt"))
+
+#: capitalised words that are not names of anything memory could hold
+NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll"}) | CALENDAR_WORDS
+
+
+def possessed(question: str) -> list[str]:
+    """Each thing the question says the user has (a word as the index reads it,
+    lower case): the last of the (at most
+    three) words after "my" ("my favourite film" -> "film", "my dog" -> "dog"). The
+    phrase ends at a word the index does not keep ("is", "the"), a personal or asking
+    word, a closed-class word (``data/phrase_ends.txt``: "my grandma than me"), a
+    possessive's "'s" ("my brother's name" -> "brother") or a sign; its last word is
+    dropped when it is the question's verb: after an auxiliary (``data/auxiliaries.txt``:
+    "Where did my sister move?" -> "sister") or as a participle ending in "-ed" ("What
+    are my cats called?" -> "cats"). Without a parser this is what the words allow."""
+    heads = []
+    for m in _MY.finditer(question):
+        words: list[str] = []
+        for w in m.group(1).split()[:3]:
+            toks = tokenize(w)
+            if not toks or toks[0] in PERSONAL or toks[0] in _PHRASE_ENDS:
+                break
+            if word_key(toks[0]) in ASKING:
+                break
+            words.append(toks[0])
+            if w.lower().endswith(("'s", "\u2019s")):
+                break
+        before = question[: m.start()].split()
+        verb_next = bool(before) and before[-1].lower() in _AUXILIARIES
+        if len(words) > 1 and (verb_next or words[-1].endswith("ed")):
+            words.pop()
+        if words:
+            heads.append(words[-1])
+    return heads
+
+
+def names(question: str) -> list[str]:
+    """The names in a question: its capitalised words inside a sentence, days,
+    months and "I" aside ("What did Xiomara say?" -> ["Xiomara"])."""
+    return [n for n in _NAME.findall(question) if n.lower() not in NOT_NAMES]
+
+
+# -- what kind of answer it wants -----------------------------------------------------
+
+_TEMPORAL = re.compile(
+    r"\b(when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month)|"
+    r"how long|how many (?:days|weeks|months|years)|ago|since|until)\b",
+    re.I,
+)
+_DATE_QUESTION = re.compile(
+    r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|day|year|month|week)\b)", re.I
+)
+_NUMBER_QUESTION = re.compile(r"^\W*how\s+(?:many|much|often|old|long|far)\b", re.I)
+_PERSON_QUESTION = re.compile(r"^\W*(?:who|whom|whose)\b|\bwhat(?:'s| is)\b.*\bname\b", re.I)
+_PLACE_QUESTION = re.compile(r"^\W*where\b|\b(?:which|what)\s+(?:city|country|town|place)\b", re.I)
+_YES_NO = re.compile(
+    r"^\W*(?:is|are|was|were|do|does|did|have|has|had|can|could|will|would|should)\b", re.I
+)
+
+#: the kinds of answer a question can want (``answer_type``)
+ANSWER_TYPES = ("date", "number", "person", "place", "yes/no", "thing")
+
+
+def is_temporal(question: str) -> bool:
+    """Whether the question is about time at all (a date, a duration, "ago")."""
+    return bool(_TEMPORAL.search(question))
+
+
+def asks_for_date(question: str) -> bool:
+    """ "When ...?" / "Which year ...?": the answer is a point in time (unlike "how
+    long", whose answer is a duration)."""
+    return bool(_DATE_QUESTION.search(question))
+
+
+def answer_type(question: str) -> str:
+    """What kind of answer the question wants (one of :data:`ANSWER_TYPES`), from its
+    asking words: a date ("when", "which year"), a number ("how many", "how old"), a
+    person ("who", "what is the name"), a place ("where", "which city"), yes or no (it
+    starts with an auxiliary), else a thing."""
+    for kind, rule in (
+        ("date", _DATE_QUESTION),
+        ("number", _NUMBER_QUESTION),
+        ("person", _PERSON_QUESTION),
+        ("place", _PLACE_QUESTION),
+        ("yes/no", _YES_NO),
+    ):
+        if rule.search(question):
+            return kind
+    return "thing"

@@ -1,0 +1,87 @@
+"""The shared word rules (remem/words.py) and the question read once (question.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from remem.question import read_question
+from remem.words import (
+    ANSWER_TYPES,
+    answer_type,
+    asks_for_date,
+    content_keys,
+    is_temporal,
+    names,
+    possessed,
+    word_key,
+    word_list,
+)
+
+
+@pytest.mark.parametrize("name", ["personal_words.txt", "phrase_ends.txt", "auxiliaries.txt"])
+def test_word_lists_are_words_without_comments(name):
+    words = word_list(name)
+    assert words and len(set(words)) == len(words)
+    assert all(w == w.strip().lower() and w and "#" not in w for w in words)
+
+
+def test_word_keys_meet_across_inflections_and_leave_personal_words_out():
+    assert word_key("moved") == word_key("move")
+    assert word_key("named") == word_key("name")
+    assert content_keys("Did my sister move?") == {word_key("sister"), word_key("move")}
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("When did I get the keys?", "date"),
+        ("Which year did she graduate?", "date"),
+        ("How many dogs do I have?", "number"),
+        ("How old is my cat?", "number"),
+        ("Who is teaching you the cello?", "person"),
+        ("What is the name of Priya's brother?", "person"),
+        ("Where do I live now?", "place"),
+        ("Which city did they move to?", "place"),
+        ("Did I finish the book?", "yes/no"),
+        ("What did I buy for the party?", "thing"),
+    ],
+)
+def test_answer_type_reads_the_asking_words(question, kind):
+    assert kind in ANSWER_TYPES
+    assert answer_type(question) == kind
+
+
+def test_temporal_and_date_questions_differ():
+    assert is_temporal("How long did the trip take?")
+    assert not asks_for_date("How long did the trip take?")
+    assert asks_for_date("When did the trip start?") and is_temporal("When did it start?")
+    assert not is_temporal("Where do I live?")
+
+
+def test_possessed_and_names():
+    assert possessed("What is my favourite film?") == ["film"]
+    assert possessed("Where did my sister move?") == ["sister"]
+    assert names("What did Xiomara say on Monday in May?") == ["Xiomara"]
+
+
+def test_a_question_is_read_once_with_one_clock():
+    now = datetime(2024, 5, 8, 12, tzinfo=timezone.utc)
+    q = read_question("What did I do last Saturday with Ines?", now)
+    assert q.now == now and q.window is not None
+    saturday = datetime(2024, 5, 4, 12, tzinfo=timezone.utc)
+    assert q.window.start <= saturday < q.window.end
+    assert q.first_person and q.names == ("Ines",) and q.answer_type == "thing"
+    assert "what" not in q.lexical and "saturday" in q.tokens
+    assert {k for _, k in q.content} == content_keys(q.text) - {word_key("what")}
+
+
+def test_identifiers_are_read_only_when_the_stage_wants_them():
+    assert read_question("Where is order A035X?", None).identifiers
+    assert read_question("Where is order A035X?", None, identifiers=False).identifiers == ()
+
+
+def test_a_question_without_a_clock_reads_the_clock_once():
+    q = read_question("What did I do yesterday?", None)
+    assert q.now is None and q.window is not None
