@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
 from ..index.tokenize import identifier_tokens, tokenize, without_asking
-from .options import number, resolve, switch
+from ..options import number, resolve, switch
 
 if TYPE_CHECKING:
     from .base import Scored
