@@ -658,7 +658,7 @@ def test_answer_options_declare_every_setting_of_the_answerer_with_its_default()
     from dataclasses import fields
 
     from remem.answer.reader import Answerer, AnswerOptions
-    from remem.engines.options import declared
+    from remem.options import declared
 
     declared(AnswerOptions)  # each one has a type and a rule
     params = inspect.signature(Answerer.__init__).parameters

@@ -25,6 +25,14 @@ class InvalidTypeError(RememError, TypeError):
     """A value has the wrong type (text that is not a string, metadata that is not a dict...)."""
 
 
+class InvalidOptionError(InvalidInputError, InvalidTypeError):
+    """An option (``engine_options``, ``store_options``, ...) of the wrong type or out
+    of its range (``remem/options.py``). Both an :class:`InvalidInputError` and an
+    :class:`InvalidTypeError`: the engines' options raised the first
+    and the stores' and LLMs' the second before one mechanism checked them all, and a
+    caller catching either still catches it."""
+
+
 class TextTooLongError(InvalidInputError):
     """A memory's text exceeds ``Memory(max_text_chars=...)`` (100,000 characters by default)."""
 

@@ -13,19 +13,17 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import table
 from .answer import Answer, Answerer
 from .answer.verdict import VerdictModel, verdict_model
+from .config import MemoryConfig
 from .embed import Embedder, create_embedder
 from .embed.base import CheckedEmbedder
-from .engines import EngineContext, check_engine_name, check_engine_options, create_engine
-from .engines.arrange import ArrangeConfig
+from .engines import EngineContext, create_engine
 from .engines.base import Abilities
-from .engines.exact import ExactConfig
 from .errors import (
     ErasureIncompleteError,
     InvalidInputError,
@@ -33,8 +31,7 @@ from .errors import (
     StoreError,
 )
 from .index.cache import IndexCache
-from .index.passages import passage_plan
-from .llm import LLM, check_llm_name, check_llm_options, create_llm
+from .llm import LLM, create_llm
 from .question import Question
 from .recall import Recalled, Recaller, trace_view
 from .store import Store, open_store
@@ -49,7 +46,6 @@ from .validation import (
     check_count,
     check_id,
     check_k,
-    check_options,
     check_switch,
     check_text,
     check_user_id,
@@ -57,18 +53,6 @@ from .validation import (
     parse_timestamp,
 )
 from .writes import Writer, check_embedder, embedder_id
-
-
-def _check_llm(llm: str | LLM, options: dict[str, Any]) -> None:
-    """The LLM's name and options, checked without loading a model (that happens at
-    its first use); options only go with a name: an LLM object is already made."""
-    if isinstance(llm, str):
-        check_llm_name(llm)
-        check_llm_options(llm, options)
-    elif options:
-        raise InvalidInputError(
-            "llm_options apply to an llm given by name; an LLM object is already configured"
-        )
 
 
 @dataclass(frozen=True)
@@ -109,44 +93,23 @@ class Memory:
         exact_options: Mapping[str, Any] | None = None,
         verdict: str | VerdictModel | Mapping[str, Any] | None = None,
     ):
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
-        target = (
-            str(Path(path)) if not str(path).startswith(("postgres", ":memory:")) else str(path)
-        )
         # every argument is checked here, before a model is loaded or a file created
-        self.max_text_chars = check_count(max_text_chars, "max_text_chars")
-        max_cached_users = check_count(max_cached_users, "max_cached_users")
-        if not isinstance(embedder, (str, Embedder)):
-            raise InvalidTypeError(
-                f"embedder must be a name or an Embedder, not {type(embedder).__name__}"
-            )
-        if not isinstance(llm, (str, LLM)):
-            raise InvalidTypeError(f"llm must be a name or an LLM, not {type(llm).__name__}")
-        engine_options = check_options(engine_options, "engine_options")
-        store_options = check_options(store_options, "store_options")
+        # (MemoryConfig.build takes these very arguments: a test holds the two together)
+        config = MemoryConfig.build(**{name: v for name, v in locals().items() if name != "self"})
+        self.max_text_chars = config.max_text_chars
         self._llm_spec: str | LLM = llm
-        self._llm_options = check_options(llm_options, "llm_options")
-        _check_llm(llm, self._llm_options)
+        self._llm_options = config.llm_options
         self._llm: LLM | None = llm if isinstance(llm, LLM) else None
-        self._answer_options = Answerer.check_options(
-            check_options(answer_options, "answer_options")
-        )
+        self._answer_options = asdict(config.answer)
         self._embedder = CheckedEmbedder(
             create_embedder(embedder) if isinstance(embedder, str) else embedder
         )
-        self._passages = passage_plan(passage_options)
-        time_config = ArrangeConfig.from_options(time_options)
-        exact_config = ExactConfig.from_options(exact_options)
+        self._passages = config.passages
         self._llm_lock = threading.Lock()
         self._answerer: Answerer | None = None
-        # the "not in memory" verdict's model: None, the one the engine declares
-        chosen = None if verdict is None else verdict_model(verdict, "verdict")
-        check_engine_name(engine)  # before opening anything, so a typo costs nothing
-        check_engine_options(engine, engine_options)
-        self._store = store or open_store(target, **store_options)
+        self._store = store or open_store(config.target, **vars(config.store))
         #: Where the memories live, for messages: a database URL without its password.
-        self.path = str(getattr(self._store, "location", target))
+        self.path = str(getattr(self._store, "location", config.target))
         try:
             # every registered extension (the built-in engines' tables among them),
             # so any engine's delete erases what the others keep of a memory
@@ -156,20 +119,20 @@ class Memory:
             self._indexes = IndexCache(
                 self._store,
                 self._embedder.dim,
-                max_cached_users,
+                config.max_cached_users,
                 self._passages.score if self._passages else "max",
             )
-            self._ctx = EngineContext(self._store, self._embedder, self._indexes, self._get_llm)
+            ctx = EngineContext(self._store, self._embedder, self._indexes, self._get_llm)
             self.engine_name = engine
-            self._engine = create_engine(engine, self._ctx, **engine_options)
+            self._engine = create_engine(engine, ctx, **config.engine_options)
             self._recaller = Recaller(
                 self._engine,
                 self._store,
                 self._embedder,
                 self._indexes,
-                time=time_config,
-                exact=exact_config,
-                verdict=chosen
+                time=config.time,
+                exact=config.exact,
+                verdict=config.verdict
                 or verdict_model(self._engine.verdict, f"engine {engine!r}'s declared verdict"),
             )
             self._writer = Writer(

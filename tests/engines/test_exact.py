@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from remem import Memory
 from remem.embed.base import MemoEmbedder
 from remem.engines.exact import ExactConfig
-from remem.engines.options import declared
 from remem.errors import InvalidInputError
 from remem.index.tokenize import identifier_tokens, tokenize
+from remem.options import declared
 
 ENGINES = ["hybrid", "synapse", "ilstma", "dense", "bm25"]
 

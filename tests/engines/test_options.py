@@ -12,7 +12,7 @@ import pytest
 from remem import InvalidInputError, Memory
 from remem.engines import engine_names
 from remem.engines.arrange import ArrangeConfig
-from remem.engines.options import Allowed, declared
+from remem.options import Allowed, declared
 
 
 def _engines_by_config(embedder) -> dict[type, str]:

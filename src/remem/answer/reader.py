@@ -55,11 +55,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engines.options import choice, number, resolve, switch
 from ..errors import InvalidInputError, LLMError
 from ..index.tokenize import sentences
 from ..llm import LLM, Completion, prompts
 from ..llm.structured import parse_json, validate
+from ..options import choice, number, switch
 from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..tokens import clip_tokens
@@ -233,13 +233,6 @@ class Answerer:
     def _clip(self, text: str, tokens: int) -> str:
         """``text`` cut (at a word) to at most ``tokens`` (at least 1) of the LLM's count."""
         return clip_tokens(text, max(1, tokens), self.llm.count_tokens)
-
-    @staticmethod
-    def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
-        """``answer_options`` checked when the Memory is made, not at the first answer:
-        each name, type and range as :class:`AnswerOptions` declares it."""
-        resolved = resolve(AnswerOptions, options, "answer_options")
-        return {name: getattr(resolved, name) for name in options}
 
     def _settle(
         self, draft: str, question: str, context: str, evidence: list[Hit]
@@ -427,22 +420,51 @@ MODES = ("generate", "extract", "span", "routed")
 @dataclass(frozen=True)
 class AnswerOptions:
     """What each of :class:`Answerer`'s settings (``Memory(answer_options=...)``)
-    accepts, declared as the engines' options are (``engines/options.py``), so a
+    accepts, declared as the engines' options are (``remem/options.py``), so a
     wrong one is refused when the Memory is made. The defaults are the Answerer's;
     a test holds the two together. Token budgets reach a million, the largest
     context windows models have."""
 
     max_context_tokens: int = number(900, low=1, high=1_000_000)
+    """the memory context's budget, by the LLM's own count (the fixed instructions
+    aside): room for about ten memories, what the benchmarks' k=10 retrieves (their
+    median context stayed under it, docs/benchmarks.md), inside the bundled model's
+    2,048-token window with the instructions and the reply."""
     max_answer_tokens: int = number(32, low=1, high=1_000_000)
+    """the reply's length: an answer from memory is a name, a date or a phrase, and a
+    short budget stops a small model that would run on. Not tuned."""
     temporal_prompt: bool = switch(True)
+    """whether a question about time gets the prompt that dates every memory and asks
+    for relative times to be resolved (a date is unanswerable without the dates)."""
     grounding: float = number(0.0, low=0, high=1)
+    """the share of the reply's words that must be in the evidence, else it refuses.
+    Off (0) since the "not in memory" verdict refuses: at 0.5 it refused a further
+    fifth of the answerable questions for fewer right answers (module notes)."""
     date_answers: bool = switch(True)
+    """whether a date question is answered with the reply's date alone: +0.009 / +0.008
+    F1 for hybrid / SYNAPSE on LoCoMo's replayed drafts (docs/benchmarks.md)."""
     premise: bool = switch(True)
+    """whether a reply resting on a premise the evidence does not hold refuses: it
+    lifted LoCoMo's category-5 refusal by 0.21 / 0.23 for 0.004 of F1, and an answer
+    from the wrong person's line is what the verification rule exists to stop
+    (docs/benchmarks.md)."""
     trim_restatement: bool = switch(True)
+    """whether a restatement of the question is cut from the reply: +0.012 / +0.017 F1
+    for hybrid / SYNAPSE on LoCoMo's replayed drafts (docs/benchmarks.md)."""
     order: str = choice("rank", "rank", "time")
+    """the context's order: best memory last, next to the question ("rank"), chosen
+    over SYNAPSE's time order on a LoCoMo subset and held on the rest, +0.012 F1
+    (module notes)."""
     temperature: float = number(0.0, low=0, high=2)
+    """greedy decoding, so an answer repeats exactly; a higher one samples (the
+    benchmark's repeated runs use it), 2 the most any common API takes."""
     verdict: bool = switch(True)
+    """whether the calibrated "not in memory" verdict on the recall refuses without
+    calling the LLM (:mod:`remem.answer.verdict`)."""
     mode: str = choice("auto", "auto", *MODES)
+    """how the reader reads; "auto" takes the LLM's own ``answer_mode`` (``routed`` for
+    the bundled small model, ``generate`` behind an endpoint, ``extract`` without one),
+    each measured in docs/benchmarks.md, "Readers side by side"."""
 
 
 # ``routed``: the share of what the question asks about that the extractive sentence

@@ -41,10 +41,10 @@ from typing import Any
 
 from .. import plugins
 from ..errors import UnknownComponentError
+from ..options import NoOptions, resolve
 from ..store.extension import register_extension
 from .base import Engine, EngineContext, Scored
 from .baselines import BM25Engine, DenseEngine, HybridConfig, HybridEngine  # noqa: F401
-from .options import NoOptions, resolve
 
 __all__ = [
     "Engine",
@@ -159,12 +159,12 @@ def register_engine(
     _register(name, factory, settings)
 
 
-def check_engine_options(name: str, options: Mapping[str, Any]) -> None:
-    """Raise InvalidInputError unless ``options`` suit engine ``name`` (see
-    :func:`register_engine`)."""
+def check_engine_options(name: str, options: Mapping[str, Any]) -> object | None:
+    """What ``settings`` (see :func:`register_engine`) makes of ``options`` for engine
+    ``name`` (the built-in engines: their resolved config); None for an engine
+    registered without. Raises InvalidInputError unless the options suit it."""
     check = _SETTINGS.get(check_engine_name(name))
-    if check is not None:
-        check(options)
+    return check(options) if check is not None else None
 
 
 def engine_names() -> list[str]:

@@ -39,10 +39,10 @@ import numpy as np
 
 from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
+from ..options import number, resolve, switch
 from ..store.base import timestamp_epoch
 from ..timeexpr import TimeWindow, time_order, time_window
 from .fusion import RRF_K
-from .options import number, resolve, switch
 
 if TYPE_CHECKING:
     from .base import Scored

@@ -179,7 +179,7 @@ class Engine(ABC):
     abilities: ClassVar[Abilities] = Abilities()
     #: The tables this engine keeps (attached to the store; see ``store/extension.py``)
     tables: ClassVar[tuple[Extension, ...]] = ()
-    #: The dataclass declaring this engine's options (``engines/options.py``); None: it
+    #: The dataclass declaring this engine's options (``remem/options.py``); None: it
     #: takes none
     config_class: ClassVar[type | None] = None
     #: The "not in memory" verdict's model for this engine's recalls

@@ -19,9 +19,9 @@ import numpy as np
 
 from ..index.cache import UserIndex
 from ..index.dense import top_k
+from ..options import number, resolve
 from .base import Engine, EngineContext, Scored
 from .fusion import RRF_K, rrf
-from .options import number, resolve
 
 
 def dense_ranking(

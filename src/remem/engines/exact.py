@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
+from ..options import number, resolve, switch
 from ..question import Question
-from .options import number, resolve, switch
 
 if TYPE_CHECKING:
     from .base import Scored

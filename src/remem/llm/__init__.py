@@ -16,8 +16,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import UnknownComponentError
+from ..options import resolve
 from ..validation import check_keywords
 from .base import LLM, Completion, Message, Usage, estimate_tokens
+from .options import BUILTIN
 from .structured import LLMOutputError, ask_json
 
 __all__ = [
@@ -37,12 +39,20 @@ __all__ = [
 
 log = logging.getLogger("remem.llm")
 _FACTORIES: dict[str, Callable[..., LLM]] = {}
+_OPTIONS: dict[str, type] = {}
 _SHARED: dict[str, LLM] = {}
 _LOCK = threading.Lock()
 
 
-def register_llm(name: str, factory: Callable[..., LLM]) -> None:
+def register_llm(name: str, factory: Callable[..., LLM], options: type | None = None) -> None:
+    """Make ``factory(**options)`` the backend called ``name``; ``options``, a
+    dataclass declared as ``remem/options.py`` says, is what it takes (without one,
+    the factory's own keyword arguments are)."""
     _FACTORIES[name] = factory
+    if options is not None:
+        _OPTIONS[name] = options
+    else:
+        _OPTIONS.pop(name, None)
 
 
 def llm_names() -> list[str]:
@@ -90,16 +100,21 @@ def _close_shared() -> None:
     _SHARED.clear()
 
 
-def check_llm_options(name: str, options: Mapping[str, Any]) -> None:
+def check_llm_options(name: str, options: Mapping[str, Any]) -> object | None:
     """``llm_options`` checked against the backend ``name`` gives (``auto``: the one it
     picks now) without building it, so a misspelt option fails where it is given, not
-    at the first answer. A backend registered as a plain function of ``**options``
-    takes any."""
+    at the first answer: the backend's declared options resolved (name, type, range),
+    or None for a backend registered without a declaration, whose keyword arguments
+    are checked instead (one of ``**options`` takes any)."""
     picked = _auto() if check_llm_name(name) == "auto" else name
-    factory = _FACTORIES[picked]
-    made = getattr(factory, "made", None)  # the built-in backends say which class
     where = "llm_options" + (f" (llm 'auto' is {picked!r} here)" if picked != name else "")
+    declared = _OPTIONS.get(picked)
+    if declared is not None:
+        return resolve(declared, options, where)
+    factory = _FACTORIES[picked]
+    made = getattr(factory, "made", None)  # a backend made lazily says which class
     check_keywords(made() if made else factory, options, where)
+    return None
 
 
 def _auto() -> str:
@@ -135,6 +150,6 @@ def _none() -> type[LLM]:
     return NoLLM
 
 
-register_llm("local", _lazy(_local))
-register_llm("openai", _lazy(_openai))
-register_llm("none", _lazy(_none))
+register_llm("local", _lazy(_local), BUILTIN["local"])
+register_llm("openai", _lazy(_openai), BUILTIN["openai"])
+register_llm("none", _lazy(_none), BUILTIN["none"])

@@ -21,8 +21,7 @@ from .. import env
 from .._openai import Rejected, endpoint, post_json
 from ..errors import LLMError
 from .base import LLM, Completion, Message, Request, estimate_tokens
-
-SCHEMA_MODES = ("auto", "json_schema", "json_object", "off")
+from .options import SCHEMA_MODES
 
 
 class OpenAILLM(LLM):

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
-from ..validation import check_keywords
-from .base import Store, UserState
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
 
-__all__ = ["Store", "UserState", "open_store"]
+from ..options import resolve
+from .base import Store, UserState
+from .options import PostgresOptions, SQLiteOptions
+
+__all__ = ["Store", "UserState", "open_store", "store_options"]
+
+
+def is_postgres(path: str) -> bool:
+    return path.startswith(("postgresql://", "postgres://"))
+
+
+def store_options(path: str, options: Mapping[str, Any]) -> SQLiteOptions | PostgresOptions:
+    """``options`` checked against what the backend ``path`` picks takes (name, type,
+    range), without opening anything or importing the backend."""
+    if is_postgres(path):
+        return resolve(PostgresOptions, options, "store_options")
+    return resolve(SQLiteOptions, options, "store_options")
 
 
 def open_store(path: str, *, create: bool = True, **options: object) -> Store:
@@ -13,8 +30,10 @@ def open_store(path: str, *, create: bool = True, **options: object) -> Store:
     URL gives PostgreSQL, which needs the ``postgres`` extra (psycopg and its pool).
     ``create=False``: a SQLite file must exist already (a PostgreSQL database always
     does: its administrator makes it, and remem only its tables). ``options`` are the
-    backend's own settings, checked by name and type before anything is opened."""
-    if path.startswith(("postgresql://", "postgres://")):
+    backend's own settings (:mod:`remem.store.options`), checked by name, type and
+    range before anything is opened."""
+    settings = asdict(store_options(path, {**options, "create": create}))
+    if is_postgres(path):
         from ..errors import StoreError
 
         try:
@@ -25,9 +44,8 @@ def open_store(path: str, *, create: bool = True, **options: object) -> Store:
             raise StoreError(
                 "PostgreSQL URLs need psycopg 3 and psycopg_pool: pip install 'remem[postgres]'"
             ) from exc
-        check_keywords(PostgresStore, options, "store_options", taken=("url",))
-        return PostgresStore(path, **options)  # type: ignore[arg-type]
+        del settings["create"]
+        return PostgresStore(path, **settings)
     from .sqlite import SQLiteStore
 
-    check_keywords(SQLiteStore, options, "store_options", taken=("path", "create"))
-    return SQLiteStore(path, create=create, **options)  # type: ignore[arg-type]
+    return SQLiteStore(path, **settings)

@@ -69,6 +69,7 @@ from psycopg_pool import ConnectionPool
 from ..errors import StoreError
 from ..types import StoredMemory
 from .base import INSERT_COLUMNS
+from .options import VECTOR_MODES as _VECTOR_MODES
 from .sql import LEGACY_KEY, SqlStore, SqlTx, script
 from .sqlite import PASSAGES_VERSION as SQLITE_PASSAGES_VERSION
 from .sqlite import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
@@ -142,8 +143,6 @@ MIGRATIONS: list[tuple[int, Callable[[psycopg.Connection], None]]] = [
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 assert SCHEMA_VERSION == SQLITE_SCHEMA_VERSION, "PostgreSQL and SQLite schemas must move together"
-
-_VECTOR_MODES = ("auto", "pgvector", "off")
 
 
 def _scalar(con: psycopg.Connection, sql: str) -> Any:

@@ -3,7 +3,7 @@
 Provenance: **paper** = stated by the paper (section 3); **choice** = the paper is
 silent, vague or inconsistent and remem chose (the reason is given). Every field can
 be overridden with ``Memory(engine="ilstma", engine_options={...})``; what each accepts
-is declared with it (``engines/options.py``) and checked when the Memory is made.
+is declared with it (``remem/options.py``) and checked when the Memory is made.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import InvalidInputError, UnknownComponentError
-from ..options import choice, number, resolve, switch, text
+from ...options import choice, number, resolve, switch, text
 from .forgetting import ALPHA, BETA, MU, SPATIAL_FORMS, XI
 
 
@@ -21,8 +21,11 @@ from .forgetting import ALPHA, BETA, MU, SPATIAL_FORMS, XI
 class IlstmaConfig:
     # -- forgetting curve and prefetch score (3.6.1) -------------------------------
     beta: float = number(BETA)
+    """paper: the curve's floor beta (the formula is under ``mu``)."""
     alpha: float = number(ALPHA)
+    """paper: the curve's height alpha (the formula is under ``mu``)."""
     xi: float = number(XI)
+    """paper: the curve's steepness xi (the formula is under ``mu``)."""
     mu: float = number(MU)
     """paper: S = beta + alpha / (1 + exp(xi (recallTimes - mu))), recallTimes in [1, 5]."""
     spatial: str = choice("intent", *SPATIAL_FORMS)
@@ -96,6 +99,8 @@ class IlstmaConfig:
     when their embeddings reach this cosine (near-duplicate pieces are overwritten by
     the newer one, the rest appended); otherwise it starts a new summary."""
     summary_max_pieces: int = number(8, low=1)
+    """choice: a merged summary keeps at most this many pieces (the newest), so
+    repeated merges do not grow it without end. Not tuned."""
     summariser: str = choice("extractive", "extractive", "llm")
     """choice: "extractive" (offline, the default: the bundled 135M model is useless
     for summaries) or "llm" (the paper's: the Memory's LLM writes and updates them).
@@ -107,6 +112,9 @@ class IlstmaConfig:
     speaker's traits per group; stored, because it is not cheap to redo). Failures
     are handled as for summaries."""
     llm_attempts: int = number(3, low=1)
+    """choice: failed LLM rounds before a group is summarised (or profiled)
+    extractively (see ``summariser``): a few, so a brief outage does not cost the
+    LLM's summary. Not tuned."""
     personality_traits: int = number(8, low=0)
     """choice: the offline personality profile keeps a speaker's latest first-person
     statements of preference or habit (I love / I prefer / my favourite ...)."""

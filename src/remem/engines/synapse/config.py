@@ -3,7 +3,7 @@
 Provenance (see the project's reading notes on the paper): **paper** = stated by
 the paper; **choice** = the paper is silent or vague and remem chose (the reason is
 given). Every field can be overridden with ``Memory(engine="synapse",
-engine_options={...})``; what each accepts is declared with it (``engines/options.py``)
+engine_options={...})``; what each accepts is declared with it (``remem/options.py``)
 and checked when the Memory is made.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..options import choice, number, resolve, switch
+from ...options import choice, number, resolve, switch
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ class SynapseConfig:
     (cosine >= ``concept_anchor_min``), so a query can enter the graph through a
     concept whose episodes use other words. 0 = episodes only, as in the paper."""
     concept_anchor_min: float = number(0.5, low=0)
+    """choice: the cosine a concept needs to the query to be seeded (with
+    ``concept_anchors`` above 0; off by default). Not tuned."""
     alpha: float = number(1.0, low=0)
     """paper: initial activation a_i(0) = alpha * sim(i, q) for anchors."""
     seed_scale: str = choice("raw", "raw", "top")
@@ -95,11 +97,15 @@ class SynapseConfig:
     fan_effect: bool = switch(True)
     """paper: incoming activation is divided by the sender's out-degree."""
     inhibition: bool = switch(True)
+    """paper: lateral inhibition on (the ablation "no inhibition" is
+    ``synapse-noinhib``)."""
     inhibit_top: int = number(7, low=0)
     """paper: lateral inhibition from the M = 7 strongest nodes."""
     inhibit_beta: float = number(0.15, low=0)
     """paper: beta, the inhibition strength."""
     sigmoid_gamma: float = number(5.0, low=0)
+    """third-party re-implementations: the firing sigmoid's slope gamma (see
+    ``sigmoid_theta``)."""
     sigmoid_theta: float = number(0.5)
     """third-party re-implementations: firing a = 1 / (1 + exp(-gamma (u - theta))).
     choice: only nodes reached from the anchors fire, and a node inhibited to 0 stays
@@ -118,7 +124,10 @@ class SynapseConfig:
 
     # -- ranking -------------------------------------------------------------------
     w_similarity: float = number(0.5, low=0)
+    """paper: the similarity's weight in the score (see ``w_pagerank``)."""
     w_activation: float = number(0.5, low=0)
+    """choice: the activation's weight, 0.5 where the paper has 0.3 (see
+    ``w_pagerank``)."""
     w_pagerank: float = number(0.2, low=0)
     """paper: score = 0.5 sim + 0.3 activation + 0.2 PageRank. choice: remem weighs
     activation 0.5 (measured better on LoCoMo at k = 10 and 20); ``synapse-paper``
