@@ -16,7 +16,6 @@ import pytest
 from remem import InvalidInputError, InvalidTypeError, Memory, RememError
 from remem.answer.reader import Answerer, AnswerOptions
 from remem.config import MemoryConfig
-from remem.engines.arrange import ArrangeConfig
 from remem.engines.baselines import HybridConfig
 from remem.engines.exact import ExactConfig
 from remem.engines.ilstma.config import IlstmaConfig
@@ -26,6 +25,7 @@ from remem.index.passages import PassagePlan
 from remem.llm.options import LocalOptions, OpenAIOptions
 from remem.options import Allowed, declared, reasons
 from remem.store.options import PostgresOptions, SQLiteOptions
+from remem.time.arrange import ArrangeConfig
 
 #: every section's class: the argument it comes from, and (for a store or an LLM)
 #: the path or llm that picks it

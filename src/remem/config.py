@@ -9,7 +9,7 @@ value out of range is an error naming the option at the call, one way for all:
 ==================  ==========================================================
 ``engine_options``  the engine's config class (``HybridConfig``, ``SynapseConfig``,
                     ``IlstmaConfig``; an engine registered without one checks its own)
-``time_options``    :class:`~remem.engines.arrange.ArrangeConfig`
+``time_options``    :class:`~remem.time.arrange.ArrangeConfig`
 ``exact_options``   :class:`~remem.engines.exact.ExactConfig`
 ``passage_options`` :class:`~remem.index.passages.PassagePlan`
 ``store_options``   :class:`~remem.store.options.SQLiteOptions` or
@@ -37,7 +37,6 @@ from .answer.reader import AnswerOptions
 from .answer.verdict import VerdictModel, verdict_model
 from .embed import Embedder
 from .engines import check_engine_name, check_engine_options
-from .engines.arrange import ArrangeConfig
 from .engines.exact import ExactConfig
 from .errors import InvalidInputError, InvalidTypeError
 from .index.passages import PassagePlan, passage_plan
@@ -46,6 +45,7 @@ from .options import resolve
 from .store import Store
 from .store import store_options as check_store_options
 from .store.options import PostgresOptions, SQLiteOptions
+from .time.arrange import ArrangeConfig
 from .validation import DEFAULT_MAX_TEXT_CHARS, check_count, check_options
 
 

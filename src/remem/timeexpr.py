@@ -4,7 +4,7 @@
 book did I finish a week ago?": the words say when the memory was made, relative to
 the moment the question is asked (``now``). :func:`time_window` turns the first such
 expression into a :class:`TimeWindow`; search then prefers memories made inside it
-(``engines/arrange.py``). Questions that ask for a duration ("How many days ago did
+(``time/arrange.py``). Questions that ask for a duration ("How many days ago did
 I ...?") name a unit, not a time, and give no window.
 
 Windows are deliberately loose: people say "a week ago" of eight or ten days, "last

@@ -11,8 +11,8 @@ import pytest
 
 from remem import InvalidInputError, Memory
 from remem.engines import engine_names
-from remem.engines.arrange import ArrangeConfig
 from remem.options import Allowed, declared
+from remem.time.arrange import ArrangeConfig
 
 
 def _engines_by_config(embedder) -> dict[type, str]:

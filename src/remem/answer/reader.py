@@ -136,7 +136,7 @@ _NEWER = re.compile(r"a newer version of ([0-9a-f]+)")
 
 def versions(explanations: Mapping[str, str]) -> dict[str, str]:
     """Hit id -> "latest" / "earlier" for memories the time stage found to restate one
-    thing (``engines/arrange.py`` notes "a newer version of <id>"), so the reader is
+    thing (``time/arrange.py`` notes "a newer version of <id>"), so the reader is
     told which value is current."""
     out: dict[str, str] = {}
     for hid, why in explanations.items():

@@ -30,12 +30,12 @@ import numpy as np
 
 from ..answer.verdict import VerdictModel
 from ..embed.base import Embedder
-from ..engines.arrange import ArrangeConfig
 from ..engines.base import Activation, Engine, Found, GraphTrace, Recalls, Scored, ShortTermFlow
 from ..engines.exact import ExactConfig
 from ..index.cache import IndexCache
 from ..question import Question, read_question
 from ..store.base import Store
+from ..time.arrange import ArrangeConfig
 from ..types import Hit, Recall
 from .stages import Stage, default_stages
 from .verdict import VerdictStage

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..engines.arrange import ArrangeConfig
 from ..engines.base import Scored
 from ..engines.exact import ExactConfig, lift_exact
 from ..index.cache import IndexCache
 from ..question import Question
 from ..store.base import Store
 from ..time import TimeStage
+from ..time.arrange import ArrangeConfig
 
 
 class Stage(Protocol):

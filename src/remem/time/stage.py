@@ -1,7 +1,7 @@
 """The pipeline's time stage: the question's window and the newer version first.
 
 It runs after every engine's ranking, once per question (``recall/pipeline.py``); no
-engine calls it. What it does to a ranking is ``engines/arrange.py``'s; this module
+engine calls it. What it does to a ranking is ``arrange.py``'s; this module
 adds what it needs to do it for many questions: how deep a list to ask the engine
 for, and the times each memory's own words name ("I finally beat it last weekend"),
 read once per memory and kept as epoch spans (never words), forgotten when the memory
@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 
-from ..engines.arrange import ArrangeConfig, arrange
 from ..engines.base import Scored
 from ..index.cache import IndexCache, UserIndex
 from ..question import Question
 from ..store.base import Store, delete_mark, timestamp_epoch
 from ..timeexpr import mentioned_windows
+from .arrange import ArrangeConfig, arrange
 
 #: memories whose named times the stage keeps at most (a few spans each)
 MENTIONED_CACHE = 100_000
@@ -27,7 +27,7 @@ Spans = list[tuple[float, float]]
 
 
 class TimeStage:
-    """Applies the question's window and orders versions (``engines/arrange.py``)."""
+    """Applies the question's window and orders versions (``time/arrange.py``)."""
 
     name = "time"
 

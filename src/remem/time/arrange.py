@@ -32,20 +32,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engines.fusion import RRF_K
 from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
 from ..options import number, resolve, switch
 from ..store.base import timestamp_epoch
-from ..timeexpr import TimeWindow, time_order, time_window
-from .fusion import RRF_K
+from ..timeexpr import TimeWindow
 
 if TYPE_CHECKING:
-    from .base import Scored
+    from ..engines.base import Scored
 
 
 @dataclass(frozen=True)
@@ -86,17 +85,6 @@ class ArrangeConfig:
         if not isinstance(options, Mapping):
             raise InvalidTypeError("time_options must be a mapping")
         return resolve(cls, options, "time_options")
-
-
-#: a question's window (None: it names no time) and order word ("newest", "oldest", None)
-Plan = tuple[TimeWindow | None, str | None]
-
-
-def plan(question: str, now: datetime | None) -> Plan:
-    """The question's window and order word; the window is relative to ``now``, the
-    moment the question is asked (None: the current time)."""
-    clock = now if now is not None else datetime.now(timezone.utc)
-    return time_window(question, clock), time_order(question)
 
 
 def arrange(

@@ -1,4 +1,4 @@
-"""Time in the ranking (``engines/arrange.py``) on hand-made histories, through the
+"""Time in the ranking (``time/arrange.py``) on hand-made histories, through the
 public API: the window a question names, and the newer of two versions first."""
 
 from __future__ import annotations
