@@ -18,9 +18,9 @@ from remem import (
     TextTooLongError,
     UnknownComponentError,
 )
-from remem.memory import MAX_BATCH
 from remem.validation import (
     DEFAULT_MAX_TEXT_CHARS,
+    MAX_BATCH,
     MAX_COUNT,
     MAX_ID_CHARS,
     MAX_USER_ID_CHARS,
@@ -469,7 +469,7 @@ def test_bad_constructor_arguments_fail_at_the_call(tmp_path, embedder, kwargs, 
 
 def test_llm_names_are_checked_without_loading_a_model(tmp_path, embedder):
     with Memory(tmp_path / "m.db", engine="bm25", embedder=embedder, llm="local") as mem:
-        assert mem._llm is None  # named and known, loaded only on first use
+        assert not mem._llm.loaded  # named and known, loaded only on first use
 
 
 def test_max_text_chars_is_the_limit_from_the_first_add(embedder):

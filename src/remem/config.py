@@ -46,7 +46,7 @@ from .store import Store
 from .store import store_options as check_store_options
 from .store.options import PostgresOptions, SQLiteOptions
 from .time.arrange import ArrangeConfig
-from .validation import DEFAULT_MAX_TEXT_CHARS, check_count, check_options
+from .validation import DEFAULT_MAX_TEXT_CHARS, check_count, check_options, check_path
 
 
 @dataclass(frozen=True)
@@ -102,9 +102,7 @@ class MemoryConfig:
         them together) checked, in about the order they are named; the first problem
         raises (see the module notes). Nothing is opened or loaded. With a ``store``
         object, ``store_options`` need only be a mapping: the store is already made."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
-        text = str(path)
+        text = str(check_path(path))
         target = text if text.startswith(("postgres", ":memory:")) else str(Path(path))
         max_text_chars = check_count(max_text_chars, "max_text_chars")
         max_cached_users = check_count(max_cached_users, "max_cached_users")

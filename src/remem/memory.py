@@ -10,10 +10,10 @@ the reader (``answer/``) over a recall.
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict
+from functools import cached_property
 from typing import Any
 
 from . import table
@@ -23,15 +23,10 @@ from .config import MemoryConfig
 from .embed import Embedder, create_embedder
 from .embed.base import CheckedEmbedder
 from .engines import EngineContext, create_engine
-from .engines.base import Abilities
-from .errors import (
-    ErasureIncompleteError,
-    InvalidInputError,
-    InvalidTypeError,
-    StoreError,
-)
+from .engines.base import EngineInfo
+from .errors import ErasureIncompleteError, StoreError
 from .index.cache import IndexCache
-from .llm import LLM, create_llm
+from .llm import LLM, LazyLLM
 from .question import Question
 from .recall import Recalled, Recaller, trace_view
 from .store import Store, open_store
@@ -39,30 +34,20 @@ from .store.extension import Extension, Tables, registered_extensions
 from .types import Added, Hit, Recall, StoredMemory, Trace
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
-    MAX_BATCH,
     MAX_TRACE_NODES,
+    build_batch,
     build_memory,
-    build_memory_item,
+    check_between,
     check_count,
     check_id,
     check_k,
+    check_path,
     check_switch,
     check_text,
     check_user_id,
-    is_blank_item,
     parse_timestamp,
 )
 from .writes import Writer, check_embedder, embedder_id
-
-
-@dataclass(frozen=True)
-class EngineInfo:
-    """What ``Memory.engine_info`` says of the engine: its name, what it can do beyond
-    ranking, and its settings as resolved from the defaults and ``engine_options``."""
-
-    name: str
-    abilities: Abilities
-    config: dict[str, Any]
 
 
 class Memory:
@@ -97,16 +82,12 @@ class Memory:
         # (MemoryConfig.build takes these very arguments: a test holds the two together)
         config = MemoryConfig.build(**{name: v for name, v in locals().items() if name != "self"})
         self.max_text_chars = config.max_text_chars
-        self._llm_spec: str | LLM = llm
-        self._llm_options = config.llm_options
-        self._llm: LLM | None = llm if isinstance(llm, LLM) else None
+        self._llm = LazyLLM(llm, config.llm_options)
         self._answer_options = asdict(config.answer)
         self._embedder = CheckedEmbedder(
             create_embedder(embedder) if isinstance(embedder, str) else embedder
         )
         self._passages = config.passages
-        self._llm_lock = threading.Lock()
-        self._answerer: Answerer | None = None
         self._store = store or open_store(config.target, **vars(config.store))
         #: Where the memories live, for messages: a database URL without its password.
         self.path = str(getattr(self._store, "location", config.target))
@@ -122,27 +103,18 @@ class Memory:
                 config.max_cached_users,
                 self._passages.score if self._passages else "max",
             )
-            ctx = EngineContext(self._store, self._embedder, self._indexes, self._get_llm)
+            ctx = EngineContext(self._store, self._embedder, self._indexes, self._llm)
             self.engine_name = engine
             self._engine = create_engine(engine, ctx, **config.engine_options)
             self._recaller = Recaller(
                 self._engine,
-                self._store,
-                self._embedder,
-                self._indexes,
+                ctx,
                 time=config.time,
                 exact=config.exact,
                 verdict=config.verdict
                 or verdict_model(self._engine.verdict, f"engine {engine!r}'s declared verdict"),
             )
-            self._writer = Writer(
-                self._store,
-                self._embedder,
-                self._indexes,
-                self._engine,
-                self._recaller,
-                self._passages,
-            )
+            self._writer = Writer(ctx, self._engine, self._recaller, self._passages)
         except BaseException:
             self._store.close()
             raise
@@ -172,18 +144,17 @@ class Memory:
     def llm(self) -> LLM:
         """The reader and helper model, created on first use (loading a model is slow
         and search-only users never need one)."""
-        return self._get_llm()
-
-    def _get_llm(self) -> LLM:
-        if self._llm is None:
-            with self._llm_lock:
-                if self._llm is None:
-                    self._llm = create_llm(str(self._llm_spec), **self._llm_options)
-        return self._llm
+        return self._llm()
 
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("this Memory is closed")
+
+    def _user(self, user_id: Any) -> str:
+        """A user id checked, on an open Memory."""
+        user_id = check_user_id(user_id)
+        self._check_open()
+        return user_id
 
     # -- writes -------------------------------------------------------------------
 
@@ -225,15 +196,7 @@ class Memory:
         item still refuses the whole batch."""
         user_id = check_user_id(user_id)
         skip_blank = check_switch(skip_blank, "skip_blank")
-        if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-            raise InvalidTypeError("items must be a list of dicts (or of str)")
-        items = list(items)
-        if len(items) > MAX_BATCH:
-            raise InvalidInputError(f"add_many takes at most {MAX_BATCH:,} items per call")
-        limit = self.max_text_chars
-        skipped = [i for i, x in enumerate(items) if skip_blank and is_blank_item(x, i, limit)]
-        left_out = set(skipped)
-        new = [build_memory_item(x, i, limit) for i, x in enumerate(items) if i not in left_out]
+        new, skipped = build_batch(items, self.max_text_chars, skip_blank=skip_blank)
         return Added([m.id for m in self._insert(user_id, new)] if new else [], skipped)
 
     def _insert(self, user_id: str, new: list) -> list[StoredMemory]:
@@ -264,9 +227,7 @@ class Memory:
         removed. Raises :class:`~remem.errors.ErasureIncompleteError` as :meth:`delete`:
         a retry while the scrub is pending reports the erase's count, not the 0 it
         finds (and returns it if it finishes the scrub)."""
-        user_id = check_user_id(user_id)
-        self._check_open()
-        return self._writer.erase_user(user_id)
+        return self._writer.erase_user(self._user(user_id))
 
     def scrub(self) -> None:
         """Finish scrubbing from the database files what earlier erases deleted (an
@@ -312,10 +273,7 @@ class Memory:
         read from the very activation the recall ran. For the page that draws it
         (``remem ui``); an engine without a graph gives ``graph=False`` and no nodes."""
         user_id = check_user_id(user_id)
-        if isinstance(limit, bool) or not isinstance(limit, int):
-            raise InvalidTypeError(f"limit must be an int, not {type(limit).__name__}")
-        if not 1 <= limit <= MAX_TRACE_NODES:
-            raise InvalidInputError(f"limit must be 1 to {MAX_TRACE_NODES}, got {limit}")
+        limit = check_between(limit, "limit", 1, MAX_TRACE_NODES)
         recalled = self._recall(query, user_id, k, now, explain=True)
         return trace_view(recalled, self._store, user_id, limit)
 
@@ -329,7 +287,7 @@ class Memory:
         """
         t0 = time.perf_counter()
         recalled = self._recall(question, user_id, k, now, explain=True, what="question")
-        return self._reader().answer(
+        return self._reader.answer(
             recalled.question.text,
             recalled.recall,
             notes=recalled.notes,
@@ -355,21 +313,16 @@ class Memory:
         question, user_id, k = self._question(query, user_id, k, now, what=what)
         return self._recaller.recall(user_id, question, k, explain=explain)
 
+    @cached_property
     def _reader(self) -> Answerer:
-        """The answering layer, made once (on first use: it needs the LLM)."""
-        if self._answerer is None:
-            llm = self._get_llm()
-            with self._llm_lock:
-                if self._answerer is None:
-                    self._answerer = Answerer(llm, **self._answer_options)
-        return self._answerer
+        """The answering layer, made on first use (it needs the LLM; two threads may
+        each make one at first, alike: it holds only the LLM and the options)."""
+        return Answerer(self._llm(), **self._answer_options)
 
     def short_term(self, user_id: str) -> dict[str, Any]:
         """The engine's short-term memory of the user (ILSTMA): its five segments, their
         estimated tokens, the questions seen and the buffered metadata writes."""
-        user_id = check_user_id(user_id)
-        self._check_open()
-        return self._engine.short_term(user_id)
+        return self._engine.short_term(self._user(user_id))
 
     @property
     def verdict_model(self) -> VerdictModel:
@@ -408,16 +361,14 @@ class Memory:
     def export_table(self, user_id: str, path: str | os.PathLike[str]) -> int:
         """Write the user's global memory table (ILSTMA's one-JSON-file shape, for any
         engine) to ``path``; returns the number of entries."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
+        path = check_path(path)
         data = self.export_data(user_id)
         table.write_json(data, path)
         return len(data["entries"])
 
     def export_data(self, user_id: str) -> dict[str, Any]:
         """The user's global memory table as the JSON-ready dict ``export_table`` writes."""
-        user_id = check_user_id(user_id)
-        self._check_open()
+        user_id = self._user(user_id)
         self._engine.flush(user_id)  # recall metadata buffered by cache hits
         return table.export_rows(self._store, user_id, embedder_id(self._embedder))
 
@@ -429,24 +380,20 @@ class Memory:
         this embedder, else recomputed. Returns the new ids in table order.
         ``skip_blank=True`` leaves out entries whose text is blank, as ``add_many``
         does (``skipped``: their positions in table order)."""
-        user_id = check_user_id(user_id)
-        skip_blank = check_switch(skip_blank, "skip_blank")
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidTypeError(f"path must be a str or path, not {type(path).__name__}")
-        self._check_open()
-        dim, limit = self._embedder.dim, self.max_text_chars
-        parsed = table.read(path, embedder_id(self._embedder), dim, limit, skip_blank=skip_blank)
-        return self._writer.import_parsed(parsed, user_id)
+        return self._import(table.read, check_path(path), user_id, skip_blank)
 
     def import_data(
         self, data: Mapping[str, Any], user_id: str, *, skip_blank: bool = False
     ) -> Added:
         """``import_table`` for a table already decoded from JSON (a request body)."""
+        return self._import(table.parse, data, user_id, skip_blank)
+
+    def _import(self, read: Callable[..., Any], source: Any, user_id: Any, skip: Any) -> Added:
         user_id = check_user_id(user_id)
-        skip_blank = check_switch(skip_blank, "skip_blank")
+        skip = check_switch(skip, "skip_blank")
         self._check_open()
         dim, limit = self._embedder.dim, self.max_text_chars
-        parsed = table.parse(data, embedder_id(self._embedder), dim, limit, skip_blank=skip_blank)
+        parsed = read(source, embedder_id(self._embedder), dim, limit, skip_blank=skip)
         return self._writer.import_parsed(parsed, user_id)
 
     def attach(self, extension: Extension) -> Tables:
@@ -471,9 +418,7 @@ class Memory:
 
     def consolidate(self, user_id: str) -> int:
         """Run the engine's pending consolidation now; returns memories processed."""
-        user_id = check_user_id(user_id)
-        self._check_open()
-        return int(self._engine.consolidate(user_id))
+        return int(self._engine.consolidate(self._user(user_id)))
 
     def get(self, memory_id: str, user_id: str) -> Hit | None:
         """One memory by id (score 1.0), or None; another user's id looks missing."""
@@ -495,9 +440,7 @@ class Memory:
         return [m.to_hit(1.0) for m in rows]
 
     def count(self, user_id: str) -> int:
-        user_id = check_user_id(user_id)
-        self._check_open()
-        return self._store.count(user_id)
+        return self._store.count(self._user(user_id))
 
     def users(self) -> list[str]:
         self._check_open()

@@ -10,8 +10,9 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import os
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timezone
 from typing import Any, get_args, get_type_hints
 
@@ -375,3 +376,38 @@ def build_memory_item(item: Any, position: int, max_text_chars: int) -> NewMemor
         )
     except (InvalidInputError, InvalidTypeError) as exc:
         raise type(exc)(f"item {position}: {exc}") from None
+
+
+def build_batch(
+    items: Any, max_text_chars: int, *, skip_blank: bool = False
+) -> tuple[list[NewMemory], list[int]]:
+    """``add_many``'s items checked as one batch (one bad item refuses it, naming
+    it): the memories to store and, with ``skip_blank``, the positions of the blank
+    items left out (:func:`is_blank_item`)."""
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise InvalidTypeError("items must be a list of dicts (or of str)")
+    items = list(items)
+    if len(items) > MAX_BATCH:
+        raise InvalidInputError(f"add_many takes at most {MAX_BATCH:,} items per call")
+    skipped = [i for i, x in enumerate(items) if skip_blank and is_blank_item(x, i, max_text_chars)]
+    left_out = set(skipped)
+    new = [
+        build_memory_item(x, i, max_text_chars) for i, x in enumerate(items) if i not in left_out
+    ]
+    return new, skipped
+
+
+def check_path(path: Any, what: str = "path") -> str | os.PathLike[str]:
+    """A file path: a str or an ``os.PathLike``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidTypeError(f"{what} must be a str or path, not {type(path).__name__}")
+    return path
+
+
+def check_between(value: Any, what: str, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` (``Memory.trace``'s ``limit``)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise InvalidInputError(f"{what} must be {low} to {high}, got {value}")
+    return value

@@ -17,9 +17,8 @@ import numpy as np
 
 from . import table
 from .embed.base import Embedder
-from .engines.base import Engine, UserLocks
+from .engines.base import Engine, EngineContext, UserLocks
 from .errors import EmbedderError, ErasureIncompleteError, InvalidInputError, StoreError
-from .index.cache import IndexCache
 from .index.passages import PassagePlan, embed_memories
 from .recall import Recaller
 from .store import Store
@@ -58,17 +57,11 @@ class Writer:
     """Adds and erases one Memory's memories (module notes)."""
 
     def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        indexes: IndexCache,
-        engine: Engine,
-        recaller: Recaller,
-        passages: PassagePlan | None,
+        self, ctx: EngineContext, engine: Engine, recaller: Recaller, passages: PassagePlan | None
     ):
-        self._store = store
-        self._embedder = embedder
-        self._indexes = indexes
+        self._store = ctx.store
+        self._embedder = ctx.embedder
+        self._indexes = ctx.indexes
         self._engine = engine
         self._recaller = recaller
         self._passages = passages

@@ -21,7 +21,7 @@ def test_registry():
 
 
 def test_create_engine_types(mem):
-    ctx = mem._ctx
+    ctx = mem._engine.ctx
     assert isinstance(create_engine("dense", ctx), DenseEngine)
     assert isinstance(create_engine("bm25", ctx), BM25Engine)
     h = create_engine("hybrid", ctx, depth=5, constant=10.0)

@@ -77,6 +77,16 @@ class Abilities:
 
 
 @dataclass(frozen=True)
+class EngineInfo:
+    """What ``Memory.engine_info`` says of the engine: its name, what it can do beyond
+    ranking, and its settings as resolved from the defaults and ``engine_options``."""
+
+    name: str
+    abilities: Abilities
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class GraphTrace:
     """The part of an engine's graph one query lit up: nodes as ``(key, kind, label,
     activation, anchor)`` (``kind`` is ``"episode"``, whose key and label are the

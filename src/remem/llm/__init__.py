@@ -23,6 +23,7 @@ from .options import BUILTIN
 from .structured import LLMOutputError, ask_json
 
 __all__ = [
+    "LazyLLM",
     "LLM",
     "Completion",
     "LLMOutputError",
@@ -153,3 +154,26 @@ def _none() -> type[LLM]:
 register_llm("local", _lazy(_local), BUILTIN["local"])
 register_llm("openai", _lazy(_openai), BUILTIN["openai"])
 register_llm("none", _lazy(_none), BUILTIN["none"])
+
+
+class LazyLLM:
+    """An LLM given by name, made on first use (loading a model is slow, and a search-
+    only user never needs one); an LLM object is used as it is. Calling it returns
+    the LLM; threads asking at once make it once."""
+
+    def __init__(self, spec: str | LLM, options: Mapping[str, Any]):
+        self._spec = spec
+        self._options = dict(options)
+        self._llm: LLM | None = spec if isinstance(spec, LLM) else None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    def __call__(self) -> LLM:
+        if self._llm is None:
+            with self._lock:
+                if self._llm is None:
+                    self._llm = create_llm(str(self._spec), **self._options)
+        return self._llm

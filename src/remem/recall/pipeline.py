@@ -29,12 +29,18 @@ from datetime import datetime
 import numpy as np
 
 from ..answer.verdict import VerdictModel
-from ..embed.base import Embedder
-from ..engines.base import Activation, Engine, Found, GraphTrace, Recalls, Scored, ShortTermFlow
+from ..engines.base import (
+    Activation,
+    Engine,
+    EngineContext,
+    Found,
+    GraphTrace,
+    Recalls,
+    Scored,
+    ShortTermFlow,
+)
 from ..engines.exact import ExactConfig
-from ..index.cache import IndexCache
 from ..question import Question, read_question
-from ..store.base import Store
 from ..time.arrange import ArrangeConfig
 from ..types import Hit, Recall
 from .stages import Stage, default_stages
@@ -65,9 +71,7 @@ class Recaller:
     def __init__(
         self,
         engine: Engine,
-        store: Store,
-        embedder: Embedder,
-        indexes: IndexCache,
+        ctx: EngineContext,
         *,
         time: ArrangeConfig,
         exact: ExactConfig,
@@ -75,14 +79,15 @@ class Recaller:
         stages: list[Stage] | None = None,
     ):
         self.engine = engine
-        self._store = store
-        self._embedder = embedder
+        self._store, self._embedder = ctx.store, ctx.embedder
         # the optional protocol, found once: an engine without it recalls by search
         self._candidates = engine.candidates if isinstance(engine, Recalls) else None
-        self.stages = stages if stages is not None else default_stages(time, exact, store, indexes)
+        self.stages = (
+            stages if stages is not None else default_stages(time, exact, ctx.store, ctx.indexes)
+        )
         self._names = exact.names
         self._identifiers = exact.lift
-        self.verdict = VerdictStage(verdict, embedder, indexes)
+        self.verdict = VerdictStage(verdict, ctx.embedder, ctx.indexes)
 
     def read(self, text: str, now: datetime | None) -> Question:
         """The question read once (``question.read_question``)."""
