@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -38,15 +38,17 @@ class Hit:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "text": self.text,
-            "score": self.score,
-            "speaker": self.speaker,
-            "timestamp": self.timestamp.isoformat(),
-            "session_id": self.session_id,
-            "metadata": self.metadata,
-        }
+        """JSON-ready: every field by name, in the order declared, a datetime as its
+        ISO 8601 string. The one serialisation of a hit: ``remem ... --json``, the HTTP
+        API and the MCP tools all send this, and the HTTP schema (``HitOut`` in
+        ``serve/routes/models.py``) is derived from the same fields, so a field added
+        here reaches every face without a second edit."""
+        return {f.name: _json_ready(getattr(self, f.name)) for f in fields(self)}
+
+
+def _json_ready(value: Any) -> Any:
+    """A field's value as JSON carries it: a datetime as ISO 8601, the rest as is."""
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 @dataclass(frozen=True)

@@ -297,22 +297,21 @@ class Answerer:
             or (self.mode == "routed" and routed_to_sentence(question, evidence))
         ):
             return self._extract(question, evidence, base, extra_calls, t0)
-        c = None
-        if self.llm.generates:
-            task = "answer"
-            if self.temporal_prompt and is_temporal(question):
-                task = "answer_temporal"
-            messages = prompts.render(task, context=context, question=question)
-            try:
-                c = self.llm.complete(
-                    messages,
-                    task="answer",
-                    max_tokens=self.max_answer_tokens,
-                    temperature=self.temperature,
-                    stop=["\n"],  # one line is the answer; small models ramble after it
-                )
-            except LLMError as exc:
-                log.warning("reader failed (%s); answering extractively", failure(exc))
+        return self._generate(question, evidence, context, base, extra_calls, t0)
+
+    def _generate(
+        self,
+        question: str,
+        evidence: list[Hit],
+        context: str,
+        base: dict[str, Any],
+        extra_calls: int,
+        t0: float,
+    ) -> Answer:
+        """The LLM's answer from the context, settled against the evidence; the
+        extractive answer when the call fails or the reply is degenerate (neither an
+        answer nor a refusal)."""
+        c = self._complete(question, context)
         if c is None:
             text = extractive(question, evidence)
             return Answer(
@@ -338,6 +337,27 @@ class Answerer:
             completion_tokens=c.completion_tokens,
             **base,
         )
+
+    def _complete(self, question: str, context: str) -> Completion | None:
+        """One answering call (the temporal prompt for a question about time, with
+        ``temporal_prompt``); None when the LLM does not generate or the call failed."""
+        if not self.llm.generates:
+            return None
+        task = "answer"
+        if self.temporal_prompt and is_temporal(question):
+            task = "answer_temporal"
+        messages = prompts.render(task, context=context, question=question)
+        try:
+            return self.llm.complete(
+                messages,
+                task="answer",
+                max_tokens=self.max_answer_tokens,
+                temperature=self.temperature,
+                stop=["\n"],  # one line is the answer; small models ramble after it
+            )
+        except LLMError as exc:
+            log.warning("reader failed (%s); answering extractively", failure(exc))
+            return None
 
     def _extract(
         self,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ..answer.reader import Answerer
@@ -35,7 +36,7 @@ from ..embed import Embedder, create_embedder
 from ..embed.base import MemoEmbedder
 from ..embed.onnx_minilm import word_pieces
 from ..llm import create_llm
-from ..types import index_text
+from ..types import Hit, index_text
 from .embedcache import DiskCachedEmbedder
 from .engines import open_engine, passage_setting
 from .longmemeval import Question
@@ -95,13 +96,9 @@ def run_longmemeval(
     gold-answer containment and token F1 on the answerable questions, refusal on the
     abstention ones, and latency."""
     answerers = _answerers(readers)
-    embedder = embedder or create_embedder("minilm")
-    cache: DiskCachedEmbedder | None = None
-    if embed_cache:
-        embedder = cache = DiskCachedEmbedder(embedder, embed_cache)
-        reuse_embeddings = True
-    elif reuse_embeddings:
-        embedder = MemoEmbedder(embedder)
+    embedder, cache, reuse_embeddings = _embedder_for(
+        embedder or create_embedder("minilm"), reuse_embeddings, embed_cache
+    )
     if reuse_embeddings:
         # no timed search should pay for a question's embedding in one engine only
         embedder.embed([q.question for q in questions])
@@ -112,7 +109,6 @@ def run_longmemeval(
         for p in settings
     }
     runs = {label: _Run(label) for label in variants}
-    depth = max(ks)
     started = time.time()
     for qi, q in enumerate(questions):
         items = [t.as_item() for t in q.turns]
@@ -123,8 +119,6 @@ def run_longmemeval(
                 f"{len(q.sessions)} sessions, {len(items)} turns, {pieces:,} word pieces"
             )
         for label, (name, setting) in variants.items():
-            run = runs[label]
-            rss0 = rss_mb()
             memory_options: dict[str, Any] = {
                 "time_options": time_options,
                 "exact_options": exact_options,
@@ -132,55 +126,107 @@ def run_longmemeval(
             if setting is not None:
                 memory_options["passage_options"] = passage_setting(setting)
             now = q.question_date if clock else None
-            with open_engine(name, embedder, memory_options=memory_options) as mem:
-                gate = mem.engine_info.abilities.gate
-                t0 = time.perf_counter()
-                mem.add_many(items, user_id=q.question_id)
-                run.ingest_s += time.perf_counter() - t0
-                run.turns += len(items)
-                run.pieces += pieces
-                t0 = time.perf_counter()
-                hits = mem.search(q.question, user_id=q.question_id, k=depth, now=now)
-                run.first_s.append(time.perf_counter() - t0)
-                for _ in range(repeats):
-                    t0 = time.perf_counter()
-                    mem.search(q.question, user_id=q.question_id, k=depth, now=now)
-                    run.later_s.append(time.perf_counter() - t0)
-                run.rss_growth_mb.append(rss_mb() - rss0)
-                # the "not in memory" verdict as Memory.answer reads it (k=10, as
-                # calibrated), and the confidence gate's own refusal where there is one
-                rec = mem.recall(q.question, user_id=q.question_id, k=10, now=now, explain=False)
-                (run.verdict_abs if q.abstention else run.verdict_other).append(rec.not_in_memory)
-                for spec, answerer in answerers.items():
-                    a = answerer.answer(q.question, rec)
-                    run.answers.setdefault(spec, []).append(
-                        (
-                            q.abstention,
-                            a.refused,
-                            containment(a.text, q.answer, 4) or 0.0,
-                            token_f1(a.text, q.answer),
-                            a.latency_s,
-                        )
-                    )
-                if gate:
-                    (run.refused_abs if q.abstention else run.refused_other).append(rec.refuse)
-            if q.abstention or not q.evidence:
-                continue
-            turns = [h.metadata.get("turn") for h in hits]
-            sessions = first_seen([h.session_id for h in hits])
-            order = _newest_first(q, turns)
-            if order is not None:
-                for kind in (q.question_type, "all"):
-                    run.newest_first.setdefault(kind, []).append(order)
-            for k in ks:
-                for metric, value in _scores(q, turns, sessions, k).items():
-                    for kind in (q.question_type, "all"):
-                        run.values.setdefault((kind, metric, k), []).append(value)
+            ask = _Asking(q, items, now, max(ks), repeats, pieces)
+            hits = _ask(runs[label], name, embedder, memory_options, ask, answerers)
+            if not (q.abstention or not q.evidence):
+                _score_ranking(runs[label], q, hits, ks)
         if cache is not None and qi % 10 == 9:
             cache.save()
     if cache is not None:
         cache.save()
     return _summarise(questions, runs, ks, time.time() - started, reuse_embeddings, repeats)
+
+
+def _embedder_for(
+    embedder: Embedder, reuse_embeddings: bool, embed_cache: str | None
+) -> tuple[Embedder, DiskCachedEmbedder | None, bool]:
+    """(the embedder to run with, its disk cache, whether embeddings are reused): a
+    disk cache (``embed_cache``) reuses them across runs, ``reuse_embeddings`` within
+    this one (a memo), so ingest times then leave the embedding out."""
+    if embed_cache:
+        cache = DiskCachedEmbedder(embedder, embed_cache)
+        return cache, cache, True
+    if reuse_embeddings:
+        return MemoEmbedder(embedder), None, True
+    return embedder, None, False
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """One question as every engine is asked it: its haystack's ``items`` stored, then
+    asked at ``now`` and searched to ``depth`` (then ``repeats`` more times, for the
+    later-search latency); ``pieces`` are the haystack's word pieces (the embedding
+    work of its ingest)."""
+
+    question: Question
+    items: list[dict[str, Any]]
+    now: datetime | None
+    depth: int
+    repeats: int
+    pieces: int
+
+
+def _ask(
+    run: _Run,
+    name: str,
+    embedder: Embedder,
+    memory_options: dict[str, Any],
+    ask: _Asking,
+    answerers: dict[str, Answerer],
+) -> list[Hit]:
+    """One engine on one question in a fresh store: the timed ingest, the first and
+    later searches, the RSS growth, the verdict, each reader's answer and the gate's
+    refusal, recorded in ``run``. Returns the first search's hits."""
+    q, items, now, depth = ask.question, ask.items, ask.now, ask.depth
+    rss0 = rss_mb()
+    with open_engine(name, embedder, memory_options=memory_options) as mem:
+        gate = mem.engine_info.abilities.gate
+        t0 = time.perf_counter()
+        mem.add_many(items, user_id=q.question_id)
+        run.ingest_s += time.perf_counter() - t0
+        run.turns += len(items)
+        run.pieces += ask.pieces
+        t0 = time.perf_counter()
+        hits = mem.search(q.question, user_id=q.question_id, k=depth, now=now)
+        run.first_s.append(time.perf_counter() - t0)
+        for _ in range(ask.repeats):
+            t0 = time.perf_counter()
+            mem.search(q.question, user_id=q.question_id, k=depth, now=now)
+            run.later_s.append(time.perf_counter() - t0)
+        run.rss_growth_mb.append(rss_mb() - rss0)
+        # the "not in memory" verdict as Memory.answer reads it (k=10, as
+        # calibrated), and the confidence gate's own refusal where there is one
+        rec = mem.recall(q.question, user_id=q.question_id, k=10, now=now, explain=False)
+        (run.verdict_abs if q.abstention else run.verdict_other).append(rec.not_in_memory)
+        for spec, answerer in answerers.items():
+            a = answerer.answer(q.question, rec)
+            run.answers.setdefault(spec, []).append(
+                (
+                    q.abstention,
+                    a.refused,
+                    containment(a.text, q.answer, 4) or 0.0,
+                    token_f1(a.text, q.answer),
+                    a.latency_s,
+                )
+            )
+        if gate:
+            (run.refused_abs if q.abstention else run.refused_other).append(rec.refuse)
+    return hits
+
+
+def _score_ranking(run: _Run, q: Question, hits: list[Hit], ks: Sequence[int]) -> None:
+    """The ranking metrics of one answerable question at each k, per question type and
+    overall, and whether its newest evidence ranked above its oldest."""
+    turns = [h.metadata.get("turn") for h in hits]
+    sessions = first_seen([h.session_id for h in hits])
+    order = _newest_first(q, turns)
+    if order is not None:
+        for kind in (q.question_type, "all"):
+            run.newest_first.setdefault(kind, []).append(order)
+    for k in ks:
+        for metric, value in _scores(q, turns, sessions, k).items():
+            for kind in (q.question_type, "all"):
+                run.values.setdefault((kind, metric, k), []).append(value)
 
 
 def _answerers(readers: Sequence[str]) -> dict[str, Answerer]:

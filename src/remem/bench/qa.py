@@ -36,10 +36,10 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,10 +51,14 @@ from ..llm import prompts as prompt_files
 from ..llm.structured import ask_json
 from ..memory import Memory
 from ..redact import failure
-from ..types import Recall
+from ..types import Hit, Recall
 from .locomo import Conversation, Question, load_locomo
 from .metrics import evidence_recall, mean, percentile
 from .qa_metrics import containment, locomo_f1, tokens
+
+if TYPE_CHECKING:
+    from ..answer.verdict import VerdictModel
+    from ..index.bm25 import BM25Index
 
 log = logging.getLogger("remem.bench")
 
@@ -89,38 +93,15 @@ def run_locomo_qa(
     block found complete in several files is taken once, from the first.
     ``readers`` names several readers to run over the same recall (the module's
     docstring); ``llm_options`` then go to the readers that take them."""
-    convs = load_locomo(data_path)
-    if conversations:
-        wanted = set(conversations)
-        convs = [c for c in convs if c.sample_id in wanted]
+    convs = _conversations(data_path, conversations)
     reader = create_llm(llm, **(llm_options or {}))
     side = {r: _reader(r, llm, reader, llm_options or {}) for r in readers}
     embedder = MemoEmbedder(create_embedder("minilm"))
-    rows: list[dict[str, Any]] = []
-    plan = {}
-    for conv in convs:
-        questions = [q for q in conv.questions if q.category in categories]
-        plan[conv.sample_id] = _spread(questions, limit) if limit is not None else questions
-    done: set[tuple[str, str]] = set()
+    plan = _plan(convs, categories, limit)
     labels = [f"{e}/{r}" for e in engines for r in side] if side else list(engines)
-    planned = {(name, cid) for name in labels for cid in plan}
-    kept: list[dict[str, Any]] = []  # the file's rows of blocks this run does not plan
     sources = [jsonl] if resume and jsonl else []
     sources += list(resume_from)
-    for i, source in enumerate(sources):
-        if not Path(source).is_file():
-            continue
-        old = _read_rows(source)
-        if i == 0 and resume:
-            kept = [r for r in old if (r["engine"], r["conversation"]) not in planned]
-        for name in labels:
-            for cid, qs in plan.items():
-                if (name, cid) in done:
-                    continue
-                block = [r for r in old if r["engine"] == name and r["conversation"] == cid]
-                if [r["question"] for r in block] == [q.question for q in qs]:
-                    done.add((name, cid))
-                    rows.extend(block)
+    done, rows, kept = _resumed(sources, resume, labels, plan)
     out = _reopen(Path(jsonl), kept + rows) if jsonl else None
     started = time.time()
     try:
@@ -141,13 +122,7 @@ def run_locomo_qa(
                     run = _run_readers(name, conv, questions, side, embedder, k, opts, judge)
                 else:
                     run = _run_engine(name, conv, questions, reader, embedder, k, opts, judge)
-                for row in run:
-                    if (row["engine"], conv.sample_id) in done:
-                        continue
-                    rows.append(row)
-                    if out:
-                        out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                        out.flush()
+                _record(run, conv.sample_id, done, rows, out)
     finally:
         if out:
             out.close()
@@ -169,6 +144,73 @@ def run_locomo_qa(
         "paired": paired_differences(rows, labels),
         "jsonl": jsonl,
     }
+
+
+def _conversations(data_path: str, conversations: Sequence[str] | None) -> list[Conversation]:
+    """The data set's conversations, only the ``conversations`` named when any are."""
+    convs = load_locomo(data_path)
+    if conversations:
+        wanted = set(conversations)
+        convs = [c for c in convs if c.sample_id in wanted]
+    return convs
+
+
+def _plan(
+    convs: list[Conversation], categories: Sequence[int], limit: int | None
+) -> dict[str, list[Question]]:
+    """Each conversation's questions to ask: those of ``categories``, ``limit`` of
+    them spread over the conversation when a limit is set."""
+    plan = {}
+    for conv in convs:
+        questions = [q for q in conv.questions if q.category in categories]
+        plan[conv.sample_id] = _spread(questions, limit) if limit is not None else questions
+    return plan
+
+
+def _record(
+    run: Iterable[dict[str, Any]],
+    sample_id: str,
+    done: set[tuple[str, str]],
+    rows: list[dict[str, Any]],
+    out: IO[str] | None,
+) -> None:
+    """Take in a block's new rows as they come (a resumed block's are in already),
+    each written and flushed to the JSONL at once so that a killed run loses none."""
+    for row in run:
+        if (row["engine"], sample_id) in done:
+            continue
+        rows.append(row)
+        if out:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.flush()
+
+
+def _resumed(
+    sources: list[str], resume: bool, labels: list[str], plan: dict[str, list[Question]]
+) -> tuple[set[tuple[str, str]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the (label, conversation) blocks already complete, their rows, the rows of the
+    first file's blocks this run does not plan): a block is complete in a file that
+    holds its planned questions in order; with ``resume`` the first source is the run's
+    own JSONL, whose other rows are kept as they are."""
+    done: set[tuple[str, str]] = set()
+    rows: list[dict[str, Any]] = []
+    planned = {(name, cid) for name in labels for cid in plan}
+    kept: list[dict[str, Any]] = []  # the file's rows of blocks this run does not plan
+    for i, source in enumerate(sources):
+        if not Path(source).is_file():
+            continue
+        old = _read_rows(source)
+        if i == 0 and resume:
+            kept = [r for r in old if (r["engine"], r["conversation"]) not in planned]
+        for name in labels:
+            for cid, qs in plan.items():
+                if (name, cid) in done:
+                    continue
+                block = [r for r in old if r["engine"] == name and r["conversation"] == cid]
+                if [r["question"] for r in block] == [q.question for q in qs]:
+                    done.add((name, cid))
+                    rows.extend(block)
+    return done, rows, kept
 
 
 def _reader(spec: str, llm: str, main: LLM, options: dict[str, Any]) -> LLM:
@@ -710,10 +752,8 @@ def readers_replay(
     top-k, best first), rebuilt from the data by turn id. ``full-context`` rows (no
     retrieval) are left out. Returns the rows, labelled ``<engine>/<reader>``, and the
     labels in order."""
-    from ..answer.reader import routed_to_sentence
-    from ..answer.verdict import VerdictModel, judge, signals
     from ..index.bm25 import BM25Index
-    from ..types import Hit, index_text
+    from ..types import index_text
     from .verdict import engine_verdict
 
     convs = {c.sample_id: c for c in load_locomo(data_path)}
@@ -737,44 +777,75 @@ def readers_replay(
             for e in r["evidence"]
             if (t := turns.get((cid, e))) is not None
         ]
-        idx = lexical[cid]
-
-        def known(word: str, idx: BM25Index = idx) -> bool:
-            return idx.df(word) > 0
-
         if r["engine"] not in models:
             models[r["engine"]] = engine_verdict(r["engine"])
-        values = signals(r["question"], hits, idx.idf, known)
-        absent = judge(values, models[r["engine"]]).not_in_memory
-        gold = None if r["category"] == 5 else r["gold"]
-        refused_by_verdict = verdict and absent
-        none = extract.answer(r["question"], Recall(hits, 1.0, refused_by_verdict))
-        local = dict(settled[id(r)])
-        if refused_by_verdict:
-            local.update(prediction=REFUSAL, refused=True)
-        routed = (none.text, none.refused) if routed_to_sentence(r["question"], hits) else None
-        for reader, pred, refused in (
-            ("saved", r["prediction"], r["refused"]),
-            ("local", local["prediction"], local["refused"]),
-            ("none", none.text, none.refused),
-            ("routed", *(routed or (local["prediction"], local["refused"]))),
-        ):
-            extracted = reader == "none" or (reader == "routed" and routed is not None)
+        readings, none = _replay_readers(
+            r, hits, lexical[cid], models[r["engine"]], extract, settled[id(r)], verdict
+        )
+        for reader, pred, refused, extracted in readings:
             label = f"{r['engine']}/{reader}"
             if label not in labels:
                 labels.append(label)
-            out.append(
-                dict(
-                    r,
-                    engine=label,
-                    prediction=pred,
-                    refused=refused,
-                    f1=locomo_f1(pred, gold, r["category"]),
-                    containment=containment(pred, gold, r["category"]),
-                    reply_tokens=len(tokens(pred)),
-                    llm_calls=0 if extracted else r["llm_calls"],
-                    # none: its own reading time, without the saved run's recall
-                    latency_s=none.latency_s if extracted else r["latency_s"],
-                )
-            )
+            out.append(_replayed(r, label, pred, refused, extracted, none.latency_s))
     return out, labels
+
+
+def _replay_readers(
+    r: dict[str, Any],
+    hits: list[Hit],
+    idx: BM25Index,
+    model: VerdictModel,
+    extract: Answerer,
+    settled: dict[str, Any],
+    verdict: bool,
+) -> tuple[list[tuple[str, str, bool, bool]], Answer]:
+    """(each reader's (name, prediction, refused, whether it is the extractive answer)
+    on one saved row, ``none``'s answer):
+    the verdict is read from the evidence ``hits`` against the conversation's lexical
+    index ``idx`` (the words it knows, their IDF) and, with ``verdict``, refuses for
+    ``local`` and ``none``."""
+    from ..answer.reader import routed_to_sentence
+    from ..answer.verdict import judge, signals
+
+    def known(word: str) -> bool:
+        return idx.df(word) > 0
+
+    values = signals(r["question"], hits, idx.idf, known)
+    absent = judge(values, model).not_in_memory
+    refused_by_verdict = verdict and absent
+    none = extract.answer(r["question"], Recall(hits, 1.0, refused_by_verdict))
+    local = dict(settled)
+    if refused_by_verdict:
+        local.update(prediction=REFUSAL, refused=True)
+    routed = (none.text, none.refused) if routed_to_sentence(r["question"], hits) else None
+    readings = [
+        ("saved", r["prediction"], r["refused"]),
+        ("local", local["prediction"], local["refused"]),
+        ("none", none.text, none.refused),
+        ("routed", *(routed or (local["prediction"], local["refused"]))),
+    ]
+    return [
+        (reader, pred, refused, reader == "none" or (reader == "routed" and routed is not None))
+        for reader, pred, refused in readings
+    ], none
+
+
+def _replayed(
+    r: dict[str, Any], label: str, pred: str, refused: bool, extracted: bool, own_s: float
+) -> dict[str, Any]:
+    """Saved row ``r`` as reader ``label`` answered it, scored against its gold answer
+    (none for an adversarial question); an extractive answer costs no LLM call and
+    takes its own reading time ``own_s``, without the saved run's recall."""
+    gold = None if r["category"] == 5 else r["gold"]
+    return dict(
+        r,
+        engine=label,
+        prediction=pred,
+        refused=refused,
+        f1=locomo_f1(pred, gold, r["category"]),
+        containment=containment(pred, gold, r["category"]),
+        reply_tokens=len(tokens(pred)),
+        llm_calls=0 if extracted else r["llm_calls"],
+        # none: its own reading time, without the saved run's recall
+        latency_s=own_s if extracted else r["latency_s"],
+    )

@@ -10,8 +10,22 @@ def _fmt(x: float, digits: int = 3) -> str:
     return "-" if x != x else f"{x:.{digits}f}"  # NaN-safe
 
 
-def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) for the recall table and the efficiency table."""
+#: a rendered table: (title, header, rows)
+Table = tuple[str, list[str], list[list[str]]]
+
+
+def locomo_tables(result: dict[str, Any]) -> list[Table]:
+    """(title, header, rows) for the recall table and the efficiency table, then the
+    confidence gate sweep and the ILSTMA question flow where the run has them."""
+    return (
+        [_locomo_recall(result), _locomo_efficiency(result)]
+        + _gate_sweep(result)
+        + _flow_table(result)
+    )
+
+
+def _locomo_recall(result: dict[str, Any]) -> Table:
+    """Evidence recall@k per engine and k, one column per question subset."""
     sizes = result["subset_sizes"]
     subsets = list(sizes)
     header = ["engine", "k"] + subsets
@@ -20,6 +34,23 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         for name, e in result["engines"].items():
             rec = e["recall"][str(k)]
             rows.append([name, str(k)] + [_fmt(rec[s]) for s in subsets])
+    return (
+        (
+            f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw categories 1-4 "
+            if result["benchmark"].startswith("locomo")
+            else f"Evidence recall@k on MemoryBank (en), {result['questions']} probing "
+            "questions, k counted in memories (a pair is two) "
+        )
+        + "(n: "
+        + ", ".join(f"{s} {sizes[s]}" for s in subsets)
+        + ")",
+        header,
+        rows,
+    )
+
+
+def _locomo_efficiency(result: dict[str, Any]) -> Table:
+    """Ingest rate, search latency and index size per engine."""
     eff_header = ["engine", "ingest turns/s", "search p50 ms", "search p95 ms", "index MB"]
     eff = [
         [
@@ -31,106 +62,92 @@ def locomo_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         ]
         for name, e in result["engines"].items()
     ]
+    return (
+        (
+            "Efficiency (same run, --reuse-embeddings: every turn and question is "
+            "embedded once, so only the first engine's ingest includes embedding and "
+            "no search time includes the query embedding; "
+            if result.get("reuse_embeddings")
+            else "Efficiency (same run; "
+        )
+        + f"peak RSS {result['peak_rss_mb']:.0f} MB, "
+        f"wall {result['wall_s']:.0f} s)",
+        eff_header,
+        eff,
+    )
+
+
+def _gate_sweep(result: dict[str, Any]) -> list[Table]:
+    """The confidence gate sweep of the engines that have a gate (none: no table)."""
     gates = [
         [name, _fmt(g["tau"], 2), _fmt(g["false_refusal"]), _fmt(g["cat5_refusal"])]
         for name, e in result["engines"].items()
         for g in e.get("gate", [])
     ]
-    gate_table = (
-        [
-            (
-                "Confidence gate sweep: false refusals on raw categories 1-4 vs refusals on "
-                "raw category 5",
-                ["engine", "tau", "false refusal 1-4", "refusal cat5"],
-                gates,
-            )
-        ]
-        if gates
-        else []
-    )
+    if not gates:
+        return []
+    return [
+        (
+            "Confidence gate sweep: false refusals on raw categories 1-4 vs refusals on "
+            "raw category 5",
+            ["engine", "tau", "false refusal 1-4", "refusal cat5"],
+            gates,
+        )
+    ]
+
+
+def _flow_table(result: dict[str, Any]) -> list[Table]:
+    """ILSTMA's question flow, cache on against off (no flows in the run: no table)."""
     flows = result.get("flows") or []
-    flow_table = (
+    if not flows:
+        return []
+    header = [
+        "engine",
+        "order",
+        "questions",
+        "near previous",
+        "cache held evidence",
+        "hit rate",
+        "hit precision",
+        "miss recall",
+        "hybrid top-n",
+        "n",
+        "on mean/p95 ms",
+        "off mean/p95 ms",
+        "on/off",
+    ]
+    rows = [
         [
-            (
-                "ILSTMA question flow (cache on vs off in the same run; near previous = share of "
-                "questions with evidence within one turn of the previous question's; cache held "
-                "evidence = asked while a cached dialogue was evidence; a hit is "
-                "correct when a cached dialogue is evidence; miss recall = evidence recall of "
-                "the recalled dialogues vs hybrid's top-n at the same n)",
-                [
-                    "engine",
-                    "order",
-                    "questions",
-                    "near previous",
-                    "cache held evidence",
-                    "hit rate",
-                    "hit precision",
-                    "miss recall",
-                    "hybrid top-n",
-                    "n",
-                    "on mean/p95 ms",
-                    "off mean/p95 ms",
-                    "on/off",
-                ],
-                [
-                    [
-                        f["engine"],
-                        f["order"],
-                        str(f["questions"]),
-                        _fmt(f["locality_bound"]),
-                        _fmt(f["cache_held"]),
-                        _fmt(f["hit_rate"]),
-                        _fmt(f["hit_precision"]),
-                        _fmt(f["miss_recall"]),
-                        _fmt(f["miss_baseline_recall"]),
-                        _fmt(f["miss_recalled_mean"], 2),
-                        f"{_fmt(f['on_ms_mean'], 1)} / {_fmt(f['on_ms_p95'], 1)}",
-                        f"{_fmt(f['off_ms_mean'], 1)} / {_fmt(f['off_ms_p95'], 1)}",
-                        _fmt(f["time_ratio"], 2),
-                    ]
-                    for f in flows
-                ],
-            )
+            f["engine"],
+            f["order"],
+            str(f["questions"]),
+            _fmt(f["locality_bound"]),
+            _fmt(f["cache_held"]),
+            _fmt(f["hit_rate"]),
+            _fmt(f["hit_precision"]),
+            _fmt(f["miss_recall"]),
+            _fmt(f["miss_baseline_recall"]),
+            _fmt(f["miss_recalled_mean"], 2),
+            f"{_fmt(f['on_ms_mean'], 1)} / {_fmt(f['on_ms_p95'], 1)}",
+            f"{_fmt(f['off_ms_mean'], 1)} / {_fmt(f['off_ms_p95'], 1)}",
+            _fmt(f["time_ratio"], 2),
         ]
-        if flows
-        else []
-    )
-    return (
-        [
-            (
-                (
-                    f"Evidence recall@k on LoCoMo, {result['questions']} questions of raw "
-                    "categories 1-4 "
-                    if result["benchmark"].startswith("locomo")
-                    else f"Evidence recall@k on MemoryBank (en), {result['questions']} probing "
-                    "questions, k counted in memories (a pair is two) "
-                )
-                + "(n: "
-                + ", ".join(f"{s} {sizes[s]}" for s in subsets)
-                + ")",
-                header,
-                rows,
-            ),
-            (
-                (
-                    "Efficiency (same run, --reuse-embeddings: every turn and question is "
-                    "embedded once, so only the first engine's ingest includes embedding and "
-                    "no search time includes the query embedding; "
-                    if result.get("reuse_embeddings")
-                    else "Efficiency (same run; "
-                )
-                + f"peak RSS {result['peak_rss_mb']:.0f} MB, "
-                f"wall {result['wall_s']:.0f} s)",
-                eff_header,
-                eff,
-            ),
-        ]
-        + gate_table
-        + flow_table
-    )
+        for f in flows
+    ]
+    return [
+        (
+            "ILSTMA question flow (cache on vs off in the same run; near previous = share of "
+            "questions with evidence within one turn of the previous question's; cache held "
+            "evidence = asked while a cached dialogue was evidence; a hit is "
+            "correct when a cached dialogue is evidence; miss recall = evidence recall of "
+            "the recalled dialogues vs hybrid's top-n at the same n)",
+            header,
+            rows,
+        )
+    ]
 
 
-def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def scale_tables(result: dict[str, Any]) -> list[Table]:
     header = [
         "engine",
         "memories",
@@ -191,7 +208,7 @@ def scale_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list
     return tables
 
 
-def print_tables(tables: list[tuple[str, list[str], list[list[str]]]]) -> None:
+def print_tables(tables: list[Table]) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -205,7 +222,7 @@ def print_tables(tables: list[tuple[str, list[str], list[list[str]]]]) -> None:
         console.print(table)
 
 
-def markdown(tables: list[tuple[str, list[str], list[list[str]]]], command: str) -> str:
+def markdown(tables: list[Table], command: str) -> str:
     out = [f"Command: `{command}`", ""]
     for title, header, rows in tables:
         out += [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -214,9 +231,21 @@ def markdown(tables: list[tuple[str, list[str], list[list[str]]]], command: str)
     return "\n".join(out)
 
 
-def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """F1 per raw category and the cost of each answer, engines side by side."""
-    cats = ["1", "2", "3", "4"]
+def qa_tables(result: dict[str, Any]) -> list[Table]:
+    """F1 per raw category and the cost of each answer, engines side by side: F1,
+    containment, cost, then the paired F1 differences where the run has them."""
+    tables = [_qa_f1(result), _qa_containment(result), _qa_cost(result)]
+    tables += _qa_paired(result)
+    return tables
+
+
+_QA_CATS = ["1", "2", "3", "4"]
+
+
+def _qa_f1(result: dict[str, Any]) -> Table:
+    """Official F1 per raw category 1-4, their weighted mean, the refusals, and the
+    LLM judge's accuracy where the run had a judge."""
+    cats = _QA_CATS
     engines = result["engines"]
     f1_rows = [
         [name]
@@ -233,6 +262,60 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
         + ["F1 1-4 (weighted)", f"cat5 refusal (n={counts.get('5', 0)})", "false refusal 1-4"]
         + (["LLM judge"] if any_judge else [])
     )
+    options = "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())
+    return (
+        (
+            f"LoCoMo QA, official F1 by raw category (reader {result['reader']}"
+            + ("" if result.get("reader_seed") is None else f" seed {result['reader_seed']}")
+            + ", "
+            f"k={result['k']}, context budget {result['max_context_tokens']} tokens, "
+            f"grounding check {result.get('grounding', 0.5)}{options})"
+        )
+        if "replayed" not in result
+        else (
+            f"LoCoMo QA replayed from {result['jsonl']}: the saved reader drafts settled "
+            f"by the current answer rules, grounding check {result['grounding']}{options}"
+        ),
+        header,
+        f1_rows,
+    )
+
+
+def _qa_containment(result: dict[str, Any]) -> Table:
+    """Gold-answer containment per raw category beside F1, reply length and refusals."""
+    cats = _QA_CATS
+    return (
+        "Gold-answer containment by raw category (share of the gold answer's normalised "
+        "tokens found in the reply; not an official score: it does not punish length, "
+        "so read it beside the answers' length) and refusals",
+        ["engine"]
+        + [f"cat{c} containment" for c in cats]
+        + [
+            "containment 1-4",
+            "F1 1-4",
+            "reply tokens (answers 1-4)",
+            "cat5 refusal",
+            "false refusal 1-4",
+            "latency p50 s",
+        ],
+        [
+            [name]
+            + [_fmt(e.get("containment", {}).get(c, float("nan"))) for c in cats]
+            + [
+                _fmt(e.get("containment_1to4", float("nan"))),
+                _fmt(e["f1_1to4"]),
+                _fmt(e.get("reply_tokens_mean", float("nan")), 1),
+                _fmt(e["cat5_refusal"]),
+                _fmt(e["false_refusal"]),
+                _fmt(e["latency_p50_s"], 2),
+            ]
+            for name, e in result["engines"].items()
+        ],
+    )
+
+
+def _qa_cost(result: dict[str, Any]) -> Table:
+    """Context size, LLM calls, latency, evidence in context and cache hits."""
     cost = [
         [
             name,
@@ -244,8 +327,26 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
             _fmt(e["evidence_recall"]),
             "-" if e.get("cache_hit_rate") is None else _fmt(e["cache_hit_rate"]),
         ]
-        for name, e in engines.items()
+        for name, e in result["engines"].items()
     ]
+    return (
+        "Cost per question",
+        [
+            "engine",
+            "context tokens p50",
+            "context tokens mean",
+            "LLM calls",
+            "latency p50 s",
+            "latency p95 s",
+            "evidence recall in context",
+            "cache hit rate",
+        ],
+        cost,
+    )
+
+
+def _qa_paired(result: dict[str, Any]) -> list[Table]:
+    """The paired bootstrap of F1 differences on the same questions (none: no table)."""
     paired = [
         [
             name,
@@ -258,84 +359,23 @@ def qa_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[st
         ]
         for name, p in (result.get("paired") or {}).items()
     ]
-    options = "".join(f", {k}={v}" for k, v in (result.get("answer_options") or {}).items())
-    tables = [
+    if not paired:
+        return []
+    return [
         (
-            (
-                f"LoCoMo QA, official F1 by raw category (reader {result['reader']}"
-                + ("" if result.get("reader_seed") is None else f" seed {result['reader_seed']}")
-                + ", "
-                f"k={result['k']}, context budget {result['max_context_tokens']} tokens, "
-                f"grounding check {result.get('grounding', 0.5)}{options})"
-            )
-            if "replayed" not in result
-            else (
-                f"LoCoMo QA replayed from {result['jsonl']}: the saved reader drafts settled "
-                f"by the current answer rules, grounding check {result['grounding']}{options}"
-            ),
-            header,
-            f1_rows,
-        ),
-        (
-            "Gold-answer containment by raw category (share of the gold answer's normalised "
-            "tokens found in the reply; not an official score: it does not punish length, "
-            "so read it beside the answers' length) and refusals",
-            ["engine"]
-            + [f"cat{c} containment" for c in cats]
-            + [
-                "containment 1-4",
-                "F1 1-4",
-                "reply tokens (answers 1-4)",
-                "cat5 refusal",
-                "false refusal 1-4",
-                "latency p50 s",
-            ],
-            [
-                [name]
-                + [_fmt(e.get("containment", {}).get(c, float("nan"))) for c in cats]
-                + [
-                    _fmt(e.get("containment_1to4", float("nan"))),
-                    _fmt(e["f1_1to4"]),
-                    _fmt(e.get("reply_tokens_mean", float("nan")), 1),
-                    _fmt(e["cat5_refusal"]),
-                    _fmt(e["false_refusal"]),
-                    _fmt(e["latency_p50_s"], 2),
-                ]
-                for name, e in engines.items()
-            ],
-        ),
-        (
-            "Cost per question",
+            "F1 1-4 difference on the same questions (95% paired bootstrap)",
             [
                 "engine",
-                "context tokens p50",
-                "context tokens mean",
-                "LLM calls",
-                "latency p50 s",
-                "latency p95 s",
-                "evidence recall in context",
-                "cache hit rate",
+                "minus",
+                "diff",
+                "ci95",
+                "questions",
+                "per conversation min / median / max",
+                "conversations better / worse",
             ],
-            cost,
-        ),
-    ]
-    if paired:
-        tables.append(
-            (
-                "F1 1-4 difference on the same questions (95% paired bootstrap)",
-                [
-                    "engine",
-                    "minus",
-                    "diff",
-                    "ci95",
-                    "questions",
-                    "per conversation min / median / max",
-                    "conversations better / worse",
-                ],
-                paired,
-            )
+            paired,
         )
-    return tables
+    ]
 
 
 def _spread(per_conv: dict[str, float] | None) -> str:
@@ -348,7 +388,7 @@ def _spread(per_conv: dict[str, float] | None) -> str:
 
 def short_history_tables(
     result: dict[str, Any],
-) -> list[tuple[str, list[str], list[list[str]]]]:
+) -> list[Table]:
     """Evidence recall (raw categories 1-4) when each conversation is cut to its first
     turns: one row per (turns, engine)."""
     runs = result["runs"]
@@ -369,7 +409,7 @@ def short_history_tables(
     ]
 
 
-def compare_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def compare_tables(result: dict[str, Any]) -> list[Table]:
     rows = [
         [
             name,
@@ -408,7 +448,7 @@ def compare_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[li
     ]
 
 
-def grounding_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def grounding_tables(result: dict[str, Any]) -> list[Table]:
     rows = [
         [
             name,
@@ -430,7 +470,7 @@ def grounding_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[
     ]
 
 
-def verdict_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def verdict_tables(result: dict[str, Any]) -> list[Table]:
     """The "not in memory" verdict beside the confidence gate, per half."""
     rows = []
     for engine, halves in result["engines"].items():
@@ -479,7 +519,7 @@ def verdict_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[li
     return tables
 
 
-def load_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def load_tables(result: dict[str, Any]) -> list[Table]:
     s = result
     title = (
         f"Load test: {s['clients']} concurrent clients for {s['duration_s']:.0f} s against "
@@ -505,7 +545,7 @@ def load_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[
     return [(title, header, rows)]
 
 
-def spread_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def spread_tables(result: dict[str, Any]) -> list[Table]:
     """Each run, then mean ± sd [min, max] over the runs, then the paired differences."""
     engines = list(result["summary"])
     paired = result["paired"]
@@ -581,8 +621,24 @@ _LME_METRICS = {
 }
 
 
-def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """Evidence recall per question type; LongMemEval's own metrics; efficiency."""
+def longmemeval_tables(result: dict[str, Any]) -> list[Table]:
+    """Evidence recall per question type; LongMemEval's own metrics; efficiency; then
+    the readers and the newest-evidence-first order where the run has them."""
+    return [
+        _lme_by_type(result),
+        _lme_metrics(result),
+        _lme_efficiency(result),
+        *_lme_readers(result),
+        *_lme_newest_first(result),
+    ]
+
+
+def _rate(x: float | None) -> str:
+    return "-" if x is None else _fmt(x, 2)
+
+
+def _lme_by_type(result: dict[str, Any]) -> Table:
+    """Evidence recall@k per engine and k, one column per question type."""
     sizes = result["type_sizes"]
     kinds = list(sizes)
     where = (
@@ -596,15 +652,31 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
         for k in result["ks"]
         for name, e in result["engines"].items()
     ]
+    return (
+        f"Evidence recall@k on LongMemEval by question type: {where} (n: {n})",
+        ["engine", "k", *kinds],
+        by_type,
+    )
+
+
+def _lme_metrics(result: dict[str, Any]) -> Table:
+    """LongMemEval's own retrieval metrics over all answerable questions."""
     metrics = [
         [name, str(k)] + [_fmt(e["recall"][str(k)][m]["all"]) for m in _LME_METRICS]
         for k in result["ks"]
         for name, e in result["engines"].items()
     ]
+    return (
+        "LongMemEval's retrieval metrics, all answerable questions (turn level; "
+        "sessions ranked by their first retrieved turn)",
+        ["engine", "k", *_LME_METRICS.values()],
+        metrics,
+    )
 
-    def rate(x: float | None) -> str:
-        return "-" if x is None else _fmt(x, 2)
 
+def _lme_efficiency(result: dict[str, Any]) -> Table:
+    """Ingest rates, first and later search latency, RSS growth and the refusals of
+    the gate and the verdict (abstention questions against the others)."""
     eff = [
         [
             name,
@@ -613,8 +685,9 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
             f"{_fmt(e['first_search_ms_p50'], 1)} / {_fmt(e['first_search_ms_p95'], 1)}",
             f"{_fmt(e['later_search_ms_p50'], 1)} / {_fmt(e['later_search_ms_p95'], 1)}",
             _fmt(e["rss_growth_mb_max"], 0),
-            f"{rate(e['gate_refusal_abstention'])} / {rate(e['gate_false_refusal'])}",
-            f"{rate(e.get('verdict_refusal_abstention'))} / {rate(e.get('verdict_false_refusal'))}",
+            f"{_rate(e['gate_refusal_abstention'])} / {_rate(e['gate_false_refusal'])}",
+            f"{_rate(e.get('verdict_refusal_abstention'))} / "
+            f"{_rate(e.get('verdict_false_refusal'))}",
         ]
         for name, e in result["engines"].items()
     ]
@@ -624,9 +697,70 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
         if result.get("reuse_embeddings")
         else "ingest includes embedding"
     )
+    return (
+        f"Efficiency (one add_many of each haystack, {embedded}; search times "
+        f"include the query embedding unless reused; later = the same search "
+        f"{result.get('repeats', 3)} more times; peak RSS of the process "
+        f"{_fmt(result['peak_rss_mb'], 0)} MB, wall {_fmt(result['wall_s'], 0)} s)",
+        [
+            "engine",
+            "ingest turns/s",
+            "word pieces/s",
+            "first search p50/p95 ms",
+            "later search p50/p95 ms",
+            "RSS growth MB (max)",
+            "gate refusal: abstention / others",
+            "not-in-memory verdict: abstention / others",
+        ],
+        eff,
+    )
+
+
+def _lme_readers(result: dict[str, Any]) -> list[Table]:
+    """The readers side by side over the same recall (no readers run: no table)."""
+    answers = [
+        [
+            name,
+            spec,
+            _fmt(r["containment"]),
+            _fmt(r["f1"]),
+            _fmt(r["false_refusal"], 2),
+            _rate(r["abstention_refusal"]),
+            _fmt(r["latency_p50_s"], 2),
+        ]
+        for name, e in result["engines"].items()
+        for spec, r in e.get("readers", {}).items()
+    ]
+    if not answers:
+        return []
+    return [
+        (
+            "Readers side by side over the same recall (k=10): gold-answer containment "
+            "and token F1 on the answerable questions (a refusal scores 0; not "
+            "LongMemEval's LLM-judged accuracy), false refusal, refusal of the "
+            "abstention questions, reading latency",
+            [
+                "engine",
+                "reader",
+                "containment",
+                "F1",
+                "false refusal",
+                "abstention refused",
+                "latency p50 s",
+            ],
+            answers,
+        )
+    ]
+
+
+def _lme_newest_first(result: dict[str, Any]) -> list[Table]:
+    """How often the newest evidence ranks above the oldest, per question type (no
+    question with evidence in two sessions: no table)."""
     orders = sorted(
         {kind for e in result["engines"].values() for kind in e.get("newest_first", {})}
     )
+    if not orders:
+        return []
     newest = [
         [name]
         + [
@@ -637,83 +771,18 @@ def longmemeval_tables(result: dict[str, Any]) -> list[tuple[str, list[str], lis
         ]
         for name, e in result["engines"].items()
     ]
-    extra = []
-    answers = [
-        [
-            name,
-            spec,
-            _fmt(r["containment"]),
-            _fmt(r["f1"]),
-            _fmt(r["false_refusal"], 2),
-            rate(r["abstention_refusal"]),
-            _fmt(r["latency_p50_s"], 2),
-        ]
-        for name, e in result["engines"].items()
-        for spec, r in e.get("readers", {}).items()
-    ]
-    if answers:
-        extra.append(
-            (
-                "Readers side by side over the same recall (k=10): gold-answer containment "
-                "and token F1 on the answerable questions (a refusal scores 0; not "
-                "LongMemEval's LLM-judged accuracy), false refusal, refusal of the "
-                "abstention questions, reading latency",
-                [
-                    "engine",
-                    "reader",
-                    "containment",
-                    "F1",
-                    "false refusal",
-                    "abstention refused",
-                    "latency p50 s",
-                ],
-                answers,
-            )
-        )
-    if orders:
-        extra.append(
-            (
-                "Newest evidence first: share of questions with evidence in two or more "
-                "sessions (both retrieved, n in brackets) whose newest evidence turn ranks "
-                "above the oldest",
-                ["engine", *orders],
-                newest,
-            )
-        )
     return [
         (
-            f"Evidence recall@k on LongMemEval by question type: {where} (n: {n})",
-            ["engine", "k", *kinds],
-            by_type,
-        ),
-        (
-            "LongMemEval's retrieval metrics, all answerable questions (turn level; "
-            "sessions ranked by their first retrieved turn)",
-            ["engine", "k", *_LME_METRICS.values()],
-            metrics,
-        ),
-        (
-            f"Efficiency (one add_many of each haystack, {embedded}; search times "
-            f"include the query embedding unless reused; later = the same search "
-            f"{result.get('repeats', 3)} more times; peak RSS of the process "
-            f"{_fmt(result['peak_rss_mb'], 0)} MB, wall {_fmt(result['wall_s'], 0)} s)",
-            [
-                "engine",
-                "ingest turns/s",
-                "word pieces/s",
-                "first search p50/p95 ms",
-                "later search p50/p95 ms",
-                "RSS growth MB (max)",
-                "gate refusal: abstention / others",
-                "not-in-memory verdict: abstention / others",
-            ],
-            eff,
-        ),
-        *extra,
+            "Newest evidence first: share of questions with evidence in two or more "
+            "sessions (both retrieved, n in brackets) whose newest evidence turn ranks "
+            "above the oldest",
+            ["engine", *orders],
+            newest,
+        )
     ]
 
 
-def ingest_tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def ingest_tables(result: dict[str, Any]) -> list[Table]:
     rows = [
         [
             r["engine"],

@@ -55,6 +55,8 @@ def run_scale(
     embedder: Embedder | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
+    """Every (engine, size) ingested (:func:`_ingest`), then searched and run through
+    the mixed rounds with the others in turn (:func:`_interleaved`), then reported."""
     embedder = embedder or create_embedder("minilm")
     qs = synthetic_queries(queries, seed + 1)
     embedder.embed(qs[:4])  # warm the sessions so the first timed call is not a cold start
@@ -66,55 +68,13 @@ def run_scale(
                 for name in engines:
                     if progress:
                         progress(f"{name}: ingesting {n:,} memories")
-                    rss0 = rss_mb()
                     path = Path(tmp) / f"{name}-{n}.db"
-                    run = _Run(name, n, Memory(path, engine=name, embedder=embedder), path)
-                    runs.append(run)
-                    t0 = time.perf_counter()
-                    for i in range(0, n, BATCH):
-                        run.mem.add_many(items[i : i + BATCH], user_id="u")
-                    run.ingest_s = time.perf_counter() - t0
-                    run.mem.search(qs[0], user_id="u", k=k)  # loads indexes, builds graphs
-                    run.rss_growth = rss_mb() - rss0
-                    run.extra = synthetic_history(mixed, seed + 2, start=items[-1]["timestamp"])
-            if progress:
-                progress("searching, every query against every size in turn")
-            for q in qs:
-                for run in runs:
-                    t0 = time.perf_counter()
-                    run.mem.search(q, user_id="u", k=k)
-                    run.search_s.append(time.perf_counter() - t0)
-            if progress:
-                progress("mixed add + search rounds, interleaved the same way")
-            for i in range(mixed):
-                for run in runs:
-                    t0 = time.perf_counter()
-                    run.mem.add(**run.extra[i], user_id="u")
-                    t1 = time.perf_counter()
-                    run.mem.search(qs[i % len(qs)], user_id="u", k=k)
-                    run.mixed_search_s.append(time.perf_counter() - t1)
-                    run.mixed_add_s.append(t1 - t0)
-            rows = []
-            for run in runs:
-                graph = _graph_stats(run.mem, "u")
-                rows.append(
-                    {
-                        "engine": run.engine,
-                        "memories": run.n,
-                        "ingest_per_s": run.n / run.ingest_s,
-                        "search_ms_p50": 1000 * percentile(run.search_s, 50),
-                        "search_ms_p95": 1000 * percentile(run.search_s, 95),
-                        "mixed_add_ms_p50": 1000 * percentile(run.mixed_add_s, 50),
-                        "mixed_add_ms_p95": 1000 * percentile(run.mixed_add_s, 95),
-                        "mixed_search_ms_p95": 1000 * percentile(run.mixed_search_s, 95),
-                        "graph_active_nodes": graph.get("active_nodes"),
-                        "graph_archived_nodes": graph.get("archived"),
-                        "exact_top_k_agreement": _exact_agreement(
-                            run.mem, run.path, embedder, qs, k, run.n
-                        ),
-                        "rss_growth_mb": run.rss_growth,
-                    }
-                )
+                    _ingest(runs, name, n, path, embedder, items, qs[0], k)
+                    runs[-1].extra = synthetic_history(
+                        mixed, seed + 2, start=items[-1]["timestamp"]
+                    )
+            _interleaved(runs, qs, mixed, k, progress)
+            rows = [_row(run, embedder, qs, k) for run in runs]
         finally:
             for run in runs:
                 run.mem.close()
@@ -126,6 +86,78 @@ def run_scale(
         "rows": rows,
         "growth": growth(rows),
         "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def _ingest(
+    runs: list[_Run],
+    name: str,
+    n: int,
+    path: Path,
+    embedder: Embedder,
+    items: list[dict[str, Any]],
+    first: str,
+    k: int,
+) -> None:
+    """A fresh Memory of engine ``name`` at ``path`` holding the ``n`` items, added in
+    batches (timed), then searched once to load its indexes and build its graph (in
+    the RSS growth, not in the search times). The run is appended to ``runs`` before
+    ingesting, so that it is closed even when the ingest fails."""
+    rss0 = rss_mb()
+    run = _Run(name, n, Memory(path, engine=name, embedder=embedder), path)
+    runs.append(run)
+    t0 = time.perf_counter()
+    for i in range(0, n, BATCH):
+        run.mem.add_many(items[i : i + BATCH], user_id="u")
+    run.ingest_s = time.perf_counter() - t0
+    run.mem.search(first, user_id="u", k=k)  # loads indexes, builds graphs
+    run.rss_growth = rss_mb() - rss0
+
+
+def _interleaved(
+    runs: list[_Run],
+    qs: list[str],
+    mixed: int,
+    k: int,
+    progress: Callable[[str], None] | None,
+) -> None:
+    """Every query against every run in turn, then ``mixed`` rounds of one add and one
+    search per run, interleaved the same way (module notes: noise hits all alike)."""
+    if progress:
+        progress("searching, every query against every size in turn")
+    for q in qs:
+        for run in runs:
+            t0 = time.perf_counter()
+            run.mem.search(q, user_id="u", k=k)
+            run.search_s.append(time.perf_counter() - t0)
+    if progress:
+        progress("mixed add + search rounds, interleaved the same way")
+    for i in range(mixed):
+        for run in runs:
+            t0 = time.perf_counter()
+            run.mem.add(**run.extra[i], user_id="u")
+            t1 = time.perf_counter()
+            run.mem.search(qs[i % len(qs)], user_id="u", k=k)
+            run.mixed_search_s.append(time.perf_counter() - t1)
+            run.mixed_add_s.append(t1 - t0)
+
+
+def _row(run: _Run, embedder: Embedder, qs: list[str], k: int) -> dict[str, Any]:
+    """One (engine, size)'s line of the report."""
+    graph = _graph_stats(run.mem, "u")
+    return {
+        "engine": run.engine,
+        "memories": run.n,
+        "ingest_per_s": run.n / run.ingest_s,
+        "search_ms_p50": 1000 * percentile(run.search_s, 50),
+        "search_ms_p95": 1000 * percentile(run.search_s, 95),
+        "mixed_add_ms_p50": 1000 * percentile(run.mixed_add_s, 50),
+        "mixed_add_ms_p95": 1000 * percentile(run.mixed_add_s, 95),
+        "mixed_search_ms_p95": 1000 * percentile(run.mixed_search_s, 95),
+        "graph_active_nodes": graph.get("active_nodes"),
+        "graph_archived_nodes": graph.get("archived"),
+        "exact_top_k_agreement": _exact_agreement(run.mem, run.path, embedder, qs, k, run.n),
+        "rss_growth_mb": run.rss_growth,
     }
 
 

@@ -96,66 +96,93 @@ def fuse_attention(model_bytes: bytes, num_heads: int) -> bytes | None:
     model = Model()
     model.ParseFromString(model_bytes)
     nodes = list(model.graph.node)
-    made = {out: n for n in nodes for out in n.output}
-    readers: dict[str, list[Any]] = {}
-    for n in nodes:
-        for name in n.input:
-            readers.setdefault(name, []).append(n)
     if "attention_mask" not in {i.name for i in model.graph.input}:
         return None
-
-    def producer(name: str, op: str) -> Any:
-        node = made.get(name)
-        if node is None or node.op_type != op:
-            raise LookupError(name)
-        return node
-
-    def only_reader(name: str, op: str) -> Any:
-        found = readers.get(name, [])
-        if len(found) != 1 or found[0].op_type != op:
-            raise LookupError(name)
-        return found[0]
-
-    def projection(name: str) -> Any:
-        """Back from a head-split tensor to the linear layer (MatMul + bias) making it."""
-        node = made.get(name)
-        while node is not None and node.op_type in _PASS_THROUGH:
-            node = made.get(node.input[0])
-        if node is None or node.op_type != "Add":
-            raise LookupError(name)
-        if made.get(node.input[0], Node()).op_type != "MatMul":
-            raise LookupError(name)
-        return node
-
-    replaced: dict[int, Any] = {}
     try:
-        softmaxes = [n for n in nodes if n.op_type == "Softmax"]
-        for i, softmax in enumerate(softmaxes):
-            scores = producer(producer(softmax.input[0], "Add").input[0], "MatMul")
-            q, k = projection(scores.input[0]), projection(scores.input[1])
-            where = [r for r in readers.get(softmax.output[0], []) if r.op_type == "Where"]
-            if len(where) != 1:
-                raise LookupError(softmax.name)
-            context = only_reader(where[0].output[0], "MatMul")
-            v = projection(context.input[1])
-            merged = only_reader(only_reader(context.output[0], "Transpose").output[0], "Reshape")
-            fused = Node(
-                input=[q.output[0], k.output[0], v.output[0], "", _MASK],
-                output=[merged.output[0]],
-                name=f"remem_fused_attention_{i}",
-                op_type="MultiHeadAttention",
-                domain="com.microsoft",
-            )
-            fused.attribute.add(name="num_heads", i=num_heads, type=2)  # AttributeProto.INT
-            replaced[id(merged)] = fused
+        replaced = _fused_blocks(_Wiring(nodes, Node), Node, num_heads)
     except LookupError:
         return None
-    if not softmaxes:
+    if not replaced:  # no Softmax: no attention block
         return None
     cast = Node(input=["attention_mask"], output=[_MASK], name=_MASK, op_type="Cast")
     cast.attribute.add(name="to", i=6, type=2)  # TensorProto.INT32
     # the fused node takes the merge's place: its inputs are all made before it
-    kept = [cast] + [replaced.get(id(n), n) for n in nodes]
+    _keep_read(model, [cast] + [replaced.get(id(n), n) for n in nodes])
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(OpsetId(domain="com.microsoft", version=1))
+    return bytes(model.SerializeToString())
+
+
+class _Wiring:
+    """Who makes and who reads each tensor of a graph, and the steps that walk the
+    attention pattern through them; each raises LookupError where it does not match."""
+
+    def __init__(self, nodes: list[Any], Node: Any):
+        self.nodes = nodes
+        self.Node = Node
+        self.made = {out: n for n in nodes for out in n.output}
+        self.readers: dict[str, list[Any]] = {}
+        for n in nodes:
+            for name in n.input:
+                self.readers.setdefault(name, []).append(n)
+
+    def producer(self, name: str, op: str) -> Any:
+        node = self.made.get(name)
+        if node is None or node.op_type != op:
+            raise LookupError(name)
+        return node
+
+    def only_reader(self, name: str, op: str) -> Any:
+        found = self.readers.get(name, [])
+        if len(found) != 1 or found[0].op_type != op:
+            raise LookupError(name)
+        return found[0]
+
+    def projection(self, name: str) -> Any:
+        """Back from a head-split tensor to the linear layer (MatMul + bias) making it."""
+        node = self.made.get(name)
+        while node is not None and node.op_type in _PASS_THROUGH:
+            node = self.made.get(node.input[0])
+        if node is None or node.op_type != "Add":
+            raise LookupError(name)
+        if self.made.get(node.input[0], self.Node()).op_type != "MatMul":
+            raise LookupError(name)
+        return node
+
+
+def _fused_blocks(wiring: _Wiring, Node: Any, num_heads: int) -> dict[int, Any]:
+    """For each Softmax, the fused attention node that replaces its block, keyed by
+    the ``id`` of the block's last node (the Reshape merging the heads back): scores
+    = MatMul(q, k) + mask, Where after the Softmax, MatMul with v, Transpose, Reshape.
+    Raises LookupError when a block does not match."""
+    replaced: dict[int, Any] = {}
+    softmaxes = [n for n in wiring.nodes if n.op_type == "Softmax"]
+    for i, softmax in enumerate(softmaxes):
+        scores = wiring.producer(wiring.producer(softmax.input[0], "Add").input[0], "MatMul")
+        q, k = wiring.projection(scores.input[0]), wiring.projection(scores.input[1])
+        where = [r for r in wiring.readers.get(softmax.output[0], []) if r.op_type == "Where"]
+        if len(where) != 1:
+            raise LookupError(softmax.name)
+        context = wiring.only_reader(where[0].output[0], "MatMul")
+        v = wiring.projection(context.input[1])
+        transpose = wiring.only_reader(context.output[0], "Transpose")
+        merged = wiring.only_reader(transpose.output[0], "Reshape")
+        fused = Node(
+            input=[q.output[0], k.output[0], v.output[0], "", _MASK],
+            output=[merged.output[0]],
+            name=f"remem_fused_attention_{i}",
+            op_type="MultiHeadAttention",
+            domain="com.microsoft",
+        )
+        fused.attribute.add(name="num_heads", i=num_heads, type=2)  # AttributeProto.INT
+        replaced[id(merged)] = fused
+    return replaced
+
+
+def _keep_read(model: Any, kept: list[Any]) -> None:
+    """Set the graph's nodes to ``kept`` less every node whose outputs nothing reads
+    (repeatedly: dropping one can orphan its inputs' makers), and drop the constants
+    only the dropped nodes read (onnxruntime would warn about each)."""
     outputs = {o.name for o in model.graph.output}
     while True:
         read = {name for n in kept for name in n.input} | outputs
@@ -165,11 +192,7 @@ def fuse_attention(model_bytes: bytes, num_heads: int) -> bytes | None:
         kept = alive
     del model.graph.node[:]
     model.graph.node.extend(kept)
-    # constants only the dropped nodes read (onnxruntime would warn about each)
     read = {name for n in kept for name in n.input} | outputs
     weights = [t for t in model.graph.initializer if t.name in read]
     del model.graph.initializer[:]
     model.graph.initializer.extend(weights)
-    if not any(o.domain == "com.microsoft" for o in model.opset_import):
-        model.opset_import.append(OpsetId(domain="com.microsoft", version=1))
-    return bytes(model.SerializeToString())

@@ -31,6 +31,7 @@ import json
 import logging
 import time
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
@@ -92,6 +93,20 @@ class _Notes:
         if self._matrix is None or len(self._matrix) != len(self.summaries):
             self._matrix = np.stack([s.vec for s in self.summaries])
         return self._matrix
+
+
+@dataclass
+class _Summarised:
+    """One batch of ``summarise``: how many groups were done, the summaries after
+    them (``changed`` by sid: the ones to write), the profile and the trait notes the
+    LLM found, and the LLM that found them (None: the profile is the offline one)."""
+
+    groups: int
+    summaries: list[Summary]
+    changed: dict[int, Summary]
+    profile: dict[str, list[Piece]]
+    trait_rows: list[NoteRow]
+    llm: Any
 
 
 class IlstmaEngine(Engine):
@@ -196,72 +211,101 @@ class IlstmaEngine(Engine):
                 if groups == 0:
                     return done
                 rows = rows[: groups * cfg.summary_group]
-                summaries = list(notes.summaries)
-                changed: dict[int, Summary] = {}
-                summariser = self._llm_summariser()
-                llm = self._llm(cfg.personality)
-                profile = {k: list(v) for k, v in notes.profile.items()}
-                trait_rows: list[NoteRow] = []
-                for g in range(groups):
-                    group = rows[g * cfg.summary_group : (g + 1) * cfg.summary_group]
-                    latest = summaries[-1] if summaries else None
-                    sid = latest.sid + 1 if latest else 0
-                    s = None
-                    try:
-                        if summariser is not None:
-                            s = summariser.summarise(latest, group, sid, cfg.summary_merge)
-                        group_traits = []  # applied only once the whole group succeeded
-                        if llm is not None:
-                            for speaker in dict.fromkeys(m.speaker or "user" for m in group):
-                                mine = [m for m in group if (m.speaker or "user") == speaker]
-                                found = llm_traits(
-                                    llm,
-                                    self.ctx.embedder.embed_one,
-                                    speaker,
-                                    mine,
-                                    cfg.personality_traits,
-                                )
-                                group_traits.append((speaker, found))
-                        for speaker, found in group_traits:
-                            update_profile(
-                                profile, [(speaker, p) for p in found], cfg.personality_traits
-                            )
-                            trait_rows.append(_trait_row(speaker, group, found))
-                        self._llm_failures.succeeded(user_id)
-                    except LLMError as exc:
-                        if self._llm_failures.queue(user_id, exc):
-                            groups = g  # this group and the rest wait for the next add
-                            break
-                    if s is None:
-                        s = merge(
-                            latest,
-                            summarise_group(group, cfg.summary_pieces),
-                            sid,
-                            cfg.summary_merge,
-                            cfg.summary_max_pieces,
-                            span=(group[0].seq, group[-1].seq),
-                        )
-                    if latest is not None and s.sid == latest.sid:
-                        summaries[-1] = s
-                    else:
-                        summaries.append(s)
-                    changed[s.sid] = s
-                if groups == 0:
+                batch = self._summarise_groups(user_id, notes, rows, groups)
+                if batch.groups == 0:
                     return done
-                rows = rows[: groups * cfg.summary_group]
-                out = [_summary_row(s) for s in changed.values()]
-                out += trait_rows
+                rows = rows[: batch.groups * cfg.summary_group]
+                out = [_summary_row(s) for s in batch.changed.values()]
+                out += batch.trait_rows
                 ok = self.db.notes_save(user_id, out, rows[-1].seq, notes.summarized_seq)
                 if not ok:  # another process summarised meanwhile: reload, redo
                     self._notes.pop(user_id, None)
                     continue
-                if llm is not None:
-                    notes.profile = profile
-                notes.summaries = summaries
+                if batch.llm is not None:
+                    notes.profile = batch.profile
+                notes.summaries = batch.summaries
                 notes._matrix = None
                 notes.summarized_seq = rows[-1].seq
                 return len(rows)
         return done
+
+    def _summarise_groups(
+        self, user_id: str, notes: _Notes, rows: list[StoredMemory], groups: int
+    ) -> _Summarised:
+        """Summarise ``groups`` groups of ``rows`` in order, each merged into the
+        latest summary, with the LLM where configured (:meth:`_summarise_with_llm`),
+        else or on its failure the offline method. An LLM failure that is queued stops
+        the batch: that group and the rest wait for the next add."""
+        cfg = self.cfg
+        summaries = list(notes.summaries)
+        changed: dict[int, Summary] = {}
+        summariser = self._llm_summariser()
+        llm = self._llm(cfg.personality)
+        profile = {k: list(v) for k, v in notes.profile.items()}
+        trait_rows: list[NoteRow] = []
+        for g in range(groups):
+            group = rows[g * cfg.summary_group : (g + 1) * cfg.summary_group]
+            latest = summaries[-1] if summaries else None
+            sid = latest.sid + 1 if latest else 0
+            written: list[Summary] = []  # the LLM's summary, kept even if its traits fail
+            try:
+                self._summarise_with_llm(
+                    summariser, llm, latest, group, sid, profile, trait_rows, written
+                )
+                self._llm_failures.succeeded(user_id)
+            except LLMError as exc:
+                if self._llm_failures.queue(user_id, exc):
+                    groups = g  # this group and the rest wait for the next add
+                    break
+            s = written[0] if written else None
+            if s is None:
+                s = merge(
+                    latest,
+                    summarise_group(group, cfg.summary_pieces),
+                    sid,
+                    cfg.summary_merge,
+                    cfg.summary_max_pieces,
+                    span=(group[0].seq, group[-1].seq),
+                )
+            if latest is not None and s.sid == latest.sid:
+                summaries[-1] = s
+            else:
+                summaries.append(s)
+            changed[s.sid] = s
+        return _Summarised(groups, summaries, changed, profile, trait_rows, llm)
+
+    def _summarise_with_llm(
+        self,
+        summariser: LLMSummariser | None,
+        llm: Any,
+        latest: Summary | None,
+        group: list[StoredMemory],
+        sid: int,
+        profile: dict[str, list[Piece]],
+        trait_rows: list[NoteRow],
+        written: list[Summary],
+    ) -> None:
+        """The LLM's part of one group: its summary (appended to ``written`` as soon as
+        it exists) and each speaker's traits, applied to ``profile`` and
+        ``trait_rows`` only once every speaker's call succeeded. Raises LLMError."""
+        cfg = self.cfg
+        if summariser is not None:
+            written.append(summariser.summarise(latest, group, sid, cfg.summary_merge))
+        group_traits = []  # applied only once the whole group succeeded
+        if llm is not None:
+            for speaker in dict.fromkeys(m.speaker or "user" for m in group):
+                mine = [m for m in group if (m.speaker or "user") == speaker]
+                found = llm_traits(
+                    llm,
+                    self.ctx.embedder.embed_one,
+                    speaker,
+                    mine,
+                    cfg.personality_traits,
+                )
+                group_traits.append((speaker, found))
+        for speaker, found in group_traits:
+            update_profile(profile, [(speaker, p) for p in found], cfg.personality_traits)
+            trait_rows.append(_trait_row(speaker, group, found))
 
     def _llm(self, setting: str) -> Any:
         """The Memory's LLM when ``setting`` asks for it and it generates (llm="none"
@@ -413,11 +457,11 @@ class IlstmaEngine(Engine):
         now: datetime | None = None,
     ) -> Found:
         """The question through the flow (module notes): the hits come from the cache
-        on a hit (possibly fewer than k), else from index-checked retrieval; a hit's
-        score is its rank's reciprocal, the top one the confidence. ``now`` is the
-        clock for days since last recall (default: the time of the user's newest
-        memory, so a replayed history ages as it did live)."""
-        cfg = self.cfg
+        on a hit (possibly fewer than k, :meth:`_cache_hit`), else from index-checked
+        retrieval (:meth:`_cache_miss`); a hit's score is its rank's reciprocal, the
+        top one the confidence. ``now`` is the clock for days since last recall
+        (default: the time of the user's newest memory, so a replayed history ages as
+        it did live)."""
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         vec: list[np.ndarray] = [] if query_vec is None else [query_vec]
@@ -438,23 +482,14 @@ class IlstmaEngine(Engine):
             now_s = timestamp_epoch(now) if now is not None else max(idx.times)
             used: list[Dialogue] = []
             judge: Any = None
-            if cfg.cache and stm.cache:
+            if self.cfg.cache and stm.cache:
                 t = time.perf_counter()
                 judge = self._judge(user_id, stm)
                 used = judge.judge(query, stm.cache, lazy_vec)
                 timings["judge_s"] = time.perf_counter() - t
             calls = getattr(judge, "calls", 0)
             if used:
-                for d in used:
-                    n = stm.deferred.get(d.memory_id, (d.recall_times, 0.0))[0]
-                    stm.deferred[d.memory_id] = (n + 1, now_s)
-                    inc = stm.pending.get(d.memory_id, (0, 0.0))[0]
-                    stm.pending[d.memory_id] = (inc + 1, now_s)
-                rest = [d for d in stm.cache if d not in used]
-                hits = [
-                    Scored(d.memory_id, 1.0 / (1 + i), "cache")
-                    for i, d in enumerate((used + rest)[:k])
-                ]
+                hits = self._cache_hit(stm, used, k, now_s)
                 timings["total_s"] = time.perf_counter() - t0
                 return _outcome(
                     hits,
@@ -464,40 +499,7 @@ class IlstmaEngine(Engine):
                     answer=getattr(judge, "answer", None),
                     llm_calls=calls,
                 )
-
-            # miss
-            self._flush(user_id)
-            stm.summary, stm.cache = "", []
-            qv = lazy_vec()
-            t = time.perf_counter()
-            recalled, ranking = self._retrieve(user_id, query, qv, k)
-            timings["retrieve_s"] = time.perf_counter() - t
-            # one metadata read and one text read serve the recalled dialogues and the
-            # prefetch window around the first of them
-            centres = recalled if cfg.prefetch_around == "all" else recalled[:1]
-            window = self._window(user_id, [r.id for r in centres]) if cfg.cache else []
-            wanted = list(dict.fromkeys([r.id for r in recalled] + [w[0] for w in window]))
-            texts = self._texts(user_id, wanted)
-            meta = self.db.table_meta(user_id, wanted)
-            stm.relevant = [
-                Dialogue(r.id, texts[r.id][1], texts[r.id][0], r.score)
-                for r in recalled
-                if r.id in texts
-            ]
-            updates = [(r.id, meta.get(r.id, (1, 0.0))[0] + 1, now_s) for r in recalled]
-            self.db.table_meta_bump(user_id, [(r.id, 1, now_s) for r in recalled])
-            meta.update({m: (n, t) for m, n, t in updates})
-            t = time.perf_counter()
-            notes = self._load_notes(user_id)
-            if notes.summaries:
-                sims = notes.matrix() @ qv
-                stm.summary = notes.summaries[int(np.argmax(sims))].text
-            stm.personality = render_profile(notes.profile)
-            timings["summary_s"] = time.perf_counter() - t
-            if window:
-                t = time.perf_counter()
-                stm.cache = self._prefetch(stm, window, meta, texts, now_s)
-                timings["prefetch_s"] = time.perf_counter() - t
+            recalled, ranking = self._cache_miss(user_id, stm, query, lazy_vec, k, now_s, timings)
             hits = _fill(recalled, ranking, k)
             timings["total_s"] = time.perf_counter() - t0
             return _outcome(
@@ -509,6 +511,85 @@ class IlstmaEngine(Engine):
                 ranking=[r.id for r in ranking],
                 llm_calls=calls,
             )
+
+    def _cache_hit(
+        self, stm: ShortTermMemory, used: list[Dialogue], k: int, now_s: float
+    ) -> list[Scored]:
+        """A cache hit: the judge's dialogues first, then the rest of the cache. Their
+        recall metadata is only buffered (the deferred write of 3.6.2), written when
+        the cache is next overwritten or the engine closes."""
+        for d in used:
+            n = stm.deferred.get(d.memory_id, (d.recall_times, 0.0))[0]
+            stm.deferred[d.memory_id] = (n + 1, now_s)
+            inc = stm.pending.get(d.memory_id, (0, 0.0))[0]
+            stm.pending[d.memory_id] = (inc + 1, now_s)
+        rest = [d for d in stm.cache if d not in used]
+        return [
+            Scored(d.memory_id, 1.0 / (1 + i), "cache") for i, d in enumerate((used + rest)[:k])
+        ]
+
+    def _cache_miss(
+        self,
+        user_id: str,
+        stm: ShortTermMemory,
+        query: str,
+        query_vec: Callable[[], np.ndarray],
+        k: int,
+        now_s: float,
+        timings: dict[str, float],
+    ) -> tuple[list[Scored], list[Scored]]:
+        """A cache miss: flush the buffered metadata, clear summary and cache, run the
+        index-checked retrieval, write the recalled entries' metadata, then refill the
+        short-term memory (:meth:`_refill`). Returns (recalled, global ranking)."""
+        cfg = self.cfg
+        self._flush(user_id)
+        stm.summary, stm.cache = "", []
+        qv = query_vec()  # embedded now, if the judge did not need it
+        t = time.perf_counter()
+        recalled, ranking = self._retrieve(user_id, query, qv, k)
+        timings["retrieve_s"] = time.perf_counter() - t
+        # one metadata read and one text read serve the recalled dialogues and the
+        # prefetch window around the first of them
+        centres = recalled if cfg.prefetch_around == "all" else recalled[:1]
+        window = self._window(user_id, [r.id for r in centres]) if cfg.cache else []
+        wanted = list(dict.fromkeys([r.id for r in recalled] + [w[0] for w in window]))
+        texts = self._texts(user_id, wanted)
+        meta = self.db.table_meta(user_id, wanted)
+        stm.relevant = [
+            Dialogue(r.id, texts[r.id][1], texts[r.id][0], r.score)
+            for r in recalled
+            if r.id in texts
+        ]
+        updates = [(r.id, meta.get(r.id, (1, 0.0))[0] + 1, now_s) for r in recalled]
+        self.db.table_meta_bump(user_id, [(r.id, 1, now_s) for r in recalled])
+        meta.update({m: (n, t) for m, n, t in updates})
+        self._refill(user_id, stm, qv, window, meta, texts, now_s, timings)
+        return recalled, ranking
+
+    def _refill(
+        self,
+        user_id: str,
+        stm: ShortTermMemory,
+        qv: np.ndarray,
+        window: list[tuple[str, int, float, int]],
+        meta: dict[str, tuple[int, float]],
+        texts: dict[str, tuple[str, int]],
+        now_s: float,
+        timings: dict[str, float],
+    ) -> None:
+        """The short-term memory after a miss: the summary closest to the question,
+        the profile, and the cache prefetched from the window (Eq. 4)."""
+        t = time.perf_counter()
+        notes = self._load_notes(user_id)
+        if notes.summaries:
+            sims = notes.matrix() @ qv
+            stm.summary = notes.summaries[int(np.argmax(sims))].text
+        stm.personality = render_profile(notes.profile)
+        timings["summary_s"] = time.perf_counter() - t
+        if window:
+            t = time.perf_counter()
+            stm.cache = self._prefetch(stm, window, meta, texts, now_s)
+            timings["prefetch_s"] = time.perf_counter() - t
 
     def _window(self, user_id: str, centre_ids: list[str]) -> list[tuple[str, int, float, int]]:
         """(id, distance, created, seq) of the live entries within ``offset`` table

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from dataclasses import asdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -390,140 +391,241 @@ class SynapseEngine(Engine):
         return self._rank(user_id, question.text, query_vec, depth)
 
     def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> Found:
+        """The search under the user's index and graph locks, one step per helper: the
+        anchors (:meth:`_anchors`), the similarity that seeds them and is a ranking
+        term (:meth:`_similarity`), spreading over the graph when there is one
+        (:meth:`_spread`), the positions ranked (:meth:`_universe`), their blended
+        score (:meth:`_episode_terms`, :meth:`_blend`) and the top k with their
+        explanations (:meth:`_recall_of`)."""
         cfg = self.cfg
         with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or query_vec is None:
                 return Found([], 0.0, refuse=True)
-            n = idx.dense.size
-            approx = 0 < cfg.ann_above <= n
-            lexical_query = query if cfg.lexical_asking else without_asking(query)
-            bm = idx.bm25.scores(lexical_query, inflections=cfg.lexical_inflections)
-            bm_max = float(bm.max()) if len(bm) else 0.0
-            # A memory without a word ("x", "?") is never an anchor: it matches nothing
-            # itself (a speaker's name can still match it), and its cosine to a short
-            # query is the embedder's floor for short texts (0.3 for "x" and "cat")
-            worded = idx.worded[:n]
-            bm_rank = top_k(np.where(worded, bm, 0.0), cfg.anchors, 0.0)
-            if approx:  # dense anchors from the IVF index; score only what is reached
-                dense_rank, _ = idx.dense.approx_top_k(query_vec, cfg.anchors)
-                dense_rank = dense_rank[worded[dense_rank]]
-                cos = None
-            else:
-                cos = idx.similarity(query_vec)
-                dense_rank = top_k(np.where(worded, cos, -np.inf), cfg.anchors)
-            anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
-
-            lex_share = lexical_share(
-                bm[bm_rank], cfg.anchors, cfg.lexical_similarity, cfg.lexical_peak
-            )
-            ranks = (
-                _channel_ranks(cos, bm) if cfg.similarity == "rank" and cos is not None else None
-            )
-
-            def similarity(pos: np.ndarray) -> np.ndarray:
-                if ranks is not None:
-                    r_dense, r_bm = ranks
-                    rrf = 1.0 / (RRF_K + r_dense[pos]) + np.where(
-                        bm[pos] > 0, 1.0 / (RRF_K + r_bm[pos]), 0.0
-                    )
-                    return rrf * (RRF_K + 1) / 2.0
-                c = cos[pos] if cos is not None else idx.similarity_at(pos, query_vec)
-                lex = bm[pos] / bm_max if bm_max > 0 else np.zeros(len(pos))
-                x = lex_share
-                return (1.0 - x) * np.where(np.isfinite(c), np.maximum(c, 0.0), 0.0) + x * lex
-
+            found = self._anchors(idx, query, query_vec)
+            similarity = self._similarity(idx, query_vec, found)
             graph = (
                 self._graph(user_id, idx, self._layer(user_id), search=True) if cfg.graph else None
             )
-            seed = cfg.alpha * similarity(anchors)
+            seed = cfg.alpha * similarity(found.anchors)
             if cfg.seed_scale == "top" and len(seed) and seed.max() > 0:
                 seed = cfg.alpha * seed / seed.max()
-            history: list[np.ndarray] = []
-            concepts: list[tuple[str, float]] = []
-            act = np.zeros(0)
+            spread = _Spread()  # without a graph nothing spreads
             if graph is not None:
-                C = graph.n_concepts
-                nodes = graph.nodes_of(anchors)
-                inside = nodes >= 0
-                a0 = np.zeros(graph.n_nodes)
-                a0[nodes[inside]] = seed[inside]
-                if C and cfg.concept_anchors:
-                    csim = graph.concept_vecs @ query_vec
-                    top_c = top_k(csim, cfg.concept_anchors, cfg.concept_anchor_min)
-                    a0[top_c] = cfg.alpha * csim[top_c]
-                act, history = spread_activation(a0, graph.incoming, self._dynamics)
-                peak = np.maximum.reduce(history)
-                self._touch(user_id, idx, graph, peak, anchors[~inside], seed[~inside])
-                if C:
-                    top_c = top_k(act[:C], 5, 0.0)
-                    concepts = [(graph.concept_labels[c], float(act[c])) for c in top_c]
-            # the positions to rank: all (exact) or the anchors and every reached episode
-            if approx:
-                reached = graph.ep_pos[act[graph.n_concepts :] > 0] if graph else anchors
-                universe = np.union1d(anchors, reached).astype(np.int64)
-                sim = similarity(universe)
-                alive = np.ones(len(universe), dtype=bool)
-            else:
-                universe = np.arange(n)
-                sim = similarity(universe)
-                assert cos is not None  # the exact path scored every memory above
-                alive = np.isfinite(cos)
-            ep_act = np.zeros(len(universe))
-            ep_act[np.searchsorted(universe, anchors)] = seed  # outside the graph: the seed
-            pr = np.zeros(len(universe))
-            anchored = np.zeros(len(universe))
-            if graph is not None:
-                nodes = graph.nodes_of(universe)
-                inside = nodes >= 0
-                ep_act[inside] = act[nodes[inside]]
-                if cfg.w_pagerank:
-                    pr[inside] = graph.episode_scaled(graph.pagerank)[nodes[inside]]
-                if cfg.w_anchored and a0.sum() > 0:
-                    near = graph.walk.rank(cfg.damping, restart=a0 / a0.sum(), tol=_WALK_TOL)
-                    anchored[inside] = graph.episode_scaled(near)[nodes[inside]]
-            score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
-            score = score + cfg.w_anchored * anchored
-            # whether the history has an assistant is read from all of it, not from
-            # the candidates the large-history regime scores
-            weights = speaker_weights(idx.party, query, cfg.speaker_prior)
-            if weights is not None:
-                score = score * weights[universe]
-            if cfg.session_support > 0:
-                support = session_best(np.where(alive, score, -np.inf), idx.session[universe])
-                score = score + cfg.session_support * support
-            score = np.where(alive, score, -np.inf)
-            order = top_k(score, k)
-            best = universe[order]
-            confidence = float(ep_act[order[0]]) if len(order) else 0.0
-            ids = [idx.ids[p] for p in best]
-            dense_set, bm_set = set(dense_rank.tolist()), set(bm_rank.tolist())
+                spread = self._spread(user_id, idx, graph, query_vec, found.anchors, seed)
+            universe, sim, alive = self._universe(found, graph, spread.act, similarity)
+            terms = self._episode_terms(graph, spread, universe, found.anchors, seed)
+            ranked = self._blend(idx, query, universe, sim, terms, alive)
+            return self._recall_of(idx, query_vec, k, found, graph, spread, ranked)
 
-            def explain() -> dict[str, str]:
-                return {
-                    idx.ids[p]: passage_why(
-                        idx,
-                        int(p),
-                        query_vec,
-                        _explain(int(p), history, graph, dense_set, bm_set, idx),
-                    )
-                    + (
-                        f"; weighed {cfg.speaker_prior:g}: {_OTHER_PARTY}"
-                        if weights is not None and weights[p] < 1.0
-                        else ""
-                    )
-                    for p in best
-                }
+    def _anchors(self, idx: UserIndex, query: str, query_vec: np.ndarray) -> _Anchors:
+        """The dual-trigger anchors: the BM25 top ``anchors`` and the dense top
+        ``anchors``. Exact below ``ann_above`` memories (every cosine is computed, and
+        kept: the similarity reads it); above, the dense anchors come from the IVF
+        index and only what the search reaches is scored later."""
+        cfg = self.cfg
+        n = idx.dense.size
+        approx = 0 < cfg.ann_above <= n
+        lexical_query = query if cfg.lexical_asking else without_asking(query)
+        bm = idx.bm25.scores(lexical_query, inflections=cfg.lexical_inflections)
+        bm_max = float(bm.max()) if len(bm) else 0.0
+        # A memory without a word ("x", "?") is never an anchor: it matches nothing
+        # itself (a speaker's name can still match it), and its cosine to a short
+        # query is the embedder's floor for short texts (0.3 for "x" and "cat")
+        worded = idx.worded[:n]
+        bm_rank = top_k(np.where(worded, bm, 0.0), cfg.anchors, 0.0)
+        cos: np.ndarray | None
+        if approx:  # dense anchors from the IVF index; score only what is reached
+            dense_rank, _ = idx.dense.approx_top_k(query_vec, cfg.anchors)
+            dense_rank = dense_rank[worded[dense_rank]]
+            cos = None
+        else:
+            cos = idx.similarity(query_vec)
+            dense_rank = top_k(np.where(worded, cos, -np.inf), cfg.anchors)
+        anchors = np.union1d(dense_rank, bm_rank).astype(np.int64)
+        return _Anchors(n, approx, bm, bm_max, cos, bm_rank, dense_rank, anchors)
 
-            def trace(limit: int) -> GraphTrace:
-                return _trace(limit, graph, history, best, dense_set, bm_set, idx)
+    def _similarity(
+        self, idx: UserIndex, query_vec: np.ndarray, found: _Anchors
+    ) -> Callable[[np.ndarray], np.ndarray]:
+        """The similarity term at index positions: with ``similarity="rank"`` (exact
+        path only) the reciprocal-rank fusion of the dense and BM25 rankings, scaled
+        so that first in both is 1; else cosine (negative and unscored as 0) and BM25
+        over the best BM25 score, mixed by the query's lexical share."""
+        cfg = self.cfg
+        bm, bm_max, cos = found.bm, found.bm_max, found.cos
+        lex_share = lexical_share(
+            bm[found.bm_rank], cfg.anchors, cfg.lexical_similarity, cfg.lexical_peak
+        )
+        ranks = _channel_ranks(cos, bm) if cfg.similarity == "rank" and cos is not None else None
 
-            hits = [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
-            return Found(
-                hits,
-                confidence,
-                confidence < cfg.gate_tau,
-                [Activation(concepts, explain, trace)],
-            )
+        def similarity(pos: np.ndarray) -> np.ndarray:
+            if ranks is not None:
+                r_dense, r_bm = ranks
+                rrf = 1.0 / (RRF_K + r_dense[pos]) + np.where(
+                    bm[pos] > 0, 1.0 / (RRF_K + r_bm[pos]), 0.0
+                )
+                return rrf * (RRF_K + 1) / 2.0
+            c = cos[pos] if cos is not None else idx.similarity_at(pos, query_vec)
+            lex = bm[pos] / bm_max if bm_max > 0 else np.zeros(len(pos))
+            x = lex_share
+            return (1.0 - x) * np.where(np.isfinite(c), np.maximum(c, 0.0), 0.0) + x * lex
+
+        return similarity
+
+    def _spread(
+        self,
+        user_id: str,
+        idx: UserIndex,
+        graph: Graph,
+        query_vec: np.ndarray,
+        anchors: np.ndarray,
+        seed: np.ndarray,
+    ) -> _Spread:
+        """Spreading activation over the user's graph, seeded at the anchors that are
+        graph nodes (and, with ``concept_anchors``, the concepts most similar to the
+        query). Every node it lifted is noted as active (:meth:`_touch`, dormancy);
+        the five most activated concepts are what the recall reports."""
+        cfg = self.cfg
+        C = graph.n_concepts
+        nodes = graph.nodes_of(anchors)
+        inside = nodes >= 0
+        a0 = np.zeros(graph.n_nodes)
+        a0[nodes[inside]] = seed[inside]
+        if C and cfg.concept_anchors:
+            csim = graph.concept_vecs @ query_vec
+            top_c = top_k(csim, cfg.concept_anchors, cfg.concept_anchor_min)
+            a0[top_c] = cfg.alpha * csim[top_c]
+        act, history = spread_activation(a0, graph.incoming, self._dynamics)
+        peak = np.maximum.reduce(history)
+        self._touch(user_id, idx, graph, peak, anchors[~inside], seed[~inside])
+        concepts: list[tuple[str, float]] = []
+        if C:
+            top_c = top_k(act[:C], 5, 0.0)
+            concepts = [(graph.concept_labels[c], float(act[c])) for c in top_c]
+        return _Spread(a0, act, history, concepts)
+
+    def _universe(
+        self,
+        found: _Anchors,
+        graph: Graph | None,
+        act: np.ndarray,
+        similarity: Callable[[np.ndarray], np.ndarray],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(positions to rank, their similarity, which are alive): every memory on the
+        exact path (a deleted one's cosine is not finite), else the anchors and every
+        episode the activation reached (all alive: the IVF index holds live ones)."""
+        if found.approx:
+            reached = graph.ep_pos[act[graph.n_concepts :] > 0] if graph else found.anchors
+            universe = np.union1d(found.anchors, reached).astype(np.int64)
+            sim = similarity(universe)
+            return universe, sim, np.ones(len(universe), dtype=bool)
+        universe = np.arange(found.n)
+        sim = similarity(universe)
+        assert found.cos is not None  # the exact path scored every memory above
+        return universe, sim, np.isfinite(found.cos)
+
+    def _episode_terms(
+        self,
+        graph: Graph | None,
+        spread: _Spread,
+        universe: np.ndarray,
+        anchors: np.ndarray,
+        seed: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(activation, PageRank, anchored walk) of each position ranked. Without a
+        graph, and for an anchor outside it, the activation is the anchor's seed and
+        the graph terms are 0; a graph episode's come from the graph."""
+        cfg = self.cfg
+        ep_act = np.zeros(len(universe))
+        ep_act[np.searchsorted(universe, anchors)] = seed  # outside the graph: the seed
+        pr = np.zeros(len(universe))
+        anchored = np.zeros(len(universe))
+        if graph is None:
+            return ep_act, pr, anchored
+        nodes = graph.nodes_of(universe)
+        inside = nodes >= 0
+        ep_act[inside] = spread.act[nodes[inside]]
+        if cfg.w_pagerank:
+            pr[inside] = graph.episode_scaled(graph.pagerank)[nodes[inside]]
+        a0 = spread.a0
+        if cfg.w_anchored and a0.sum() > 0:
+            near = graph.walk.rank(cfg.damping, restart=a0 / a0.sum(), tol=_WALK_TOL)
+            anchored[inside] = graph.episode_scaled(near)[nodes[inside]]
+        return ep_act, pr, anchored
+
+    def _blend(
+        self,
+        idx: UserIndex,
+        query: str,
+        universe: np.ndarray,
+        sim: np.ndarray,
+        terms: tuple[np.ndarray, np.ndarray, np.ndarray],
+        alive: np.ndarray,
+    ) -> _Ranked:
+        """The score of each position: the weighted terms, times the speaker prior's
+        weight, plus ``session_support`` times the best score in its session; a dead
+        position scores -inf."""
+        cfg = self.cfg
+        ep_act, pr, anchored = terms
+        score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
+        score = score + cfg.w_anchored * anchored
+        # whether the history has an assistant is read from all of it, not from
+        # the candidates the large-history regime scores
+        weights = speaker_weights(idx.party, query, cfg.speaker_prior)
+        if weights is not None:
+            score = score * weights[universe]
+        if cfg.session_support > 0:
+            support = session_best(np.where(alive, score, -np.inf), idx.session[universe])
+            score = score + cfg.session_support * support
+        score = np.where(alive, score, -np.inf)
+        return _Ranked(universe, ep_act, score, weights)
+
+    def _recall_of(
+        self,
+        idx: UserIndex,
+        query_vec: np.ndarray,
+        k: int,
+        found: _Anchors,
+        graph: Graph | None,
+        spread: _Spread,
+        ranked: _Ranked,
+    ) -> Found:
+        """The top k, the gate's verdict on the top hit's activation, the concepts,
+        and (lazily, when the caller asks) each hit's explanation and the trace."""
+        cfg = self.cfg
+        score, weights, history = ranked.score, ranked.weights, spread.history
+        order = top_k(score, k)
+        best = ranked.universe[order]
+        confidence = float(ranked.ep_act[order[0]]) if len(order) else 0.0
+        ids = [idx.ids[p] for p in best]
+        dense_set, bm_set = set(found.dense_rank.tolist()), set(found.bm_rank.tolist())
+
+        def explain() -> dict[str, str]:
+            return {
+                idx.ids[p]: passage_why(
+                    idx,
+                    int(p),
+                    query_vec,
+                    _explain(int(p), history, graph, dense_set, bm_set, idx),
+                )
+                + (
+                    f"; weighed {cfg.speaker_prior:g}: {_OTHER_PARTY}"
+                    if weights is not None and weights[p] < 1.0
+                    else ""
+                )
+                for p in best
+            }
+
+        def trace(limit: int) -> GraphTrace:
+            return _trace(limit, graph, history, best, dense_set, bm_set, idx)
+
+        hits = [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
+        return Found(
+            hits,
+            confidence,
+            confidence < cfg.gate_tau,
+            [Activation(spread.concepts, explain, trace)],
+        )
 
     @property
     def _dynamics(self) -> Dynamics:
@@ -545,6 +647,40 @@ class SynapseEngine(Engine):
 #: ranking term needs no more digits, and each iteration is a pass over the edges
 _WALK_TOL = 1e-6
 _OTHER_PARTY = "said by the party the question is not about (speaker prior)"
+
+
+@dataclass(frozen=True)
+class _Anchors:
+    """One query's anchors and the channel scores they came from (``_anchors``)."""
+
+    n: int  # index positions (live and deleted)
+    approx: bool  # the large-history regime: IVF anchors, no cosine for every memory
+    bm: np.ndarray  # BM25 score of every position
+    bm_max: float
+    cos: np.ndarray | None  # cosine of every position; None on the approximate path
+    bm_rank: np.ndarray  # the lexical anchors, best first
+    dense_rank: np.ndarray  # the dense anchors, best first
+    anchors: np.ndarray  # both, ascending
+
+
+@dataclass(frozen=True)
+class _Spread:
+    """What spreading activation left (``_spread``); empty without a graph."""
+
+    a0: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the seeds, by node
+    act: np.ndarray = field(default_factory=lambda: np.zeros(0))  # final activation
+    history: list[np.ndarray] = field(default_factory=list)  # activation per round
+    concepts: list[tuple[str, float]] = field(default_factory=list)  # most activated
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """The positions ranked, their activation, blended score and speaker weights."""
+
+    universe: np.ndarray
+    ep_act: np.ndarray
+    score: np.ndarray
+    weights: np.ndarray | None
 
 
 def lexical_share(top: np.ndarray, depth: int, share: float, peak: float) -> float:

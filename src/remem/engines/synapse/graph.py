@@ -217,72 +217,20 @@ def build_graph(
     cfg: SynapseConfig,
     pending: dict[tuple[str, str], int] | None = None,
 ) -> Graph:
+    """The user's graph over the active concepts and episodes (``select_active``):
+    the temporal chain, the abstraction and the association edges, each
+    destination's heaviest ``max_in_edges`` incoming kept (:func:`_edge_matrices`)."""
     concepts, ep_active = select_active(idx, layer, cfg, pending)
     C = len(concepts)
     live = np.flatnonzero(ep_active)  # active episode positions, ascending
     n = C + len(live)
-    col: dict[int, int] = {c.cid: i for i, c in enumerate(concepts)}
-    src: list[np.ndarray] = []
-    dst: list[np.ndarray] = []
-    wts: list[np.ndarray] = []
-
-    # temporal chain over active episodes, in insertion order
-    if len(live) > 1:
-        times = np.asarray(idx.times, dtype=np.float64)[live]
-        hours = np.abs(np.diff(times)) / 3600.0
-        w = np.exp(-cfg.temporal_rho * hours) if cfg.temporal_decay else np.ones_like(hours)
-        a = C + np.arange(len(live) - 1)
-        src += [a, a + 1]
-        dst += [a + 1, a]
-        wts += [w, w]
-
-    # abstraction: episode <-> concept, weight = cosine(episode, concept)
+    edges = _temporal_edges(idx, live, C, cfg)
     if C:
         vecs = np.stack([c.vec for c in concepts]).astype(np.float32)
-        label_col = {lab: col[cid] for lab, cid in layer.aliases.items() if cid in col}
-        e_node: list[int] = []
-        e_col: list[int] = []
-        ids, mentions = idx.ids, layer.mentions
-        for j, p in enumerate(live.tolist()):
-            labels = mentions.get(ids[p])
-            if labels:
-                cols = {label_col[lab] for lab in labels if lab in label_col}
-                e_node.extend([j] * len(cols))
-                e_col.extend(cols)
-        if e_node:
-            ej = np.asarray(e_node, dtype=np.int64)
-            ed = np.asarray(e_col, dtype=np.int64)
-            ew = np.clip(_pair_cosines(vecs, idx.dense.matrix, ed, live[ej]), 0.05, 1.0)
-            es = ej + C
-            src += [es, ed]
-            dst += [ed, es]
-            wts += [ew, ew]
-        # association: concept <-> concept
+        _add(edges, _abstraction_edges(idx, layer, concepts, vecs, live))
         if C > 1:
-            sims = vecs @ vecs.T
-            np.fill_diagonal(sims, -1.0)
-            k = min(cfg.max_in_edges, C - 1)
-            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-            rows = np.repeat(np.arange(C), k)
-            cols_ = top.ravel()
-            w = sims[rows, cols_]
-            keep = w >= cfg.association_threshold
-            src.append(rows[keep])
-            dst.append(cols_[keep])
-            wts.append(w[keep].astype(np.float64))
-
-    if src:
-        s = np.concatenate(src)
-        d = np.concatenate(dst)
-        w = np.concatenate(wts).astype(np.float64)
-        s, d, w = _prune_incoming(s, d, w, cfg.max_in_edges, dedup=False)
-    else:
-        s = d = np.zeros(0, dtype=np.int64)
-        w = np.zeros(0)
-    raw = sp.csr_matrix((w, (d, s)), shape=(n, n))
-    fan = np.bincount(s, minlength=n).astype(np.float64)
-    norm_w = w / fan[s] if cfg.fan_effect and len(s) else w
-    inc = sp.csr_matrix((norm_w, (d, s)), shape=(n, n))
+            _add(edges, _association_edges(vecs, cfg))
+    inc, raw = _edge_matrices(edges, n, cfg)
     cvecs = (
         np.stack([c.vec for c in concepts]).astype(np.float32)
         if C
@@ -301,6 +249,94 @@ def build_graph(
         len(layer.concepts) - C,
         len(idx.pos) - len(live),
     )
+
+
+#: edges as parallel lists of arrays: (sources, destinations, weights)
+_Edges = tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]
+
+
+def _add(edges: _Edges, more: _Edges) -> None:
+    for into, part in zip(edges, more, strict=True):
+        into += part
+
+
+def _temporal_edges(idx: UserIndex, live: np.ndarray, C: int, cfg: SynapseConfig) -> _Edges:
+    """The temporal chain over the active episodes, in insertion order, both ways:
+    weight ``exp(-temporal_rho * hours apart)`` (1 without ``temporal_decay``)."""
+    if len(live) <= 1:
+        return [], [], []
+    times = np.asarray(idx.times, dtype=np.float64)[live]
+    hours = np.abs(np.diff(times)) / 3600.0
+    w = np.exp(-cfg.temporal_rho * hours) if cfg.temporal_decay else np.ones_like(hours)
+    a = C + np.arange(len(live) - 1)
+    return [a, a + 1], [a + 1, a], [w, w]
+
+
+def _abstraction_edges(
+    idx: UserIndex,
+    layer: SemanticLayer,
+    concepts: list[Concept],
+    vecs: np.ndarray,
+    live: np.ndarray,
+) -> _Edges:
+    """Abstraction: episode <-> each active concept it mentions, both ways, weight =
+    cosine(episode, concept) clipped to [0.05, 1]."""
+    C = len(concepts)
+    col: dict[int, int] = {c.cid: i for i, c in enumerate(concepts)}
+    label_col = {lab: col[cid] for lab, cid in layer.aliases.items() if cid in col}
+    e_node: list[int] = []
+    e_col: list[int] = []
+    ids, mentions = idx.ids, layer.mentions
+    for j, p in enumerate(live.tolist()):
+        labels = mentions.get(ids[p])
+        if labels:
+            cols = {label_col[lab] for lab in labels if lab in label_col}
+            e_node.extend([j] * len(cols))
+            e_col.extend(cols)
+    if not e_node:
+        return [], [], []
+    ej = np.asarray(e_node, dtype=np.int64)
+    ed = np.asarray(e_col, dtype=np.int64)
+    ew = np.clip(_pair_cosines(vecs, idx.dense.matrix, ed, live[ej]), 0.05, 1.0)
+    es = ej + C
+    return [es, ed], [ed, es], [ew, ew]
+
+
+def _association_edges(vecs: np.ndarray, cfg: SynapseConfig) -> _Edges:
+    """Association: concept <-> concept, each concept's ``max_in_edges`` most similar
+    others at cosine >= ``association_threshold`` (one direction per row)."""
+    C = len(vecs)
+    sims = vecs @ vecs.T
+    np.fill_diagonal(sims, -1.0)
+    k = min(cfg.max_in_edges, C - 1)
+    top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    rows = np.repeat(np.arange(C), k)
+    cols_ = top.ravel()
+    w = sims[rows, cols_]
+    keep = w >= cfg.association_threshold
+    return [rows[keep]], [cols_[keep]], [w[keep].astype(np.float64)]
+
+
+def _edge_matrices(
+    edges: _Edges, n: int, cfg: SynapseConfig
+) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """(propagation weights, raw weights) as (destination, source) matrices, after
+    pruning each destination to its heaviest ``max_in_edges`` incoming edges; the
+    propagation weights divide by the sender's fan (``fan_effect``)."""
+    src, dst, wts = edges
+    if src:
+        s = np.concatenate(src)
+        d = np.concatenate(dst)
+        w = np.concatenate(wts).astype(np.float64)
+        s, d, w = _prune_incoming(s, d, w, cfg.max_in_edges, dedup=False)
+    else:
+        s = d = np.zeros(0, dtype=np.int64)
+        w = np.zeros(0)
+    raw = sp.csr_matrix((w, (d, s)), shape=(n, n))
+    fan = np.bincount(s, minlength=n).astype(np.float64)
+    norm_w = w / fan[s] if cfg.fan_effect and len(s) else w
+    inc = sp.csr_matrix((norm_w, (d, s)), shape=(n, n))
+    return inc, raw
 
 
 def _pair_cosines(

@@ -4,19 +4,37 @@ server sends."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import fields
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, get_type_hints
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
+
+from ...types import Hit
 
 
-class HitOut(BaseModel):
-    id: str
-    text: str
-    score: float
-    speaker: str | None
-    timestamp: str = Field(description="ISO 8601, as stored")
-    session_id: str | None
-    metadata: dict[str, Any]
+def _hit_model() -> type[BaseModel]:
+    """The HTTP face of :class:`remem.types.Hit`, derived from its fields so that a
+    field added to Hit is documented and checked here without a second edit: each
+    field as ``Hit.to_dict`` sends it (a datetime as its ISO 8601 string), all
+    required, since ``to_dict`` always sends every one."""
+    hints = get_type_hints(Hit)
+    spec: dict[str, Any] = {}
+    for f in fields(Hit):
+        kind = hints[f.name]
+        if kind is datetime:
+            spec[f.name] = (str, Field(description="ISO 8601, as stored"))
+        else:
+            spec[f.name] = (kind, ...)
+    return create_model("HitOut", __module__=__name__, **spec)
+
+
+if TYPE_CHECKING:  # the type checker sees a class; the server the derived model
+
+    class HitOut(BaseModel): ...
+
+else:
+    HitOut = _hit_model()
 
 
 class IdOut(BaseModel):
