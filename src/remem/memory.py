@@ -288,7 +288,7 @@ class Memory:
         t0 = time.perf_counter()
         recalled = self._recall(question, user_id, k, now, explain=True, what="question")
         return self._reader.answer(
-            recalled.question.text,
+            recalled.question,
             recalled.recall,
             notes=recalled.notes,
             prepared=recalled.prepared,

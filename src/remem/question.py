@@ -43,6 +43,10 @@ class Question:
     #: its content words as (token, key) (``words.word_key``), asking and personal
     #: words aside: what a sentence must share with it to speak of the same thing
     content: tuple[tuple[str, str], ...] = ()
+    #: the keys of its content words, personal words aside (``words.content_keys``)
+    keys: frozenset[str] = frozenset()
+    #: the keys of all its words (what an answer restating it repeats)
+    all_keys: frozenset[str] = frozenset()
     #: whether it speaks of the one asking ("I", "my")
     first_person: bool = False
     #: the things it says the user has ("my favourite film" -> "film";
@@ -79,12 +83,20 @@ def read_question(
         identifiers=tuple(identifier_tokens(text, names=names)) if identifiers else (),
         lexical=tuple(tokenize(without_asking(text))),
         content=_content(tokens),
+        keys=frozenset(words.content_keys(text)),
+        all_keys=frozenset(words.word_key(t) for t in tokens),
         first_person=bool(words.FIRST_PERSON.search(text)),
         possessed=tuple(words.possessed(text)),
         names=tuple(words.names(text)),
         temporal=words.is_temporal(text),
         answer_type=words.answer_type(text),
     )
+
+
+def as_question(question: Question | str) -> Question:
+    """A question as the stages read it: a :class:`Question` as it is, a str read now
+    (at the current time; for callers outside the pipeline: tests, benchmarks)."""
+    return question if isinstance(question, Question) else read_question(question, None)
 
 
 def _content(tokens: tuple[str, ...]) -> tuple[tuple[str, str], ...]:

@@ -18,10 +18,11 @@ from answer_cases import ANSWER_FIELDS, NECKLACE, WHERE
 from remem import InvalidInputError, InvalidTypeError, Memory, TextTooLongError
 from remem.answer import reader
 from remem.answer.reader import REFUSAL, Answer, Answerer, extractive, format_memory
-from remem.answer.settle import asks_for_date, clean, grounded_share, settle
+from remem.answer.settle import clean, grounded_share, settle
 from remem.engines import engine_names
 from remem.llm import create_llm, estimate_tokens, local_available, prompts
 from remem.types import Hit, Recall
+from remem.words import asks_for_date
 from sample_conversation import BASE, TURNS
 from scripted_llm import ScriptedLLM
 
@@ -743,12 +744,15 @@ def test_format_memory_dates_and_names_the_speaker():
 
 def test_the_package_reexports_the_reader_and_the_settling_rules():
     """What other modules import from ``remem.answer`` is there, the very objects of
-    the two modules. ``remem.answer.settle`` is the function (its documented name);
-    the module is ``remem.answer.settle`` in ``sys.modules`` (``from ... import``)."""
+    the two modules (and of the shared word rules, ``remem.words``).
+    ``remem.answer.settle`` is the function (its documented name); the module is
+    ``remem.answer.settle`` in ``sys.modules`` (``from ... import``)."""
     rules = sys.modules["remem.answer.settle"]
+    words = sys.modules["remem.words"]
     for name in remem.answer.__all__:
         obj = getattr(remem.answer, name)
-        assert obj is getattr(reader, name, None) or obj is getattr(rules, name), name
+        homes = (getattr(m, name, None) for m in (reader, rules, words))
+        assert any(obj is home for home in homes), name
     assert remem.answer.settle is settle is rules.settle
     assert remem.answer.REFUSAL == REFUSAL == "Not mentioned in the conversation"
 

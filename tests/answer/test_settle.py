@@ -17,11 +17,11 @@ from remem.answer.settle import (
     drop_restatement,
     grounded_share,
     is_refusal,
-    is_temporal,
     misattributed,
     settle,
     word_list,
 )
+from remem.words import is_temporal
 
 # -- cleaning a reply, recognising a refusal -------------------------------------------
 

@@ -13,21 +13,21 @@ Two parts, one module each, because they change for different reasons:
   through it, so a rule can change and be measured without running a reader again.
 
 The rules' vocabularies are data, not code: plain word lists in
-``remem/answer/data/`` (refusal marks, free words, personal words, pronouns,
-copulas), each with a header saying what it is for.
+``remem/answer/data/`` (refusal marks, free words, pronouns, copulas), each with a
+header saying what it is for; the word rules every stage shares (keys, asking and
+personal words, whether a question asks for a date) are ``remem/words.py``'s.
 """
 
+from ..words import asks_for_date, is_temporal
 from .reader import Answer, Answerer, extractive, format_memory
 from .settle import (
     REFUSAL,
-    asks_for_date,
     clean,
     date_span,
     degenerate,
     drop_restatement,
     grounded_share,
     is_refusal,
-    is_temporal,
     misattributed,
     settle,
 )

@@ -60,6 +60,7 @@ from ..index.tokenize import sentences
 from ..llm import LLM, Completion, prompts
 from ..llm.structured import parse_json, validate
 from ..options import choice, number, switch
+from ..question import Question, as_question
 from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..tokens import clip_tokens
@@ -67,11 +68,9 @@ from ..types import Hit, Recall
 from .settle import (
     REFUSAL,
     asked_keys,
-    asks_for_date,
     content_keys,
     date_span,
     degenerate,
-    is_temporal,
     note_date,
     settle,
 )
@@ -235,7 +234,7 @@ class Answerer:
         return clip_tokens(text, max(1, tokens), self.llm.count_tokens)
 
     def _settle(
-        self, draft: str, question: str, context: str, evidence: list[Hit]
+        self, draft: str, question: Question, context: str, evidence: list[Hit]
     ) -> tuple[str, bool]:
         return settle(
             draft,
@@ -250,7 +249,7 @@ class Answerer:
 
     def answer(
         self,
-        question: str,
+        question: Question | str,
         recall: Recall,
         *,
         notes: Sequence[str] = (),
@@ -259,8 +258,10 @@ class Answerer:
         started: float | None = None,
     ) -> Answer:
         """Answer from ``recall``. ``prepared`` is an answer the engine's flow already
-        produced (ILSTMA's LLM judge on a hit), which costs no further call."""
+        produced (ILSTMA's LLM judge on a hit), which costs no further call.
+        ``question`` is the one the pipeline read (a str is read here)."""
         t0 = started if started is not None else time.perf_counter()
+        question = as_question(question)
         evidence, context, ctx_tokens = self.fit(recall.hits, notes, versions(recall.explanations))
         base: dict[str, Any] = {
             "evidence": evidence,
@@ -301,7 +302,7 @@ class Answerer:
 
     def _generate(
         self,
-        question: str,
+        question: Question,
         evidence: list[Hit],
         context: str,
         base: dict[str, Any],
@@ -338,15 +339,15 @@ class Answerer:
             **base,
         )
 
-    def _complete(self, question: str, context: str) -> Completion | None:
+    def _complete(self, question: Question, context: str) -> Completion | None:
         """One answering call (the temporal prompt for a question about time, with
         ``temporal_prompt``); None when the LLM does not generate or the call failed."""
         if not self.llm.generates:
             return None
         task = "answer"
-        if self.temporal_prompt and is_temporal(question):
+        if self.temporal_prompt and question.temporal:
             task = "answer_temporal"
-        messages = prompts.render(task, context=context, question=question)
+        messages = prompts.render(task, context=context, question=question.text)
         try:
             return self.llm.complete(
                 messages,
@@ -361,7 +362,7 @@ class Answerer:
 
     def _extract(
         self,
-        question: str,
+        question: Question,
         evidence: list[Hit],
         base: dict[str, Any],
         extra_calls: int,
@@ -383,7 +384,7 @@ class Answerer:
             )
         calls, c = extra_calls, None
         text = sentence
-        if self.date_answers and asks_for_date(question):
+        if self.date_answers and question.answer_type == "date":
             text = date_span(sentence) or note_date(hit.timestamp)
         elif self.mode == "span" and self.llm.generates:
             text, c = self._span(question, sentence)
@@ -399,7 +400,7 @@ class Answerer:
             **base,
         )
 
-    def _span(self, question: str, sentence: str) -> tuple[str, Completion | None]:
+    def _span(self, question: Question, sentence: str) -> tuple[str, Completion | None]:
         """The words of ``sentence`` the reader picks as the answer, and its call: the
         reply is held by a JSON schema whose only strings are runs of the sentence's
         words (llama.cpp turns it into a grammar; a backend that cannot enforce it is
@@ -413,7 +414,7 @@ class Answerer:
             "properties": {"answer": {"type": "string", "enum": choices}},
             "required": ["answer"],
         }
-        messages = prompts.render("answer_span", sentence=sentence, question=question)
+        messages = prompts.render("answer_span", sentence=sentence, question=question.text)
         try:
             c = self.llm.complete(
                 messages,
@@ -501,24 +502,26 @@ class AnswerOptions:
 _ROUTE_COVERAGE = 0.5
 
 
-def routed_to_sentence(question: str, evidence: Sequence[Hit]) -> bool:
+def routed_to_sentence(question: Question | str, evidence: Sequence[Hit]) -> bool:
     """Whether the ``routed`` reader answers with the extractive sentence: when the
     question asks for a date (the memory's own date, as the extractive reader gives
     it, beat the small model's date arithmetic on both halves of LoCoMo: F1 1-4
     +0.003 to +0.008 for each engine on conversations 6-10) or when the sentence
     :func:`said` what the question asks."""
-    return asks_for_date(question) or said(question, evidence)
+    q = as_question(question)
+    return q.answer_type == "date" or said(q, evidence)
 
 
-def said(question: str, evidence: Sequence[Hit]) -> bool:
+def said(question: Question | str, evidence: Sequence[Hit]) -> bool:
     """Whether the extractive answer's sentence says at least half of what the
     question asks about (:func:`~remem.answer.settle.asked_keys`): then the
     sentence is the answer, and a small model reading all the notes would more often
     pick the wrong memory than improve on it ("Where do I work?" answered from the
     favourite band); below that the words of memory and question differ, and the
     model's reading of the notes does better than word overlap."""
-    sentence, _ = best_sentence(question, evidence)
-    asked = asked_keys(question, " ".join({h.speaker for h in evidence if h.speaker}))
+    q = as_question(question)
+    sentence, _ = best_sentence(q, evidence)
+    asked = asked_keys(q, " ".join({h.speaker for h in evidence if h.speaker}))
     if not sentence or not asked:
         return False
     return len(asked & content_keys(sentence)) / len(asked) >= _ROUTE_COVERAGE
@@ -535,14 +538,14 @@ def _quotable(run: str) -> bool:
     return '"' not in run and "\\" not in run
 
 
-def spans(sentence: str, question: str = "") -> list[str]:
+def spans(sentence: str, question: Question | str = "") -> list[str]:
     """The runs of one to eight words of ``sentence`` (punctuation at their ends
     dropped) that hold a content word the ``question`` does not (so neither "a" nor
     the question's own words alone can be the answer), shortest first, then the whole
     sentence; [] when there would be more than 300 (a grammar that large slows the
     reader more than it helps)."""
     words = sentence.split()
-    asked = content_keys(question)
+    asked = as_question(question).keys if question else frozenset()
     out: dict[str, None] = {}
     for n in range(1, min(_MAX_SPAN_WORDS, len(words)) + 1):
         for i in range(len(words) - n + 1):
@@ -564,10 +567,10 @@ _EXTRACT_DEPTH = 5
 _QUESTION_PENALTY = 0.5
 
 
-def best_sentence(question: str, evidence: Sequence[Hit | str]) -> tuple[str, Any]:
+def best_sentence(question: Question | str, evidence: Sequence[Hit | str]) -> tuple[str, Any]:
     """The sentence :func:`extractive` answers with and the evidence item it is from
     (None, with "", when no sentence shares a content word with the question)."""
-    q = content_keys(question)
+    q = as_question(question).keys
     best, best_score, source = "", 0.0, None
     for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
         for sentence in sentences(h if isinstance(h, str) else h.text):
@@ -579,7 +582,7 @@ def best_sentence(question: str, evidence: Sequence[Hit | str]) -> tuple[str, An
     return (best, source) if best else ("", None)
 
 
-def extractive(question: str, evidence: Sequence[Hit | str]) -> str:
+def extractive(question: Question | str, evidence: Sequence[Hit | str]) -> str:
     """Without a reader: the sentence of the top evidence sharing most (stemmed)
     content words with the question, a statement before a question, ties to the
     better-ranked memory; a refusal

@@ -38,7 +38,8 @@ from datetime import datetime
 
 from .. import words
 from ..index.tokenize import tokenize
-from ..words import ASKING, PERSONAL, asks_for_date, content_keys, is_temporal, word_key
+from ..question import Question, as_question
+from ..words import ASKING, PERSONAL, content_keys, word_key
 
 # The answer that says memory does not hold one: the phrase the prompts ask for, and
 # what every refusal (the gate's, these rules', the extractive reader's) returns. It
@@ -78,7 +79,7 @@ def note_date(ts: datetime) -> str:
 
 def settle(
     draft: str,
-    question: str,
+    question: Question | str,
     context: str,
     grounding: float,
     *,
@@ -96,25 +97,26 @@ def settle(
     :func:`misattributed`; ``lines`` are the evidence as (speaker, text)). Returns
     (text, refused). The QA benchmark replays saved drafts through this same
     function, so a replay is the live rule."""
-    text = clean(draft, keep_date=is_temporal(question))
+    q = as_question(question)
+    text = clean(draft, keep_date=q.temporal)
     refused = (
         is_refusal(text)
-        or (grounding > 0 and grounded_share(text, question, context) < grounding)
-        or (premise and misattributed(text, question, lines))
+        or (grounding > 0 and grounded_share(text, q, context) < grounding)
+        or (premise and misattributed(text, q, lines))
     )
     if refused:
         return REFUSAL, True
-    if date_answers and asks_for_date(question):
+    if date_answers and q.answer_type == "date":
         text = date_span(text) or text
     elif trim_restatement:
-        text = drop_restatement(text, question)
+        text = drop_restatement(text, q)
     return text, False
 
 
 _COPULA = re.compile(rf"\s{_any_word('copulas.txt')}\s+", re.I)
 
 
-def drop_restatement(text: str, question: str) -> str:
+def drop_restatement(text: str, question: Question | str) -> str:
     """The answer without the question restated before it: "The name of Ana's
     teacher is Ines Duarte." asked "What is the name of Ana's teacher?" is "Ines
     Duarte". Only when everything before the first "is"/"was"/"are" is words of the
@@ -122,7 +124,7 @@ def drop_restatement(text: str, question: str) -> str:
     there stay whole)."""
     if re.match(r"\W*(?:yes|no)\b", text, re.I):  # "No, the cat is ..." answers yes/no
         return text
-    asked = {_key(t) for t in tokenize(question)}
+    asked = as_question(question).all_keys
     # the last "is" whose head is all question words ("The name of the pup that was
     # adopted by James is Ned": the second one)
     for m in reversed(list(_COPULA.finditer(text))):
@@ -149,7 +151,9 @@ def about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
     return None
 
 
-def misattributed(answer: str, question: str, lines: Sequence[tuple[str | None, str]]) -> bool:
+def misattributed(
+    answer: str, question: Question | str, lines: Sequence[tuple[str | None, str]]
+) -> bool:
     """True when the answer comes from what memory says of someone else than the one
     person the question asks about: the question names exactly one of the evidence's
     speakers, and every evidence line that best supports the answer's own words is,
@@ -159,10 +163,11 @@ def misattributed(answer: str, question: str, lines: Sequence[tuple[str | None, 
     anyway. Answers without content words of their own (yes/no, dates, numbers) and
     lines whose owner is unclear are never judged."""
     speakers = {sp for sp, _ in lines if sp}
-    named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", question, re.I)]
+    q = as_question(question)
+    named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", q.text, re.I)]
     if len(named) != 1:
         return False
-    asked = {_key(t) for t in tokenize(question)}
+    asked = q.all_keys
     own = {
         _key(t) for t in tokenize(answer) if not _NUMBERISH.match(t) and t not in _FREE_WORDS
     } - asked
@@ -215,10 +220,10 @@ def date_span(text: str) -> str:
     return m.group(0)
 
 
-def grounded_share(answer: str, question: str, context: str) -> float:
+def grounded_share(answer: str, question: Question | str, context: str) -> float:
     """Share of the answer's own content words (stemmed) that occur in the context;
     1.0 when it has none (a yes/no, a number, a date)."""
-    asked = {_key(t) for t in tokenize(question)}
+    asked = as_question(question).all_keys
     known = {_key(t) for t in tokenize(context)}
     own = [
         w
@@ -276,10 +281,10 @@ def clean(text: str, *, keep_date: bool = True) -> str:
 _key = word_key
 
 
-def asked_keys(question: str, names: str = "") -> set[str]:
+def asked_keys(question: Question | str, names: str = "") -> set[str]:
     """What ``question`` asks about: its content keys, the words that ask and the
     words of ``names`` (the speakers') aside."""
-    return content_keys(question) - ASKING - content_keys(names)
+    return set(as_question(question).keys - ASKING - content_keys(names))
 
 
 # -- degenerate replies --------------------------------------------------------------
@@ -288,7 +293,7 @@ _LABEL_TOKEN = re.compile(r"^[A-Z][\w'.-]{0,30}:$")
 _REPLY_WORD = re.compile(r"\S+")
 
 
-def degenerate(reply: str, question: str) -> str:
+def degenerate(reply: str, question: Question | str) -> str:
     """Why the reader's ``reply`` is no answer at all, or "" when it is one.
 
     Small readers sometimes emit nothing, loop ("and then and then and then ..."),
@@ -324,7 +329,7 @@ def degenerate(reply: str, question: str) -> str:
         return "empty"
     if cleaned.rstrip(_WRAPPERS).endswith("?"):
         return "question"
-    asked = content_keys(question)
+    asked = as_question(question).keys
     said = content_keys(cleaned)
     if len(said) >= 2 and said <= asked and len(said) >= 2 * len(asked) / 3:
         return "question"

@@ -78,7 +78,7 @@ from ..engines.verdict import (
 )
 from ..errors import InvalidTypeError
 from ..index.tokenize import sentences, tokenize
-from ..question import Question, read_question
+from ..question import Question, as_question
 from ..types import Hit
 from ..words import ASKING, PERSONAL, content_keys, possessed, word_key
 from .settle import about
@@ -147,7 +147,7 @@ def signals(
     many the user holds (which model applies: :func:`regime`); ``related`` how near
     in meaning a word comes to the hits (:func:`premises`). ``question`` is read once
     at the pipeline's entrance (``question.read_question``); a str is read here."""
-    q = _read(question)
+    q = as_question(question)
     speakers = {h.speaker for h in hits if h.speaker}
     named = [p for p in speakers if re.search(rf"\b{re.escape(p)}\b", q.text, re.I)]
     names = {word_key(t) for p in speakers for t in tokenize(p)}
@@ -219,12 +219,7 @@ def premises(
     Read by the ``small`` regime's rule (:func:`judge`); measured on LongMemEval's
     oracle histories (docs/benchmarks.md)."""
     said = set().union(*(content_keys(h.text) for h in hits))
-    return _premises(_read(question), said, known, related)
-
-
-def _read(question: Question | str) -> Question:
-    """The question as the pipeline reads it (a str: read now, at the current time)."""
-    return question if isinstance(question, Question) else read_question(question, None)
+    return _premises(as_question(question), said, known, related)
 
 
 def _premises(
