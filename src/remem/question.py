@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cached_property
 
 from . import words
 from .index.tokenize import identifier_tokens, tokenize, without_asking
@@ -32,33 +33,71 @@ class Question:
     window: TimeWindow | None
     #: its order word: "newest" ("now", "currently"), "oldest" ("initially"), or None
     order: str | None
-    #: its words as the lexical index tokenizes them
-    tokens: tuple[str, ...]
     #: the tokens written like identifiers (codes, numbers, rare names), for the
     #: exact-identifier stage; empty when that stage is off
     identifiers: tuple[str, ...]
-    #: its tokens without the asking words ("what", "how many"), as the lexical
-    #: index leaves them out (``index.tokenize.without_asking``)
-    lexical: tuple[str, ...] = ()
-    #: its content words as (token, key) (``words.word_key``), asking and personal
-    #: words aside: what a sentence must share with it to speak of the same thing
-    content: tuple[tuple[str, str], ...] = ()
-    #: the keys of its content words, personal words aside (``words.content_keys``)
-    keys: frozenset[str] = frozenset()
-    #: the keys of all its words (what an answer restating it repeats)
-    all_keys: frozenset[str] = frozenset()
-    #: whether it speaks of the one asking ("I", "my")
-    first_person: bool = False
-    #: the things it says the user has ("my favourite film" -> "film";
-    #: ``words.possessed``)
-    possessed: tuple[str, ...] = ()
-    #: the names in it (capitalised words inside a sentence, days and months aside)
-    names: tuple[str, ...] = ()
-    #: whether it is about time at all (a date, a duration, "ago")
-    temporal: bool = False
-    #: the kind of answer it wants (``words.ANSWER_TYPES``: "date", "number",
-    #: "person", "place", "yes/no", "thing")
-    answer_type: str = "thing"
+
+    # What the later stages read (the verdict, the reader) is read on first use, once
+    # per question: a search that reaches no reader never pays for it.
+
+    @cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """Its words as the lexical index tokenizes them."""
+        return tuple(tokenize(self.text))
+
+    @cached_property
+    def lexical(self) -> tuple[str, ...]:
+        """Its tokens without the asking words ("what", "how many"), as the lexical
+        index leaves them out (``index.tokenize.without_asking``)."""
+        return tuple(tokenize(without_asking(self.text)))
+
+    @cached_property
+    def content(self) -> tuple[tuple[str, str], ...]:
+        """Its content words as (token, key) (``words.word_key``), asking and personal
+        words aside: what a sentence must share with it to speak of the same thing."""
+        out = []
+        for t in self.tokens:
+            k = words.word_key(t)
+            if k not in words.ASKING and k in words.content_keys(t):
+                out.append((t, k))
+        return tuple(out)
+
+    @cached_property
+    def keys(self) -> frozenset[str]:
+        """The keys of its content words, personal words aside (``words.content_keys``)."""
+        return frozenset(words.content_keys(self.text))
+
+    @cached_property
+    def all_keys(self) -> frozenset[str]:
+        """The keys of all its words (what an answer restating it repeats)."""
+        return frozenset(words.word_key(t) for t in self.tokens)
+
+    @cached_property
+    def first_person(self) -> bool:
+        """Whether it speaks of the one asking ("I", "my")."""
+        return bool(words.FIRST_PERSON.search(self.text))
+
+    @cached_property
+    def possessed(self) -> tuple[str, ...]:
+        """The things it says the user has ("my favourite film" -> "film";
+        ``words.possessed``)."""
+        return tuple(words.possessed(self.text))
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """The names in it (capitalised words inside a sentence, days and months aside)."""
+        return tuple(words.names(self.text))
+
+    @cached_property
+    def temporal(self) -> bool:
+        """Whether it is about time at all (a date, a duration, "ago")."""
+        return words.is_temporal(self.text)
+
+    @cached_property
+    def answer_type(self) -> str:
+        """The kind of answer it wants (``words.ANSWER_TYPES``: "date", "number",
+        "person", "place", "yes/no", "thing")."""
+        return words.answer_type(self.text)
 
     @property
     def names_time(self) -> bool:
@@ -73,23 +112,12 @@ def read_question(
     here once). ``identifiers``: whether to collect its identifier-like tokens
     (``names``: capitalised words inside a sentence count as names)."""
     clock = now if now is not None else datetime.now(timezone.utc)
-    tokens = tuple(tokenize(text))
     return Question(
         text=text,
         now=now,
         window=time_window(text, clock),
         order=time_order(text),
-        tokens=tokens,
         identifiers=tuple(identifier_tokens(text, names=names)) if identifiers else (),
-        lexical=tuple(tokenize(without_asking(text))),
-        content=_content(tokens),
-        keys=frozenset(words.content_keys(text)),
-        all_keys=frozenset(words.word_key(t) for t in tokens),
-        first_person=bool(words.FIRST_PERSON.search(text)),
-        possessed=tuple(words.possessed(text)),
-        names=tuple(words.names(text)),
-        temporal=words.is_temporal(text),
-        answer_type=words.answer_type(text),
     )
 
 
@@ -97,12 +125,3 @@ def as_question(question: Question | str) -> Question:
     """A question as the stages read it: a :class:`Question` as it is, a str read now
     (at the current time; for callers outside the pipeline: tests, benchmarks)."""
     return question if isinstance(question, Question) else read_question(question, None)
-
-
-def _content(tokens: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    out = []
-    for t in tokens:
-        k = words.word_key(t)
-        if k not in words.ASKING and k in words.content_keys(t):
-            out.append((t, k))
-    return tuple(out)

@@ -111,7 +111,7 @@ def test_an_engine_that_only_ranks_still_gets_the_time_stage(history):
 
 def test_stages_are_added_replaced_or_left_out_in_one_place(history):
     mem, concert, hike = history
-    q = Question("What did we do?", None, None, None, (), ())
+    q = Question("What did we do?", None, None, None, ())
     assert [h.id for h in _recaller(mem, InsertionOrder, []).rank("u", q, 2)] == [concert, hike]
     reverse = Reverse()
     assert [h.id for h in _recaller(mem, InsertionOrder, [reverse]).rank("u", q, 2)] == [
