@@ -71,6 +71,7 @@ from .settle import (
     content_keys,
     date_span,
     degenerate,
+    event_date,
     note_date,
     settle,
 )
@@ -385,7 +386,13 @@ class Answerer:
         calls, c = extra_calls, None
         text = sentence
         if self.date_answers and question.answer_type == "date":
-            text = date_span(sentence) or note_date(hit.timestamp)
+            # a date written out, else the time the sentence talks about resolved
+            # against when it was said ("on Saturday"), else the day it was said
+            text = (
+                date_span(sentence)
+                or event_date(sentence, hit.timestamp)
+                or note_date(hit.timestamp)
+            )
         elif self.mode == "span" and self.llm.generates:
             text, c = self._span(question, sentence)
             calls += c is not None

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .. import words
 from ..index.tokenize import tokenize
 from ..question import Question, as_question
+from ..time.events import EventTime, event_times
 from ..words import ASKING, PERSONAL, content_keys, word_key
 
 # The answer that says memory does not hold one: the phrase the prompts ask for, and
@@ -75,6 +76,30 @@ def note_date(ts: datetime) -> str:
     """A date as the notes write it ("8 May 2023"): the reader's context dates every
     memory so, and :func:`date_span` answers with dates so."""
     return f"{ts.day} {ts:%B %Y}"
+
+
+def say_event(event: EventTime) -> str:
+    """An event time as an answer states it, as precise as it is: "Saturday 8 March
+    2025", "the week of 3 March 2025", "March 2025", "2025", "9 to 21 May 2024"."""
+    start = event.start
+    if event.granularity == "day":
+        return f"{start:%A} {note_date(start)}"
+    if event.granularity == "week":
+        return f"the week of {note_date(start)}"
+    if event.granularity == "month":
+        return f"{start:%B %Y}"
+    if event.granularity == "year":
+        return str(start.year)
+    last = event.end - timedelta(microseconds=1)
+    return f"{note_date(start)} to {note_date(last)}"
+
+
+def event_date(sentence: str, said_at: datetime) -> str:
+    """The first time ``sentence`` talks about, resolved against when it was said
+    (``time/events.py``: "on Saturday", said Monday 3 March 2025, is Saturday 8 March),
+    as :func:`say_event` states it; "" when it names none."""
+    found = event_times(sentence, said_at)
+    return say_event(found[0]) if found else ""
 
 
 def settle(
