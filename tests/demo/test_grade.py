@@ -14,6 +14,16 @@ def test_answerable_questions_are_graded_by_token_f1() -> None:
     assert grade("Not mentioned in the conversation", True, "Porto") == ("refused", 0.0)
 
 
+def test_an_expected_day_is_graded_by_the_day_the_answer_writes() -> None:
+    expected = "Saturday 8 March 2025"
+    assert grade("Saturday 8 March 2025", False, expected)[0] == "right"
+    assert grade("On March 8, 2025, at the rescue.", False, expected)[0] == "right"
+    # the day the message was sent shares "March 2025" with it: still wrong
+    assert grade("3 March 2025", False, expected)[0] == "wrong"
+    assert grade("Some time in March 2025", False, expected)[0] == "partly"
+    assert grade("Biscuit came home.", False, expected)[0] == "wrong"
+
+
 def test_never_mentioned_questions_are_right_only_when_refused() -> None:
     assert grade("Not mentioned in the conversation", True, None) == ("right", None)
     assert grade("Ines Duarte.", False, None) == ("wrong", None)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from .. import words
 from ..index.tokenize import tokenize
@@ -76,6 +76,30 @@ def note_date(ts: datetime) -> str:
     """A date as the notes write it ("8 May 2023"): the reader's context dates every
     memory so, and :func:`date_span` answers with dates so."""
     return f"{ts.day} {ts:%B %Y}"
+
+
+def date_forms(day: date) -> list[str]:
+    """How an answer may write ``day``: "8 March 2025", "March 8, 2025", "March 8
+    2025", "2025-03-08" (what a grade by content looks for)."""
+    month = day.strftime("%B")
+    return [
+        f"{day.day} {month} {day.year}",
+        f"{month} {day.day}, {day.year}",
+        f"{month} {day.day} {day.year}",
+        day.isoformat(),
+    ]
+
+
+def named_day(text: str) -> date | None:
+    """The day ``text`` writes out in full ("Saturday 8 March 2025", "2025-03-08"),
+    or None (a month alone, a relative time: no day)."""
+    span = date_span(text)
+    for fmt in ("%d %B %Y", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(span, fmt).date()
+        except ValueError:
+            continue
+    return None
 
 
 def say_event(event: EventTime) -> str:

@@ -22,6 +22,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..answer.settle import date_forms
 from ..memory import Memory
 
 DATA = Path(__file__).parent / "data" / "time_check.json"
@@ -36,17 +37,6 @@ class Checked:
     right: bool
 
 
-def written_forms(day: date) -> list[str]:
-    """How an answer may write ``day``."""
-    month = day.strftime("%B")
-    return [
-        f"{day.day} {month} {day.year}",
-        f"{month} {day.day}, {day.year}",
-        f"{month} {day.day} {day.year}",
-        day.isoformat(),
-    ]
-
-
 def grade(question: dict[str, Any], answer: str, refused: bool) -> bool:
     """Whether ``answer`` says what ``question`` expects (module notes)."""
     if question["kind"] == "never":
@@ -55,7 +45,7 @@ def grade(question: dict[str, Any], answer: str, refused: bool) -> bool:
         return False
     low = answer.lower()
     if "date" in question:
-        return any(f.lower() in low for f in written_forms(date.fromisoformat(question["date"])))
+        return any(f.lower() in low for f in date_forms(date.fromisoformat(question["date"])))
     held = any(w.lower() in low for w in question["answer"])
     return held and not any(w.lower() in low for w in question.get("stale", []))
 

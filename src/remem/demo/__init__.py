@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..answer.settle import date_forms, named_day
 from ..bench.qa_metrics import token_f1
 from ..memory import Memory
 
@@ -131,12 +132,22 @@ def grade(answer: str, refused: bool, expected: str | None) -> tuple[str, float 
     """The demo's verdict on one answer: ``right``, ``partly``, ``wrong`` or
     ``refused`` for an answerable question (by LoCoMo's token F1 against the expected
     answer, returned with it), and ``right`` or ``wrong`` for a never-mentioned one
-    (only a refusal is right)."""
+    (only a refusal is right). An expected day is graded by content: the answer must
+    write that day ("Saturday 8 March 2025", "March 8, 2025"); the right month alone
+    is partly right, any other date wrong, however many words it shares."""
     if expected is None:
         return ("right" if refused else "wrong"), None
     if refused:
         return "refused", 0.0
     f1 = token_f1(answer, expected)
+    day = named_day(expected)
+    if day is not None:
+        low = answer.lower()
+        if any(form.lower() in low for form in date_forms(day)):
+            return "right", f1
+        said = named_day(answer)
+        month = said is None and day.strftime("%B %Y").lower() in low
+        return ("partly" if month else "wrong"), f1
     return ("right" if f1 >= 0.5 else "partly" if f1 > 0 else "wrong"), f1
 
 
