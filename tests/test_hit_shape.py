@@ -4,6 +4,7 @@ dataclass's fields, so a field added to Hit reaches every face without a second 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 
@@ -12,7 +13,13 @@ import pytest
 from remem.types import Hit
 
 WHEN = datetime(2024, 5, 8, 13, 56, tzinfo=timezone.utc)
-HIT = Hit("m1", "We met in Lisbon.", 0.75, "Ana", WHEN, "s1", {"turn": "D1:3"})
+TOLD = {
+    "start": "2024-05-04T00:00:00+00:00",
+    "end": "2024-05-05T00:00:00+00:00",
+    "granularity": "day",
+    "words": "on Saturday",
+}
+HIT = Hit("m1", "We met in Lisbon.", 0.75, "Ana", WHEN, "s1", {"turn": "D1:3"}, (TOLD,))
 NAMES = [f.name for f in fields(Hit)]
 
 
@@ -25,8 +32,10 @@ def test_to_dict_is_every_field_in_order_with_the_time_as_iso_8601():
         "timestamp": "2024-05-08T13:56:00+00:00",
         "session_id": "s1",
         "metadata": {"turn": "D1:3"},
+        "event_times": (TOLD,),  # a tuple: json.dumps writes it as a list
     }
     assert list(HIT.to_dict()) == NAMES
+    assert json.loads(json.dumps(HIT.to_dict()))["event_times"] == [TOLD]
 
 
 def test_http_model_is_derived_from_the_hit_fields():
@@ -43,6 +52,10 @@ def test_http_model_is_derived_from_the_hit_fields():
         "title": "Timestamp",
         "description": "ISO 8601, as stored",
     }
+    # the event times: a list of objects of strings (start, end, granularity, words)
+    told = schema["properties"]["event_times"]
+    assert told["type"] == "array"
+    assert told["items"] == {"additionalProperties": {"type": "string"}, "type": "object"}
 
 
 @dataclass(frozen=True)

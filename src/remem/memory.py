@@ -426,7 +426,7 @@ class Memory:
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
         row = self._store.get(user_id, [memory_id]).get(memory_id)
-        return row.to_hit(1.0) if row else None
+        return self._recaller.events.hits(user_id, [row], [1.0])[0] if row else None
 
     def memories(self, user_id: str, *, limit: int | None = None, offset: int = 0) -> list[Hit]:
         """The user's memories in insertion order (score 1.0); ``limit`` and ``offset``
@@ -437,7 +437,7 @@ class Memory:
         offset = check_count(offset, "offset", zero=True)
         self._check_open()
         rows = self._store.load(user_id, with_embeddings=False, limit=limit, offset=offset)
-        return [m.to_hit(1.0) for m in rows]
+        return self._recaller.events.hits(user_id, rows, [1.0] * len(rows))
 
     def count(self, user_id: str) -> int:
         return self._store.count(self._user(user_id))

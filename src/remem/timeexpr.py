@@ -102,6 +102,9 @@ class TimeWindow:
     start: datetime
     end: datetime
     phrase: str
+    #: the start of the one day the expression names ("last Saturday", "on May 3",
+    #: "yesterday"), which the window pads for slack; None for longer expressions
+    day: datetime | None = None
 
     def contains(self, when: datetime) -> bool:
         return self.start <= when < self.end
@@ -194,14 +197,15 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
     for m in _DAYWORD.finditer(question) if dayword else ():
         word = " ".join(m.group(1).lower().split())
         if word == "yesterday" or word == "last night":
-            out.append((m.start(), TimeWindow(_plus(today, -1), _plus(today, 0.5), m.group(0))))
+            yesterday = _plus(today, -1)
+            out.append((m.start(), TimeWindow(yesterday, _plus(today, 0.5), m.group(0), yesterday)))
         else:
             out.append((m.start(), TimeWindow(today, _plus(now, 1), m.group(0))))
     for m in _LAST_WEEKDAY.finditer(question) if lastish and "day" in low else ():
         wd = _WEEKDAYS.index(m.group(1).lower())
         back = (now.weekday() - wd) % 7 or 7  # the most recent one before today
         day = _plus(today, -back)
-        out.append((m.start(), TimeWindow(_plus(day, -1), _plus(day, 2), m.group(0))))
+        out.append((m.start(), _one_day(day, m.group(0))))
     for m in _LAST_UNIT.finditer(question) if lastish else ():
         out.append((m.start(), _last(m.group(1).lower(), now, today, m.group(0))))
     for m in _THIS_UNIT.finditer(question) if "this" in low else ():
@@ -228,7 +232,7 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
         year = int(m.group(5)) if m.group(5) else None
         date = _date(_month(named), int(m.group(2) or m.group(3)), year, now)
         if date is not None:
-            out.append((m.start(), TimeWindow(_plus(date, -1), _plus(date, 2), m.group(0))))
+            out.append((m.start(), _one_day(date, m.group(0))))
     for m in _IN_MONTH.finditer(question) if months else ():
         month = _month(m.group(1) or m.group(3))
         named_year = m.group(2) or m.group(4)
@@ -242,13 +246,18 @@ def _candidates(question: str, now: datetime) -> list[tuple[int, TimeWindow]]:
         month, mday = int(m.group(1)), int(m.group(2))
         date = _date(month, mday, year, now) if 1 <= month <= 12 else None
         if date is not None:
-            out.append((m.start(), TimeWindow(_plus(date, -1), _plus(date, 2), m.group(0))))
+            out.append((m.start(), _one_day(date, m.group(0))))
     for m in _IN_YEAR.finditer(question) if digits else ():
         year, tz = int(m.group(1)), now.tzinfo
         out.append(
             (m.start(), TimeWindow(_at(year, 1, 1, tz), _at(year + 1, 1, 1, tz), m.group(0)))
         )
     return out
+
+
+def _one_day(day: datetime, phrase: str) -> TimeWindow:
+    """The window of an expression naming one day: the day, a day each side for slack."""
+    return TimeWindow(_plus(day, -1), _plus(day, 2), phrase, day)
 
 
 def _last(unit: str, now: datetime, today: datetime, phrase: str) -> TimeWindow:

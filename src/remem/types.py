@@ -36,6 +36,11 @@ class Hit:
     timestamp: datetime
     session_id: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: the times the memory's words talk about, read when it was added
+    #: (``remem.time.stored``): each ``start`` and ``end`` (ISO 8601, ``[start, end)``
+    #: in the zone it was said in), ``granularity`` (day, week, month, year, span) and
+    #: the ``words`` it came from ("last weekend"), in the order the text names them
+    event_times: tuple[dict[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every field by name, in the order declared, a datetime as its
@@ -172,7 +177,7 @@ class StoredMemory:
     def index_text(self) -> str:
         return index_text(self.text, self.speaker)
 
-    def to_hit(self, score: float) -> Hit:
+    def to_hit(self, score: float, event_times: tuple[dict[str, str], ...] = ()) -> Hit:
         return Hit(
             id=self.id,
             text=self.text,
@@ -181,6 +186,7 @@ class StoredMemory:
             timestamp=self.timestamp,
             session_id=self.session_id,
             metadata=self.metadata,
+            event_times=event_times,
         )
 
 

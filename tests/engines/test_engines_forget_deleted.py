@@ -162,25 +162,21 @@ def test_ilstma_erased_and_recreated_user_starts_a_fresh_session(open_memory, tm
     assert st["questions"] == 0 and st["cache"] == [] and st["relevant"] == []
 
 
-def _named_times(mem: Memory) -> set[tuple[str, str]]:
-    """(user, memory id) of every memory whose named times the engine keeps."""
-    time_stage: Any = next(s for s in mem._recaller.stages if s.name == "time")
-    return set(time_stage.cached())
-
-
 @pytest.mark.parametrize("engine", ["hybrid", "ilstma"])
-def test_the_time_stage_forgets_what_a_deleted_memory_named(open_memory, engine, tmp_path):
-    """The time stage keeps, per memory, the times its words name (spans derived from
-    the text): a deleted memory's go at once here, and at the next search elsewhere."""
+def test_the_time_stage_keeps_nothing_a_deleted_memory_named(open_memory, engine, tmp_path):
+    """The times a memory's words name are stored beside it (``remem.time.stored``),
+    read per question by id, and go with the memory: the stage keeps none of them in
+    process, so a delete here or in another process leaves no named time to find."""
     db = tmp_path / "shared.db"
     here, there = open_memory(db, engine), open_memory(db, engine)
-    secret = _fill(here)
+    _fill(here)
+    told = here.add("I met Ana at the blue drawer shop yesterday", "u", timestamp=BASE)
     question = f"{QUESTION} last week"
     later = BASE + timedelta(days=3)
     here.search(question, "u", k=5, now=later)
     there.search(question, "u", k=5, now=later)
-    assert ("u", secret) in _named_times(here) and ("u", secret) in _named_times(there)
-    assert here.delete(secret, "u")
-    assert ("u", secret) not in _named_times(here)
-    there.search("the garden", "u", k=3)  # any search, with or without a time
-    assert ("u", secret) not in _named_times(there)
+    assert [e["words"] for e in there.get(told, "u").event_times] == ["yesterday"]
+    assert here.delete(told, "u")
+    time_stage: Any = next(s for s in there._recaller.stages if s.name == "time")
+    assert time_stage.events.of("u", [told]) == {told: []}
+    assert all(told != h.id for h in there.search(question, "u", k=5, now=later))

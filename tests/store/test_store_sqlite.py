@@ -24,12 +24,13 @@ def test_schema_version_recorded(db_path, embedder, sql):
     assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert sql(db_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("7",)]
     tables = {r[0] for r in sql(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
-    # a Memory attaches every built-in engine's tables; the keys' come with a key ring
-    assert tables >= TABLES | EXTENSION_TABLES - {"api_keys"}
+    # a Memory attaches every built-in engine's tables and the stored event times; the
+    # keys' come with a key ring
+    assert tables >= TABLES | EXTENSION_TABLES - {"api_keys"} | {"event_times", "event_users"}
     columns = {r[1] for r in sql(db_path, "PRAGMA table_info(syn_concepts)")}
     assert "archived" not in columns  # SYNAPSE's v2: archiving is derived, not stored
     records = dict(sql(db_path, "SELECT key, value FROM meta WHERE key LIKE 'ext:%'"))
-    assert sorted(records) == ["ext:ilstma", "ext:synapse"]
+    assert sorted(records) == ["ext:event_times", "ext:ilstma", "ext:synapse"]
     assert sql(db_path, "SELECT value FROM meta WHERE key = 'legacy_schema'") == []
 
 

@@ -41,6 +41,7 @@ from ..engines.base import (
 )
 from ..engines.exact import ExactConfig
 from ..question import Question, read_question
+from ..time import StoredEvents, TimeStage
 from ..time.arrange import ArrangeConfig
 from ..types import Hit, Recall
 from .stages import Stage, default_stages
@@ -85,6 +86,9 @@ class Recaller:
         self.stages = (
             stages if stages is not None else default_stages(time, exact, ctx.store, ctx.indexes)
         )
+        # the stored event times the hits carry (the time stage's reader when it has one)
+        timed = next((s for s in self.stages if isinstance(s, TimeStage)), None)
+        self.events = timed.events if timed is not None else StoredEvents(ctx.store)
         self._names = exact.names
         self._identifiers = exact.lift
         self.verdict = VerdictStage(verdict, ctx.embedder, ctx.indexes)
@@ -128,9 +132,11 @@ class Recaller:
         return Recalled(rec, question, flow.notes, flow.answer, flow.llm_calls, activation.trace)
 
     def hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
-        """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""
+        """The ranked ids as Hits with their event times, in order (a row deleted
+        meanwhile is skipped)."""
         rows = self._store.get(user_id, [r.id for r in ranked])
-        return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+        kept = [r for r in ranked if r.id in rows]
+        return self.events.hits(user_id, [rows[r.id] for r in kept], [r.score for r in kept])
 
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Memories deleted in this process: every stage drops what it kept of them."""
@@ -140,6 +146,7 @@ class Recaller:
     def forget_user(self, user_id: str) -> None:
         for stage in self.stages:
             stage.forget_user(user_id)
+        self.events.forget_user(user_id)
 
     def _found(self, user_id: str, question: Question, k: int) -> Found:
         vec = self._query_vec(question)

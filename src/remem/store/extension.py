@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 from ..errors import StoreError
 from ..plugins import EXTENSIONS_GROUP, Plugin, find, load, log
+from ..types import StoredMemory
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 #: The store's own tables: no extension may claim them.
@@ -149,6 +150,13 @@ class Extension:
             if store_version >= since:
                 return version
         return 0
+
+    def on_add(self, tx: Tx, user_id: str, memories: list[StoredMemory]) -> None:
+        """What adding the user's ``memories`` (just inserted, with their ids and
+        sequence numbers) does to the extension's tables; runs in the add's
+        transaction, so the memories and these rows are written together or not at
+        all, and only where the extension is attached in this process. Override to
+        derive rows from each memory at ingest (``remem.time.stored``)."""
 
     def on_delete(self, tx: Tx, user_id: str, ids: list[str]) -> None:
         """What deleting the user's memories ``ids`` (all existing) does beyond the

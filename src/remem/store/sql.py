@@ -284,6 +284,9 @@ class SqlStore(Store):
             rows = new_rows(user_id, memories, embeddings, seq0, passages)
             if rows:
                 self._insert_memories(tx.con, rows)
+                added = [stored for stored, _ in rows]
+                for ext in list(self._attached.values()):
+                    ext.on_add(tx, user_id, added)  # in this transaction: all or nothing
             tx.run(
                 "UPDATE users SET next_seq = ? WHERE user_id = ?", (seq0 + len(memories), user_id)
             )

@@ -12,9 +12,11 @@ runs after any engine's ranking, as the recall pipeline's time stage
   that is 1 inside the window and at most a half outside it, fading with the window's
   own slack, so the engine's order still decides within the window and near it. A
   memory is inside when it was made in the window or when its own words place what
-  it tells there ("I finally beat it last weekend", said on the Wednesday after;
-  ``timeexpr.mentioned_windows``). A window that no candidate falls in changes
-  nothing.
+  it tells there ("I finally beat it last weekend", said on the Wednesday after; its
+  event times, read at ingest and stored, ``time/stored.py``). A question naming one
+  day ("last Saturday") pads it a day each side; a memory whose event time is that
+  day goes ahead of the rest of the window (the engine's order among them). A window
+  that no candidate falls in changes nothing.
 * **The newer version.** Among the results, when a lower-ranked memory is about the
   same thing as a higher-ranked one (cosine of their vectors at least
   ``same_fact_cosine``) and was made later, it moves just above it: a later memory that
@@ -32,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,6 +45,7 @@ from ..index.cache import UserIndex
 from ..options import number, resolve, switch
 from ..store.base import timestamp_epoch
 from ..timeexpr import TimeWindow
+from .stored import Told
 
 if TYPE_CHECKING:
     from ..engines.base import Scored
@@ -95,13 +99,14 @@ def arrange(
     order: str | None,
     k: int,
     cfg: ArrangeConfig,
-    mentioned: Mapping[str, Sequence[tuple[float, float]]] | None = None,
+    mentioned: Mapping[str, Sequence[Told]] | None = None,
 ) -> list[Scored]:
     """The engine's ``hits`` (best first, possibly deeper than ``k``) with the window
     applied and versions ordered, cut to ``k``. Scores are kept; ``why`` says what
-    moved a hit. ``mentioned``: per hit id, the times its own words name
-    (``timeexpr.mentioned_windows``, as epoch spans); a hit that says it happened in
-    the window counts as inside it."""
+    moved a hit. ``mentioned``: per hit id, the times its own words name (its stored
+    event times, ``time/stored.py``); a hit that says it happened in the window counts
+    as inside it, and one that tells of the one day a question names goes ahead of the
+    rest of the window."""
     out = list(hits)
     if window is not None and out:
         out = _apply_window(out, idx, window, cfg, mentioned or {})
@@ -116,9 +121,10 @@ def _apply_window(
     idx: UserIndex,
     window: TimeWindow,
     cfg: ArrangeConfig,
-    mentioned: Mapping[str, Sequence[tuple[float, float]]],
+    mentioned: Mapping[str, Sequence[Told]],
 ) -> list[Scored]:
     start, end = timestamp_epoch(window.start), timestamp_epoch(window.end)
+    day = _named_day(window)
     slack = max((end - start) / 2.0, 86_400.0)
     fused = []
     inside = 0
@@ -126,18 +132,63 @@ def _apply_window(
         p = idx.pos.get(h.id)
         t = idx.times[p] if p is not None else math.nan
         made = start <= t < end
-        said = not made and any(a < end and b > start for a, b in mentioned.get(h.id, ()))
-        dist = 0.0 if made or said else min(abs(t - start), abs(t - end))
+        told = [e for e in mentioned.get(h.id, ()) if e.start_s < end and e.end_s > start]
+        said = not made and bool(told)
+        dist = 0.0 if made or told else min(abs(t - start), abs(t - end))
         # inside: 1; near it: up to a half, fading with the window's own slack (so a
         # memory just outside never outranks one inside, which the engine also found)
         close = (1.0 if dist == 0.0 else 0.5 * math.exp(-dist / slack)) if math.isfinite(t) else 0.0
-        within = "made" if made else "tells of" if said and math.isfinite(t) else ""
+        # a question naming one day ("last Saturday") is about what happened that day:
+        # a memory that tells of that day goes ahead of the rest of the padded window
+        on_day = _telling_of(told, day) if close == 1.0 else None
+        close += 1.0 if on_day is not None else 0.0
+        if not math.isfinite(t):
+            within = ""
+        elif on_day is not None or said:
+            e = on_day or told[0]
+            when = _describe(e) if on_day is None or window.day is None else _date(window.day)
+            within = f"tells of {window.phrase}: told of {when} ('{e.words}')"
+        else:
+            within = f"made {window.phrase}" if made else ""
         inside += bool(within)
         fused.append((1.0 / (RRF_K + rank) + cfg.window_weight * close / RRF_K, rank, h, within))
     if not inside:
         return hits  # the window holds none of them: nothing to go on
     fused.sort(key=lambda x: (-x[0], x[1]))
-    return [_noted(h, f"{within} {window.phrase}") if within else h for _, _, h, within in fused]
+    return [_noted(h, within) if within else h for _, _, h, within in fused]
+
+
+#: event times this precise can tell of one day (a date, "yesterday", a weekend)
+_DAYLIKE = frozenset({"day", "week"})
+
+
+def _named_day(window: TimeWindow) -> tuple[float, float] | None:
+    """The one day the question names, as epochs (None: it names a longer time)."""
+    if window.day is None:
+        return None
+    a = timestamp_epoch(window.day)
+    return a, a + 86_400.0
+
+
+def _telling_of(told: Sequence[Told], day: tuple[float, float] | None) -> Told | None:
+    """The first of a memory's event times (in the window) that tells of ``day``."""
+    if day is None:
+        return None
+    return next(
+        (e for e in told if e.granularity in _DAYLIKE and e.start_s < day[1] and e.end_s > day[0]),
+        None,
+    )
+
+
+def _date(when: datetime) -> str:
+    return f"{when:%A} {when.day} {when:%B %Y}"
+
+
+def _describe(e: Told) -> str:
+    """An event time in words: its day, or its first and last day."""
+    a, b = datetime.fromisoformat(e.start), datetime.fromisoformat(e.end)
+    last = b - timedelta(microseconds=1)
+    return _date(a) if last.date() == a.date() else f"{_date(a)} to {_date(last)}"
 
 
 def _order_versions(

@@ -186,6 +186,13 @@ async function search(query, k) {
           text: `score ${hit.score.toFixed(4)} · ${when(hit.timestamp)}` +
             (hit.session_id ? ` · session ${hit.session_id}` : "") + ` · ${hit.id}`,
         }),
+        // the times its words talk about, read when it was added (event_times)
+        ...((hit.event_times || []).length ? [el("div", {
+          className: "meta told",
+          text: "tells of " + hit.event_times
+            .map((e) => `${e.start.slice(0, 10)}${e.granularity === "day" ? "" : " to " + e.end.slice(0, 10)} ('${e.words}')`)
+            .join(", "),
+        })] : []),
         el("div", {
           className: "why",
           text: "via " + readable(rec.explanations[hit.id] || "the ranking", texts),
