@@ -6,19 +6,38 @@ Saturday 11 May; "I signed the contract yesterday" about the day before it was s
 intervals; the store keeps them beside the memory, the time stage matches a
 question's window against them and the reader answers "when" with them.
 
-This first version reads the expressions ``timeexpr.mentioned_windows`` knows; the
-extractor is being rebuilt (issue 36) and keeps this interface.
+Why remem's own rules and not a library (issue 36; figures from
+``scripts/time_extractors.py`` on the hand-labelled development set
+``bench/data/time_expressions.jsonl`` and its held-out companion): dateparser,
+ctparse, timefhuman and parsedatetime were each measured for exact intervals. None
+reads tense - "I went hiking on Saturday" comes out as the coming Saturday - none
+gives weeks, months, weekends or ranges as intervals, and the best of them is 50 to
+1,000 times slower than the 0.1 ms a memory may cost at ingest. Absolute dates,
+where a library could have won, are a few regular expressions. So: patterns
+(:mod:`.patterns`) find the expressions, the clause's tense (:mod:`.tense`) gives
+bare weekdays, day numbers and months their direction, and :mod:`.resolve` turns
+them into calendar days under the conventions written there; :mod:`.calendar` keeps
+every result inside years 1 to 9999.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..timeexpr import mentioned_windows
+from .calendar import as_datetimes
+from .patterns import Found, find
+from .resolve import Days, resolve
+from .tense import FUTURE, direction
 
 #: how precise an event time is
 GRANULARITIES = ("day", "week", "month", "year", "span")
+
+_TENSELESS = frozenset(("dayword", "offset", "year", "date"))
+_RANGE_ENDS = frozenset(("weekday", "ordinal", "monthday", "month", "year"))
+_RANGE_START = re.compile(r"\b(from|between)\s+$", re.I)
+_RANGE_GAP = re.compile(r"\s*(to|until|till|through|and|-|–)\s*", re.I)
 
 
 @dataclass(frozen=True)
@@ -35,11 +54,53 @@ class EventTime:
 
 
 def event_times(text: str, said_at: datetime) -> list[EventTime]:
-    """The times ``text`` talks about, said at ``said_at`` (an aware datetime), in
-    the order they appear."""
-    out = []
-    for w in mentioned_windows(text, said_at):
-        days = (w.end - w.start).total_seconds() / 86_400
-        grain = "day" if days <= 1 else "week" if days <= 7 else "month" if days <= 31 else "year"
-        out.append(EventTime(w.start, w.end, grain, w.phrase, 0.5))
+    """The times ``text`` talks about, said at ``said_at`` (an aware datetime; a
+    naive one is read as it stands), in the order they appear. Never raises on any
+    text or any ``said_at`` of years 1 to 9999: what falls outside them is clamped,
+    or left out when nothing of it is left."""
+    found = find(text)
+    if not found:
+        return []
+    today, tz = said_at.date().toordinal(), said_at.tzinfo
+    out: list[EventTime] = []
+    i = 0
+    while i < len(found):
+        f = found[i]
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        span = _range(text, f, nxt, today) if nxt is not None else None
+        if span is not None:
+            days, start, end = span
+            i += 2
+        else:
+            days, start, end = _days(text, f, today), f.start, f.end
+            i += 1
+        times = as_datetimes(days[0], days[1], tz) if days else None
+        if times is not None and days is not None:
+            out.append(EventTime(times[0], times[1], days[2], text[start:end], days[3]))
     return out
+
+
+def _days(text: str, f: Found, today: int) -> Days | None:
+    tense = 0 if f.kind in _TENSELESS else direction(text, f.start, f.end)
+    return resolve(f, today, tense)
+
+
+def _range(text: str, a: Found, b: Found, today: int) -> tuple[Days, int, int] | None:
+    """"from the 9th to the 21st", "between Monday and Wednesday": one span whose end
+    is read forward from its start; None when ``a`` and ``b`` are no such pair."""
+    if a.kind not in _RANGE_ENDS or b.kind not in _RANGE_ENDS:
+        return None
+    opener = _RANGE_START.search(text, max(0, a.start - 9), a.start)
+    gap = _RANGE_GAP.fullmatch(text, a.end, b.start)
+    if opener is None or gap is None:
+        return None
+    if (gap.group(1).lower() == "and") != (opener.group(1).lower() == "between"):
+        return None
+    first = _days(text, a, today)
+    if first is None:
+        return None
+    last = resolve(b, first[0], FUTURE)
+    if last is None or last[1] <= first[0]:
+        return None
+    days = (first[0], last[1], "span", min(first[3], last[3]))
+    return days, opener.start(), b.end
