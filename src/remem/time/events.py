@@ -29,7 +29,7 @@ from datetime import datetime
 from .calendar import as_datetimes
 from .patterns import Found, find
 from .resolve import Days, resolve
-from .tense import FUTURE, direction
+from .tense import FUTURE, Clauses, direction
 
 #: how precise an event time is
 GRANULARITIES = ("day", "week", "month", "year", "span")
@@ -62,17 +62,19 @@ def event_times(text: str, said_at: datetime) -> list[EventTime]:
     if not found:
         return []
     today, tz = said_at.date().toordinal(), said_at.tzinfo
+    clauses = Clauses(text)
     out: list[EventTime] = []
     i = 0
     while i < len(found):
         f = found[i]
         nxt = found[i + 1] if i + 1 < len(found) else None
-        span = _range(text, f, nxt, today) if nxt is not None else None
+        span = _range(clauses, f, nxt, today) if nxt is not None else None
+        days: Days | None
         if span is not None:
             days, start, end = span
             i += 2
         else:
-            days, start, end = _days(text, f, today), f.start, f.end
+            days, start, end = _days(clauses, f, today), f.start, f.end
             i += 1
         times = as_datetimes(days[0], days[1], tz) if days else None
         if times is not None and days is not None:
@@ -80,23 +82,24 @@ def event_times(text: str, said_at: datetime) -> list[EventTime]:
     return out
 
 
-def _days(text: str, f: Found, today: int) -> Days | None:
-    tense = 0 if f.kind in _TENSELESS else direction(text, f.start, f.end)
+def _days(clauses: Clauses, f: Found, today: int) -> Days | None:
+    tense = 0 if f.kind in _TENSELESS else direction(clauses, f.start, f.end)
     return resolve(f, today, tense)
 
 
-def _range(text: str, a: Found, b: Found, today: int) -> tuple[Days, int, int] | None:
-    """"from the 9th to the 21st", "between Monday and Wednesday": one span whose end
+def _range(clauses: Clauses, a: Found, b: Found, today: int) -> tuple[Days, int, int] | None:
+    """ "from the 9th to the 21st", "between Monday and Wednesday": one span whose end
     is read forward from its start; None when ``a`` and ``b`` are no such pair."""
     if a.kind not in _RANGE_ENDS or b.kind not in _RANGE_ENDS:
         return None
+    text = clauses.text
     opener = _RANGE_START.search(text, max(0, a.start - 9), a.start)
     gap = _RANGE_GAP.fullmatch(text, a.end, b.start)
     if opener is None or gap is None:
         return None
     if (gap.group(1).lower() == "and") != (opener.group(1).lower() == "between"):
         return None
-    first = _days(text, a, today)
+    first = _days(clauses, a, today)
     if first is None:
         return None
     last = resolve(b, first[0], FUTURE)

@@ -43,6 +43,7 @@ _MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 _DAY_WORDS = ("day", "night", "morning", "afternoon", "evening", "tonight", "tomorrow")
 _UNIT_WORDS = ("week", "month", "year")
 
+_DIGIT = re.compile(r"\d")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _NUMERIC = re.compile(r"\b(on\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b(?![/.]\d)", re.I)
 _MONTH_DAY = re.compile(
@@ -122,7 +123,7 @@ def find(text: str) -> list[Found]:
     one that starts first, then the longer, wins)."""
     low = text.casefold()
     found: list[Found] = []
-    digits = any(c.isdigit() for c in low)
+    digits = _DIGIT.search(low) is not None
     months = any(m in low for m in _MONTH_STEMS)
     if digits:
         found += _digits(text, low, months)
@@ -131,7 +132,10 @@ def find(text: str) -> list[Found]:
     if "day" in low:
         found += _weekdays(text)
     if any(w in low for w in _DAY_WORDS):
-        found += [Found(m.start(), m.end(), "dayword", (m.group(1).lower(),)) for m in _DAYWORD.finditer(text)]
+        found += [
+            Found(m.start(), m.end(), "dayword", (m.group(1).lower(),))
+            for m in _DAYWORD.finditer(text)
+        ]
     if any(w in low for w in _UNIT_WORDS):
         found += _units(text, low)
     if "day" in low or any(w in low for w in _UNIT_WORDS):
@@ -145,13 +149,23 @@ def find(text: str) -> list[Found]:
 
 
 def _digits(text: str, low: str, months: bool) -> list[Found]:
-    out = [Found(m.start(), m.end(), "date", tuple(int(g) for g in m.groups())) for m in _ISO.finditer(text)]
+    out = [
+        Found(m.start(), m.end(), "date", tuple(int(g) for g in m.groups()))
+        for m in _ISO.finditer(text)
+    ]
     for m in _NUMERIC.finditer(text) if "/" in low else ():
         if m.group(1) or m.group(4):
             year = int(m.group(4)) if m.group(4) else None
             if year is not None and len(m.group(4)) == 2:
                 year += 2000
-            out.append(Found(m.start(2), m.end(), "monthday", (year, int(m.group(2)) - 1, int(m.group(3)), None)))
+            out.append(
+                Found(
+                    m.start(2),
+                    m.end(),
+                    "monthday",
+                    (year, int(m.group(2)) - 1, int(m.group(3)), None),
+                )
+            )
     for m in _MONTH_DAY.finditer(text) if months else ():
         month = month_number(m.group(2) or m.group(6))
         day = int(m.group(3) or m.group(5))
@@ -175,7 +189,9 @@ def _months(text: str) -> list[Found]:
         if prep in _CAPITAL_ONLY and not (name[0].isupper() or early or year):
             continue
         start = m.start(2) if early else m.start(3)
-        out.append(Found(start, m.end(), "month", (int(year) if year else None, month_number(name))))
+        out.append(
+            Found(start, m.end(), "month", (int(year) if year else None, month_number(name)))
+        )
     return out
 
 
@@ -185,7 +201,9 @@ def _weekdays(text: str) -> list[Found]:
         if not m.group(1) and _HABIT.search(text, max(0, m.start() - 12), m.start()):
             continue
         which = " ".join(m.group(1).lower().split()) if m.group(1) else ""
-        out.append(Found(m.start(), m.end(), "weekday", (which, WEEKDAYS.index(m.group(2).lower()))))
+        out.append(
+            Found(m.start(), m.end(), "weekday", (which, WEEKDAYS.index(m.group(2).lower())))
+        )
     return out
 
 

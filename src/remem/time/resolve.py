@@ -141,10 +141,9 @@ def _month(fields: tuple[object, ...], today: int, tense: int) -> Days:
 def _ordinal(day: int, today: int, tense: int) -> Days | None:
     now = month_of(today)
     dom = date.fromordinal(today).day
-    if tense == PAST:
-        number = now if day <= dom else now - 1
-    else:
-        number = now if day >= dom else now + 1
+    back = now if day <= dom else now - 1
+    ahead = now if day >= dom else now + 1  # forward also without a cue
+    number = back if tense == PAST else ahead
     first = day_number(number // 12, number % 12 + 1, day)
     if first is None:
         return None

@@ -12,6 +12,7 @@ and lowers its confidence.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 PAST, FUTURE = -1, 1
 
@@ -37,19 +38,31 @@ _CLAUSE = re.compile(r"[.!?;,]|\b(?:and|but|while|because|then|whereas)\b", re.I
 _NOT_PAST_SET = frozenset(_NOT_PAST.split())
 
 
-def clause_of(text: str, start: int, end: int) -> tuple[int, int]:
-    """The bounds of the clause around ``text[start:end]``."""
-    left = 0
-    for m in _CLAUSE.finditer(text, 0, start):
-        left = m.end()
-    right = _CLAUSE.search(text, end)
-    return left, right.start() if right else len(text)
+class Clauses:
+    """The clause boundaries of one text, found once (a long memory naming many
+    times would otherwise be rescanned from its start for each)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._bounds: list[tuple[int, int]] | None = None
+
+    def around(self, start: int, end: int) -> tuple[int, int]:
+        """The bounds of the clause around ``text[start:end]``."""
+        if self._bounds is None:
+            self._bounds = [(m.start(), m.end()) for m in _CLAUSE.finditer(self.text)]
+        i = bisect_right(self._bounds, (start, -1))
+        left = self._bounds[i - 1][1] if i else 0
+        while i < len(self._bounds) and self._bounds[i][0] < end:
+            i += 1
+        right = self._bounds[i][0] if i < len(self._bounds) else len(self.text)
+        return min(left, start), right
 
 
-def direction(text: str, start: int, end: int) -> int:
+def direction(clauses: Clauses, start: int, end: int) -> int:
     """PAST, FUTURE or 0: the tense nearest to ``text[start:end]`` within its clause
     (the expression's own words are not read)."""
-    left, right = clause_of(text, start, end)
+    text = clauses.text
+    left, right = clauses.around(start, end)
     best, best_gap = 0, len(text) + 1
     for lo, hi in ((left, start), (end, right)):
         for m in _CUE.finditer(text, lo, hi):
