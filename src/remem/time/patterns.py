@@ -17,6 +17,7 @@ preposition ("in 2019"), so "room 2019" and "2000 dollars" are not.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -118,28 +119,77 @@ def month_number(name: str) -> int:
     return _MONTH_STEMS.index(name[:3].lower())
 
 
+Windows = list[tuple[int, int]]
+_ANCHORS = (
+    *_MONTH_STEMS,
+    "day",
+    "night",
+    "morning",
+    "afternoon",
+    "evening",
+    "tomorrow",
+    "week",
+    "month",
+    "year",
+    "ago",
+)
+_REACH = 48  # characters an expression reaches either side of its anchor word
+
+
+def _windows(text: str, low: str) -> Windows:
+    """The stretches of ``text`` around words no expression can do without (a digit,
+    a month's first letters, "day", "week", "ago" ...), merged: the patterns, whose
+    optional openings make them slow to slide over a long text, read only these. A
+    window ends at a space, so no word is cut."""
+    if len(low) != len(text):  # a letter whose lower case is longer: read it all
+        return [(0, len(text))]
+    hits = [m.start() for m in _DIGIT.finditer(low)]
+    for word in _ANCHORS:
+        i = low.find(word)
+        while i >= 0:
+            hits.append(i)
+            i = low.find(word, i + 1)
+    hits.sort()
+    out: Windows = []
+    for hit in hits:
+        lo = max(0, hit - _REACH)
+        if out and lo <= out[-1][1]:
+            lo = out.pop()[0]
+        hi = low.find(" ", hit + _REACH)
+        out.append((lo, len(low) if hi < 0 else hi))
+    return out
+
+
+def _scan(pattern: re.Pattern[str], text: str, win: Windows) -> Iterator[re.Match[str]]:
+    for lo, hi in win:
+        yield from pattern.finditer(text, lo, hi)
+
+
 def find(text: str) -> list[Found]:
     """Every expression in ``text``, non-overlapping, in order (where two overlap the
     one that starts first, then the longer, wins)."""
-    low = text.casefold()
+    low = text.lower()
+    win = _windows(text, low)
+    if not win:
+        return []
     found: list[Found] = []
     digits = _DIGIT.search(low) is not None
     months = any(m in low for m in _MONTH_STEMS)
     if digits:
-        found += _digits(text, low, months)
+        found += _digits(text, low, months, win)
     if months:
-        found += _months(text)
+        found += _months(text, win)
     if "day" in low:
-        found += _weekdays(text)
+        found += _weekdays(text, win)
     if any(w in low for w in _DAY_WORDS):
         found += [
             Found(m.start(), m.end(), "dayword", (m.group(1).lower(),))
-            for m in _DAYWORD.finditer(text)
+            for m in _scan(_DAYWORD, text, win)
         ]
     if any(w in low for w in _UNIT_WORDS):
-        found += _units(text, low)
+        found += _units(text, low, win)
     if "day" in low or any(w in low for w in _UNIT_WORDS):
-        found += _offsets(text, low)
+        found += _offsets(text, low, win)
     found.sort(key=lambda f: (f.start, f.start - f.end))
     kept: list[Found] = []
     for f in found:
@@ -148,12 +198,12 @@ def find(text: str) -> list[Found]:
     return kept
 
 
-def _digits(text: str, low: str, months: bool) -> list[Found]:
+def _digits(text: str, low: str, months: bool, win: Windows) -> list[Found]:
     out = [
         Found(m.start(), m.end(), "date", tuple(int(g) for g in m.groups()))
-        for m in _ISO.finditer(text)
+        for m in _scan(_ISO, text, win)
     ]
-    for m in _NUMERIC.finditer(text) if "/" in low else ():
+    for m in _scan(_NUMERIC, text, win) if "/" in low else ():
         if m.group(1) or m.group(4):
             year = int(m.group(4)) if m.group(4) else None
             if year is not None and len(m.group(4)) == 2:
@@ -166,22 +216,22 @@ def _digits(text: str, low: str, months: bool) -> list[Found]:
                     (year, int(m.group(2)) - 1, int(m.group(3)), None),
                 )
             )
-    for m in _MONTH_DAY.finditer(text) if months else ():
+    for m in _scan(_MONTH_DAY, text, win) if months else ():
         month = month_number(m.group(2) or m.group(6))
         day = int(m.group(3) or m.group(5))
         last = int(m.group(4)) if m.group(4) else None
         year = int(m.group(7)) if m.group(7) else None
         out.append(Found(m.start(), m.end(), "monthday", (year, month, day, last)))
-    for m in _ORDINAL.finditer(text) if "the" in low else ():
+    for m in _scan(_ORDINAL, text, win) if "the" in low else ():
         out.append(Found(m.start(), m.end(), "ordinal", (int(m.group(1)),)))
-    for m in _YEAR.finditer(text):
+    for m in _scan(_YEAR, text, win):
         out.append(Found(m.start(1), m.end(1), "year", (int(m.group(1)),)))
     return out
 
 
-def _months(text: str) -> list[Found]:
+def _months(text: str, win: Windows) -> list[Found]:
     out = []
-    for m in _MONTH.finditer(text):
+    for m in _scan(_MONTH, text, win):
         prep, early, name, year = m.groups()
         prep = " ".join(prep.lower().split()) if prep else None
         if not (prep or early or year):
@@ -195,9 +245,9 @@ def _months(text: str) -> list[Found]:
     return out
 
 
-def _weekdays(text: str) -> list[Found]:
+def _weekdays(text: str, win: Windows) -> list[Found]:
     out = []
-    for m in _WEEKDAY.finditer(text):
+    for m in _scan(_WEEKDAY, text, win):
         if not m.group(1) and _HABIT.search(text, max(0, m.start() - 12), m.start()):
             continue
         which = " ".join(m.group(1).lower().split()) if m.group(1) else ""
@@ -207,9 +257,9 @@ def _weekdays(text: str) -> list[Found]:
     return out
 
 
-def _units(text: str, low: str) -> list[Found]:
+def _units(text: str, low: str, win: Windows) -> list[Found]:
     out = []
-    for m in _UNIT.finditer(text):
+    for m in _scan(_UNIT, text, win):
         if m.group(5):
             step = -2 if m.group(6).lower().startswith("before") else 2
             out.append(Found(m.start(), m.end(), "unit", (str(step), m.group(5).lower())))
@@ -219,11 +269,11 @@ def _units(text: str, low: str) -> list[Found]:
     return out
 
 
-def _offsets(text: str, low: str) -> list[Found]:
+def _offsets(text: str, low: str, win: Windows) -> list[Found]:
     """'two weeks ago' (a negative count of units) and 'in two weeks' (positive)."""
     out = []
-    for m in _AGO.finditer(text) if "ago" in low else ():
+    for m in _scan(_AGO, text, win) if "ago" in low else ():
         out.append(Found(m.start(), m.end(), "offset", (-quantity(m.group(1)), m.group(2).lower())))
-    for m in _IN_N.finditer(text) if "in " in low else ():
+    for m in _scan(_IN_N, text, win) if "in " in low else ():
         out.append(Found(m.start(), m.end(), "offset", (quantity(m.group(1)), m.group(2).lower())))
     return out
