@@ -14,8 +14,8 @@ timefhuman and parsedatetime get 30 to 44% of the development lines exactly (mos
 it the lines naming no time), 46 to 67% of the lines naming only single days, and 7
 to 14 of the 18 absolute dates; these rules get all of them (and 42/42 held out).
 The libraries read no tense - "I went hiking on Saturday" comes out as the coming
-Saturday - give no weeks, months, weekends or ranges as intervals, and cost 0.45 to
-5 ms a line against 0.03 ms here, where ingest can spare about 0.1 ms a memory. Even
+Saturday - give no weeks, months, weekends or ranges as intervals, and cost 0.4 to
+5 ms a line against about 0.04 ms here, where ingest can spare about 0.1 ms a memory. Even
 absolute dates, where a library might have won, lost. So: patterns
 (:mod:`.patterns`) find the expressions, the clause's tense (:mod:`.tense`) gives
 bare weekdays, day numbers and months their direction, and :mod:`.resolve` turns
