@@ -648,3 +648,29 @@ def ingest(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         progress=_progress,
     )
     return result, ingest_tables(result)
+
+
+@benchmark(
+    "time",
+    help="event times at ingest: exact intervals on the hand-labelled time expressions",
+    args=[
+        arg(
+            "data",
+            nargs="*",
+            metavar="JSONL",
+            help="time-expression files (default: the bundled development and held-out sets)",
+        ),
+        *OUT,
+    ],
+)
+def time_expressions(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .timeset import DEV, HELDOUT, load, remem_extractor, score, tables
+
+    result: dict[str, Any] = {"sets": {}}
+    out: Tables = []
+    for path in args.data or [DEV, HELDOUT]:
+        name = Path(path).stem
+        scored = score(load(path), remem_extractor)
+        result["sets"][name] = scored
+        out += tables(name, scored)
+    return result, out

@@ -1,0 +1,279 @@
+"""Finding time expressions in English text: where they are and what they say.
+
+Each pattern finds one family ("Saturday", "last week", "3rd of March 2023", "two
+weeks ago", "the 9th", "in April", "in 2019" ...) and records its span (the exact
+words, without a leading "on"/"in") and its raw fields; :mod:`.resolve` turns them
+into days. A family is looked for only when a word it cannot do without is in the
+text, so a memory that names no time costs a handful of substring tests.
+
+Guards against words that look like times but are not: a weekday after a determiner
+("her Sunday best", "every Tuesday") or in the plural ("on Fridays") is a habit, not
+an event; a bare month name counts only after a preposition ("in May", "from
+January") or with a day or a year, so "May I ...", "you may", "march" the verb and
+"the May Fair" are not months; a bare four-digit number is a year only after a
+preposition ("in 2019"), so "room 2019" and "2000 dollars" are not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WD = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_MON_FULL = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)"
+)
+_MON_ANY = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_PART = r"(?:\s+(?:morning|afternoon|evening|night))?"
+_NUMBER = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 4,
+}  # fmt: skip
+_QTY = (
+    r"(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|several)"
+)
+_MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAY_WORDS = ("day", "night", "morning", "afternoon", "evening", "tonight", "tomorrow")
+_UNIT_WORDS = ("week", "month", "year")
+
+_DIGIT = re.compile(r"\d")
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_NUMERIC = re.compile(r"\b(on\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b(?![/.]\d)", re.I)
+_MONTH_DAY = re.compile(
+    rf"\b(?:{_WD},?\s+)?(?:{_MON_ANY}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"
+    rf"(?:\s*[-–]\s*(\d{{1,2}})\b)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON_ANY}\b)"
+    r"(?:,?\s+(\d{4})\b)?",
+    re.I,
+)
+_NOT_A_DATE_NOUN = (
+    r"time|floor|place|century|grade|birthday|anniversary|edition|row|street|avenue|"
+    r"round|attempt|try|day|week|month|year|generation|person|one|chapter|page|lap"
+)
+_ORDINAL = re.compile(
+    rf"\bthe\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MON_ANY}\b)"
+    rf"(?!\s+(?:{_NOT_A_DATE_NOUN})s?\b)",
+    re.I,
+)
+_WEEKDAY = re.compile(
+    rf"\b(?:(last|next|this\s+past|this\s+coming|this|past|previous|coming)\s+)?{_WD}\b{_PART}",
+    re.I,
+)
+_HABIT = re.compile(
+    r"(?:\b(?:a|an|the|my|your|his|her|our|their|its|every|each|one|any|some|that)|['’]s)\s+$",
+    re.I,
+)
+_DAYWORD = re.compile(
+    r"\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|"
+    rf"tomorrow|tonight|last\s+night|this\s+(?:morning|afternoon|evening)){_PART}\b",
+    re.I,
+)
+_UNIT = re.compile(
+    r"\b(this|next|last|past|previous)\s+(week|weekend|month|year)\b"
+    r"(?!\s+(?:of|before|after)\b)"
+    r"|\b(the)\s+(weekend)\b"
+    r"|\bthe\s+(week|month|year)\s+(before\s+last|after\s+next)\b",
+    re.I,
+)
+_AGO = re.compile(rf"\b{_QTY}\s+(day|week|month|year)s?\s+ago\b", re.I)
+_IN_N = re.compile(rf"\bin\s+{_QTY}\s+(day|week|month|year)s?\b(?!\s+ago\b)", re.I)
+_MONTH = re.compile(
+    r"\b(?:(in|during|of|back\s+in|from|to|until|till|through)\s+)?"
+    rf"(?:(early|mid|late)[\s-]+)?{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
+    re.I,
+)
+_CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through"))
+_YEAR = re.compile(
+    r"\b(?:in|during|of|back\s+in|from|to|until|till|through)\s+(\d{4})\b"
+    r"(?!\s*(?:%|percent|dollars|euros|pounds|people|km|miles|words|times|calories|steps|"
+    r"feet|meters|metres)\b)(?![-/.:]\d)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One expression: ``text[start:end]`` are its words, ``kind`` its family and
+    ``fields`` what resolving it needs (numbers and lower-cased words)."""
+
+    start: int
+    end: int
+    kind: str
+    fields: tuple[object, ...]
+
+
+def quantity(words: str) -> int:
+    words = " ".join(words.lower().split())
+    return int(words) if words.isdigit() else _NUMBER.get(words, 1)
+
+
+def month_number(name: str) -> int:
+    """0 (January) to 11 of a month's name or abbreviation."""
+    return _MONTH_STEMS.index(name[:3].lower())
+
+
+Windows = list[tuple[int, int]]
+_ANCHORS = (
+    *_MONTH_STEMS,
+    "day",
+    "night",
+    "morning",
+    "afternoon",
+    "evening",
+    "tomorrow",
+    "week",
+    "month",
+    "year",
+    "ago",
+)
+_REACH = 48  # characters an expression reaches either side of its anchor word
+
+
+def _windows(text: str, low: str) -> Windows:
+    """The stretches of ``text`` around words no expression can do without (a digit,
+    a month's first letters, "day", "week", "ago" ...), merged: the patterns, whose
+    optional openings make them slow to slide over a long text, read only these. A
+    window ends at a space, so no word is cut."""
+    if len(low) != len(text):  # a letter whose lower case is longer: read it all
+        return [(0, len(text))]
+    hits = [m.start() for m in _DIGIT.finditer(low)]
+    for word in _ANCHORS:
+        i = low.find(word)
+        while i >= 0:
+            hits.append(i)
+            i = low.find(word, i + 1)
+    hits.sort()
+    out: Windows = []
+    for hit in hits:
+        lo = max(0, hit - _REACH)
+        if out and lo <= out[-1][1]:
+            lo = out.pop()[0]
+        hi = low.find(" ", hit + _REACH)
+        out.append((lo, len(low) if hi < 0 else hi))
+    return out
+
+
+def _scan(pattern: re.Pattern[str], text: str, win: Windows) -> Iterator[re.Match[str]]:
+    for lo, hi in win:
+        yield from pattern.finditer(text, lo, hi)
+
+
+def find(text: str) -> list[Found]:
+    """Every expression in ``text``, non-overlapping, in order (where two overlap the
+    one that starts first, then the longer, wins)."""
+    low = text.lower()
+    win = _windows(text, low)
+    if not win:
+        return []
+    found: list[Found] = []
+    digits = _DIGIT.search(low) is not None
+    months = any(m in low for m in _MONTH_STEMS)
+    if digits:
+        found += _digits(text, low, months, win)
+    if months:
+        found += _months(text, win)
+    if "day" in low:
+        found += _weekdays(text, win)
+    if any(w in low for w in _DAY_WORDS):
+        found += [
+            Found(m.start(), m.end(), "dayword", (m.group(1).lower(),))
+            for m in _scan(_DAYWORD, text, win)
+        ]
+    if any(w in low for w in _UNIT_WORDS):
+        found += _units(text, low, win)
+    if "day" in low or any(w in low for w in _UNIT_WORDS):
+        found += _offsets(text, low, win)
+    found.sort(key=lambda f: (f.start, f.start - f.end))
+    kept: list[Found] = []
+    for f in found:
+        if not kept or f.start >= kept[-1].end:
+            kept.append(f)
+    return kept
+
+
+def _digits(text: str, low: str, months: bool, win: Windows) -> list[Found]:
+    out = [
+        Found(m.start(), m.end(), "date", tuple(int(g) for g in m.groups()))
+        for m in _scan(_ISO, text, win)
+    ]
+    for m in _scan(_NUMERIC, text, win) if "/" in low else ():
+        if m.group(1) or m.group(4):
+            year = int(m.group(4)) if m.group(4) else None
+            if year is not None and len(m.group(4)) == 2:
+                year += 2000
+            out.append(
+                Found(
+                    m.start(2),
+                    m.end(),
+                    "monthday",
+                    (year, int(m.group(2)) - 1, int(m.group(3)), None),
+                )
+            )
+    for m in _scan(_MONTH_DAY, text, win) if months else ():
+        month = month_number(m.group(2) or m.group(6))
+        day = int(m.group(3) or m.group(5))
+        last = int(m.group(4)) if m.group(4) else None
+        year = int(m.group(7)) if m.group(7) else None
+        out.append(Found(m.start(), m.end(), "monthday", (year, month, day, last)))
+    for m in _scan(_ORDINAL, text, win) if "the" in low else ():
+        out.append(Found(m.start(), m.end(), "ordinal", (int(m.group(1)),)))
+    for m in _scan(_YEAR, text, win):
+        out.append(Found(m.start(1), m.end(1), "year", (int(m.group(1)),)))
+    return out
+
+
+def _months(text: str, win: Windows) -> list[Found]:
+    out = []
+    for m in _scan(_MONTH, text, win):
+        prep, early, name, year = m.groups()
+        prep = " ".join(prep.lower().split()) if prep else None
+        if not (prep or early or year):
+            continue
+        if prep in _CAPITAL_ONLY and not (name[0].isupper() or early or year):
+            continue
+        start = m.start(2) if early else m.start(3)
+        out.append(
+            Found(start, m.end(), "month", (int(year) if year else None, month_number(name)))
+        )
+    return out
+
+
+def _weekdays(text: str, win: Windows) -> list[Found]:
+    out = []
+    for m in _scan(_WEEKDAY, text, win):
+        if not m.group(1) and _HABIT.search(text, max(0, m.start() - 12), m.start()):
+            continue
+        which = " ".join(m.group(1).lower().split()) if m.group(1) else ""
+        out.append(
+            Found(m.start(), m.end(), "weekday", (which, WEEKDAYS.index(m.group(2).lower())))
+        )
+    return out
+
+
+def _units(text: str, low: str, win: Windows) -> list[Found]:
+    out = []
+    for m in _scan(_UNIT, text, win):
+        if m.group(5):
+            step = -2 if m.group(6).lower().startswith("before") else 2
+            out.append(Found(m.start(), m.end(), "unit", (str(step), m.group(5).lower())))
+        else:
+            which, unit = (m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4)).lower()
+            out.append(Found(m.start(), m.end(), "unit", (which, unit)))
+    return out
+
+
+def _offsets(text: str, low: str, win: Windows) -> list[Found]:
+    """'two weeks ago' (a negative count of units) and 'in two weeks' (positive)."""
+    out = []
+    for m in _scan(_AGO, text, win) if "ago" in low else ():
+        out.append(Found(m.start(), m.end(), "offset", (-quantity(m.group(1)), m.group(2).lower())))
+    for m in _scan(_IN_N, text, win) if "in " in low else ():
+        out.append(Found(m.start(), m.end(), "offset", (quantity(m.group(1)), m.group(2).lower())))
+    return out

@@ -1,0 +1,172 @@
+"""Resolving a found expression into days, relative to the day it was said.
+
+The conventions (the development set ``bench/data/time_expressions.jsonl`` is
+labelled with them):
+
+* weeks run Monday to Sunday; "this/next/last week" is that calendar week, "the
+  weekend" Saturday and Sunday;
+* "last Saturday" is the most recent Saturday strictly before today; "next
+  Saturday" the first one strictly after it (people also use it for the one after
+  that: confidence 0.7); "this Saturday" the one of the coming seven days, or in a
+  past-tense clause of the past seven;
+* a bare weekday or day number ("on Saturday", "the 9th") points the way of its
+  clause's tense (:mod:`.tense`); with no cue, forward - plans are what people name
+  that way - at confidence 0.5;
+* a bare month ("in April") or a date without a year ("March 3") is the most recent
+  one in a past clause, the coming one in a future clause, and this year's with no
+  cue (confidence 0.5);
+* "N days ago" is that day; "N weeks ago" the calendar week of the day 7N days back,
+  "N months/years ago" that calendar month/year; "in N ..." the same forwards;
+* a range "from X to Y" is one span; its end is read forward from its start.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from .calendar import (
+    day_number,
+    month_of,
+    month_span,
+    week_start,
+    weekday,
+    year_span,
+)
+from .patterns import Found
+from .tense import FUTURE, PAST
+
+#: (first day, day after the last, granularity, confidence)
+Days = tuple[int, int, str, float]
+
+_DAYWORD = {
+    "the day before yesterday": -2, "yesterday": -1, "last night": -1, "today": 0,
+    "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
+    "tomorrow": 1, "the day after tomorrow": 2,
+}  # fmt: skip
+_STEP = {"this": 0, "next": 1, "last": -1, "past": -1, "previous": -1, "-2": -2, "2": 2}
+_SURE, _TENSED, _GUESS = 0.9, 0.8, 0.5
+
+
+def resolve(f: Found, today: int, tense: int) -> Days | None:
+    """The days ``f`` names, said on day number ``today`` in a clause of ``tense``
+    (PAST, FUTURE or 0); None when it names no real date (30 February)."""
+    kind = f.kind
+    if kind == "dayword":
+        word = " ".join(str(f.fields[0]).split())
+        day = today + _DAYWORD[word]
+        return day, day + 1, "day", _SURE
+    if kind == "weekday":
+        return _weekday(str(f.fields[0]), int(str(f.fields[1])), today, tense)
+    if kind == "unit":
+        return _unit(str(f.fields[0]), str(f.fields[1]), today, tense)
+    if kind == "offset":
+        return _offset(int(str(f.fields[0])), str(f.fields[1]), today)
+    if kind == "year":
+        start, end = year_span(int(str(f.fields[0])))
+        return start, end, "year", _SURE
+    if kind == "month":
+        return _month(f.fields, today, tense)
+    if kind == "ordinal":
+        return _ordinal(int(str(f.fields[0])), today, tense)
+    if kind == "date":
+        year, month, day = (int(str(x)) for x in f.fields)
+        first = day_number(year, month, day)
+        return None if first is None else (first, first + 1, "day", _SURE)
+    return _month_day(f.fields, today, tense)
+
+
+def _weekday(which: str, wd: int, today: int, tense: int) -> Days:
+    now = weekday(today)
+    before = today - ((now - wd - 1) % 7 + 1)  # strictly before today
+    after = today + ((wd - now - 1) % 7 + 1)  # strictly after today
+    if which in ("last", "past", "previous", "this past"):
+        day, sure = before, _SURE
+    elif which in ("next", "coming", "this coming"):
+        day, sure = after, 0.7
+    elif which == "this":
+        back, ahead = today - (now - wd) % 7, today + (wd - now) % 7
+        day, sure = (back if tense == PAST else ahead), _TENSED
+    else:
+        day = before if tense == PAST else after
+        sure = _TENSED if tense else _GUESS
+    return day, day + 1, "day", sure
+
+
+def _unit(which: str, unit: str, today: int, tense: int) -> Days:
+    if unit == "weekend":
+        monday = week_start(today)
+        if which == "the" or which == "this":
+            weekend_now = weekday(today) >= 5
+            step = -1 if tense == PAST and not weekend_now else 0
+            sure = _TENSED if tense else _GUESS if which == "the" else _SURE
+        else:
+            step, sure = _STEP[which], _SURE
+        saturday = monday + 7 * step + 5
+        return saturday, saturday + 2, "span", sure
+    step = _STEP[which]
+    if unit == "week":
+        monday = week_start(today) + 7 * step
+        return monday, monday + 7, "week", _SURE
+    if unit == "month":
+        return (*month_span(month_of(today) + step), "month", _SURE)
+    return (*year_span(date.fromordinal(today).year + step), "year", _SURE)
+
+
+def _offset(count: int, unit: str, today: int) -> Days:
+    if unit == "day":
+        return today + count, today + count + 1, "day", _SURE
+    if unit == "week":
+        monday = week_start(today + 7 * count)
+        return monday, monday + 7, "week", _TENSED
+    if unit == "month":
+        return (*month_span(month_of(today) + count), "month", _TENSED)
+    return (*year_span(date.fromordinal(today).year + count), "year", _TENSED)
+
+
+def _month(fields: tuple[object, ...], today: int, tense: int) -> Days:
+    year, month = fields[0], int(str(fields[1]))
+    if year is not None:
+        return (*month_span(int(str(year)) * 12 + month), "month", _SURE)
+    now = month_of(today)
+    this_year = now - now % 12 + month
+    if tense == PAST:
+        number = this_year if this_year <= now else this_year - 12
+    elif tense == FUTURE:
+        number = this_year if this_year >= now else this_year + 12
+    else:
+        number = this_year
+    return (*month_span(number), "month", _TENSED if tense else _GUESS)
+
+
+def _ordinal(day: int, today: int, tense: int) -> Days | None:
+    now = month_of(today)
+    dom = date.fromordinal(today).day
+    back = now if day <= dom else now - 1
+    ahead = now if day >= dom else now + 1  # forward also without a cue
+    number = back if tense == PAST else ahead
+    first = day_number(number // 12, number % 12 + 1, day)
+    if first is None:
+        return None
+    return first, first + 1, "day", _TENSED if tense else _GUESS
+
+
+def _month_day(fields: tuple[object, ...], today: int, tense: int) -> Days | None:
+    year, month, day, last = fields
+    m, d = int(str(month)), int(str(day))
+    if year is not None:
+        first = day_number(int(str(year)), m + 1, d)
+        sure = _SURE
+    else:
+        this_year = date.fromordinal(today).year
+        first = day_number(this_year, m + 1, d)
+        if first is not None and tense == PAST and first > today:
+            first = day_number(this_year - 1, m + 1, d)
+        elif first is not None and tense == FUTURE and first < today:
+            first = day_number(this_year + 1, m + 1, d)
+        sure = _TENSED if tense else _GUESS
+    if first is None:
+        return None
+    if last is not None:
+        end = first + int(str(last)) - d + 1
+        return (first, end, "span", sure) if end > first + 1 else None
+    return first, first + 1, "day", sure

@@ -1,0 +1,119 @@
+"""Which way a bare time word points: the tense of the clause it sits in.
+
+"I went hiking on Saturday", said on a Monday, is about the Saturday before; "I'm
+picking up the keys on Saturday" about the one after. Bare weekdays, day numbers
+("the 9th") and month names have no direction of their own, so the nearest tense cue
+in the same clause gives it: a past verb (``went``, ``did``, ``-ed``), or a future
+one (``will``, ``'ll``, ``going to``, a present progressive "I'm picking up", which
+in English speaks of plans). Without a cue the caller falls back on its own default
+and lowers its confidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+PAST, FUTURE = -1, 1
+
+_IRREGULAR = (
+    "was were did had went saw got came made took gave bought met ate ran left found "
+    "told said thought felt brought caught taught sent spent kept slept paid lost won "
+    "wrote drove flew rode began sang swam drank sat stood heard knew grew threw broke "
+    "spoke chose wore forgot woke hung held built fell became fought sold sought "
+    "shot stole struck swore tore understood forgave hid led lit meant quit"
+)
+_NOT_PAST = "need feed seed speed indeed bed red shed hundred wed breed weed proceed " \
+    "exceed succeed embed bleed sled"  # fmt: skip
+_PAST_WORDS = frozenset(_IRREGULAR.split()) | {"yesterday", "ago", "last"}
+_FUTURE_WORDS = frozenset(
+    ["will", "shall", "won't", "gonna", "let's", "tomorrow", "next", "upcoming", "coming"]
+)
+_NOT_PAST_SET = frozenset(_NOT_PAST.split())
+_BE = frozenset(("am", "is", "are", "be"))
+_PRONOUNS = frozenset(("i", "you", "we", "they", "he", "she", "it", "that"))
+_TOKEN = re.compile(r"[\w'’]+")
+_CLAUSE = re.compile(r"[.!?;,]|\b(?:and|but|while|because|then|whereas)\b", re.I)
+_REACH = 200  # characters a clause is read either side of an expression
+
+Token = tuple[int, int, str]
+
+
+class Clauses:
+    """One text's clauses, read around each expression (at most ``_REACH``
+    characters either side, so a long memory is not rescanned per expression)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def around(self, start: int, end: int) -> tuple[int, int]:
+        """The bounds of the clause around ``text[start:end]``."""
+        left = max(0, start - _REACH)
+        for m in _CLAUSE.finditer(self.text, left, start):
+            left = m.end()
+        right = _CLAUSE.search(self.text, end, end + _REACH)
+        return left, right.start() if right else min(len(self.text), end + _REACH)
+
+
+def direction(clauses: Clauses, start: int, end: int) -> int:
+    """PAST, FUTURE or 0: the tense nearest to ``text[start:end]`` within its clause
+    (the expression's own words are not read)."""
+    left, right = clauses.around(start, end)
+    best, best_gap = 0, len(clauses.text) + 1
+    for lo, hi in ((left, start), (end, right)):
+        for cue_start, cue_end, kind in _cues(clauses.text, lo, hi):
+            gap = start - cue_end if cue_end <= start else cue_start - end
+            if gap < best_gap:
+                best, best_gap = kind, gap
+    return best
+
+
+def _cues(text: str, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """(start, end, PAST or FUTURE) of the tense cues in ``text[lo:hi]``, read word by
+    word (one regex of a hundred verbs slid over the text costs more)."""
+    toks: list[Token] = [
+        (m.start(), m.end(), m.group().lower().replace("’", "'"))
+        for m in _TOKEN.finditer(text, lo, hi)
+    ]
+    out: list[tuple[int, int, int]] = []
+    i = 0
+    while i < len(toks):
+        start, end, word = toks[i]
+        cue, used = _cue(toks, i)
+        if cue:
+            out.append((start, toks[i + used - 1][1], cue))
+        i += max(used, 1)
+    return out
+
+
+def _cue(toks: list[Token], i: int) -> tuple[int, int]:
+    """(the tense the words from ``toks[i]`` on give or 0, how many words it took)."""
+    word = toks[i][2]
+    nxt = toks[i + 1][2] if i + 1 < len(toks) else ""
+    base, _, suffix = word.partition("'")
+    if word in _BE or (base in _PRONOUNS and suffix in ("m", "re", "s")):
+        j = i + 2 if nxt.endswith("ly") and i + 2 < len(toks) else i + 1
+        verb = toks[j][2] if j < len(toks) else ""
+        if verb.endswith("ing"):  # "I'm picking up": a plan
+            after = toks[j + 1][2] if j + 1 < len(toks) else ""
+            return FUTURE, j - i + 1 + after.endswith("ed")  # "getting married"
+        if verb.endswith("ed"):  # "is booked", "are scheduled": a state
+            return 0, j - i + 1
+        return 0, 1
+    if (
+        word in _FUTURE_WORDS
+        or suffix == "ll"
+        or (word in ("going", "plan", "planning") and nxt == "to")
+    ):
+        return FUTURE, 1
+    if (
+        word in ("have", "has")
+        and nxt == "been"
+        or suffix == "ve"
+        or (word == "back" and nxt == "in")
+    ):
+        return PAST, 1
+    if word in _PAST_WORDS or (
+        len(word) >= 4 and word.endswith("ed") and word not in _NOT_PAST_SET
+    ):
+        return PAST, 1
+    return 0, 1

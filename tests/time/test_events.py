@@ -1,0 +1,219 @@
+"""Event times at ingest (issue 36): each family of expression, tense, zones, the
+ends of ``datetime``'s range, words that are not times, and ``remem bench time``."""
+
+from __future__ import annotations
+
+import json
+import string
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from remem.bench.timeset import DEV, HELDOUT, load, remem_extractor, score
+from remem.cli import main
+from remem.time.events import GRANULARITIES, event_times
+
+CEST = timezone(timedelta(hours=2))
+MONDAY = datetime(2024, 5, 6, 10, 0, tzinfo=CEST)  # Monday 6 May 2024
+
+
+def days(text: str, said: datetime = MONDAY) -> list[tuple[date, date, str, str]]:
+    return [(e.start.date(), e.end.date(), e.granularity, e.words) for e in event_times(text, said)]
+
+
+def one_day(y: int, m: int, d: int, words: str) -> tuple[date, date, str, str]:
+    first = date(y, m, d)
+    return first, first + timedelta(days=1), "day", words
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm picking up the keys on Saturday", one_day(2024, 5, 11, "Saturday")),
+        ("I went hiking on Saturday", one_day(2024, 5, 4, "Saturday")),
+        ("I signed the contract yesterday", one_day(2024, 5, 5, "yesterday")),
+        ("I'll call tomorrow morning", one_day(2024, 5, 7, "tomorrow morning")),
+        ("We're having pasta tonight", one_day(2024, 5, 6, "tonight")),
+        ("Last Friday I lost my wallet", one_day(2024, 5, 3, "Last Friday")),
+        ("I bought it last Monday", one_day(2024, 4, 29, "last Monday")),
+        ("This Thursday we are going to the zoo", one_day(2024, 5, 9, "This Thursday")),
+        ("I moved in on the 3rd of March 2023", one_day(2023, 3, 3, "3rd of March 2023")),
+        ("The invoice is dated 2023-03-03", one_day(2023, 3, 3, "2023-03-03")),
+        ("I met him on December 20th", one_day(2023, 12, 20, "December 20th")),
+        ("I'm flying home on January 5th", one_day(2025, 1, 5, "January 5th")),
+        ("I adopted the dog three days ago", one_day(2024, 5, 3, "three days ago")),
+    ],
+)
+def test_days(text: str, expected: tuple[date, date, str, str]) -> None:
+    assert days(text) == [expected]
+
+
+def test_the_ninth_said_on_the_second() -> None:
+    said = datetime(2024, 5, 2, 9, tzinfo=CEST)
+    assert days("The flight is on the 9th.", said) == [one_day(2024, 5, 9, "the 9th")]
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "grain", "words"),
+    [
+        ("I'm on vacation next week", date(2024, 5, 13), date(2024, 5, 20), "week", "next week"),
+        ("I met Anna two weeks ago", date(2024, 4, 22), date(2024, 4, 29), "week", "two weeks ago"),
+        ("I went hiking this weekend", date(2024, 5, 4), date(2024, 5, 6), "span", "this weekend"),
+        ("I'm camping this weekend", date(2024, 5, 11), date(2024, 5, 13), "span", "this weekend"),
+        ("Last month I switched banks", date(2024, 4, 1), date(2024, 5, 1), "month", "Last month"),
+        ("I went to Rome in April", date(2024, 4, 1), date(2024, 5, 1), "month", "April"),
+        ("We're going to Rome in April", date(2025, 4, 1), date(2025, 5, 1), "month", "April"),
+        ("I'll retire in 2030", date(2030, 1, 1), date(2031, 1, 1), "year", "2030"),
+        ("Next year we plan to go", date(2025, 1, 1), date(2026, 1, 1), "year", "Next year"),
+        (
+            "We're in Spain from June 3 to June 10",
+            date(2024, 6, 3), date(2024, 6, 11), "span", "from June 3 to June 10",
+        ),
+    ],
+)  # fmt: skip
+def test_longer_intervals(text: str, start: date, end: date, grain: str, words: str) -> None:
+    assert days(text) == [(start, end, grain, words)]
+
+
+def test_a_range_of_day_numbers() -> None:
+    said = datetime(2024, 5, 2, 9, tzinfo=CEST)
+    got = days("I'll be away from the 9th to the 21st.", said)
+    assert got == [(date(2024, 5, 9), date(2024, 5, 22), "span", "from the 9th to the 21st")]
+
+
+def test_tense_per_clause() -> None:
+    got = days("I flew in on Friday and I'm flying out on Wednesday.")
+    assert got == [one_day(2024, 5, 3, "Friday"), one_day(2024, 5, 8, "Wednesday")]
+
+
+def test_a_bare_weekday_without_tense_is_a_less_sure_guess() -> None:
+    (sure,) = event_times("I'll see her on Friday", MONDAY)
+    (guess,) = event_times("Are you free Friday?", MONDAY)
+    assert sure.start == guess.start and guess.confidence < sure.confidence
+
+
+def test_intervals_are_in_the_zone_it_was_said_in() -> None:
+    late = datetime(2024, 5, 6, 23, 30, tzinfo=timezone(timedelta(hours=-7)))
+    (e,) = event_times("I'm picking up the keys tomorrow.", late)
+    assert e.start == datetime(2024, 5, 7, tzinfo=late.tzinfo)
+    assert e.end == datetime(2024, 5, 8, tzinfo=late.tzinfo)
+
+
+def test_month_and_year_edges() -> None:
+    eve = datetime(2024, 12, 31, 23, tzinfo=CEST)
+    assert days("Next month I begin", eve)[0][:2] == (date(2025, 1, 1), date(2025, 2, 1))
+    leap = datetime(2024, 2, 29, 12, tzinfo=timezone.utc)
+    assert days("The lease ends on Feb 29.", leap) == [one_day(2024, 2, 29, "Feb 29")]
+    assert days("My party is on February 29.", datetime(2023, 5, 6, tzinfo=timezone.utc)) == []
+
+
+def test_the_ends_of_the_datetime_range_clamp() -> None:
+    first = datetime(1, 1, 1, tzinfo=timezone.utc)
+    last = datetime(9999, 12, 31, 12, tzinfo=timezone.utc)
+    assert event_times("I was born yesterday", first) == []
+    assert event_times("I'll do it tomorrow", last) == []
+    (year,) = event_times("This year has been long", last)
+    assert year.end == datetime.max.replace(tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I saw it at the May Fair? no",
+        "May I borrow your pen?",
+        "You may want to check the oil.",
+        "Give me a second, I'll grab my coat.",
+        "The protesters march through the square.",
+        "She was wearing her Sunday best.",
+        "My yoga class is every Tuesday.",
+        "We usually go out on Fridays.",
+        "I paid 2000 dollars for it.",
+        "The room number is 2019.",
+        "It's the second time I've read it.",
+    ],
+)
+def test_words_that_are_not_times(text: str) -> None:
+    assert event_times(text, MONDAY) == []
+
+
+_TEXT = st.text(alphabet=string.printable + "’–é", max_size=80) | st.lists(
+    st.sampled_from(
+        [
+            "on",
+            "last",
+            "next",
+            "this",
+            "the",
+            "from",
+            "to",
+            "between",
+            "and",
+            "in",
+            "ago",
+            "a",
+            "two",
+            "9th",
+            "31st",
+            "29",
+            "Feb",
+            "February",
+            "Saturday",
+            "weekend",
+            "week",
+            "month",
+            "year",
+            "2019",
+            "9999",
+            "0001",
+            "yesterday",
+            "tomorrow",
+            "I",
+            "went",
+            "will",
+            "'m",
+            "going",
+            "-",
+            "/",
+            "12/31",
+            "9999-12-31",
+            "0001-01-01",
+            "of",
+            "3rd",
+            "March",
+            "May",
+        ]
+    ),
+    max_size=12,
+).map(" ".join)
+_ZONES = st.sampled_from(
+    [timezone.utc, CEST, timezone(timedelta(hours=-12)), timezone(timedelta(hours=14))]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    _TEXT, st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23)), _ZONES
+)
+def test_never_raises(text: str, said: datetime, tz: timezone) -> None:
+    for e in event_times(text, said.replace(tzinfo=tz)):
+        assert e.start < e.end
+        assert e.granularity in GRANULARITIES
+        assert e.words and e.words in text
+        assert 0.0 <= e.confidence <= 1.0
+
+
+@pytest.mark.parametrize("path", [DEV, HELDOUT])
+def test_the_bundled_sets_stay_above_the_floor(path) -> None:
+    result = score(load(path), remem_extractor)
+    assert result["accuracy"] >= 0.95, result["misses"]
+
+
+def test_bench_time_runs_on_the_bundled_file(tmp_path, capsys) -> None:
+    out = tmp_path / "time.json"
+    md = tmp_path / "time.md"
+    assert main(["bench", "time", str(DEV), "--json", str(out), "--markdown", str(md)]) == 0
+    result = json.loads(out.read_text())
+    assert result["sets"]["time_expressions"]["lines"] >= 170
+    assert "weekday" in md.read_text()
