@@ -165,14 +165,9 @@ def test_a_memory_that_tells_of_the_named_day_goes_ahead_of_the_padded_window(op
         datetime(2024, 3, 4, 18, 0, tzinfo=timezone.utc),
     )
     assert got[0] == told
-    assert "told of Saturday 2 March 2024 ('last weekend')" in why[told]
+    assert "told of Saturday 2 March 2024 to Sunday 3 March 2024 ('last weekend')" in why[told]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="today's event_times (timeexpr.mentioned_windows) does not resolve a bare "
-    "'on Saturday' said before it; the extractor's rewrite (issue 36) will",
-)
 def test_a_memory_that_tells_of_saturday_ahead_of_time_ranks_first(open_memory):
     told, got, why = _day_question(
         open_memory,
