@@ -141,13 +141,19 @@ def _apply_window(
         # a question naming one day ("last Saturday") is about what happened that day:
         # a memory that tells of that day goes ahead of the rest of the padded window
         on_day = _telling_of(told, day) if close == 1.0 else None
-        close += 1.0 if on_day is not None else 0.0
+        # one that tells of no time at all was, as far as its words go, about the
+        # moment it was said: said on the named day, it is about that day
+        said_that_day = (
+            on_day is None and day is not None and not mentioned.get(h.id) and day[0] <= t < day[1]
+        )
+        close += 1.0 if on_day is not None or said_that_day else 0.0
         if not math.isfinite(t):
             within = ""
+        elif said_that_day:
+            within = f"made {window.phrase}"
         elif on_day is not None or said:
             e = on_day or told[0]
-            when = _describe(e) if on_day is None or window.day is None else _date(window.day)
-            within = f"tells of {window.phrase}: told of {when} ('{e.words}')"
+            within = f"tells of {window.phrase}: told of {_describe(e)} ('{e.words}')"
         else:
             within = f"made {window.phrase}" if made else ""
         inside += bool(within)
@@ -159,7 +165,9 @@ def _apply_window(
 
 
 #: event times this precise can tell of one day (a date, "yesterday", a weekend)
-_DAYLIKE = frozenset({"day", "week"})
+_DAYLIKE = frozenset({"day", "week", "span"})
+#: the longest event time that can tell of one day (a weekend, a long weekend)
+_DAYLIKE_S = 4 * 86_400.0
 
 
 def _named_day(window: TimeWindow) -> tuple[float, float] | None:
@@ -175,7 +183,14 @@ def _telling_of(told: Sequence[Told], day: tuple[float, float] | None) -> Told |
     if day is None:
         return None
     return next(
-        (e for e in told if e.granularity in _DAYLIKE and e.start_s < day[1] and e.end_s > day[0]),
+        (
+            e
+            for e in told
+            if e.granularity in _DAYLIKE
+            and e.end_s - e.start_s <= _DAYLIKE_S
+            and e.start_s < day[1]
+            and e.end_s > day[0]
+        ),
         None,
     )
 

@@ -5,8 +5,9 @@ picking up the keys on Saturday" about the one after. Bare weekdays, day numbers
 ("the 9th") and month names have no direction of their own, so the nearest tense cue
 in the same clause gives it: a past verb (``went``, ``did``, ``-ed``), or a future
 one (``will``, ``'ll``, ``going to``, a present progressive "I'm picking up", which
-in English speaks of plans). Without a cue the caller falls back on its own default
-and lowers its confidence.
+in English speaks of plans, or a verb of arranging: what is "booked" or "scheduled"
+lies ahead). Without a cue the caller falls back on its own default and lowers its
+confidence.
 """
 
 from __future__ import annotations
@@ -29,6 +30,21 @@ _FUTURE_WORDS = frozenset(
     ["will", "shall", "won't", "gonna", "let's", "tomorrow", "next", "upcoming", "coming"]
 )
 _NOT_PAST_SET = frozenset(_NOT_PAST.split())
+#: verbs of arranging: what is booked or scheduled lies ahead of the arranging, so a
+#: bare time beside them points forward ("I've booked a climbing session on Saturday")
+_ARRANGED = frozenset(
+    [
+        "booked",
+        "scheduled",
+        "planned",
+        "arranged",
+        "reserved",
+        "registered",
+        "enrolled",
+        "rescheduled",
+        "postponed",
+    ]
+)
 _BE = frozenset(("am", "is", "are", "be"))
 _PRONOUNS = frozenset(("i", "you", "we", "they", "he", "she", "it", "that"))
 _TOKEN = re.compile(r"[\w'’]+")
@@ -101,6 +117,7 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
         return 0, 1
     if (
         word in _FUTURE_WORDS
+        or word in _ARRANGED
         or suffix == "ll"
         or (word in ("going", "plan", "planning") and nxt == "to")
     ):
