@@ -782,6 +782,11 @@ def _lme_newest_first(result: dict[str, Any]) -> list[Table]:
     ]
 
 
+def _pct(share: float | None) -> str:
+    """A share as a percentage; "-" for a run made before it was measured."""
+    return "-" if share is None else f"{100 * share:.1f}"
+
+
 def ingest_tables(result: dict[str, Any]) -> list[Table]:
     rows = [
         [
@@ -793,6 +798,7 @@ def ingest_tables(result: dict[str, Any]) -> list[Table]:
             _fmt(r["pieces_per_s"], 0),
             f"{_fmt(r['first_search_ms_p50'], 1)} / {_fmt(r['first_search_ms_p95'], 1)}",
             f"{_fmt(r['later_search_ms_p50'], 1)} / {_fmt(r['later_search_ms_p95'], 1)}",
+            _pct(r.get("event_times_share")),
         ]
         for r in result["rows"]
     ]
@@ -818,6 +824,7 @@ def ingest_tables(result: dict[str, Any]) -> list[Table]:
                 "word pieces/s",
                 "first search ms",
                 "later search ms",
+                "event times % of ingest",
             ],
             rows,
         ),

@@ -141,16 +141,9 @@ def _apply_window(
         # a question naming one day ("last Saturday") is about what happened that day:
         # a memory that tells of that day goes ahead of the rest of the padded window
         on_day = _telling_of(told, day) if close == 1.0 else None
-        # one that tells of no time at all was, as far as its words go, about the
-        # moment it was said: said on the named day, it is about that day
-        said_that_day = (
-            on_day is None and day is not None and not mentioned.get(h.id) and day[0] <= t < day[1]
-        )
-        close += 1.0 if on_day is not None or said_that_day else 0.0
+        close += 1.0 if on_day is not None else 0.0
         if not math.isfinite(t):
             within = ""
-        elif said_that_day:
-            within = f"made {window.phrase}"
         elif on_day is not None or said:
             e = on_day or told[0]
             within = f"tells of {window.phrase}: told of {_describe(e)} ('{e.words}')"
