@@ -25,6 +25,7 @@ def test_to_dict_is_every_field_in_order_with_the_time_as_iso_8601():
         "timestamp": "2024-05-08T13:56:00+00:00",
         "session_id": "s1",
         "metadata": {"turn": "D1:3"},
+        "superseded_by": None,
     }
     assert list(HIT.to_dict()) == NAMES
 

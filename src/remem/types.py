@@ -36,6 +36,10 @@ class Hit:
     timestamp: datetime
     session_id: str | None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: the id of the memory that set the same fact of the same person to a newer value
+    #: ("I moved to Porto" supersedes "I live in Lisbon"; ``time/current.py``), when
+    #: the time stage knows one; None otherwise. Superseded memories are never hidden.
+    superseded_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every field by name, in the order declared, a datetime as its

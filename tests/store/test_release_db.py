@@ -106,7 +106,7 @@ def test_the_old_file_migrates_its_tables_to_their_owners(old_db, embedder):
     meta = _meta(old_db)
     assert meta["schema_version"] == str(SCHEMA_VERSION) and meta["legacy_schema"] == "5"
     versions = {k[4:]: json.loads(v)["version"] for k, v in meta.items() if k.startswith("ext:")}
-    assert versions == {"synapse": 2, "ilstma": 1, "keys": 1}
+    assert versions == {"synapse": 2, "ilstma": 1, "keys": 1, "current": 1}
 
 
 def test_the_old_file_erases_completely_after_migrating(old_db, embedder):

@@ -130,7 +130,13 @@ class Recaller:
     def hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
         """The ranked ids as Hits, in order (a row deleted meanwhile is skipped)."""
         rows = self._store.get(user_id, [r.id for r in ranked])
-        return [rows[r.id].to_hit(r.score) for r in ranked if r.id in rows]
+        return [
+            rows[r.id].to_hit(r.score)
+            if r.superseded_by is None
+            else replace(rows[r.id].to_hit(r.score), superseded_by=r.superseded_by)
+            for r in ranked
+            if r.id in rows
+        ]
 
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Memories deleted in this process: every stage drops what it kept of them."""

@@ -19,6 +19,7 @@ from ..question import Question
 from ..store.base import Store, delete_mark, timestamp_epoch
 from ..timeexpr import mentioned_windows
 from .arrange import ArrangeConfig, arrange
+from .current import SlotBook, current_first
 
 #: memories whose named times the stage keeps at most (a few spans each)
 MENTIONED_CACHE = 100_000
@@ -40,6 +41,8 @@ class TimeStage:
         # user -> the delete revision the cache last saw: when another process
         # deletes, the user's entries of memories no longer there are dropped
         self._seen: dict[str, tuple[str, int] | None] = {}
+        # the slots memories set and which value is current (``current.py``)
+        self._slots = SlotBook(store) if cfg.current else None
 
     def depth(self, question: Question, k: int) -> int:
         """How many results to ask the engine for: a question that names a time gets
@@ -51,7 +54,9 @@ class TimeStage:
     ) -> list[Scored]:
         """``hits`` (best first, possibly deeper than ``k``) with the window applied
         and versions ordered, cut to ``k``."""
-        settled = not hits or (question.window is None and not self.cfg.updates)
+        settled = not hits or (
+            question.window is None and not self.cfg.updates and self._slots is None
+        )
         cached = user_id in self._seen  # this user's named times are cached
         if settled and not cached:
             return hits[:k]
@@ -63,9 +68,13 @@ class TimeStage:
             mentioned = None
             if question.window is not None and self.cfg.mentioned:
                 mentioned = self._spans(user_id, [h.id for h in hits], idx)
-            return arrange(
+            out = arrange(
                 hits, idx, question.text, question.window, question.order, k, self.cfg, mentioned
             )
+            if self._slots is not None:
+                view = self._slots.view(user_id, idx.state)
+                out = current_first(out, question.text, question.order, question.names, view)
+            return out[:k]
 
     def _spans(self, user_id: str, ids: list[str], idx: UserIndex) -> dict[str, Spans]:
         """The times each memory's words name (``timeexpr.mentioned_windows``, as
@@ -96,6 +105,8 @@ class TimeStage:
 
     def forget_user(self, user_id: str) -> None:
         self._drop(user_id, lambda memory_id: True)
+        if self._slots is not None:
+            self._slots.forget_user(user_id)
         self._seen.pop(user_id, None)
 
     def _sync(self, user_id: str, idx: UserIndex) -> None:
