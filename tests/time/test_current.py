@@ -218,3 +218,20 @@ def test_the_current_one_is_brought_in_when_the_engine_missed_it(open_memory, db
         return
     assert new in ids and old in ids and ids.index(new) < ids.index(old)
     assert len(ids) == 3
+
+
+def test_adds_that_set_no_slot_write_no_slot_row_and_a_new_process_catches_up(
+    open_memory, db_path, sql
+):
+    mem = open_memory(db_path)
+    a = mem.add("I live in Lisbon", user_id="u", timestamp=JAN)
+    marked = sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'")
+    for i in range(3):
+        mem.add(f"We had soup number {i}", user_id="u", timestamp=JAN)
+    # this process remembers how far it read; the file's marker moves with slot rows
+    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == marked
+    mem.close()
+    mem = open_memory(db_path)  # a new process: reads the three soups once, then on
+    b = mem.add("I moved to Porto", user_id="u", timestamp=JUN)
+    assert {m: by for m, _, _, by in _slots(db_path)} == {a: b, b: None}
+    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(4,)]

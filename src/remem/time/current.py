@@ -41,6 +41,7 @@ import json
 import re
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -401,6 +402,8 @@ class SlotBook:
         self._tables: Tables = store.attach(CURRENT_TABLES)
         self._lock = threading.Lock()
         self._views: dict[str, tuple[UserState | None, SlotView]] = {}
+        # user -> (epoch, the highest insertion number read for slots in this process)
+        self._marks: dict[str, tuple[str, int]] = {}
 
     def marker(self, user_id: str) -> int | None:
         """The highest insertion number whose memory was read for slots (None: this
@@ -409,16 +412,26 @@ class SlotBook:
             row = tx.one("SELECT seq FROM cur_state WHERE user_id = ?", (user_id,))
         return None if row is None else int(row[0])
 
-    def ingest(self, user_id: str, stored: Sequence[StoredMemory] = ()) -> int:
+    def ingest(
+        self, user_id: str, stored: Sequence[StoredMemory] = (), epoch: str | None = None
+    ) -> int:
         """Read the slots of the user's memories not read yet (``stored``: the ones
         just added, when they follow the last read; else the store's since the
-        marker, all of them the first time). How many slot rows were written."""
-        mark = self.marker(user_id)
-        after = -1 if mark is None else mark
-        if stored and mark is not None and min(m.seq for m in stored) == mark + 1:
+        marker, all of them the first time). How many slot rows were written.
+
+        The marker (``cur_state``) moves in the database with the rows written; an
+        add that sets no slot moves only this process's (``epoch``: the user's, from
+        the index), so most adds cost no second transaction, and a process that
+        starts later reads the memories since the last slot once."""
+        known = self._known(user_id, epoch)
+        if stored and known is not None and min(m.seq for m in stored) == known + 1:
+            mark: int | None = known
             todo = list(stored)
         else:
+            mark = self.marker(user_id)
+            after = -1 if mark is None else mark
             todo = self._store.load(user_id, after_seq=after, with_embeddings=False)
+        after = -1 if mark is None else mark
         learned = time.time()
         rows = []
         for m in todo:
@@ -441,7 +454,8 @@ class SlotBook:
                     )
                 )
         top = max([after, *(m.seq for m in todo)])
-        if not rows and mark is not None and top == mark:
+        if not rows and mark is not None:
+            self._remember(user_id, epoch, top)
             return 0
         with self._tables.write(user_id) as tx:
             if rows:
@@ -459,6 +473,7 @@ class SlotBook:
                 f"DO UPDATE SET seq = {tx.greatest}(cur_state.seq, excluded.seq)",
                 (user_id, top),
             )
+        self._remember(user_id, epoch, top)
         return len(rows)
 
     def view(self, user_id: str, state: UserState | None) -> SlotView:
@@ -470,9 +485,11 @@ class SlotBook:
             return have[1]
         if state is None:
             return SlotView()
-        mark = self.marker(user_id)
+        mark = self._known(user_id, state.epoch)
         if mark is None or mark < state.next_seq - 1:
-            self.ingest(user_id)
+            mark = self.marker(user_id)
+            if mark is None or mark < state.next_seq - 1:
+                self.ingest(user_id, epoch=state.epoch)
         view = SlotView()
         with self._tables.snapshot() as tx:
             rows = tx.all(
@@ -491,9 +508,39 @@ class SlotBook:
             self._views[user_id] = (state, view)
         return view
 
+    def _known(self, user_id: str, epoch: str | None) -> int | None:
+        """The highest insertion number this process read of the user (None: none,
+        or the user was erased and recreated since)."""
+        with self._lock:
+            have = self._marks.get(user_id)
+        return have[1] if have is not None and epoch is not None and have[0] == epoch else None
+
+    def _remember(self, user_id: str, epoch: str | None, seq: int) -> None:
+        if epoch is None:
+            return
+        with self._lock:
+            have = self._marks.get(user_id)
+            if have is None or have[0] != epoch or have[1] < seq:
+                self._marks[user_id] = (epoch, seq)
+
     def forget_user(self, user_id: str) -> None:
         with self._lock:
             self._views.pop(user_id, None)
+            self._marks.pop(user_id, None)
+
+
+_BOOKS: weakref.WeakKeyDictionary[Store, SlotBook] = weakref.WeakKeyDictionary()
+_BOOKS_LOCK = threading.Lock()
+
+
+def slot_book(store: Store) -> SlotBook:
+    """The store's one :class:`SlotBook`: the write path and the time stage share
+    what it knows (the views, how far each user was read)."""
+    with _BOOKS_LOCK:
+        book = _BOOKS.get(store)
+        if book is None:
+            book = _BOOKS[store] = SlotBook(store)
+        return book
 
 
 # -- the question --------------------------------------------------------------------

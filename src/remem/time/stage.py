@@ -19,7 +19,7 @@ from ..question import Question
 from ..store.base import Store, delete_mark, timestamp_epoch
 from ..timeexpr import mentioned_windows
 from .arrange import ArrangeConfig, arrange
-from .current import SlotBook, current_first
+from .current import current_first, slot_book
 
 #: memories whose named times the stage keeps at most (a few spans each)
 MENTIONED_CACHE = 100_000
@@ -42,7 +42,7 @@ class TimeStage:
         # deletes, the user's entries of memories no longer there are dropped
         self._seen: dict[str, tuple[str, int] | None] = {}
         # the slots memories set and which value is current (``current.py``)
-        self._slots = SlotBook(store) if cfg.current else None
+        self._slots = slot_book(store) if cfg.current else None
 
     def depth(self, question: Question, k: int) -> int:
         """How many results to ask the engine for: a question that names a time gets
