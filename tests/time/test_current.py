@@ -235,3 +235,15 @@ def test_adds_that_set_no_slot_write_no_slot_row_and_a_new_process_catches_up(
     b = mem.add("I moved to Porto", user_id="u", timestamp=JUN)
     assert {m: by for m, _, _, by in _slots(db_path)} == {a: b, b: None}
     assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(4,)]
+
+
+def test_a_memory_superseded_in_one_slot_is_current_in_another(open_memory):
+    mem = open_memory(":memory:")
+    both = mem.add("I live in Lisbon and I work at Acme", user_id="u", timestamp=JAN)
+    moved = mem.add("I moved to Porto", user_id="u", timestamp=JUN)
+    job = mem.add("I work at Acme, still", user_id="u", timestamp=SEP)  # restated
+    live = mem.search("Where do I live now?", user_id="u", k=3, now=NOW)
+    assert live.index(next(h for h in live if h.id == moved)) < [h.id for h in live].index(both)
+    rec = mem.recall("Where do I work?", user_id="u", k=3, now=NOW)
+    assert not any("(the current" in why for why in rec.explanations.values())
+    assert {h.id for h in rec.hits} >= {both, job}

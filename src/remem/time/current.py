@@ -391,6 +391,8 @@ class SlotView:
     chains: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     #: memory id -> the memory that superseded it (its first slot's)
     superseded: dict[str, str] = field(default_factory=dict)
+    #: (memory id, slot) -> the memory that superseded it in that slot
+    links: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 class SlotBook:
@@ -497,13 +499,14 @@ class SlotBook:
                 (user_id,),
             )
             links = tx.all(
-                "SELECT memory_id, superseded_by FROM cur_superseded WHERE user_id = ?",
+                "SELECT memory_id, slot, superseded_by FROM cur_superseded WHERE user_id = ?",
                 (user_id,),
             )
         for m, s, v, _, _ in sorted(rows, key=lambda r: (float(r[3]), int(r[4]))):
             view.chains.setdefault(s, []).append((m, v))
-        for m, by in links:
+        for m, s, by in sorted(links):
             view.superseded.setdefault(m, by)
+            view.links[(m, s)] = by
         with self._lock:
             self._views[user_id] = (state, view)
         return view
@@ -595,7 +598,8 @@ def current_first(
                 continue
             if subjects and subject not in subjects:
                 continue
-            out = _order_chain(out, chain, view, mode, attribute)
+            stale = {m for m, _ in chain if (m, slot) in view.links}
+            out = _order_chain(out, chain, stale, mode, attribute)
     if view.superseded:
         out = [
             replace(h, superseded_by=view.superseded[h.id]) if h.id in view.superseded else h
@@ -605,18 +609,19 @@ def current_first(
 
 
 def _order_chain(
-    hits: list[Scored], chain: list[tuple[str, str]], view: SlotView, mode: str, attribute: str
+    hits: list[Scored], chain: list[tuple[str, str]], stale_ids: set[str], mode: str, attribute: str
 ) -> list[Scored]:
+    """One slot's chain ordered in ``hits`` (``stale_ids``: its superseded memories)."""
     from ..engines.base import Scored
 
     pos = {h.id: i for i, h in enumerate(hits)}
     ids = [m for m, _ in chain]
-    old = [m for m in ids if m in view.superseded]
+    old = [m for m in ids if m in stale_ids]
     if not old:
         return hits  # one value, restated: nothing to order
     if mode == "newest":
         stale = [pos[m] for m in old if m in pos]
-        fresh = [pos[m] for m in ids if m not in view.superseded and m in pos]
+        fresh = [pos[m] for m in ids if m not in stale_ids and m in pos]
         if not stale:
             return hits
         top = min(stale)
@@ -628,9 +633,7 @@ def _order_chain(
                 hits[at] = replace(h, note=f"{h.note}; {note}" if h.note else note)
             return hits
         target = (
-            hits[min(fresh)].id
-            if fresh
-            else next(m for m in reversed(ids) if m not in view.superseded)
+            hits[min(fresh)].id if fresh else next(m for m in reversed(ids) if m not in stale_ids)
         )
         word = "a newer"
     else:
