@@ -33,6 +33,7 @@ def test_to_dict_is_every_field_in_order_with_the_time_as_iso_8601():
         "session_id": "s1",
         "metadata": {"turn": "D1:3"},
         "event_times": (TOLD,),  # a tuple: json.dumps writes it as a list
+        "superseded_by": None,
     }
     assert list(HIT.to_dict()) == NAMES
     assert json.loads(json.dumps(HIT.to_dict()))["event_times"] == [TOLD]

@@ -41,6 +41,10 @@ class Hit:
     #: in the zone it was said in), ``granularity`` (day, week, month, year, span) and
     #: the ``words`` it came from ("last weekend"), in the order the text names them
     event_times: tuple[dict[str, str], ...] = ()
+    #: the id of the memory that set the same fact of the same person to a newer value
+    #: ("I moved to Porto" supersedes "I live in Lisbon"; ``time/current.py``), when
+    #: the time stage knows one; None otherwise. Superseded memories are never hidden.
+    superseded_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every field by name, in the order declared, a datetime as its

@@ -22,6 +22,7 @@ from .errors import EmbedderError, ErasureIncompleteError, InvalidInputError, St
 from .index.passages import PassagePlan, embed_memories
 from .recall import Recaller
 from .store import Store
+from .time.current import slot_book
 from .types import Added, StoredMemory
 from .validation import MAX_BATCH
 
@@ -70,6 +71,8 @@ class Writer:
         # server's threads adding for different users must not queue behind each other.
         self._user_locks = UserLocks()
         self._embedder_recorded = False
+        # the slots each memory sets ("I moved to Porto"), read at ingest
+        self._slots = slot_book(ctx.store)
 
     def insert(
         self, user_id: str, new: list, vectors: Any = None, passages: Any = None
@@ -87,7 +90,10 @@ class Writer:
             # the first search after a write is as fast as the rest
             before = self._indexes.get(user_id).state
             stored = self._store.add(user_id, new, vectors, passages)
-            self._indexes.added(user_id, stored, before)
+            after = self._indexes.added(user_id, stored, before)
+            # what they set and what that supersedes; a crash before this leaves the
+            # memories for the next read to catch up on (``SlotBook.view``)
+            self._slots.ingest(user_id, stored, after.epoch if after else None)
         self._engine.on_add(user_id, stored)
         return stored
 
@@ -121,6 +127,7 @@ class Writer:
             except ErasureIncompleteError as exc:
                 pending = exc
             self._indexes.drop(user_id)
+            self._slots.forget_user(user_id)
         self._engine.on_delete_user(user_id)
         self._recaller.forget_user(user_id)
         if pending is not None:

@@ -545,6 +545,7 @@ def test_add_get_list_delete_round_trip(api: Api):
         "session_id": "s1",
         "metadata": item["metadata"],
         "event_times": [],  # its words name no time (tests/time/test_event_store.py)
+        "superseded_by": None,
     }
     # default timestamp: now, in UTC
     plain = api.add("bob", text="I had pancakes for breakfast.")

@@ -132,6 +132,19 @@ def format_memory(hit: Hit, version: str = "") -> str:
 
 
 _NEWER = re.compile(r"a newer version of ([0-9a-f]+)")
+#: the time stage's note on the memory holding a slot's current value
+#: (``time/current.py``: "a newer version of <id> (the current residence)")
+_CURRENT = re.compile(r"a newer version of ([0-9a-f]+) \(the current ")
+
+
+def replaced(explanations: Mapping[str, str]) -> dict[str, str]:
+    """Superseded hit id -> the hit holding its slot's current value, for a question
+    about that slot (the time stage's "(the current ...)" notes)."""
+    out: dict[str, str] = {}
+    for hid, why in explanations.items():
+        for old in _CURRENT.findall(why or ""):
+            out.setdefault(old, hid)
+    return out
 
 
 def versions(explanations: Mapping[str, str]) -> dict[str, str]:
@@ -374,7 +387,7 @@ class Answerer:
         A question asking for a date gets the sentence's own date, else its memory's
         day ("8 May 2023"; relative times such as "yesterday" are left to the reader,
         which is told them in ``generate`` mode)."""
-        sentence, hit = best_sentence(question, evidence)
+        sentence, hit = best_sentence(question, evidence, replaced(base["explanations"]))
         if hit is None:
             return Answer(
                 REFUSAL,
@@ -574,9 +587,17 @@ _EXTRACT_DEPTH = 5
 _QUESTION_PENALTY = 0.5
 
 
-def best_sentence(question: Question | str, evidence: Sequence[Hit | str]) -> tuple[str, Any]:
+def best_sentence(
+    question: Question | str,
+    evidence: Sequence[Hit | str],
+    replaced_by: Mapping[str, str] | None = None,
+) -> tuple[str, Any]:
     """The sentence :func:`extractive` answers with and the evidence item it is from
-    (None, with "", when no sentence shares a content word with the question)."""
+    (None, with "", when no sentence shares a content word with the question).
+    ``replaced_by``: superseded hit id -> the hit holding the current value of what
+    the question asks (:func:`replaced`): a sentence of the first answers with the
+    second ("I live in Lisbon" shares "live" with "Where do I live now?", the answer
+    is "I moved to Porto")."""
     q = as_question(question).keys
     best, best_score, source = "", 0.0, None
     for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
@@ -586,6 +607,17 @@ def best_sentence(question: Question | str, evidence: Sequence[Hit | str]) -> tu
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
+    if replaced_by and isinstance(source, Hit):
+        hits = {h.id: h for h in evidence if isinstance(h, Hit)}
+        first, seen = source.id, {source.id}
+        while source.id in replaced_by and replaced_by[source.id] in hits:
+            source = hits[replaced_by[source.id]]
+            if source.id in seen:  # a cycle cannot arise from the notes; stop anyway
+                break
+            seen.add(source.id)
+        if source.id != first:
+            parts = sentences(source.text) or [source.text]
+            best = max(parts, key=lambda t: len(q & content_keys(t))).strip()
     return (best, source) if best else ("", None)
 
 

@@ -62,6 +62,8 @@ class Scored:
     why: str = ""
     #: what the time stage did to it ("made 10 days ago", "a newer version of ...")
     note: str = ""
+    #: the memory that set the same slot to a newer value (``time/current.py``)
+    superseded_by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -279,21 +279,24 @@ class IndexCache:
                 self._users.popitem(last=False)
             return idx
 
-    def added(self, user_id: str, rows: list[StoredMemory], before: UserState | None) -> None:
+    def added(
+        self, user_id: str, rows: list[StoredMemory], before: UserState | None
+    ) -> UserState | None:
         """Apply this process's own add in place, so the next search finds the index
         current instead of reading the rows back and indexing them then (the write
         pays, not the first query). When anything else changed meanwhile (another
-        process wrote), nothing is applied here and the next :meth:`get` resyncs."""
+        process wrote), nothing is applied here and the next :meth:`get` resyncs.
+        The user's state after the add (None: no rows)."""
         if not rows:
-            return
+            return None
         with self._lock:
             after = self.store.user_state(user_id)
             if after is None:
-                return
+                return None
             idx = self._users.get(user_id)
             if before is None:  # the user's first memories: a new index
                 if idx is not None or after.next_seq != len(rows) or after.del_rev != 0:
-                    return
+                    return after
                 idx = UserIndex(self.dim, passage_score=self.passage_score)
             elif (
                 idx is None
@@ -302,7 +305,7 @@ class IndexCache:
                 or after.del_rev != before.del_rev
                 or after.next_seq != before.next_seq + len(rows)
             ):
-                return
+                return after
             with idx.lock:
                 idx.append(rows)
                 idx.state = after
@@ -310,6 +313,7 @@ class IndexCache:
             self._users.move_to_end(user_id)
             while len(self._users) > self.max_users:
                 self._users.popitem(last=False)
+        return after
 
     def deleted(self, user_id: str, ids: list[str], before: UserState | None) -> None:
         """Apply this process's own delete in place when nothing else changed meanwhile."""

@@ -136,7 +136,11 @@ class Recaller:
         meanwhile is skipped)."""
         rows = self._store.get(user_id, [r.id for r in ranked])
         kept = [r for r in ranked if r.id in rows]
-        return self.events.hits(user_id, [rows[r.id] for r in kept], [r.score for r in kept])
+        hits = self.events.hits(user_id, [rows[r.id] for r in kept], [r.score for r in kept])
+        return [
+            h if r.superseded_by is None else replace(h, superseded_by=r.superseded_by)
+            for h, r in zip(hits, kept, strict=True)
+        ]
 
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Memories deleted in this process: every stage drops what it kept of them."""

@@ -74,6 +74,9 @@ class ArrangeConfig:
     (docs/benchmarks.md)."""
     updates: bool = switch(True)
     """whether the newer of two versions moves above the older."""
+    current: bool = switch(True)
+    """whether a question about a slot of a person ("Where do I live now?") gets the
+    memory that set its current value above those it superseded (``current.py``)."""
     mentioned: bool = switch(True)
     """whether a memory whose words place what it tells in the question's window
     ("last weekend", said days later) counts as inside it, like one made then."""

@@ -17,6 +17,7 @@ from ..index.cache import IndexCache
 from ..question import Question
 from ..store.base import Store
 from .arrange import ArrangeConfig, arrange
+from .current import current_first, slot_book
 from .stored import StoredEvents
 
 
@@ -35,6 +36,8 @@ class TimeStage:
         self.cfg = cfg
         self._indexes = indexes
         self.events = events if events is not None else StoredEvents(store)
+        # the slots memories set and which value is current (``current.py``)
+        self._slots = slot_book(store) if cfg.current else None
 
     def depth(self, question: Question, k: int) -> int:
         """How many results to ask the engine for: a question that names a time gets
@@ -46,18 +49,24 @@ class TimeStage:
     ) -> list[Scored]:
         """``hits`` (best first, possibly deeper than ``k``) with the window applied
         and versions ordered, cut to ``k``."""
-        if not hits or (question.window is None and not self.cfg.updates):
+        if not hits or (question.window is None and not self.cfg.updates and self._slots is None):
             return hits[:k]
         told = None
         if question.window is not None and self.cfg.mentioned:
             told = self.events.of(user_id, [h.id for h in hits])
         with self._indexes.use(user_id) as idx:  # one read of the user's state
-            return arrange(
+            out = arrange(
                 hits, idx, question.text, question.window, question.order, k, self.cfg, told
             )
+            if self._slots is not None:  # what is true now (or before) first
+                view = self._slots.view(user_id, idx.state)
+                out = current_first(out, question.text, question.order, question.names, view)
+            return out[:k]
 
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Nothing kept: the stored rows went with the memories."""
 
     def forget_user(self, user_id: str) -> None:
         self.events.forget_user(user_id)
+        if self._slots is not None:
+            self._slots.forget_user(user_id)

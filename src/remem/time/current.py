@@ -1,0 +1,658 @@
+"""What is true now: the slots a speaker's memories set, and which value is current.
+
+"I live in Lisbon" (January) then "I moved to Porto" (June): the two share no word a
+question like "Where do I live now?" would weigh, and their vectors are not close, so
+the time stage's version rule (``arrange.py``) cannot tell they are two values of one
+fact. This module reads, at ingest and without an LLM, the *slot* a memory sets:
+
+* **Slots** (``data/slots.json``, patterns per attribute): where the speaker lives
+  (``residence``), works (``employer``), what they do (``occupation``), their
+  ``phone``, ``car``, ``partner``, a ``favourite:<thing>`` and a ``count:<thing>``.
+  A slot is the speaker (the memory's speaker, lower-cased, or "i") and the
+  attribute; the value is the words the pattern names, cut at the first stop word
+  ("I moved to Porto last month" -> "porto"). A pattern may say the verb itself is a
+  change ("moved to", "got a new phone": no value needed) or that it ends the value
+  ("no longer work at", "quit").
+* **Superseded, never hidden.** Per slot, the memories are ordered by when they were
+  said (timestamp, then insertion order); one is *superseded* by the next that gives
+  a different value (two values are the same when one's words hold the other's:
+  "Porto" and "Porto, Portugal"). A restated value supersedes nothing. The rows live
+  in this module's extension tables (``cur_slots``: one per memory and slot, with the
+  value words, when it was said, when it became true (its event time when its words
+  name an earlier one) and when remem learned it; ``cur_superseded``: the chain's
+  links; ``cur_state``: how far the user's memories were read), erased with the
+  memory or the user; deleting a memory relinks its slots' chains, so the older value
+  is current again when the newer one goes.
+* **The question** (``asks`` per attribute): "Where do I live (now)?" asks for the
+  current value, so in the time stage the current memory of each slot the question
+  is about moves just above the best-ranked superseded one ("a newer version of
+  <id>", the reader's ``versions`` reads that), and is brought in when the engine
+  missed it (at most one per slot); "before", "used to", "originally" (``oldest`` in
+  the data) put the first value first; a past-tense question without those words
+  ("Where did I work in 2019?") is left to the engine and the window.
+
+Limits: first-person statements only ("Ana moved to Porto", said by Ben, sets no
+slot of Ana's); one value per slot at a time (two phones are a change); English.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from ..store.base import Store, UserState, timestamp_epoch
+from ..store.extension import Extension, Tables, Tx, register_extension
+from .events import event_times
+
+if TYPE_CHECKING:
+    from ..engines.base import Scored
+    from ..types import StoredMemory
+
+#: the value of a change whose new value the sentence does not say ("I got a new phone")
+UNKNOWN = "(new)"
+#: what a negated value starts with ("I quit Google": "not google")
+NOT = "not "
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'&-]*")
+_NAME = re.compile(r"(?:the\s+)?((?:[A-Z][A-Za-z0-9'&-]*)(?:\s+[A-Z][A-Za-z0-9'&-]*)*)")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    attribute: str
+    regex: re.Pattern[str]
+    kind: str
+    change: bool
+    negated: bool
+    reject: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Rules:
+    patterns: tuple[Pattern, ...]
+    asks: dict[str, re.Pattern[str]]
+    roles: frozenset[str]
+    stops: frozenset[str]
+    drops: frozenset[str]
+    numbers: dict[str, int]
+    oldest: re.Pattern[str]
+    past: re.Pattern[str]
+    present: re.Pattern[str]
+
+
+@lru_cache(maxsize=1)
+def rules() -> Rules:
+    """``data/slots.json`` compiled, once."""
+    data = json.loads((resources.files("remem.data") / "slots.json").read_text("utf-8"))
+    numbers: dict[str, int] = data["numbers"]
+    number = "|".join(sorted((re.escape(n) for n in numbers), key=len, reverse=True))
+    pats = []
+    for attribute, spec in data["attributes"].items():
+        for say in spec["says"]:
+            p: str = say["p"]
+            kind = spec["value"]
+            if "{v:name}" in p:
+                kind, p = "name", p.replace("{v:name}", "{v}")
+            tail = p.split("{v}", 1)[1]
+            if kind == "number":
+                v = rf"(?P<v>\d+|{number})"
+            else:  # greedy at the end, lazy before more pattern
+                v = r"(?P<v>[^.,;:!?()\n]+)" if not tail else r"(?P<v>[^.,;:!?()\n]+?)"
+            thing = (
+                r"(?P<thing>[a-z]+)"
+                if attribute == "count"
+                else r"(?P<thing>[a-z]+(?:\s+[a-z]+){0,2}?)"
+            )
+            regex = re.compile(p.replace("{v}", v).replace("{thing}", thing), re.I)
+            pats.append(
+                Pattern(
+                    attribute,
+                    regex,
+                    kind,
+                    bool(say.get("change")),
+                    bool(say.get("negated")),
+                    frozenset(spec.get("reject", ())),
+                )
+            )
+    return Rules(
+        tuple(pats),
+        {a: re.compile(s["asks"], re.I) for a, s in data["attributes"].items()},
+        frozenset(data["roles"]),
+        frozenset(data["value_stops"]),
+        frozenset(data["value_drops"]),
+        numbers,
+        re.compile(data["oldest"], re.I),
+        re.compile(data["past"], re.I),
+        re.compile(data["present"], re.I),
+    )
+
+
+@dataclass(frozen=True)
+class SlotFact:
+    """One slot a text sets: ``attribute`` ("residence", "count:cat"), the value's
+    words (lower-cased, "not ..." when ended, :data:`UNKNOWN` when only the change is
+    said) and whether the words themselves say it changed."""
+
+    attribute: str
+    value: str
+    change: bool = False
+
+
+def singular(word: str) -> str:
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def _value(raw: str, kind: str, r: Rules) -> str | None:
+    if kind == "number":
+        low = raw.lower()
+        return str(r.numbers[low]) if low in r.numbers else low if low.isdigit() else None
+    if kind == "name":
+        m = _NAME.match(raw.strip())
+        if not m or m.group(1) == "I":
+            return None
+        words = [w.lower() for w in _WORD.findall(m.group(1))]
+        return " ".join(words[:4]) or None
+    out: list[str] = []
+    for w in _WORD.findall(raw):
+        low = w.lower()
+        if low in r.stops:
+            break
+        if low not in r.drops:
+            out.append(low)
+        if len(out) == 4:
+            break
+    if kind == "role" and not (out and (out[-1] in r.roles or " ".join(out[-2:]) in r.roles)):
+        return None
+    return " ".join(out) or None
+
+
+def read_slots(text: str) -> list[SlotFact]:
+    """The slots a first-person ``text`` sets, first per attribute, in pattern order."""
+    r = rules()
+    text = text.replace("\u2019", "'")
+    found: dict[str, SlotFact] = {}
+    for p in r.patterns:
+        for m in p.regex.finditer(text):
+            attribute = p.attribute
+            if "thing" in p.regex.groupindex:
+                words = m.group("thing").split()
+                attribute = f"{attribute}:{' '.join(singular(w) for w in words)}"
+            if attribute in found:
+                break
+            value = _value(m.group("v"), p.kind, r)
+            if value is not None and set(value.split()) & p.reject:
+                continue
+            if value is None:  # only a change of words that say no value is one
+                if not p.change or p.negated or p.kind != "words":
+                    continue
+                value = UNKNOWN
+            if p.negated:
+                value = NOT + value
+            found[attribute] = SlotFact(attribute, value, p.change)
+            break
+    return list(found.values())
+
+
+def subject_of(speaker: str | None) -> str:
+    """Whose slot a first-person memory sets: its speaker, or "i"."""
+    return (speaker or "").strip().lower() or "i"
+
+
+def same_value(a: str, b: str) -> bool:
+    """Whether two values are one ("porto" and "porto portugal"); an unknown new value
+    is never the same as another."""
+    if UNKNOWN in (a, b):
+        return False
+    if a.startswith(NOT) != b.startswith(NOT):
+        return False
+    wa, wb = set(a.split()), set(b.split())
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
+def decide(
+    first: str, second: str, first_speaker: str | None = None, second_speaker: str | None = None
+) -> str:
+    """What ``second`` (said later) does to ``first``: "superseded" (a slot of the same
+    speaker set to another value), "same" (a slot restated) or "different"."""
+    a = {(subject_of(first_speaker), f.attribute): f.value for f in read_slots(first)}
+    out = "different"
+    for f in read_slots(second):
+        old = a.get((subject_of(second_speaker), f.attribute))
+        if old is None:
+            continue
+        if not same_value(old, f.value):
+            return "superseded"
+        out = "same"
+    return out
+
+
+# -- chains ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlotRow:
+    memory_id: str
+    slot: str
+    value: str
+    said: float
+    seq: int
+
+
+def link(rows: Iterable[SlotRow]) -> list[tuple[str, str, str, float]]:
+    """The links of the slots' chains: (memory id, slot, superseded by, at) for every
+    memory the next different value of its slot (in the order said) replaced."""
+    by_slot: dict[str, list[SlotRow]] = {}
+    for row in rows:
+        by_slot.setdefault(row.slot, []).append(row)
+    out = []
+    for slot, chain in by_slot.items():
+        chain.sort(key=lambda r: (r.said, r.seq))
+        for i, row in enumerate(chain):
+            nxt = next((s for s in chain[i + 1 :] if not same_value(row.value, s.value)), None)
+            if nxt is not None:
+                out.append((row.memory_id, slot, nxt.memory_id, nxt.said))
+    return out
+
+
+# -- the tables --------------------------------------------------------------------
+
+_SQLITE_V1 = """
+CREATE TABLE IF NOT EXISTS cur_slots (
+    user_id    TEXT NOT NULL,
+    memory_id  TEXT NOT NULL,
+    slot       TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    said       REAL NOT NULL,
+    seq        INTEGER NOT NULL,
+    valid_from REAL NOT NULL,
+    learned_at REAL NOT NULL,
+    PRIMARY KEY (user_id, memory_id, slot)
+);
+CREATE TABLE IF NOT EXISTS cur_superseded (
+    user_id       TEXT NOT NULL,
+    memory_id     TEXT NOT NULL,
+    slot          TEXT NOT NULL,
+    superseded_by TEXT NOT NULL,
+    at            REAL NOT NULL,
+    PRIMARY KEY (user_id, memory_id, slot)
+);
+CREATE INDEX IF NOT EXISTS cur_superseded_by ON cur_superseded (user_id, superseded_by);
+CREATE TABLE IF NOT EXISTS cur_state (
+    user_id TEXT PRIMARY KEY,
+    seq     INTEGER NOT NULL
+)
+"""
+
+_POSTGRES_V1 = """
+CREATE TABLE IF NOT EXISTS cur_slots (
+    user_id    TEXT COLLATE "C" NOT NULL,
+    memory_id  TEXT COLLATE "C" NOT NULL,
+    slot       TEXT COLLATE "C" NOT NULL,
+    value      TEXT NOT NULL,
+    said       DOUBLE PRECISION NOT NULL,
+    seq        BIGINT NOT NULL,
+    valid_from DOUBLE PRECISION NOT NULL,
+    learned_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (user_id, memory_id, slot)
+);
+CREATE TABLE IF NOT EXISTS cur_superseded (
+    user_id       TEXT COLLATE "C" NOT NULL,
+    memory_id     TEXT COLLATE "C" NOT NULL,
+    slot          TEXT COLLATE "C" NOT NULL,
+    superseded_by TEXT COLLATE "C" NOT NULL,
+    at            DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (user_id, memory_id, slot)
+);
+CREATE INDEX IF NOT EXISTS cur_superseded_by ON cur_superseded (user_id, superseded_by);
+CREATE TABLE IF NOT EXISTS cur_state (
+    user_id TEXT COLLATE "C" PRIMARY KEY,
+    seq     BIGINT NOT NULL
+)
+"""
+
+
+class CurrentTables(Extension):
+    """The slot tables; a delete relinks the user's chains (the recorded rule has
+    dropped the deleted memories' slots and every link naming them)."""
+
+    def on_delete(self, tx: Tx, user_id: str, ids: list[str]) -> None:
+        relink(tx, user_id, None)
+
+
+CURRENT_TABLES = CurrentTables(
+    name="current",
+    migrations={"sqlite": [(1, _SQLITE_V1)], "postgres": [(1, _POSTGRES_V1)]},
+    user_tables=("cur_slots", "cur_superseded", "cur_state"),
+    memory_refs=(
+        ("cur_slots", "memory_id"),
+        ("cur_superseded", "memory_id"),
+        ("cur_superseded", "superseded_by"),
+    ),
+    doc="what is true now: the slots memories set and which value replaced which",
+)
+register_extension(CURRENT_TABLES)  # every Memory attaches it: any delete relinks
+
+
+def relink(tx: Tx, user_id: str, slots: Sequence[str] | None) -> None:
+    """Rebuild the links of ``slots`` (None: all the user's) from their rows."""
+    if slots is None:
+        rows = tx.all(
+            "SELECT memory_id, slot, value, said, seq FROM cur_slots WHERE user_id = ?",
+            (user_id,),
+        )
+        tx.run("DELETE FROM cur_superseded WHERE user_id = ?", (user_id,))
+    else:
+        if not slots:
+            return
+        rows = tx.rows_in(
+            "SELECT memory_id, slot, value, said, seq FROM cur_slots "
+            "WHERE user_id = ? AND slot {in}",
+            (user_id,),
+            list(slots),
+        )
+        tx.rows_in("DELETE FROM cur_superseded WHERE user_id = ? AND slot {in}", (user_id,), slots)
+    links = link(SlotRow(m, s, v, float(t), int(q)) for m, s, v, t, q in rows)
+    tx.many(
+        "INSERT INTO cur_superseded (user_id, memory_id, slot, superseded_by, at) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [(user_id, *x) for x in links],
+    )
+
+
+def _became_true(m: StoredMemory) -> float:
+    """When what the memory says became true: the start of the first earlier time its
+    words name ("I moved to Porto last month"), else when it was said."""
+    said = timestamp_epoch(m.timestamp)
+    for e in event_times(m.text, m.timestamp):
+        start = timestamp_epoch(e.start)
+        if start < said:
+            return start
+    return said
+
+
+@dataclass
+class SlotView:
+    """One user's slots as a read sees them."""
+
+    #: slot -> its memories' ids in the order said, with their values
+    chains: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    #: memory id -> the memory that superseded it (its first slot's)
+    superseded: dict[str, str] = field(default_factory=dict)
+    #: (memory id, slot) -> the memory that superseded it in that slot
+    links: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+class SlotBook:
+    """Reads slots into the tables at ingest (and lazily for memories written before
+    them) and gives the time stage each user's :class:`SlotView`."""
+
+    def __init__(self, store: Store):
+        self._store = store
+        self._tables: Tables = store.attach(CURRENT_TABLES)
+        self._lock = threading.Lock()
+        self._views: dict[str, tuple[UserState | None, SlotView]] = {}
+        # user -> (epoch, the highest insertion number read for slots in this process)
+        self._marks: dict[str, tuple[str, int]] = {}
+
+    def marker(self, user_id: str) -> int | None:
+        """The highest insertion number whose memory was read for slots (None: this
+        user's memories were never read: a database from before the tables)."""
+        with self._tables.read() as tx:
+            row = tx.one("SELECT seq FROM cur_state WHERE user_id = ?", (user_id,))
+        return None if row is None else int(row[0])
+
+    def ingest(
+        self, user_id: str, stored: Sequence[StoredMemory] = (), epoch: str | None = None
+    ) -> int:
+        """Read the slots of the user's memories not read yet (``stored``: the ones
+        just added, when they follow the last read; else the store's since the
+        marker, all of them the first time). How many slot rows were written.
+
+        The marker (``cur_state``) moves in the database with the rows written; an
+        add that sets no slot moves only this process's (``epoch``: the user's, from
+        the index), so most adds cost no second transaction, and a process that
+        starts later reads the memories since the last slot once."""
+        known = self._known(user_id, epoch)
+        if stored and known is not None and min(m.seq for m in stored) == known + 1:
+            mark: int | None = known
+            todo = list(stored)
+        else:
+            mark = self.marker(user_id)
+            after = -1 if mark is None else mark
+            todo = self._store.load(user_id, after_seq=after, with_embeddings=False)
+        after = -1 if mark is None else mark
+        learned = time.time()
+        rows = []
+        for m in todo:
+            facts = read_slots(m.text)
+            if not facts:
+                continue
+            said, since = timestamp_epoch(m.timestamp), _became_true(m)
+            subject = subject_of(m.speaker)
+            for f in facts:
+                rows.append(
+                    (
+                        user_id,
+                        m.id,
+                        f"{subject}|{f.attribute}",
+                        f.value,
+                        said,
+                        m.seq,
+                        since,
+                        learned,
+                    )
+                )
+        top = max([after, *(m.seq for m in todo)])
+        if not rows and mark is not None:
+            self._remember(user_id, epoch, top)
+            return 0
+        with self._tables.write(user_id) as tx:
+            if rows:
+                present = set(tx.existing(user_id, sorted({r[1] for r in rows})))
+                rows = [r for r in rows if r[1] in present]  # deleted meanwhile: no row
+                tx.many(
+                    "INSERT INTO cur_slots (user_id, memory_id, slot, value, said, seq, "
+                    "valid_from, learned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (user_id, memory_id, slot) DO NOTHING",
+                    rows,
+                )
+                relink(tx, user_id, sorted({r[2] for r in rows}))
+            tx.run(
+                "INSERT INTO cur_state (user_id, seq) VALUES (?, ?) ON CONFLICT (user_id) "
+                f"DO UPDATE SET seq = {tx.greatest}(cur_state.seq, excluded.seq)",
+                (user_id, top),
+            )
+        self._remember(user_id, epoch, top)
+        return len(rows)
+
+    def view(self, user_id: str, state: UserState | None) -> SlotView:
+        """The user's slots as of ``state`` (the index's): cached until it moves;
+        memories not read yet (an older database, another writer) are read first."""
+        with self._lock:
+            have = self._views.get(user_id)
+        if have is not None and have[0] == state:
+            return have[1]
+        if state is None:
+            return SlotView()
+        mark = self._known(user_id, state.epoch)
+        if mark is None or mark < state.next_seq - 1:
+            mark = self.marker(user_id)
+            if mark is None or mark < state.next_seq - 1:
+                self.ingest(user_id, epoch=state.epoch)
+        view = SlotView()
+        with self._tables.snapshot() as tx:
+            rows = tx.all(
+                "SELECT memory_id, slot, value, said, seq FROM cur_slots WHERE user_id = ?",
+                (user_id,),
+            )
+            links = tx.all(
+                "SELECT memory_id, slot, superseded_by FROM cur_superseded WHERE user_id = ?",
+                (user_id,),
+            )
+        for m, s, v, _, _ in sorted(rows, key=lambda r: (float(r[3]), int(r[4]))):
+            view.chains.setdefault(s, []).append((m, v))
+        for m, s, by in sorted(links):
+            view.superseded.setdefault(m, by)
+            view.links[(m, s)] = by
+        with self._lock:
+            self._views[user_id] = (state, view)
+        return view
+
+    def _known(self, user_id: str, epoch: str | None) -> int | None:
+        """The highest insertion number this process read of the user (None: none,
+        or the user was erased and recreated since)."""
+        with self._lock:
+            have = self._marks.get(user_id)
+        return have[1] if have is not None and epoch is not None and have[0] == epoch else None
+
+    def _remember(self, user_id: str, epoch: str | None, seq: int) -> None:
+        if epoch is None:
+            return
+        with self._lock:
+            have = self._marks.get(user_id)
+            if have is None or have[0] != epoch or have[1] < seq:
+                self._marks[user_id] = (epoch, seq)
+
+    def forget_user(self, user_id: str) -> None:
+        with self._lock:
+            self._views.pop(user_id, None)
+            self._marks.pop(user_id, None)
+
+
+_BOOKS: weakref.WeakKeyDictionary[Store, SlotBook] = weakref.WeakKeyDictionary()
+_BOOKS_LOCK = threading.Lock()
+
+
+def slot_book(store: Store) -> SlotBook:
+    """The store's one :class:`SlotBook`: the write path and the time stage share
+    what it knows (the views, how far each user was read)."""
+    with _BOOKS_LOCK:
+        book = _BOOKS.get(store)
+        if book is None:
+            book = _BOOKS[store] = SlotBook(store)
+        return book
+
+
+# -- the question --------------------------------------------------------------------
+
+
+def asked(text: str) -> tuple[set[str], set[str]]:
+    """The attributes a question asks about, and its words as singular nouns (the
+    things a favourite or a count may be of)."""
+    r = rules()
+    attrs = {a for a, rx in r.asks.items() if rx.search(text)}
+    things = {singular(w) for w in _WORD.findall(text)} if attrs else set()
+    return attrs, things
+
+
+def question_mode(text: str, order: str | None) -> str | None:
+    """ "oldest" when the question asks for the first or a former value, "newest" for
+    the current one (present tense, "now", "still"), None for a past question."""
+    r = rules()
+    if order == "oldest" or r.oldest.search(text):
+        return "oldest"
+    if order == "newest" or r.present.search(text) or not r.past.search(text):
+        return "newest"
+    return None
+
+
+def _matches(attribute: str, attrs: set[str], things: set[str]) -> bool:
+    base, _, thing = attribute.partition(":")
+    if base not in attrs:
+        return False
+    return not thing or set(thing.split()) <= things
+
+
+def current_first(
+    hits: list[Scored], text: str, order: str | None, names: Sequence[str], view: SlotView
+) -> list[Scored]:
+    """``hits`` with, for each slot the question asks about, the current value's memory
+    just above the best-ranked superseded one (brought in when the engine missed it),
+    or the first value's above the later ones for a question about the former; every
+    hit the view knows superseded carries ``superseded_by``."""
+    if not view.chains or not hits:
+        return hits
+    out = list(hits)
+    attrs, things = asked(text)
+    mode = question_mode(text, order) if attrs else None
+    if mode is not None:
+        subjects = {n.lower() for n in names}
+        known = {s.split("|", 1)[0] for s in view.chains}
+        subjects &= known
+        for slot, chain in view.chains.items():
+            subject, attribute = slot.split("|", 1)
+            if len(chain) < 2 or not _matches(attribute, attrs, things):
+                continue
+            if subjects and subject not in subjects:
+                continue
+            stale = {m for m, _ in chain if (m, slot) in view.links}
+            out = _order_chain(out, chain, stale, mode, attribute)
+    if view.superseded:
+        out = [
+            replace(h, superseded_by=view.superseded[h.id]) if h.id in view.superseded else h
+            for h in out
+        ]
+    return out
+
+
+def _order_chain(
+    hits: list[Scored], chain: list[tuple[str, str]], stale_ids: set[str], mode: str, attribute: str
+) -> list[Scored]:
+    """One slot's chain ordered in ``hits`` (``stale_ids``: its superseded memories)."""
+    from ..engines.base import Scored
+
+    pos = {h.id: i for i, h in enumerate(hits)}
+    ids = [m for m, _ in chain]
+    old = [m for m in ids if m in stale_ids]
+    if not old:
+        return hits  # one value, restated: nothing to order
+    if mode == "newest":
+        stale = [pos[m] for m in old if m in pos]
+        fresh = [pos[m] for m in ids if m not in stale_ids and m in pos]
+        if not stale:
+            return hits
+        top = min(stale)
+        if fresh and min(fresh) < top:  # already above: said, so the reader knows
+            at = min(fresh)
+            note = f"a newer version of {hits[top].id} (the current {attribute})"
+            if note not in hits[at].note:
+                h = hits[at]
+                hits[at] = replace(h, note=f"{h.note}; {note}" if h.note else note)
+            return hits
+        target = (
+            hits[min(fresh)].id if fresh else next(m for m in reversed(ids) if m not in stale_ids)
+        )
+        word = "a newer"
+    else:
+        first = ids[0]
+        later = [pos[m] for m in ids[1:] if m in pos and not same_chain_value(chain, first, m)]
+        if not later or (first in pos and pos[first] < min(later)):
+            return hits
+        top, target, word = min(later), first, "an older"
+    which = "the current" if mode == "newest" else "the first"
+    note = f"{word} version of {hits[top].id} ({which} {attribute})"
+    if target in pos:
+        moved = hits.pop(pos[target])
+    else:  # the engine missed it: brought in, at the place of the one it replaces
+        moved = Scored(target, hits[top].score, "current" if mode == "newest" else "first")
+    moved = replace(moved, note=f"{moved.note}; {note}" if moved.note else note)
+    hits.insert(top, moved)
+    return hits
+
+
+def same_chain_value(chain: list[tuple[str, str]], a: str, b: str) -> bool:
+    values = dict(chain)
+    return same_value(values[a], values[b])
