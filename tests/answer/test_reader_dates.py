@@ -56,3 +56,13 @@ def test_when_questions_get_the_day_the_evidence_talks_about(
     answer = mem.answer(question, "u", now=MONDAY + timedelta(days=20))
     assert expected in answer.text
     assert "6 May 2024" not in answer.text  # never the day it was said
+
+
+def test_of_several_times_the_one_whose_clause_the_question_asks_about():
+    said = datetime(2025, 3, 20, 8, 5, tzinfo=timezone.utc)  # a Thursday
+    sentence = "Tomorrow is my last day at my company, and I start at Brightwater next Monday."
+    assert event_date(sentence, said, "When does Priya start at Brightwater?") == (
+        "Monday 24 March 2025"
+    )
+    assert event_date(sentence, said, "When is Priya's last day?") == "Friday 21 March 2025"
+    assert event_date(sentence, said) == "Friday 21 March 2025"  # no question: the first

@@ -217,3 +217,12 @@ def test_bench_time_runs_on_the_bundled_file(tmp_path, capsys) -> None:
     result = json.loads(out.read_text())
     assert result["sets"]["time_expressions"]["lines"] >= 170
     assert "weekday" in md.read_text()
+
+
+def test_an_ed_adjective_is_not_a_past_tense():
+    """ "a retired racing greyhound": "retired" describes the dog; the clause's tense
+    is "I'm collecting" (a plan), so Saturday is the coming one (the demo's question)."""
+    said = datetime(2025, 3, 3, 9, 15, tzinfo=timezone.utc)  # a Monday
+    text = "Big week ahead: I'm collecting a retired racing greyhound on Saturday."
+    (e,) = event_times(text, said)
+    assert e.start.date().isoformat() == "2025-03-08" and e.granularity == "day"

@@ -403,7 +403,7 @@ class Answerer:
             # against when it was said ("on Saturday"), else the day it was said
             text = (
                 date_span(sentence)
-                or event_date(sentence, hit.timestamp)
+                or event_date(sentence, hit.timestamp, question)
                 or note_date(hit.timestamp)
             )
         elif self.mode == "span" and self.llm.generates:

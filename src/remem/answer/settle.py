@@ -40,6 +40,7 @@ from .. import words
 from ..index.tokenize import tokenize
 from ..question import Question, as_question
 from ..time.events import EventTime, event_times
+from ..time.tense import Clauses
 from ..words import ASKING, PERSONAL, content_keys, word_key
 
 # The answer that says memory does not hold one: the phrase the prompts ask for, and
@@ -118,12 +119,26 @@ def say_event(event: EventTime) -> str:
     return f"{note_date(start)} to {note_date(last)}"
 
 
-def event_date(sentence: str, said_at: datetime) -> str:
-    """The first time ``sentence`` talks about, resolved against when it was said
+def event_date(sentence: str, said_at: datetime, question: Question | str | None = None) -> str:
+    """The time ``sentence`` talks about, resolved against when it was said
     (``time/events.py``: "on Saturday", said Monday 3 March 2025, is Saturday 8 March),
-    as :func:`say_event` states it; "" when it names none."""
+    as :func:`say_event` states it; "" when it names none. Of several, the one whose
+    clause shares most words with ``question`` ("Tomorrow is my last day, and I start
+    next Monday" asked when they start: next Monday), else the first."""
     found = event_times(sentence, said_at)
-    return say_event(found[0]) if found else ""
+    if not found:
+        return ""
+    if question is None or len(found) == 1:
+        return say_event(found[0])
+    asked = as_question(question).keys - ASKING
+    clauses = Clauses(sentence)
+
+    def shared(event: EventTime) -> int:
+        at = sentence.find(event.words)
+        lo, hi = clauses.around(at, at + len(event.words)) if at >= 0 else (0, 0)
+        return len(asked & content_keys(sentence[lo:hi]))
+
+    return say_event(max(found, key=shared))  # ties: the first
 
 
 def settle(

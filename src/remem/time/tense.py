@@ -46,6 +46,10 @@ _ARRANGED = frozenset(
     ]
 )
 _BE = frozenset(("am", "is", "are", "be"))
+#: words after which an "-ed" word describes a noun instead of telling a past
+_DETERMINERS = frozenset(
+    ["a", "an", "the", "my", "your", "his", "her", "our", "their", "its", "this", "that"]
+)
 _PRONOUNS = frozenset(("i", "you", "we", "they", "he", "she", "it", "that"))
 _TOKEN = re.compile(r"[\w'’]+")
 _CLAUSE = re.compile(r"[.!?;,]|\b(?:and|but|while|because|then|whereas)\b", re.I)
@@ -129,8 +133,12 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
         or (word == "back" and nxt == "in")
     ):
         return PAST, 1
+    before = toks[i - 1][2] if i > 0 else ""
     if word in _PAST_WORDS or (
-        len(word) >= 4 and word.endswith("ed") and word not in _NOT_PAST_SET
+        len(word) >= 4
+        and word.endswith("ed")
+        and word not in _NOT_PAST_SET
+        and before not in _DETERMINERS  # "a retired racing greyhound": an adjective
     ):
         return PAST, 1
     return 0, 1
