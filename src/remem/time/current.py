@@ -642,6 +642,12 @@ def _order_chain(
         if not later or (first in pos and pos[first] < min(later)):
             return hits
         top, target, word = min(later), first, "an older"
+    if target not in pos and top > 0:
+        # the engine missed the other value and ranked the stale one below another
+        # memory: the question may be about something else that shares the slot's
+        # words ("what does she work on?"); bringing a memory in would push out one
+        # the engine found (LoCoMo recall@5, docs/benchmarks.md)
+        return hits
     which = "the current" if mode == "newest" else "the first"
     note = f"{word} version of {hits[top].id} ({which} {attribute})"
     if target in pos:
