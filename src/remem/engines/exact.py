@@ -32,15 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
 from ..options import number, resolve, switch
 from ..question import Question
-
-if TYPE_CHECKING:
-    from .base import Scored
+from .base import Scored
 
 
 @dataclass(frozen=True)
@@ -131,6 +129,4 @@ def lift_exact(
 
 
 def _scored(memory_id: str, score: float) -> Scored:
-    from .base import Scored  # base imports this module
-
     return Scored(memory_id, score, "exact identifier")

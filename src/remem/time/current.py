@@ -48,12 +48,12 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from ..engines.base import Scored
 from ..store.base import Store, UserState, timestamp_epoch
 from ..store.extension import Extension, Tables, Tx, register_extension
 from .events import event_times
 
 if TYPE_CHECKING:
-    from ..engines.base import Scored
     from ..types import StoredMemory
 
 #: the value of a change whose new value the sentence does not say ("I got a new phone")
@@ -612,8 +612,6 @@ def _order_chain(
     hits: list[Scored], chain: list[tuple[str, str]], stale_ids: set[str], mode: str, attribute: str
 ) -> list[Scored]:
     """One slot's chain ordered in ``hits`` (``stale_ids``: its superseded memories)."""
-    from ..engines.base import Scored
-
     pos = {h.id: i for i, h in enumerate(hits)}
     ids = [m for m, _ in chain]
     old = [m for m in ids if m in stale_ids]

@@ -105,8 +105,6 @@ class Told:
     end: str
     granularity: str
     words: str
-    #: how sure the reading is (``EventTime.confidence``)
-    confidence: float = 1.0
 
     def to_dict(self) -> dict[str, str]:
         """What a Hit carries (``Hit.event_times``): JSON-ready, no epochs."""
@@ -176,12 +174,12 @@ class StoredEvents:
             return out
         self.ensure(user_id)
         sql = (
-            "SELECT memory_id, start_s, end_s, start_at, end_at, granularity, words, confidence "
+            "SELECT memory_id, start_s, end_s, start_at, end_at, granularity, words "
             "FROM event_times WHERE user_id = ? AND memory_id {in} ORDER BY memory_id, ordinal"
         )
         with self._tables.read() as tx:
-            for memory_id, a, b, start, end, grain, words, sure in tx.rows_in(sql, (user_id,), ids):
-                out[memory_id].append(Told(float(a), float(b), start, end, grain, words, sure))
+            for memory_id, a, b, start, end, grain, words in tx.rows_in(sql, (user_id,), ids):
+                out[memory_id].append(Told(float(a), float(b), start, end, grain, words))
         return out
 
     def ensure(self, user_id: str) -> None:
