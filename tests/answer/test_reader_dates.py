@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from remem.answer.settle import event_date, say_event
+from remem.answer.settle import date_span, event_date, memory_date, say_event
 from remem.time.events import EventTime
 
 MONDAY = datetime(2024, 5, 6, 10, tzinfo=timezone.utc)
@@ -66,3 +66,54 @@ def test_of_several_times_the_one_whose_clause_the_question_asks_about():
     )
     assert event_date(sentence, said, "When is Priya's last day?") == "Friday 21 March 2025"
     assert event_date(sentence, said) == "Friday 21 March 2025"  # no question: the first
+
+
+def test_a_vague_time_is_stated_in_its_own_words_from_the_day_it_was_said():
+    said = datetime(2023, 2, 8, 9, tzinfo=timezone.utc)
+    assert event_date("Got the tattoo a few years ago.", said) == (
+        "a few years before 8 February 2023"
+    )
+    assert event_date("I start in a few weeks.", said) == "a few weeks after 8 February 2023"
+    assert event_date("I got it three years ago.", said) == "2020"  # a count is exact
+
+
+def test_a_season_is_named_with_its_year():
+    said = datetime(2023, 12, 26, tzinfo=timezone.utc)
+    assert event_date("The camp last summer was awesome!", said) == "summer 2023"
+    assert event_date("See you this coming winter.", said) == "winter 2024-25"
+
+
+def test_the_time_given_in_the_neighbouring_sentence():
+    said = datetime(2023, 8, 23, 15, tzinfo=timezone.utc)  # a Wednesday
+    text = "Guess what I did this week? I applied to adoption agencies! Big step."
+    question = "When did Caroline apply to adoption agencies?"
+    assert memory_date(text, "I applied to adoption agencies!", said, question) == (
+        "the week of 21 August 2023"
+    )
+    # only the two neighbours: a time two sentences off tells of something else
+    far = "We moved last month. It rained. I applied to adoption agencies!"
+    assert memory_date(far, "I applied to adoption agencies!", said, question) == ""
+
+
+def test_a_date_the_question_writes_is_not_its_answer():
+    said = datetime(2022, 10, 21, tzinfo=timezone.utc)
+    question = "When did James try Cyberpunk 2077?"
+    assert date_span("I tried Cyberpunk 2077 yesterday.", question) == ""
+    assert memory_date("I tried Cyberpunk 2077 yesterday.", "", said, question) == ""
+    sentence = "I tried Cyberpunk 2077 yesterday."
+    assert memory_date(sentence, sentence, said, question) == "Thursday 20 October 2022"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_question_naming_a_day_reads_the_sentence_that_tells_of_it(open_memory, engine):
+    mem = open_memory(engine=engine)
+    dec5 = datetime(2023, 12, 5, 20, tzinfo=timezone.utc)
+    mem.add("Hey Sam, hope you're doing good. Work is busy.", "u", timestamp=dec5, speaker="Evan")
+    mem.add(
+        "Speaking of new things, I attended a Weight Watchers meeting yesterday.",
+        "u",
+        timestamp=dec5,
+        speaker="Sam",
+    )
+    answer = mem.answer("What was Sam doing on December 4, 2023?", "u", now=dec5)
+    assert "Weight Watchers" in answer.text

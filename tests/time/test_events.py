@@ -226,3 +226,38 @@ def test_an_ed_adjective_is_not_a_past_tense():
     text = "Big week ahead: I'm collecting a retired racing greyhound on Saturday."
     (e,) = event_times(text, said)
     assert e.start.date().isoformat() == "2025-03-08" and e.granularity == "day"
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "start", "end"),
+    [
+        ("The camp last summer was great", date(2023, 12, 26), date(2023, 6, 1), date(2023, 9, 1)),
+        ("Bogota last summer was calming", date(2023, 2, 4), date(2022, 6, 1), date(2022, 9, 1)),
+        ("I'll see you next summer", date(2023, 7, 15), date(2024, 6, 1), date(2024, 9, 1)),
+        ("We went there this past winter", date(2023, 4, 2), date(2022, 12, 1), date(2023, 3, 1)),
+        ("We met in the summer of 2019", date(2023, 3, 27), date(2019, 6, 1), date(2019, 9, 1)),
+        ("Summer 2022 was the best", date(2023, 3, 27), date(2022, 6, 1), date(2022, 9, 1)),
+        ("I went there two summers ago", date(2023, 3, 27), date(2021, 6, 1), date(2021, 9, 1)),
+        ("We married in the fall", date(2023, 12, 2), date(2023, 9, 1), date(2023, 12, 1)),
+        ("This spring we are planting", date(2024, 4, 10), date(2024, 3, 1), date(2024, 6, 1)),
+    ],
+)
+def test_seasons(text: str, said: date, start: date, end: date) -> None:
+    found = event_times(text, datetime.combine(said, datetime.min.time()))
+    assert [(e.start.date(), e.end.date(), e.granularity) for e in found] == [
+        (start, end, "season")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text", ["I fall asleep early", "I love the fall colours", "Don't fall for it in fall"]
+)
+def test_fall_the_verb_is_no_season(text: str) -> None:
+    assert event_times(text, MONDAY) == []
+
+
+def test_a_vague_quantity_is_a_low_confidence_guess() -> None:
+    (few,) = event_times("We met a few years ago", MONDAY)
+    (three,) = event_times("We met three years ago", MONDAY)
+    assert (few.start, few.end) == (three.start, three.end)  # the likeliest interval
+    assert few.confidence < three.confidence

@@ -55,6 +55,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import words
 from ..errors import InvalidInputError, LLMError
 from ..index.tokenize import sentences
 from ..llm import LLM, Completion, prompts
@@ -63,6 +64,7 @@ from ..options import choice, number, switch
 from ..question import Question, as_question
 from ..redact import failure
 from ..store.base import timestamp_epoch
+from ..time.events import event_times
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from .settle import (
@@ -71,7 +73,7 @@ from .settle import (
     content_keys,
     date_span,
     degenerate,
-    event_date,
+    memory_date,
     note_date,
     settle,
 )
@@ -402,8 +404,8 @@ class Answerer:
             # a date written out, else the time the sentence talks about resolved
             # against when it was said ("on Saturday"), else the day it was said
             text = (
-                date_span(sentence)
-                or event_date(sentence, hit.timestamp, question)
+                date_span(sentence, question)
+                or memory_date(hit.text, sentence, hit.timestamp, question)
                 or note_date(hit.timestamp)
             )
         elif self.mode == "span" and self.llm.generates:
@@ -598,12 +600,15 @@ def best_sentence(
     the question asks (:func:`replaced`): a sentence of the first answers with the
     second ("I live in Lisbon" shares "live" with "Where do I live now?", the answer
     is "I moved to Porto")."""
-    q = as_question(question).keys
+    asked = as_question(question)
+    q = asked.keys
     best, best_score, source = "", 0.0, None
     for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
         for sentence in sentences(h if isinstance(h, str) else h.text):
             overlap = len(q & content_keys(sentence))
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
+            if isinstance(h, Hit):
+                overlap += told_by_asked(sentence, h, q) + in_window(sentence, h, asked)
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
@@ -619,6 +624,34 @@ def best_sentence(
             parts = sentences(source.text) or [source.text]
             best = max(parts, key=lambda t: len(q & content_keys(t))).strip()
     return (best, source) if best else ("", None)
+
+
+def told_by_asked(sentence: str, hit: Hit, keys: frozenset[str]) -> bool:
+    """Whether ``sentence`` is the asked person speaking of themself: "I went to a
+    meeting", said by Sam, tells "What was Sam doing?" what "Hey Sam, how are you?",
+    said to Sam, does not; the name is the speaker's, not the sentence's words."""
+    if not hit.speaker or not words.FIRST_PERSON.search(sentence):
+        return False
+    return bool(keys & content_keys(hit.speaker))
+
+
+def in_window(sentence: str, hit: Hit, question: Question) -> bool:
+    """Whether ``sentence`` (of ``hit``) says it tells of a time inside the window the
+    question names ("What was Sam doing on 4 December?" and "I went to a meeting
+    yesterday", said on the 5th): the window's words are not in the sentence, its
+    time is. Only the sentence's own times count; when it was said is the time
+    stage's business (it ranked the memory)."""
+    window = question.window
+    if window is None:
+        return False
+    lo, hi = timestamp_epoch(window.start), timestamp_epoch(window.end)
+    if window.day is not None:  # a named day is that day, not the slack around it
+        lo = timestamp_epoch(window.day)
+        hi = lo + 86400.0
+    return any(
+        timestamp_epoch(e.start) < hi and timestamp_epoch(e.end) > lo
+        for e in event_times(sentence, hit.timestamp)
+    )
 
 
 def extractive(question: Question | str, evidence: Sequence[Hit | str]) -> str:

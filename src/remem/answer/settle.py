@@ -37,9 +37,10 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
 from .. import words
-from ..index.tokenize import tokenize
+from ..index.tokenize import sentences, tokenize
 from ..question import Question, as_question
 from ..time.events import EventTime, event_times
+from ..time.resolve import VAGUE
 from ..time.tense import Clauses
 from ..words import ASKING, PERSONAL, content_keys, word_key
 
@@ -103,10 +104,17 @@ def named_day(text: str) -> date | None:
     return None
 
 
-def say_event(event: EventTime) -> str:
+def say_event(event: EventTime, said_at: datetime | None = None) -> str:
     """An event time as an answer states it, as precise as it is: "Saturday 8 March
-    2025", "the week of 3 March 2025", "March 2025", "2025", "9 to 21 May 2024"."""
+    2025", "the week of 3 March 2025", "March 2025", "summer 2023", "2025", "9 to 21
+    May 2024". A time said with a vague quantity ("a few years ago") is stated in its
+    own words from the day it was said ("a few years before 8 February 2023"): the
+    likeliest interval would claim a precision nobody gave."""
     start = event.start
+    if said_at is not None and event.confidence <= VAGUE:
+        return vague_words(event.words, said_at)
+    if event.granularity == "season":
+        return season_name(event)
     if event.granularity == "day":
         return f"{start:%A} {note_date(start)}"
     if event.granularity == "week":
@@ -119,6 +127,27 @@ def say_event(event: EventTime) -> str:
     return f"{note_date(start)} to {note_date(last)}"
 
 
+def vague_words(words: str, said_at: datetime) -> str:
+    """ "a few years ago" said 8 February 2023 -> "a few years before 8 February
+    2023"; "in a few weeks" -> "a few weeks after 8 February 2023"."""
+    text = " ".join(words.split())
+    if text.lower().endswith(" ago"):
+        return f"{text[:-4]} before {note_date(said_at)}"
+    if text.lower().startswith("in "):
+        return f"{text[3:]} after {note_date(said_at)}"
+    return f"{text} (said {note_date(said_at)})"
+
+
+def season_name(event: EventTime) -> str:
+    """ "summer 2023"; a winter names both its years ("winter 2023-24")."""
+    name = {2: "spring", 5: "summer", 8: "autumn", 11: "winter"}.get(event.start.month - 1)
+    if name is None:  # clamped at the calendar's edge: say the months
+        return f"{event.start:%B %Y} to {event.end - timedelta(days=1):%B %Y}"
+    if name == "winter":
+        return f"winter {event.start.year}-{(event.start.year + 1) % 100:02d}"
+    return f"{name} {event.start.year}"
+
+
 def event_date(sentence: str, said_at: datetime, question: Question | str | None = None) -> str:
     """The time ``sentence`` talks about, resolved against when it was said
     (``time/events.py``: "on Saturday", said Monday 3 March 2025, is Saturday 8 March),
@@ -126,10 +155,13 @@ def event_date(sentence: str, said_at: datetime, question: Question | str | None
     clause shares most words with ``question`` ("Tomorrow is my last day, and I start
     next Monday" asked when they start: next Monday), else the first."""
     found = event_times(sentence, said_at)
+    if question is not None:  # a time the question names is not its answer
+        asked = as_question(question).text.lower()
+        found = [e for e in found if e.words.lower() not in asked]
     if not found:
         return ""
     if question is None or len(found) == 1:
-        return say_event(found[0])
+        return say_event(found[0], said_at)
     asked = as_question(question).keys - ASKING
     clauses = Clauses(sentence)
 
@@ -138,7 +170,32 @@ def event_date(sentence: str, said_at: datetime, question: Question | str | None
         lo, hi = clauses.around(at, at + len(event.words)) if at >= 0 else (0, 0)
         return len(asked & content_keys(sentence[lo:hi]))
 
-    return say_event(max(found, key=shared))  # ties: the first
+    return say_event(max(found, key=shared), said_at)  # ties: the first
+
+
+def memory_date(
+    text: str, sentence: str, said_at: datetime, question: Question | str | None = None
+) -> str:
+    """The time ``sentence`` of the memory ``text`` talks about (:func:`event_date`),
+    else the one its neighbour names, the sentence before first ("Guess what I did
+    this week? I applied to adoption agencies!": the week; "I finally wrapped that up.
+    It took until last month"): people give the time and the thing in one breath but
+    often not in one sentence. Only the two neighbours are read, so a time told of
+    something else further off is not taken; "" when none names one."""
+    found = event_date(sentence, said_at, question)
+    if found:
+        return found
+    parts = [p.strip() for p in sentences(text)]
+    try:
+        at = parts.index(sentence.strip())
+    except ValueError:
+        return ""
+    for near in (at - 1, at + 1):
+        if 0 <= near < len(parts):
+            found = event_date(parts[near], said_at, question)
+            if found:
+                return found
+    return ""
 
 
 def settle(
@@ -267,12 +324,14 @@ _DATE_SPAN = re.compile(
 )
 
 
-def date_span(text: str) -> str:
+def date_span(text: str, question: Question | str | None = None) -> str:
     """The first date in ``text`` with its relative lead ("the week before 9 June
     2023"), an ISO date written as the notes write dates; "" when there is none.
     Readers answer "When did Ana move?" with a sentence around the date ("Ana moved
-    to Paris on 8 May 2023."); the date is the answer."""
-    m = _DATE_SPAN.search(text)
+    to Paris on 8 May 2023."); the date is the answer. A date the ``question`` itself
+    writes is not its answer ("When did James try Cyberpunk 2077?": not "2077")."""
+    asked = (as_question(question).text if question is not None else "").lower()
+    m = next((m for m in _DATE_SPAN.finditer(text) if m.group(0).lower() not in asked), None)
     if not m:
         return ""
     if m.group("iso"):

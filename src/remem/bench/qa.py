@@ -52,6 +52,7 @@ from ..llm.structured import ask_json
 from ..memory import Memory
 from ..redact import failure
 from ..types import Hit, Recall
+from .dategrade import date_right
 from .locomo import Conversation, Question, load_locomo
 from .metrics import evidence_recall, mean, percentile
 from .qa_metrics import containment, locomo_f1, tokens
@@ -398,6 +399,7 @@ def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | Non
         "refused": a.refused,
         "f1": locomo_f1(a.text, q.answer if q.category != 5 else None, q.category),
         "containment": containment(a.text, q.answer if q.category != 5 else None, q.category),
+        "date_right": date_right(a.text, str(q.answer)) if q.category == 2 else None,
         "reply_tokens": len(tokens(a.text)),
         "evidence_recall": evidence_recall(q.evidence, ids, len(ids)) if q.evidence else None,
         "evidence": ids,
@@ -459,6 +461,11 @@ def summarise(rows: list[dict[str, Any]], engines: Sequence[str]) -> dict[str, A
                 )
                 for c in ALL_CATEGORIES[:4]
             },
+            # category 2 graded by the time the answer states (bench/dategrade.py)
+            "date_right_cat2": mean(
+                float(r["date_right"]) for r in mine if r.get("date_right") is not None
+            ),
+            "date_graded_cat2": sum(r.get("date_right") is not None for r in mine),
             "containment_1to4": mean(
                 r["containment"] for r in answerable if r.get("containment") is not None
             ),
@@ -666,6 +673,7 @@ def replay_rows(
             refused=refused,
             f1=locomo_f1(pred, gold, r["category"]),
             containment=containment(pred, gold, r["category"]),
+            date_right=date_right(pred, str(gold)) if r["category"] == 2 else None,
             reply_tokens=len(tokens(pred)),
         )
         if "judge" in r and pred != r["prediction"]:
@@ -844,6 +852,7 @@ def _replayed(
         refused=refused,
         f1=locomo_f1(pred, gold, r["category"]),
         containment=containment(pred, gold, r["category"]),
+        date_right=date_right(pred, str(gold)) if r["category"] == 2 else None,
         reply_tokens=len(tokens(pred)),
         llm_calls=0 if extracted else r["llm_calls"],
         # none: its own reading time, without the saved run's recall

@@ -287,10 +287,13 @@ def _qa_containment(result: dict[str, Any]) -> Table:
     return (
         "Gold-answer containment by raw category (share of the gold answer's normalised "
         "tokens found in the reply; not an official score: it does not punish length, "
-        "so read it beside the answers' length) and refusals",
+        "so read it beside the answers' length), category 2 graded by the time the answer "
+        "states (inside the gold's interval; golds the rules cannot read are not graded) "
+        "and refusals",
         ["engine"]
         + [f"cat{c} containment" for c in cats]
         + [
+            "cat2 date right (graded)",
             "containment 1-4",
             "F1 1-4",
             "reply tokens (answers 1-4)",
@@ -302,6 +305,7 @@ def _qa_containment(result: dict[str, Any]) -> Table:
             [name]
             + [_fmt(e.get("containment", {}).get(c, float("nan"))) for c in cats]
             + [
+                f"{_fmt(e.get('date_right_cat2', float('nan')))} ({e.get('date_graded_cat2', 0)})",
                 _fmt(e.get("containment_1to4", float("nan"))),
                 _fmt(e["f1_1to4"]),
                 _fmt(e.get("reply_tokens_mean", float("nan")), 1),

@@ -35,9 +35,9 @@ from .resolve import Days, resolve
 from .tense import FUTURE, Clauses, direction
 
 #: how precise an event time is
-GRANULARITIES = ("day", "week", "month", "year", "span")
+GRANULARITIES = ("day", "week", "month", "season", "year", "span")
 
-_TENSELESS = frozenset(("dayword", "offset", "year", "date"))
+_TENSELESS = frozenset(("dayword", "offset", "year", "date"))  # seasons read tense
 _RANGE_ENDS = frozenset(("weekday", "ordinal", "monthday", "month", "year"))
 _RANGE_START = re.compile(r"\b(from|between)\s+$", re.I)
 _RANGE_GAP = re.compile(r"\s*(to|until|till|through|and|-|–)\s*", re.I)

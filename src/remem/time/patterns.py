@@ -98,6 +98,23 @@ _YEAR = re.compile(
 )
 
 
+SEASONS = ("spring", "summer", "autumn", "fall", "winter")
+_SEASON = r"(spring|summer|autumn|fall|winter)"
+#: "last summer", "this past winter", "in the summer of 2022", "over the summer",
+#: "summer 2022", "in spring", "two summers ago". "fall" the verb ("I fall asleep")
+#: is never a season: it needs a year, "the", or a step word before it.
+_SEASONS = re.compile(
+    rf"\b(last|this\s+past|past|previous|this|next|this\s+coming|coming)\s+{_SEASON}\b"
+    rf"|\b(?:in|during|over|through|for)\s+(?:the\s+)?(?:(early|mid|late)[\s-]+)?{_SEASON}"
+    rf"(?:\s+of)?(?:,?\s+(\d{{4}})\b)?"
+    rf"|\b{_SEASON}\s+(?:of\s+)?(\d{{4}})\b"
+    rf"|\b{_QTY}\s+{_SEASON}s\s+ago\b",
+    re.I,
+)
+#: quantities that say "about": "a few years ago" is a guess at which year
+VAGUE = frozenset(("a few", "few", "several", "a couple", "a couple of", "couple of"))
+
+
 @dataclass(frozen=True)
 class Found:
     """One expression: ``text[start:end]`` are its words, ``kind`` its family and
@@ -132,6 +149,7 @@ _ANCHORS = (
     "month",
     "year",
     "ago",
+    *SEASONS,
 )
 _REACH = 48  # characters an expression reaches either side of its anchor word
 
@@ -190,6 +208,8 @@ def find(text: str) -> list[Found]:
         found += _units(text, low, win)
     if "day" in low or any(w in low for w in _UNIT_WORDS):
         found += _offsets(text, low, win)
+    if any(w in low for w in SEASONS):
+        found += _seasons(text, win)
     found.sort(key=lambda f: (f.start, f.start - f.end))
     kept: list[Found] = []
     for f in found:
@@ -273,7 +293,49 @@ def _offsets(text: str, low: str, win: Windows) -> list[Found]:
     """'two weeks ago' (a negative count of units) and 'in two weeks' (positive)."""
     out = []
     for m in _scan(_AGO, text, win) if "ago" in low else ():
-        out.append(Found(m.start(), m.end(), "offset", (-quantity(m.group(1)), m.group(2).lower())))
+        out.append(
+            Found(
+                m.start(),
+                m.end(),
+                "offset",
+                (-quantity(m.group(1)), m.group(2).lower(), vague(m.group(1))),
+            )
+        )
     for m in _scan(_IN_N, text, win) if "in " in low else ():
-        out.append(Found(m.start(), m.end(), "offset", (quantity(m.group(1)), m.group(2).lower())))
+        out.append(
+            Found(
+                m.start(),
+                m.end(),
+                "offset",
+                (quantity(m.group(1)), m.group(2).lower(), vague(m.group(1))),
+            )
+        )
+    return out
+
+
+def vague(words: str) -> bool:
+    """Whether a quantity's words only say "about" ("a few", "several")."""
+    return " ".join(words.lower().split()) in VAGUE
+
+
+def _seasons(text: str, win: Windows) -> list[Found]:
+    """Seasons: fields (step word or "", season, year or None, count ago or None)."""
+    out = []
+    for m in _scan(_SEASONS, text, win):
+        g = m.groups()
+        if g[1]:  # "last summer"
+            which = " ".join(g[0].lower().split())
+            fields: tuple[object, ...] = (which, g[1].lower(), None, None)
+            start = m.start()
+        elif g[3]:  # "in (the) (early) summer (of 2022)"
+            fields, start = ("", g[3].lower(), int(g[4]) if g[4] else None, None), m.start(4)
+            if g[2]:
+                start = m.start(3)
+            if g[3].lower() == "fall" and not g[4] and "the" not in text[m.start() : start].lower():
+                continue  # "in fall" is rare; "fall in love" must not be a season
+        elif g[5]:  # "summer 2022"
+            fields, start = ("", g[5].lower(), int(g[6]), None), m.start()
+        else:  # "two summers ago"
+            fields, start = ("", g[8].lower(), None, -quantity(g[7])), m.start()
+        out.append(Found(start, m.end(), "season", fields))
     return out

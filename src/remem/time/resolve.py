@@ -28,6 +28,7 @@ from .calendar import (
     day_number,
     month_of,
     month_span,
+    month_start,
     week_start,
     weekday,
     year_span,
@@ -45,6 +46,13 @@ _DAYWORD = {
 }  # fmt: skip
 _STEP = {"this": 0, "next": 1, "last": -1, "past": -1, "previous": -1, "-2": -2, "2": 2}
 _SURE, _TENSED, _GUESS = 0.9, 0.8, 0.5
+#: the confidence of a time said with a vague quantity ("a few years ago"): the
+#: interval is the likeliest one, and the reader states the words, not the interval
+VAGUE = 0.3
+#: the first month (0-based) of each season: meteorological seasons of the northern
+#: hemisphere (choice: most English conversation data is northern; a southern user's
+#: "last summer" in July means December to February, which no rule here can know)
+_SEASON_START = {"spring": 2, "summer": 5, "autumn": 8, "fall": 8, "winter": 11}
 
 
 def resolve(f: Found, today: int, tense: int) -> Days | None:
@@ -60,7 +68,10 @@ def resolve(f: Found, today: int, tense: int) -> Days | None:
     if kind == "unit":
         return _unit(str(f.fields[0]), str(f.fields[1]), today, tense)
     if kind == "offset":
-        return _offset(int(str(f.fields[0])), str(f.fields[1]), today)
+        days = _offset(int(str(f.fields[0])), str(f.fields[1]), today)
+        return (*days[:3], VAGUE) if len(f.fields) > 2 and f.fields[2] else days
+    if kind == "season":
+        return _season(f.fields, today, tense)
     if kind == "year":
         start, end = year_span(int(str(f.fields[0])))
         return start, end, "year", _SURE
@@ -121,6 +132,35 @@ def _offset(count: int, unit: str, today: int) -> Days:
     if unit == "month":
         return (*month_span(month_of(today) + count), "month", _TENSED)
     return (*year_span(date.fromordinal(today).year + count), "year", _TENSED)
+
+
+def _season(fields: tuple[object, ...], today: int, tense: int) -> Days:
+    """A season as the three months it spans: "last summer" the latest one over
+    before this month, "next summer" the first to start after it, "this summer" the
+    one under way (or, not under way, the last in a past clause, else the next), a
+    bare "in the summer" like "this", "summer 2022" that year's ("winter 2022" is
+    December 2022 to February 2023, at lower confidence: people also mean January
+    2022), "two summers ago" two before the last."""
+    which, name, year, ago = fields
+    first = _SEASON_START[str(name)]
+    now = month_of(today)
+    last = now - 3 - (now - 3 - first) % 12
+    nxt = now + 1 + (first - now - 1) % 12
+    sure = _SURE
+    if year is not None:
+        start = int(str(year)) * 12 + first
+        sure = _GUESS if name == "winter" else _SURE
+    elif ago is not None:
+        start, sure = last + 12 * (int(str(ago)) + 1), _TENSED
+    elif which in ("last", "past", "previous", "this past"):
+        start = last
+    elif which in ("next", "coming", "this coming"):
+        start = nxt
+    elif (now - first) % 12 < 3:
+        start, sure = now - (now - first) % 12, _SURE if which else _TENSED
+    else:
+        start, sure = (last if tense == PAST else nxt), (_TENSED if tense else _GUESS)
+    return month_start(start), month_start(start + 3), "season", sure
 
 
 def _month(fields: tuple[object, ...], today: int, tense: int) -> Days:
