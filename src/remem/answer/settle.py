@@ -156,8 +156,8 @@ def event_date(sentence: str, said_at: datetime, question: Question | str | None
     next Monday" asked when they start: next Monday), else the first."""
     found = event_times(sentence, said_at)
     if question is not None:  # a time the question names is not its answer
-        asked = as_question(question).text.lower()
-        found = [e for e in found if e.words.lower() not in asked]
+        written = as_question(question).text.lower()
+        found = [e for e in found if e.words.lower() not in written]
     if not found:
         return ""
     if question is None or len(found) == 1:
