@@ -15,6 +15,7 @@ LAYERS = [
     ("remem.types", 0),
     ("remem.errors", 0),
     ("remem.validation", 0),
+    ("remem.filters", 0),
     ("remem.tokens", 0),
     ("remem.env", 0),
     ("remem.plugins", 0),

@@ -17,6 +17,7 @@ from ._version import __version__
 from .errors import (
     EmbedderError,
     ErasureIncompleteError,
+    InvalidFilterError,
     InvalidInputError,
     InvalidTypeError,
     LLMError,
@@ -30,6 +31,7 @@ from .errors import (
 
 if TYPE_CHECKING:
     from .answer import Answer
+    from .filters import Filters
     from .llm import LLM, create_llm
     from .memory import Memory
     from .types import Hit, Recall, Trace
@@ -39,6 +41,7 @@ _LAZY = {
     "LLM": ".llm",
     "create_llm": ".llm",
     "Memory": ".memory",
+    "Filters": ".filters",
     "Hit": ".types",
     "Recall": ".types",
     "Trace": ".types",
@@ -63,6 +66,8 @@ __all__ = [
     "Answer",
     "EmbedderError",
     "ErasureIncompleteError",
+    "Filters",
+    "InvalidFilterError",
     "Hit",
     "InvalidInputError",
     "InvalidTypeError",

@@ -83,6 +83,55 @@ NOW = arg(
     "'last Saturday' in it are taken relative to this",
 )
 
+_FILTER = "filters (only memories that pass are ranked or listed)"
+FILTERS = [
+    arg("--session", dest="f_session", action="append", group=_FILTER,
+        help="from this session (repeat: any of)"),
+    arg("--speaker", dest="f_speaker", action="append", group=_FILTER,
+        help="said by this speaker (repeat: any of)"),
+    arg("--meta", dest="f_meta", action="append", metavar="KEY=VALUE", group=_FILTER,
+        help="metadata KEY equals VALUE (JSON when it parses: 1, true; else text); "
+        "repeat for more keys, the same key twice means any of"),
+    arg("--after", dest="f_after", group=_FILTER, help="said at or after this ISO 8601 time"),
+    arg("--before", dest="f_before", group=_FILTER, help="said before this ISO 8601 time"),
+    arg("--event-after", dest="f_event_after", group=_FILTER,
+        help="talks about a time overlapping from this ISO 8601 time on"),
+    arg("--event-before", dest="f_event_before", group=_FILTER,
+        help="talks about a time overlapping before this ISO 8601 time"),
+]  # fmt: skip
+"""The read commands' filter options, as ``Memory(..., filters=)`` takes them."""
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The filter options as a ``filters`` mapping (checked by ``Memory``), None for none."""
+    out: dict[str, Any] = {}
+    for key in ("session", "speaker"):
+        if getattr(args, f"f_{key}", None):
+            out["session_id" if key == "session" else key] = getattr(args, f"f_{key}")
+    for key in ("after", "before", "event_after", "event_before"):
+        if getattr(args, f"f_{key}", None) is not None:
+            out[key] = getattr(args, f"f_{key}")
+    meta: dict[str, list[Any]] = {}
+    for item in getattr(args, "f_meta", None) or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            from .errors import InvalidFilterError
+
+            raise InvalidFilterError(f"--meta {item!r} is not KEY=VALUE")
+        meta.setdefault(key, []).append(_meta_value(raw))
+    if meta:
+        out["metadata"] = meta
+    return out or None
+
+
+def _meta_value(raw: str) -> Any:
+    """A ``--meta`` value: a JSON scalar when it reads as one (1, true, null), else text."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw
+    return value if isinstance(value, (int, float, bool, str)) or value is None else raw
+
 
 @commands.command(
     "demo",
@@ -106,6 +155,7 @@ def demo(args: argparse.Namespace) -> int:
         USER,
         K,
         NOW,
+        *FILTERS,
         arg(
             "--llm",
             default_from=env_default("llm"),
@@ -116,7 +166,9 @@ def demo(args: argparse.Namespace) -> int:
 )
 def ask(args: argparse.Namespace) -> None:
     with _memory(args, llm=args.llm) as mem:
-        a = mem.answer(args.question, user_id=args.user, k=args.k, now=args.now)
+        a = mem.answer(
+            args.question, user_id=args.user, k=args.k, now=args.now, filters=_filters(args)
+        )
         if args.json:
             print(json.dumps(a.to_dict(), ensure_ascii=False))
             return
@@ -165,12 +217,15 @@ def add(args: argparse.Namespace) -> None:
         USER,
         K,
         NOW,
+        *FILTERS,
         arg("--json", action="store_true", help="print JSON lines"),
     ],
 )
 def search(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
-        hits = mem.search(args.query, user_id=args.user, k=args.k, now=args.now)
+        hits = mem.search(
+            args.query, user_id=args.user, k=args.k, now=args.now, filters=_filters(args)
+        )
         _print_hits(hits, as_json=args.json, score=True)
 
 
@@ -182,12 +237,15 @@ def search(args: argparse.Namespace) -> None:
         USER,
         K,
         NOW,
+        *FILTERS,
         arg("--json", action="store_true", help="print the Recall as JSON"),
     ],
 )
 def recall(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
-        rec = mem.recall(args.query, user_id=args.user, k=args.k, now=args.now)
+        rec = mem.recall(
+            args.query, user_id=args.user, k=args.k, now=args.now, filters=_filters(args)
+        )
         if args.json:
             print(json.dumps(rec.to_dict(), ensure_ascii=False))
             return
@@ -206,12 +264,13 @@ def recall(args: argparse.Namespace) -> None:
         USER,
         arg("--limit", type=int, default=None, help="at most this many (default: all)"),
         arg("--offset", type=int, default=0, help="skip this many first (default 0)"),
+        *FILTERS,
         arg("--json", action="store_true", help="print JSON lines"),
     ],
 )
 def list_memories(args: argparse.Namespace) -> None:
     with _memory(args) as mem:
-        hits = mem.memories(args.user, limit=args.limit, offset=args.offset)
+        hits = mem.memories(args.user, limit=args.limit, offset=args.offset, filters=_filters(args))
         _print_hits(hits, as_json=args.json, score=False)
 
 

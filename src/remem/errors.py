@@ -33,6 +33,13 @@ class InvalidOptionError(InvalidInputError, InvalidTypeError):
     caller catching either still catches it."""
 
 
+class InvalidFilterError(InvalidInputError, InvalidTypeError):
+    """``filters=`` of a read with an unknown key, a wrong type or a bad value
+    (``remem/filters.py``). Both kinds, as :class:`InvalidOptionError`: a filter's
+    type and its value are checked in one pass, and a caller catching either
+    catches it."""
+
+
 class TextTooLongError(InvalidInputError):
     """A memory's text exceeds ``Memory(max_text_chars=...)`` (100,000 characters by default)."""
 

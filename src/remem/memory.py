@@ -25,6 +25,7 @@ from .embed.base import CheckedEmbedder
 from .engines import EngineContext, create_engine
 from .engines.base import EngineInfo
 from .errors import ErasureIncompleteError, StoreError
+from .filters import Filters, check_filters
 from .index.cache import IndexCache
 from .llm import LLM, LazyLLM
 from .question import Question
@@ -239,16 +240,38 @@ class Memory:
 
     # -- reads --------------------------------------------------------------------
 
-    def search(self, query: str, user_id: str, k: int = 10, *, now: Any = None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        k: int = 10,
+        *,
+        now: Any = None,
+        filters: Mapping[str, Any] | Filters | None = None,
+    ) -> list[Hit]:
         """The user's k most relevant memories for the query, best first. ``now`` is
         the moment the question is asked (default: the current time): a time the
         query names ("10 days ago", "last Saturday", "in May") is taken relative to
-        it, and memories made then rank first among the relevant ones."""
+        it, and memories made then rank first among the relevant ones.
+
+        ``filters`` are hard conditions (``remem.filters``: ``session_id``,
+        ``speaker``, ``metadata``, ``after``/``before`` on the time of saying,
+        ``event_after``/``event_before`` on the times a memory talks about), applied
+        before ranking cuts, so k results come back whenever k memories pass; the
+        same on recall, answer, trace and memories."""
         question, user_id, k = self._question(query, user_id, k, now, what="query")
-        return self._recaller.hits(user_id, self._recaller.rank(user_id, question, k))
+        restrict = self._recaller.restriction(user_id, check_filters(filters))
+        return self._recaller.hits(user_id, self._recaller.rank(user_id, question, k, restrict))
 
     def recall(
-        self, query: str, user_id: str, k: int = 10, *, now: Any = None, explain: bool = True
+        self,
+        query: str,
+        user_id: str,
+        k: int = 10,
+        *,
+        now: Any = None,
+        explain: bool = True,
+        filters: Mapping[str, Any] | Filters | None = None,
     ) -> Recall:
         """Search plus the engine's confidence, refusal verdict and explanations.
 
@@ -260,12 +283,20 @@ class Memory:
         ``now`` is its clock for days since last recall (default: the time of the
         user's newest memory, so a replayed history ages as it did live).
         ``explain=False`` skips tracing each hit's activation path (SYNAPSE), for
-        callers that need only the verdict.
+        callers that need only the verdict. ``filters``: as :meth:`search` (ILSTMA
+        then skips its cache and leaves its short-term memory as it was).
         """
-        return self._recall(query, user_id, k, now, explain=explain).recall
+        return self._recall(query, user_id, k, now, explain=explain, filters=filters).recall
 
     def trace(
-        self, query: str, user_id: str, k: int = 10, *, now: Any = None, limit: int = 40
+        self,
+        query: str,
+        user_id: str,
+        k: int = 10,
+        *,
+        now: Any = None,
+        limit: int = 40,
+        filters: Mapping[str, Any] | Filters | None = None,
     ) -> Trace:
         """:meth:`recall`, plus the part of the engine's graph the query activated
         (SYNAPSE): at most ``limit`` nodes (the hits first, then the most activated
@@ -274,19 +305,30 @@ class Memory:
         (``remem ui``); an engine without a graph gives ``graph=False`` and no nodes."""
         user_id = check_user_id(user_id)
         limit = check_between(limit, "limit", 1, MAX_TRACE_NODES)
-        recalled = self._recall(query, user_id, k, now, explain=True)
+        recalled = self._recall(query, user_id, k, now, explain=True, filters=filters)
         return trace_view(recalled, self._store, user_id, limit)
 
-    def answer(self, question: str, user_id: str, k: int = 10, *, now: Any = None) -> Answer:
+    def answer(
+        self,
+        question: str,
+        user_id: str,
+        k: int = 10,
+        *,
+        now: Any = None,
+        filters: Mapping[str, Any] | Filters | None = None,
+    ) -> Answer:
         """Answer from the user's memory, or refuse ("Not mentioned in the conversation").
 
         Recall runs the engine's own flow (SYNAPSE's confidence gate refuses without
         calling the LLM; ILSTMA answers from its cache on a hit), the evidence is fitted
         to the context budget, and the reader answers under the verification rule. With
-        ``llm="none"`` the answer is the best evidence sentence.
+        ``llm="none"`` the answer is the best evidence sentence. ``filters``: as
+        :meth:`search`; the answer reads only the memories that pass.
         """
         t0 = time.perf_counter()
-        recalled = self._recall(question, user_id, k, now, explain=True, what="question")
+        recalled = self._recall(
+            question, user_id, k, now, explain=True, what="question", filters=filters
+        )
         return self._reader.answer(
             recalled.question,
             recalled.recall,
@@ -308,10 +350,19 @@ class Memory:
         return self._recaller.read(query, when), user_id, k
 
     def _recall(
-        self, query: Any, user_id: Any, k: Any, now: Any, *, explain: bool, what: str = "query"
+        self,
+        query: Any,
+        user_id: Any,
+        k: Any,
+        now: Any,
+        *,
+        explain: bool,
+        what: str = "query",
+        filters: Any = None,
     ) -> Recalled:
         question, user_id, k = self._question(query, user_id, k, now, what=what)
-        return self._recaller.recall(user_id, question, k, explain=explain)
+        restrict = self._recaller.restriction(user_id, check_filters(filters))
+        return self._recaller.recall(user_id, question, k, explain=explain, restrict=restrict)
 
     @cached_property
     def _reader(self) -> Answerer:
@@ -428,16 +479,41 @@ class Memory:
         row = self._store.get(user_id, [memory_id]).get(memory_id)
         return self._recaller.events.hits(user_id, [row], [1.0])[0] if row else None
 
-    def memories(self, user_id: str, *, limit: int | None = None, offset: int = 0) -> list[Hit]:
+    def memories(
+        self,
+        user_id: str,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        filters: Mapping[str, Any] | Filters | None = None,
+    ) -> list[Hit]:
         """The user's memories in insertion order (score 1.0); ``limit`` and ``offset``
-        page through them without reading the rest."""
+        page through them without reading the rest. With ``filters`` (as
+        :meth:`search`) only the memories that pass are listed, and paged."""
         user_id = check_user_id(user_id)
         if limit is not None:
             limit = check_count(limit, "limit")
         offset = check_count(offset, "offset", zero=True)
+        checked = check_filters(filters)
         self._check_open()
-        rows = self._store.load(user_id, with_embeddings=False, limit=limit, offset=offset)
+        if checked is None:
+            rows = self._store.load(user_id, with_embeddings=False, limit=limit, offset=offset)
+        else:
+            rows = self._passing_rows(user_id, checked, limit, offset)
         return self._recaller.events.hits(user_id, rows, [1.0] * len(rows))
+
+    def _passing_rows(
+        self, user_id: str, checked: Any, limit: int | None, offset: int
+    ) -> list[StoredMemory]:
+        """One page of the memories that pass a listing's filters, in insertion order
+        (the mask over the user's index, then the page's rows by id)."""
+        restrict = self._recaller.restriction(user_id, checked)
+        assert restrict is not None
+        with self._indexes.use(user_id) as idx:
+            ids = [idx.ids[p] for p in restrict.positions(idx).tolist()]
+        page = ids[offset : None if limit is None else offset + limit]
+        rows = self._store.get(user_id, page)
+        return [rows[i] for i in page if i in rows]
 
     def count(self, user_id: str) -> int:
         return self._store.count(self._user(user_id))

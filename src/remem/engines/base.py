@@ -32,6 +32,7 @@ import numpy as np
 from ..embed.base import Embedder
 from ..errors import InvalidInputError
 from ..index.cache import IndexCache
+from ..index.restrict import Restriction
 from ..llm import LLM, create_llm
 from ..store.base import Store
 from ..store.extension import Extension
@@ -202,6 +203,12 @@ class Engine(ABC):
     #: made, never from the engine's registered name, so a variant registered under
     #: another name keeps its model; ``Memory(verdict=...)`` overrides it.
     verdict: str | VerdictModel | None = None
+    #: Whether ``search`` (and ``candidates``, for a :class:`Recalls` engine) take a
+    #: keyword ``restrict``: a read's hard filters (``index/restrict.py``), honoured
+    #: before the engine's own top-k. The pipeline passes it only to an engine that
+    #: says True; any other engine is asked for deeper rankings until ``k`` pass
+    #: (:func:`restricted_search`), correct but slower.
+    filters: ClassVar[bool] = False
 
     def __init__(self, ctx: EngineContext, **options: Any):
         if options:
@@ -246,3 +253,38 @@ class Engine(ABC):
 
     def close(self) -> None:  # noqa: B027
         """Flush and release engine state."""
+
+
+#: how much deeper each round of :func:`restricted_search` asks an engine that cannot
+#: filter (choice: 4x reaches a filter passing 1 in 100 memories in 4 rounds)
+DEEPEN = 4
+
+
+def restricted_search(
+    engine: Engine,
+    ctx: EngineContext,
+    user_id: str,
+    query: str,
+    query_vec: np.ndarray | None,
+    k: int,
+    restrict: Restriction | None,
+) -> list[Scored]:
+    """``engine.search`` under a read's hard filters: passed through to an engine that
+    declares :attr:`Engine.filters`; any other engine (a third party's) is asked for
+    ``DEEPEN`` times deeper rankings, keeping what passes, until ``k`` pass or the
+    ranking runs out (it returned fewer than asked, or as many as the user has), so
+    ``k`` come back whenever the engine ranks ``k`` passing memories at all."""
+    if restrict is None:
+        return engine.search(user_id, query, query_vec, k)
+    if engine.filters:
+        return engine.search(user_id, query, query_vec, k, restrict=restrict)  # type: ignore[call-arg]
+    want = k
+    while True:
+        hits = engine.search(user_id, query, query_vec, want)
+        with ctx.indexes.use(user_id) as idx:
+            passing = restrict.passing(idx, [h.id for h in hits])
+            size = len(idx)
+        kept = [h for h in hits if h.id in passing]
+        if len(kept) >= k or len(hits) < want or want >= size:
+            return kept[:k]
+        want *= DEEPEN

@@ -19,13 +19,19 @@ import numpy as np
 
 from ..index.cache import UserIndex
 from ..index.dense import top_k
+from ..index.restrict import Restriction
 from ..options import number, resolve
 from .base import Engine, EngineContext, Scored
 from .fusion import RRF_K, rrf
 
 
 def dense_ranking(
-    ctx: EngineContext, idx: UserIndex, user_id: str, query_vec: np.ndarray, k: int
+    ctx: EngineContext,
+    idx: UserIndex,
+    user_id: str,
+    query_vec: np.ndarray,
+    k: int,
+    restrict: Restriction | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(positions, cosines) of the k memories nearest the query, best first: from the
     store's own vector search when it has one, else from the in-process index.
@@ -33,15 +39,22 @@ def dense_ranking(
     Only memories in ``idx`` count (rows another process added after the index was
     synchronised are skipped, as the in-process path would not see them either), so
     both paths rank the same set; the store is asked again for more when skipping
-    left fewer than k.
+    left fewer than k. Under a read's filters (``restrict``) the in-process path
+    ranks, with every position the filters mask scored -inf before the top k.
     """
     want = k
     while True:
         # the store's own scan ranks each memory by its own vector: a user with long
         # memories is ranked here, by their best passage
-        found = None if idx.has_passages else ctx.store.vector_search(user_id, query_vec, want)
+        found = (
+            None
+            if idx.has_passages or restrict is not None
+            else ctx.store.vector_search(user_id, query_vec, want)
+        )
         if found is None:
             scores = idx.similarity(query_vec)
+            if restrict is not None:
+                scores[~restrict.mask(idx)] = -np.inf
             best = top_k(scores, k)
             return best, scores[best]
         pos = [(idx.pos[i], s) for i, s in found if i in idx.pos]
@@ -58,14 +71,21 @@ class DenseEngine(Engine):
     """Cosine similarity of MiniLM vectors of "Speaker: text"."""
 
     name = "dense"
+    filters = True
 
     def search(
-        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        *,
+        restrict: Restriction | None = None,
     ) -> list[Scored]:
         with self.ctx.indexes.use(user_id) as idx:
             if len(idx) == 0 or query_vec is None:
                 return []
-            best, scores = dense_ranking(self.ctx, idx, user_id, query_vec, k)
+            best, scores = dense_ranking(self.ctx, idx, user_id, query_vec, k, restrict)
             return [
                 Scored(idx.ids[p], float(s), passage_why(idx, p, query_vec, "dense"))
                 for p, s in zip(best.tolist(), scores.tolist(), strict=True)
@@ -77,15 +97,30 @@ class BM25Engine(Engine):
 
     name = "bm25"
     needs_query_vector = False
+    filters = True
 
     def search(
-        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        *,
+        restrict: Restriction | None = None,
     ) -> list[Scored]:
         with self.ctx.indexes.use(user_id) as idx:
             if len(idx) == 0:
                 return []
-            scores = idx.bm25.scores(query)
+            scores = lexical_scores(idx, query, restrict)
             return [Scored(idx.ids[p], float(scores[p]), "bm25") for p in top_k(scores, k, 0.0)]
+
+
+def lexical_scores(idx: UserIndex, query: str, restrict: Restriction | None) -> np.ndarray:
+    """BM25 of every position, 0 (never returned) where a read's filters mask it."""
+    scores = idx.bm25.scores(query)
+    if restrict is not None:
+        scores = np.where(restrict.mask(idx)[: len(scores)], scores, 0.0)
+    return scores
 
 
 def passage_why(idx: UserIndex, pos: int, query_vec: np.ndarray, why: str) -> str:
@@ -117,6 +152,7 @@ class HybridEngine(Engine):
 
     name = "hybrid"
     config_class = HybridConfig
+    filters = True
 
     def __init__(self, ctx: EngineContext, **options: Any):
         super().__init__(ctx)
@@ -131,14 +167,20 @@ class HybridEngine(Engine):
         return asdict(self.cfg)
 
     def search(
-        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        *,
+        restrict: Restriction | None = None,
     ) -> list[Scored]:
         depth = max(self.depth, k)
         with self.ctx.indexes.use(user_id) as idx:
             if len(idx) == 0 or query_vec is None:
                 return []
-            dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, depth)
-            lexical = top_k(idx.bm25.scores(query), depth, 0.0)
+            dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, depth, restrict)
+            lexical = top_k(lexical_scores(idx, query, restrict), depth, 0.0)
             fused = rrf([dense, lexical], self.constant)
             best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
             return [

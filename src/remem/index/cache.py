@@ -34,6 +34,14 @@ some memories are scored (``UserIndex.similarity_at``): the standard deviation o
 1,024 draws is within a few percent of the whole's, at a 1,024-row matrix product."""
 
 
+def _codes(codes: dict[str, int], rows: list[StoredMemory], attr: str) -> np.ndarray:
+    """Each row's ``attr`` (a name or None) as a small integer, new names numbered on."""
+    return np.array(
+        [codes.setdefault(v, len(codes)) if (v := getattr(r, attr)) else -1 for r in rows],
+        dtype=np.int64,
+    )
+
+
 def _spread(cos: np.ndarray) -> float:
     """The standard deviation of the live (finite) scores; 0 for fewer than two."""
     live = cos[np.isfinite(cos)]
@@ -61,6 +69,12 @@ class UserIndex:
     #: who said each memory (``speakers.party``): 0 no speaker given, 1 a person,
     #: 2 the assistant; SYNAPSE's speaker prior reads it
     party: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    #: each memory's speaker as a small integer (-1: none given), and its metadata as
+    #: stored: what a read's hard filters test (``index/restrict.py``) without a store
+    #: round trip per query
+    speaker: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    speaker_codes: dict[str, int] = field(default_factory=dict, repr=False)
+    metadata: list[dict] = field(default_factory=list, repr=False)
     dense: DenseIndex = field(init=False)
     bm25: BM25Index = field(default_factory=BM25Index)
     #: Held while reading or changing this user's arrays (appends may reallocate them).
@@ -108,6 +122,8 @@ class UserIndex:
         self.party = np.concatenate(
             [self.party, np.array([party(r.speaker) for r in rows], dtype=np.int8)]
         )
+        self.speaker = np.concatenate([self.speaker, _codes(self.speaker_codes, rows, "speaker")])
+        self.metadata.extend(r.metadata for r in rows)
         for r in rows:
             pos = len(self.ids)
             self.pos[r.id] = pos
@@ -131,6 +147,11 @@ class UserIndex:
             a, b = self.passage_rows.get(p, (0, 0))
             for row in range(a, b):
                 self.passages.remove(row)
+
+    @property
+    def session_codes(self) -> dict[str, int]:
+        """Session id -> the small integer :attr:`session` holds."""
+        return self._session_codes
 
     @property
     def has_passages(self) -> bool:

@@ -38,8 +38,11 @@ from ..engines.base import (
     Recalls,
     Scored,
     ShortTermFlow,
+    restricted_search,
 )
 from ..engines.exact import ExactConfig
+from ..filters import Checked
+from ..index.restrict import Restriction
 from ..question import Question, read_question
 from ..time import StoredEvents, TimeStage
 from ..time.arrange import ArrangeConfig
@@ -80,6 +83,7 @@ class Recaller:
         stages: list[Stage] | None = None,
     ):
         self.engine = engine
+        self._ctx = ctx
         self._store, self._embedder = ctx.store, ctx.embedder
         # the optional protocol, found once: an engine without it recalls by search
         self._candidates = engine.candidates if isinstance(engine, Recalls) else None
@@ -97,17 +101,43 @@ class Recaller:
         """The question read once (``question.read_question``)."""
         return read_question(text, now, identifiers=self._identifiers, names=self._names)
 
-    def rank(self, user_id: str, question: Question, k: int) -> list[Scored]:
-        """The engine's search with the stages applied (``Memory.search``)."""
-        vec = self._query_vec(question)
-        hits = self.engine.search(user_id, question.text, vec, self._depth(question, k))
-        return self._staged(user_id, question, hits, k)
+    def restriction(self, user_id: str, filters: Checked | None) -> Restriction | None:
+        """A read's checked filters as its per-call :class:`Restriction`: the
+        event-time condition read from the store once here (``time/stored.py``),
+        the rest from the index by whoever ranks."""
+        if filters is None:
+            return None
+        events = None
+        if filters.on_events:
+            events = self.events.overlapping(user_id, filters.event_after, filters.event_before)
+        return Restriction(filters, events)
 
-    def recall(self, user_id: str, question: Question, k: int, *, explain: bool) -> Recalled:
+    def rank(
+        self, user_id: str, question: Question, k: int, restrict: Restriction | None = None
+    ) -> list[Scored]:
+        """The engine's search with the stages applied (``Memory.search``), among the
+        memories a read's filters let through (``restrict``)."""
+        vec = self._query_vec(question)
+        depth = self._depth(question, k)
+        hits = restricted_search(
+            self.engine, self._ctx, user_id, question.text, vec, depth, restrict
+        )
+        return self._staged(user_id, question, hits, k, restrict)
+
+    def recall(
+        self,
+        user_id: str,
+        question: Question,
+        k: int,
+        *,
+        explain: bool,
+        restrict: Restriction | None = None,
+    ) -> Recalled:
         """Everything known about one question (``Memory.recall``/``answer``/``trace``);
-        ``explain`` traces each hit's activation path where the engine has one."""
-        found = self._found(user_id, question, k)
-        ranked = self._staged(user_id, question, found.hits, k)
+        ``explain`` traces each hit's activation path where the engine has one;
+        ``restrict``: a read's hard filters."""
+        found = self._found(user_id, question, k, restrict)
+        ranked = self._staged(user_id, question, found.hits, k, restrict)
         if self._candidates is None:  # no gate: the top score, refusing only on nothing
             ranked = [h if h.why else replace(h, why=self.engine.name) for h in ranked]
             found.confidence = ranked[0].score if ranked else 0.0
@@ -152,20 +182,65 @@ class Recaller:
             stage.forget_user(user_id)
         self.events.forget_user(user_id)
 
-    def _found(self, user_id: str, question: Question, k: int) -> Found:
+    def _found(
+        self, user_id: str, question: Question, k: int, restrict: Restriction | None
+    ) -> Found:
         vec = self._query_vec(question)
         depth = self._depth(question, k)
-        if self._candidates is not None:
+        if self._candidates is None:
+            return Found(
+                restricted_search(
+                    self.engine, self._ctx, user_id, question.text, vec, depth, restrict
+                )
+            )
+        if restrict is None:
             return self._candidates(user_id, question, vec, k, depth)
-        return Found(self.engine.search(user_id, question.text, vec, depth))
+        if self.engine.filters:
+            return self._candidates(user_id, question, vec, k, depth, restrict=restrict)  # type: ignore[call-arg]
+        # a third-party engine with a flow of its own that cannot filter: its gate and
+        # extras are of a ranking over everything, so its search answers instead
+        return Found(
+            restricted_search(self.engine, self._ctx, user_id, question.text, vec, depth, restrict)
+        )
 
     def _depth(self, question: Question, k: int) -> int:
         return max(stage.depth(question, k) for stage in self.stages) if self.stages else k
 
-    def _staged(self, user_id: str, question: Question, hits: list[Scored], k: int) -> list[Scored]:
+    def _staged(
+        self,
+        user_id: str,
+        question: Question,
+        hits: list[Scored],
+        k: int,
+        restrict: Restriction | None = None,
+    ) -> list[Scored]:
+        """The stages in order, cut to ``k``. Under a read's filters a stage that
+        brings in a memory (the exact stage lifts from the whole index, the time stage
+        a current value) never brings in a masked one: its output keeps what passes
+        and is filled back to ``k`` from what it was handed, in order."""
         for stage in self.stages:
-            hits = stage(user_id, question, hits, k)
+            staged = stage(user_id, question, hits, k)
+            if restrict is not None:
+                staged = self._passing(user_id, restrict, staged, hits, k)
+            hits = staged
         return hits[:k]
+
+    def _passing(
+        self,
+        user_id: str,
+        restrict: Restriction,
+        staged: list[Scored],
+        handed: list[Scored],
+        k: int,
+    ) -> list[Scored]:
+        """``staged`` without masked memories, filled to ``k`` from ``handed``."""
+        with self._ctx.indexes.use(user_id) as idx:
+            ok = restrict.passing(idx, [h.id for h in staged])
+        kept = [h for h in staged if h.id in ok]
+        if len(kept) < k:
+            seen = {h.id for h in kept}
+            kept += [h for h in handed if h.id not in seen][: k - len(kept)]
+        return kept
 
     def _query_vec(self, question: Question) -> np.ndarray | None:
         """The query's embedding, unless the engine embeds only when it must."""

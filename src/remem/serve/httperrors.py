@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import (
     EmbedderError,
     ErasureIncompleteError,
+    InvalidFilterError,
     InvalidInputError,
     InvalidTypeError,
     LLMError,
@@ -36,6 +37,7 @@ log = logging.getLogger("remem.server")
 
 _ERRORS: list[tuple[type[BaseException], int, str]] = [
     (TextTooLongError, 422, "text_too_long"),
+    (InvalidFilterError, 422, "invalid_filter"),
     (InvalidTypeError, 422, "invalid_type"),
     (InvalidInputError, 422, "invalid_input"),
     (UnknownComponentError, 422, "invalid_input"),

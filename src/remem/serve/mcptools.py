@@ -132,18 +132,29 @@ def _reading(call: Call) -> list[Spec]:
     to review them (list, get by id)."""
 
     async def search_memory(
-        user_id: str, query: str, k: int = 10, now: str | None = None
+        user_id: str,
+        query: str,
+        k: int = 10,
+        now: str | None = None,
+        filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Find a user's memories relevant to a question or topic, best first.
 
         Use it before answering anything that depends on earlier conversations, when
         you want to read the memories yourself. Returns {"hits": [...]}, each with id,
         text, speaker, timestamp, session_id, metadata and a score (comparable only
-        within one result). An empty list means nothing relevant is stored."""
-        return await call("search", user_id, query, k=k, now=now)
+        within one result). An empty list means nothing relevant is stored. filters
+        keeps only matching memories: {"session_id", "speaker", "metadata": {key:
+        value}, "after"/"before" (when said), "event_after"/"event_before" (the time a
+        memory talks about)}, ISO 8601 times."""
+        return await call("search", user_id, query, k=k, now=now, filters=filters)
 
     async def recall_memory(
-        user_id: str, query: str, k: int = 10, now: str | None = None
+        user_id: str,
+        query: str,
+        k: int = 10,
+        now: str | None = None,
+        filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Like search_memory, plus how sure memory is that it holds the answer.
 
@@ -152,17 +163,23 @@ def _reading(call: Call) -> list[Spec]:
         When refuse is true the engine judged that memory does not hold the answer:
         say you don't know rather than answer from the hits. explanations says, per
         hit id, how it was reached (a direct match, or a path through related
-        memories and concepts)."""
-        return await call("recall", user_id, query, k=k, now=now)
+        memories and concepts). filters: as search_memory."""
+        return await call("recall", user_id, query, k=k, now=now, filters=filters)
 
-    async def list_memories(user_id: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    async def list_memories(
+        user_id: str, limit: int = 100, offset: int = 0, filters: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Page through everything remembered about a user, oldest first (to review
         or clean up memory, not to answer questions: use search_memory for that).
-        Returns {"count": total, "memories": [...]}."""
-        return await call("memories", user_id, limit=limit, offset=offset)
+        Returns {"count": total, "memories": [...]}. filters: as search_memory."""
+        return await call("memories", user_id, limit=limit, offset=offset, filters=filters)
 
     async def answer_question(
-        user_id: str, question: str, k: int = 10, now: str | None = None
+        user_id: str,
+        question: str,
+        k: int = 10,
+        now: str | None = None,
+        filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Answer a question from a user's memory, or say that memory does not hold it.
 
@@ -170,8 +187,8 @@ def _reading(call: Call) -> list[Spec]:
         is my sister's name?"). Returns {"text", "refused", "evidence", ...}: text is a
         short answer grounded in the evidence memories. When refused is true the text is
         "Not mentioned in the conversation": memory lacks the answer, so tell the user
-        you don't know (or ask them) instead of guessing."""
-        return await call("answer", user_id, question, k=k, now=now)
+        you don't know (or ask them) instead of guessing. filters: as search_memory."""
+        return await call("answer", user_id, question, k=k, now=now, filters=filters)
 
     async def get_memory(user_id: str, memory_id: str) -> dict[str, Any]:
         """Read one memory of a user by its id: id, text, speaker, timestamp,

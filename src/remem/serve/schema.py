@@ -48,6 +48,18 @@ Now = Annotated[
     ),
 ]
 
+FiltersIn = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description="Hard filters: only memories that pass are ranked or listed, so k come "
+        "back whenever k pass. Keys: session_id and speaker (a string or a list: any of), "
+        "metadata ({key: value or [values]}, equality), after and before (the time of "
+        "saying, ISO 8601 or epoch seconds; after inclusive, before exclusive), "
+        "event_after and event_before (the times a memory talks about: one must overlap; "
+        "a memory naming no time does not pass). A bad filter is a 422 'invalid_filter'."
+    ),
+]
+
 
 class Strict(BaseModel):
     """Refuses fields it does not declare."""
@@ -100,6 +112,7 @@ class QueryRequest(Strict):
     query: StrictStr = Field(description="What to look for: a question or a few words.")
     k: K = 10
     now: Now = None
+    filters: FiltersIn = None
 
 
 class TraceRequest(QueryRequest):
@@ -113,6 +126,7 @@ class AnswerRequest(Strict):
     question: StrictStr = Field(description="The question, in plain language.")
     k: K = 10
     now: Now = None
+    filters: FiltersIn = None
 
 
 class PageRequest(Strict):
@@ -123,6 +137,7 @@ class PageRequest(Strict):
     offset: StrictInt = Field(
         0, ge=0, le=MAX_COUNT, description="Skip this many first, oldest first (0 or more)."
     )
+    filters: FiltersIn = None
 
 
 class UserRequest(Strict):

@@ -68,17 +68,29 @@ class TenantMemory:
 
     # -- reads ------------------------------------------------------------------------
 
-    def search(self, user_id: str, query: str, k: int = 10, now: Any = None) -> dict[str, Any]:
-        hits = self.mem.search(query, user_id=self._user(user_id), k=k, now=now)
+    def search(
+        self, user_id: str, query: str, k: int = 10, now: Any = None, filters: Any = None
+    ) -> dict[str, Any]:
+        hits = self.mem.search(query, user_id=self._user(user_id), k=k, now=now, filters=filters)
         return {"hits": [self._hit(h) for h in hits]}
 
-    def recall(self, user_id: str, query: str, k: int = 10, now: Any = None) -> dict[str, Any]:
-        return self.mem.recall(query, user_id=self._user(user_id), k=k, now=now).to_dict()
+    def recall(
+        self, user_id: str, query: str, k: int = 10, now: Any = None, filters: Any = None
+    ) -> dict[str, Any]:
+        user = self._user(user_id)
+        return self.mem.recall(query, user_id=user, k=k, now=now, filters=filters).to_dict()
 
     def trace(
-        self, user_id: str, query: str, k: int = 10, now: Any = None, limit: int = 40
+        self,
+        user_id: str,
+        query: str,
+        k: int = 10,
+        now: Any = None,
+        limit: int = 40,
+        filters: Any = None,
     ) -> dict[str, Any]:
-        trace = self.mem.trace(query, user_id=self._user(user_id), k=k, now=now, limit=limit)
+        user = self._user(user_id)
+        trace = self.mem.trace(query, user_id=user, k=k, now=now, limit=limit, filters=filters)
         return trace.to_dict()
 
     def short_term(self, user_id: str) -> dict[str, Any]:
@@ -95,16 +107,21 @@ class TenantMemory:
             "short_term": abilities.short_term,
         }
 
-    def answer(self, user_id: str, question: str, k: int = 10, now: Any = None) -> dict[str, Any]:
-        return self.mem.answer(question, user_id=self._user(user_id), k=k, now=now).to_dict()
+    def answer(
+        self, user_id: str, question: str, k: int = 10, now: Any = None, filters: Any = None
+    ) -> dict[str, Any]:
+        user = self._user(user_id)
+        return self.mem.answer(question, user_id=user, k=k, now=now, filters=filters).to_dict()
 
     def get(self, user_id: str, memory_id: str) -> dict[str, Any] | None:
         hit = self.mem.get(memory_id, user_id=self._user(user_id))
         return self._hit(hit) if hit else None
 
-    def memories(self, user_id: str, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    def memories(
+        self, user_id: str, limit: int = 100, offset: int = 0, filters: Any = None
+    ) -> dict[str, Any]:
         user = self._user(user_id)
-        hits = self.mem.memories(user, limit=limit, offset=offset)
+        hits = self.mem.memories(user, limit=limit, offset=offset, filters=filters)
         return {"count": self.mem.count(user), "memories": [self._hit(h) for h in hits]}
 
     def users(self) -> dict[str, Any]:

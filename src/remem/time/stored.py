@@ -182,6 +182,25 @@ class StoredEvents:
                 out[memory_id].append(Told(float(a), float(b), start, end, grain, words))
         return out
 
+    def overlapping(
+        self, user_id: str, after: float | None, before: float | None
+    ) -> frozenset[str]:
+        """The ids of the user's memories with an event time overlapping
+        ``[after, before)`` (epoch seconds; None: unbounded on that side), for a
+        read's event-time filter (``remem/filters.py``): one query on
+        ``(user_id, start_s)``. A memory that names no time has no row, so none."""
+        self.ensure(user_id)
+        sql = "SELECT DISTINCT memory_id FROM event_times WHERE user_id = ?"
+        params: list[object] = [user_id]
+        if before is not None:
+            sql += " AND start_s < ?"
+            params.append(before)
+        if after is not None:
+            sql += " AND end_s > ?"
+            params.append(after)
+        with self._tables.read() as tx:
+            return frozenset(str(row[0]) for row in tx.all(sql, tuple(params)))
+
     def ensure(self, user_id: str) -> None:
         """Read the user's memories now unless their rows are complete (module notes:
         the lazy backfill)."""

@@ -42,13 +42,23 @@ import numpy as np
 from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
+from ...index.restrict import Restriction
 from ...llm import ask_json, prompts
 from ...question import Question
 from ...redact import failure
 from ...store.base import delete_mark, timestamp_epoch
 from ...tokens import clip_tokens
 from ...types import StoredMemory
-from ..base import Abilities, Engine, EngineContext, Found, Scored, ShortTermFlow, UserLocks
+from ..base import (
+    Abilities,
+    Engine,
+    EngineContext,
+    Found,
+    Scored,
+    ShortTermFlow,
+    UserLocks,
+    restricted_search,
+)
 from ..retries import LLMFailures
 from .config import IlstmaConfig
 from .forgetting import prefetch_score
@@ -114,6 +124,7 @@ class IlstmaEngine(Engine):
     # a cache hit answers without the query embedding (with the lexical judge)
     needs_query_vector = False
     abilities = Abilities(flow=True, short_term=True)
+    filters = True
     tables = (ILSTMA_TABLES,)
     config_class = IlstmaConfig
     # no verdict model was fitted on ILSTMA's recalls (a cache hit's short-term memory,
@@ -376,25 +387,48 @@ class IlstmaEngine(Engine):
     # -- retrieval (3.4) ----------------------------------------------------------
 
     def search(
-        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        *,
+        restrict: Restriction | None = None,
     ) -> list[Scored]:
         with self._locks(user_id):
             self._current(user_id)  # forget what another process deleted meanwhile
         if query_vec is None:
             query_vec = self.ctx.embedder.embed_one(query)
-        recalled, ranking = self._retrieve(user_id, query, query_vec, k)
+        recalled, ranking = self._retrieve(user_id, query, query_vec, k, restrict)
         return _fill(recalled, ranking, k)
 
     def _retrieve(
-        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        restrict: Restriction | None = None,
     ) -> tuple[list[Scored], list[Scored]]:
-        """(recalled dialogues, the global retriever's top-k): index-checked retrieval."""
+        """(recalled dialogues, the global retriever's top-k): index-checked retrieval,
+        both retrievers ranking only what a read's filters let through."""
         if query_vec is None:
             return [], []
-        future = self._pool.submit(self.retriever.search, user_id, query, query_vec, max(k, 1))
+        future = self._pool.submit(
+            restricted_search,
+            self.retriever,
+            self.ctx,
+            user_id,
+            query,
+            query_vec,
+            max(k, 1),
+            restrict,
+        )
         idx = self.ctx.indexes.get(user_id)
         with idx.lock:
             cos = idx.similarity(query_vec)
+            if restrict is not None:
+                cos[~restrict.mask(idx)] = -np.inf
         top = top_k(cos, self.cfg.top_k_cosine)
         cosine = [Scored(idx.ids[p], float(cos[p]), "cosine") for p in top]
         ranking = future.result()
@@ -441,12 +475,53 @@ class IlstmaEngine(Engine):
     # -- the per-question flow (3.6.2) --------------------------------------------------
 
     def candidates(
-        self, user_id: str, question: Question, query_vec: np.ndarray | None, k: int, depth: int
+        self,
+        user_id: str,
+        question: Question,
+        query_vec: np.ndarray | None,
+        k: int,
+        depth: int,
+        *,
+        restrict: Restriction | None = None,
     ) -> Found:
         """The question through the per-question flow (the ``Recalls`` protocol): its
         cache answers with what it holds, else index-checked retrieval takes the
-        paper's top ``k`` (the flow has its own cut, so ``depth`` is not used)."""
+        paper's top ``k`` (the flow has its own cut, so ``depth`` is not used).
+
+        A filtered question (``restrict``) is a look into part of the memory, not a
+        turn of the conversation: it skips the cache (filled for unfiltered turns,
+        it could hold fewer than ``k`` passing dialogues) and runs index-checked
+        retrieval among the passing memories, leaving the short-term memory and the
+        recall counts as they were."""
+        if restrict is not None:
+            return self._filtered(user_id, question.text, query_vec, k, restrict)
         return self._flow(user_id, question.text, query_vec, k, question.now)
+
+    def _filtered(
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        restrict: Restriction,
+    ) -> Found:
+        """:meth:`candidates` under a read's filters (its notes): a read-only miss."""
+        t0 = time.perf_counter()
+        with self._locks(user_id):
+            stm = self._stm_for(user_id, self.ctx.indexes.get(user_id))
+            segments = stm.segments()
+        if query_vec is None:
+            query_vec = self.ctx.embedder.embed_one(query)
+        recalled, ranking = self._retrieve(user_id, query, query_vec, k, restrict)
+        timings = {"total_s": time.perf_counter() - t0}
+        return _outcome(
+            _fill(recalled, ranking, k),
+            False,
+            segments,
+            timings,
+            recalled=[r.id for r in recalled],
+            ranking=[r.id for r in ranking],
+        )
 
     def _flow(
         self,

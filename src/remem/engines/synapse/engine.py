@@ -30,6 +30,7 @@ import numpy as np
 from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
+from ...index.restrict import Restriction
 from ...index.tokenize import tokenize, without_asking
 from ...question import Question
 from ...speakers import speaker_weights
@@ -60,6 +61,7 @@ log = logging.getLogger("remem.synapse")
 class SynapseEngine(Engine):
     name = "synapse"
     abilities = Abilities(gate=True)
+    filters = True
     tables = (SYNAPSE_TABLES,)
     config_class = SynapseConfig
 
@@ -378,19 +380,39 @@ class SynapseEngine(Engine):
     # -- search -------------------------------------------------------------------
 
     def search(
-        self, user_id: str, query: str, query_vec: np.ndarray | None, k: int
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        *,
+        restrict: Restriction | None = None,
     ) -> list[Scored]:
-        return self._rank(user_id, query, query_vec, k).hits
+        return self._rank(user_id, query, query_vec, k, restrict).hits
 
     def candidates(
-        self, user_id: str, question: Question, query_vec: np.ndarray | None, k: int, depth: int
+        self,
+        user_id: str,
+        question: Question,
+        query_vec: np.ndarray | None,
+        k: int,
+        depth: int,
+        *,
+        restrict: Restriction | None = None,
     ) -> Found:
         """The search with the gate's verdict (the ``Recalls`` protocol): the top
         hit's activation is the confidence, below ``gate_tau`` the engine refuses; the
         most activated concepts and, when asked, each hit's activation path."""
-        return self._rank(user_id, question.text, query_vec, depth)
+        return self._rank(user_id, question.text, query_vec, depth, restrict)
 
-    def _rank(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int) -> Found:
+    def _rank(
+        self,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray | None,
+        k: int,
+        restrict: Restriction | None = None,
+    ) -> Found:
         """The search under the user's index and graph locks, one step per helper: the
         anchors (:meth:`_anchors`), the similarity that seeds them and is a ranking
         term (:meth:`_similarity`), spreading over the graph when there is one
@@ -401,7 +423,11 @@ class SynapseEngine(Engine):
         with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or query_vec is None:
                 return Found([], 0.0, refuse=True)
-            found = self._anchors(idx, query, query_vec)
+            # a read's hard filters: anchors and ranked episodes only among the
+            # passing memories; activation still spreads over the whole graph (the
+            # concepts are shared), but reaches no masked memory's rank
+            allowed = restrict.mask(idx) if restrict is not None else None
+            found = self._anchors(idx, query, query_vec, allowed)
             similarity = self._similarity(idx, query_vec, found)
             graph = (
                 self._graph(user_id, idx, self._layer(user_id), search=True) if cfg.graph else None
@@ -413,25 +439,31 @@ class SynapseEngine(Engine):
             if graph is not None:
                 spread = self._spread(user_id, idx, graph, query_vec, found.anchors, seed)
             universe, sim, alive = self._universe(found, graph, spread.act, similarity)
+            if allowed is not None:
+                alive = alive & allowed[universe]
             terms = self._episode_terms(graph, spread, universe, found.anchors, seed)
             ranked = self._blend(idx, query, universe, sim, terms, alive)
             return self._recall_of(idx, query_vec, k, found, graph, spread, ranked)
 
-    def _anchors(self, idx: UserIndex, query: str, query_vec: np.ndarray) -> _Anchors:
+    def _anchors(
+        self, idx: UserIndex, query: str, query_vec: np.ndarray, allowed: np.ndarray | None
+    ) -> _Anchors:
         """The dual-trigger anchors: the BM25 top ``anchors`` and the dense top
         ``anchors``. Exact below ``ann_above`` memories (every cosine is computed, and
         kept: the similarity reads it); above, the dense anchors come from the IVF
-        index and only what the search reaches is scored later."""
+        index and only what the search reaches is scored later. Under a read's
+        filters (``allowed``) only passing memories anchor, on the exact path (an IVF
+        list holds masked memories too, and could leave fewer than asked)."""
         cfg = self.cfg
         n = idx.dense.size
-        approx = 0 < cfg.ann_above <= n
+        approx = allowed is None and 0 < cfg.ann_above <= n
         lexical_query = query if cfg.lexical_asking else without_asking(query)
         bm = idx.bm25.scores(lexical_query, inflections=cfg.lexical_inflections)
         bm_max = float(bm.max()) if len(bm) else 0.0
         # A memory without a word ("x", "?") is never an anchor: it matches nothing
         # itself (a speaker's name can still match it), and its cosine to a short
         # query is the embedder's floor for short texts (0.3 for "x" and "cat")
-        worded = idx.worded[:n]
+        worded = idx.worded[:n] if allowed is None else idx.worded[:n] & allowed
         bm_rank = top_k(np.where(worded, bm, 0.0), cfg.anchors, 0.0)
         cos: np.ndarray | None
         if approx:  # dense anchors from the IVF index; score only what is reached

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from ...errors import NotFoundError
+from ...errors import InvalidFilterError, NotFoundError
 from ...validation import MAX_COUNT
 from ..schema import MAX_PAGE, AddManyRequest, AddRequest, memory_items
 from .deps import Tenant, UserQ
@@ -34,9 +35,24 @@ def list_memories(
     user_id: UserQ,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_COUNT)] = 0,
+    filters: Annotated[
+        str | None,
+        Query(description="Hard filters as a JSON object (the keys of /v1/search's filters)"),
+    ] = None,
 ) -> dict[str, Any]:
-    """The user's memories in insertion order, a page at a time."""
-    return t.memories(user_id, limit, offset)
+    """The user's memories in insertion order, a page at a time; with ``filters``
+    only those that pass (``count`` stays the user's total)."""
+    return t.memories(user_id, limit, offset, _json_filters(filters))
+
+
+def _json_filters(raw: str | None) -> Any:
+    """The ``filters`` query parameter decoded (the library checks what it holds)."""
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise InvalidFilterError("filters must be a JSON object") from None
 
 
 @router.get(

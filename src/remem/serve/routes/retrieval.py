@@ -17,13 +17,13 @@ router = APIRouter(tags=["retrieval"])
 @router.post("/v1/search", response_model=SearchOut, responses=KEYED)
 def search(body: QueryRequest, t: Tenant) -> dict[str, Any]:
     """The user's k most relevant memories, best first."""
-    return t.search(body.user_id, body.query, body.k, body.now)
+    return t.search(body.user_id, body.query, body.k, body.now, body.filters)
 
 
 @router.post("/v1/recall", response_model=RecallOut, responses=KEYED)
 def recall(body: QueryRequest, t: Tenant) -> dict[str, Any]:
     """Search plus the engine's confidence, refusal verdict and explanations."""
-    return t.recall(body.user_id, body.query, body.k, body.now)
+    return t.recall(body.user_id, body.query, body.k, body.now, body.filters)
 
 
 @router.post("/v1/trace", response_model=TraceOut, responses=KEYED)
@@ -31,7 +31,7 @@ def trace(body: TraceRequest, t: Tenant) -> dict[str, Any]:
     """The recall, plus the part of the engine's graph the query activated
     (SYNAPSE): the most activated episodes and concepts and the edges that
     carried activation between them."""
-    return t.trace(body.user_id, body.query, body.k, body.now, body.limit)
+    return t.trace(body.user_id, body.query, body.k, body.now, body.limit, body.filters)
 
 
 @router.get("/v1/short-term", responses=KEYED)
@@ -44,4 +44,4 @@ def short_term(t: Tenant, user_id: UserQ) -> dict[str, Any]:
 @router.post("/v1/answer", response_model=AnswerOut, responses=KEYED)
 def answer(body: AnswerRequest, t: Tenant) -> dict[str, Any]:
     """Answer from the user's memory or refuse ("Not mentioned in the conversation")."""
-    return t.answer(body.user_id, body.question, body.k, body.now)
+    return t.answer(body.user_id, body.question, body.k, body.now, body.filters)
