@@ -17,7 +17,7 @@ from functools import cached_property
 
 from . import words
 from .index.tokenize import identifier_tokens, tokenize, without_asking
-from .timeexpr import TimeWindow, time_order, time_window
+from .time.window import TimeWindow, time_order, time_window
 
 
 @dataclass(frozen=True)

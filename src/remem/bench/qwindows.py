@@ -92,12 +92,11 @@ def score(cases: list[QCase], read: Reader) -> dict[str, Any]:
     false = missed = 0
     misses = []
     for case in cases:
+        error: str | None = None
         try:
             got = read(case)
         except Exception as e:  # noqa: BLE001 - a reader's crash is a result
             got, error = None, repr(e)
-        else:
-            error = None
         ex, cov = _exact(case, got), _covers(case, got)
         f = fams.setdefault(case.family, [0, 0, 0])
         f[0], f[1], f[2] = f[0] + ex, f[1] + cov, f[2] + 1
@@ -114,7 +113,9 @@ def score(cases: list[QCase], read: Reader) -> dict[str, Any]:
         "covers": covers,
         "false_windows": false,
         "missed_windows": missed,
-        "families": {k: {"exact": v[0], "covers": v[1], "lines": v[2]} for k, v in sorted(fams.items())},
+        "families": {
+            k: {"exact": v[0], "covers": v[1], "lines": v[2]} for k, v in sorted(fams.items())
+        },
         "misses": misses,
     }
 
