@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remem.bench.qwindows import load, score
+from remem.bench.qwindows import load, question_reader, score
 from remem.store.base import timestamp_epoch
 from remem.time.events import event_times
 from remem.time.window import time_order, time_window
@@ -193,8 +193,7 @@ def test_every_line_of_the_question_set_is_read_exactly():
 
 
 def _read(case):
-    w = time_window(case.text, case.now)
-    return None if w is None else (w.start, w.end, w.granularity)
+    return question_reader(case)
 
 
 @pytest.mark.parametrize(

@@ -153,3 +153,14 @@ def tables(name: str, result: dict[str, Any]) -> list[Any]:
         miss_rows = [(m["text"], m["now"][:16], m["expected"], m["got"]) for m in result["misses"]]
         out.append((f"{name}: not exact", ["question", "now", "expected", "got"], miss_rows))
     return out
+
+
+def question_reader(case: QCase) -> Got:
+    """remem's reading: ``time.window.question_window``, a two-step line's anchor
+    found among its memories (read by ``event_times``, as at ingest)."""
+    from ..time.events import event_times
+    from ..time.window import question_window
+
+    memories = [(text, said, event_times(text, said)) for text, said in case.memories]
+    w = question_window(case.text, case.now, memories)
+    return None if w is None else (w.start, w.end, w.granularity)

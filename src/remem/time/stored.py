@@ -41,7 +41,7 @@ from .events import event_times
 
 #: the extractor's version: rows of an older one are read again, per user, on first use
 #: (raise it when ``events.py`` reads texts differently)
-EXTRACTOR = 2
+EXTRACTOR = 3
 
 _SQLITE_V1 = """
 CREATE TABLE IF NOT EXISTS event_times (

@@ -26,9 +26,11 @@ the oldest.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from .anchors import Candidate, find_anchored, resolve_anchored
 from .calendar import LAST_DAY, as_datetimes, day_number
 from .events import read_times
 from .patterns import quantity
@@ -127,6 +129,36 @@ def time_window(question: str, now: datetime) -> TimeWindow | None:
     # the first expression wins; where two start together ("in the past week" and
     # "past week"), the longer
     return min(found, key=lambda x: (x[0], x[1].start - x[1].end))[1]
+
+
+def question_window(
+    question: str, now: datetime, candidates: Iterable[Candidate] = ()
+) -> TimeWindow | None:
+    """The window a question names: a two-step one when it has a two-step expression
+    (its anchor found among ``candidates``, else no window: never the moment of
+    asking in its place), otherwise :func:`time_window`'s."""
+    if find_anchored(question) is not None:
+        return two_step_window(question, now, candidates)
+    return time_window(question, now)
+
+
+def two_step_window(
+    question: str, now: datetime, candidates: Iterable[Candidate]
+) -> TimeWindow | None:
+    """The window of the question's two-step expression ("what did I do two days
+    after the wedding?", ``anchors.py``), its anchor found among ``candidates`` (the
+    user's memories its search found: text, when said, event times); None when it
+    names none or the anchor is in none of them. ``phrase`` says what it was anchored
+    on, for explanations."""
+    anchored = find_anchored(question)
+    if anchored is None:
+        return None
+    found = resolve_anchored(anchored, candidates, now)
+    if found is None:
+        return None
+    start, end, gran, anchor_text = found
+    phrase = f"{anchored.words} ({anchor_text[:60]})"
+    return TimeWindow(start, end, phrase, gran, _SLACK.get(gran, 1.0))
 
 
 def _recent(question: str, now: datetime) -> tuple[int, TimeWindow] | None:
