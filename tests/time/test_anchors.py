@@ -3,6 +3,7 @@ it (``time/anchors.py``, ``window.two_step_window``, the time stage)."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timezone
 
 import pytest
@@ -114,3 +115,34 @@ def test_a_two_step_question_ranks_what_was_told_then(embedder):
         )
         hits = mem.search("What did I do two days after the wedding?", "u", k=6, now=now)
         assert hits[0].text == "Today I walked the dog."
+
+
+def test_a_memory_anchored_on_another_is_found_in_the_window_it_tells_of(tmp_path, embedder):
+    utc = timezone.utc
+    db = tmp_path / "m.db"
+    with Memory(str(db), engine="hybrid", embedder=embedder, llm="none") as mem:
+        mem.add(
+            "My cousin's wedding is on Saturday, I'm so excited!",
+            user_id="u",
+            timestamp=datetime(2024, 4, 15, 10, tzinfo=utc),
+        )  # Saturday 20 April
+        mem.add("I fixed the bike.", user_id="u", timestamp=datetime(2024, 4, 22, 18, tzinfo=utc))
+        hike = mem.add(
+            "I went hiking in the hills two days after the wedding.",
+            user_id="u",
+            timestamp=datetime(2024, 4, 26, 9, tzinfo=utc),
+        )
+        # stored at ingest, unresolved
+        rows = (
+            sqlite3.connect(db)
+            .execute("SELECT words, count, unit, relation, anchor FROM event_anchors")
+            .fetchall()
+        )
+        assert rows == [("two days after the wedding", 2, "day", "after", "the wedding")]
+        now = datetime(2024, 5, 8, 15, tzinfo=utc)
+        hits = mem.search("What did I do on April 22?", "u", k=3, now=now)
+        # said four days later, it tells of Monday 22 April: it goes ahead of the
+        # memory merely said that day
+        assert hits[0].id == hike, [(h.timestamp, h.text) for h in hits]
+        assert mem.delete(hike, "u")
+        assert sqlite3.connect(db).execute("SELECT count(*) FROM event_anchors").fetchone() == (0,)

@@ -14,14 +14,24 @@ not from the moment they are said, so the moment alone resolves nothing. Two ste
    the anchored words were said (for a question, the most recent before it is asked)
    wins.
 
+Where each step runs: a memory's two-step times are read at ingest and stored
+unresolved beside its event times (``stored.py``, table ``event_anchors``); when a
+question names a window, the time stage resolves those of its candidates on the
+memories the lexical index finds for the anchor phrase, and counts the result as
+what the memory tells of ("I went hiking two days after the wedding", said days
+later, is found by "what did I do on April 22?"). A question's own two-step time
+("what did I do two days after the wedding?") is resolved by the time stage on the
+memories its search found and those the lexical index finds for the anchor phrase
+(``stage.py``), and is its window.
+
 How far it goes: one hop (an anchor that is itself anchored, "the day after the
-party two days after the wedding", is not followed), one user's memories (the
-caller hands them: for a question, the memories its search found, whose words
-share the anchor phrase), the anchor's first day-like event time (a day, a weekend,
-a short span; a memory naming only a month or a year anchors nothing precise enough).
-An anchor not found gives no window, never a guess from the moment of asking. The
-expressions are not yet stored at ingest beside a memory's event times: a memory
-saying "two days after the wedding" is not resolved, only questions are.
+party two days after the wedding", is not followed), one user's memories, found by
+the anchor's head noun (``mentions``: "my cousin's wedding" and "Anna's wedding" are
+the same anchor; the one said nearest before wins); the anchor's first short event
+time (a day, a weekend, a span of up to a week: a memory naming only a month or a
+year anchors nothing precise enough). An anchor not found gives no window, never a
+guess from the moment of asking. Resolved times are not stored: a later memory
+naming the anchor (or a deleted one) changes the answer at the next question.
 """
 
 from __future__ import annotations
@@ -90,9 +100,16 @@ class Anchored:
 
 def find_anchored(text: str) -> Anchored | None:
     """The first two-step expression in ``text``; None when it names none."""
+    found = all_anchored(text)
+    return found[0] if found else None
+
+
+def all_anchored(text: str) -> list[Anchored]:
+    """Every two-step expression in ``text``, in order (a memory's are stored at
+    ingest, ``stored.py``)."""
     low = text.lower()
     if not any(w in low for w in ("before", "after", "since")):
-        return None
+        return []
     found = []
     for m in _OFFSET.finditer(text):
         if m.group(1):
@@ -106,8 +123,7 @@ def find_anchored(text: str) -> Anchored | None:
         )
     for m in _SINCE.finditer(text):
         found.append(Anchored(m.start(), m.end(), m.group(0), 0, "day", "since", m.group(2)))
-    found = [a for a in found if a.head and a.head not in _TIME_HEADS]
-    return min(found, key=lambda a: a.start) if found else None
+    return sorted((a for a in found if a.head and a.head not in _TIME_HEADS), key=lambda a: a.start)
 
 
 _RELATIVE_TO = re.compile(r"\b(?:before|after|since)\s+(?:\S+\s+){0,3}$", re.I)
