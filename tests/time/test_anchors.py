@@ -146,3 +146,21 @@ def test_a_memory_anchored_on_another_is_found_in_the_window_it_tells_of(tmp_pat
         assert hits[0].id == hike, [(h.timestamp, h.text) for h in hits]
         assert mem.delete(hike, "u")
         assert sqlite3.connect(db).execute("SELECT count(*) FROM event_anchors").fetchone() == (0,)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Take your time, since the wait can be hard.",  # a reason, not a time
+        "I've loved it since the beginning.",
+        "since my time in the military",
+        "since my first tournament hasn't gone well",
+    ],
+)
+def test_since_as_a_reason_or_a_vague_start_is_not_two_step(text):
+    assert find_anchored(text) is None
+
+
+def test_the_head_noun_skips_ordinals_and_possessors():
+    a = find_anchored("What did I eat two days after my first marathon?")
+    assert a is not None and a.head == "marathon"

@@ -49,10 +49,16 @@ _QTY = (
     r"(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|several)"
 )
+_AUX = (
+    r"can|could|will|would|should|might|must|may|has|have|had|be|been|am|is|are|was|"
+    r"were|do|does|did|can't|won't|isn't|wasn't|hasn't|haven't|doesn't|didn't"
+)
 _STOP = (
-    r"and|but|or|when|while|because|so|did|do|does|was|were|is|are|i|we|you|he|she|"
+    rf"and|but|or|when|while|because|so|{_AUX}|i|we|you|he|she|"
     r"they|it|that|which|who|what|where|how|last|this|next|ago|yesterday|today"
 )
+# "since the wait can be hard": a clause follows, "since" gives a reason, not a time
+_CLAUSE_NEXT = re.compile(rf"\s+(?:{_AUX})\b", re.I)
 # the anchor: a determiner, then up to five words, none a clause's next word
 _ANCHOR = rf"((?:the|my|our|his|her|their|your)\s+[\w'’-]+(?:\s+(?!(?:{_STOP})\b)[\w'’-]+){{0,4}})"
 _OFFSET = re.compile(
@@ -64,8 +70,11 @@ _SINCE = re.compile(rf"\b(since)\s+{_ANCHOR}", re.I)
 _DETERMINERS = frozenset(("the", "my", "our", "his", "her", "their", "your"))
 #: anchor phrases that are themselves times, read by the one-step rules
 _TIME_HEADS = frozenset(
-    ("day", "week", "weekend", "month", "year", "morning", "evening", "night", "last")
-)
+    ("day", "week", "weekend", "month", "year", "morning", "evening", "night", "last",
+     "time", "beginning", "start", "moment")
+)  # fmt: skip
+#: words before a head noun that are not it ("my *first* marathon")
+_BEFORE_HEAD = frozenset(("first", "second", "third", "last", "new", "big", "little", "own"))
 #: event times this long or shorter can anchor a day count (a weekend, a short trip)
 _ANCHOR_DAYS = 7
 
@@ -93,7 +102,9 @@ class Anchored:
         words = [
             w
             for w in self.anchor.lower().split()
-            if w not in _DETERMINERS and not w.endswith(("'s", "’s"))  # "my sister's X"
+            if w not in _DETERMINERS
+            and w not in _BEFORE_HEAD
+            and not w.endswith(("'s", "’s"))  # "my sister's X"
         ]
         return words[0] if words else ""
 
@@ -122,6 +133,8 @@ def all_anchored(text: str) -> list[Anchored]:
             )  # fmt: skip
         )
     for m in _SINCE.finditer(text):
+        if _CLAUSE_NEXT.match(text, m.end()):
+            continue
         found.append(Anchored(m.start(), m.end(), m.group(0), 0, "day", "since", m.group(2)))
     return sorted((a for a in found if a.head and a.head not in _TIME_HEADS), key=lambda a: a.start)
 
