@@ -2,13 +2,15 @@
 
     PYTHONPATH=src python scripts/time_extractors.py [--site SITE_PACKAGES] [--markdown OUT]
 
-Candidates: remem's ``event_times`` as it is now, the ``timeexpr.mentioned_windows``
-reading it replaced, and, when importable, dateparser (``search_dates`` with
-``RELATIVE_BASE`` and each ``PREFER_DATES_FROM``), ctparse, timefhuman and
-parsedatetime. Libraries give points in time, which are scored as the day they fall
+Candidates: remem's ``event_times`` as it is now and, when importable, dateparser
+(``search_dates`` with ``RELATIVE_BASE`` and each ``PREFER_DATES_FROM``), ctparse,
+timefhuman and parsedatetime. Libraries give points in time, which are scored as the day they fall
 on (a range from ctparse as its days); none of them gives weeks, months or
-granularities. ``--site`` adds a scratch environment's site-packages (the libraries
-are not remem's dependencies) after remem's own.
+granularities. (The reading ``event_times`` replaced, ``timeexpr.mentioned_windows``,
+scored 17% on the development set; it was removed with ``timeexpr.py`` when questions
+moved onto the same rules, docs/benchmarks.md.) ``--site`` adds a scratch
+environment's site-packages (the libraries are not remem's dependencies) after
+remem's own.
 """
 
 from __future__ import annotations
@@ -25,14 +27,6 @@ def _day(d: date, said: datetime) -> Any:
 
     start = datetime.combine(d, time(0), said.tzinfo)
     return Guess(start, start + timedelta(days=1))
-
-
-def old_remem(text: str, said: datetime) -> list[Any]:
-    """The reading before issue 36: question-style windows with slack."""
-    from remem.bench.timeset import Guess
-    from remem.timeexpr import mentioned_windows
-
-    return [Guess(w.start, w.end, None, w.phrase) for w in mentioned_windows(text, said)]
 
 
 def dateparser_with(prefer: str) -> Callable[[str, datetime], list[Any]]:
@@ -104,7 +98,6 @@ def candidates() -> dict[str, Callable[[str, datetime], list[Any]]]:
 
     out: dict[str, Callable[[str, datetime], list[Any]]] = {
         "remem event_times (issue 36)": remem_extractor,
-        "remem mentioned_windows (before)": old_remem,
     }
     for name, make in (
         ("dateparser current_period", lambda: dateparser_with("current_period")),

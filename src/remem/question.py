@@ -17,7 +17,8 @@ from functools import cached_property
 
 from . import words
 from .index.tokenize import identifier_tokens, tokenize, without_asking
-from .timeexpr import TimeWindow, time_order, time_window
+from .time.anchors import Anchored, find_anchored
+from .time.window import TimeWindow, time_order, time_window
 
 
 @dataclass(frozen=True)
@@ -99,10 +100,17 @@ class Question:
         "person", "place", "yes/no", "thing")."""
         return words.answer_type(self.text)
 
+    @cached_property
+    def anchored(self) -> Anchored | None:
+        """Its two-step time ("two days after the wedding", ``time/anchors.py``): read
+        here, resolved by the time stage on the memories its search finds."""
+        return find_anchored(self.text)
+
     @property
     def names_time(self) -> bool:
-        """Whether it names a time (the time stage then reorders a deeper list)."""
-        return self.window is not None
+        """Whether it names a time, one-step or anchored on an event (the time stage
+        then reorders a deeper list)."""
+        return self.window is not None or self.anchored is not None
 
 
 def read_question(

@@ -14,7 +14,7 @@ import re
 from importlib import resources
 
 from .index.tokenize import stem, tokenize
-from .timeexpr import CALENDAR_WORDS
+from .time.patterns import CALENDAR_WORDS
 
 
 def word_list(name: str, package: str = "remem.data", folder: str = "") -> tuple[str, ...]:

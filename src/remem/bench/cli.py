@@ -652,7 +652,7 @@ def ingest(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
 
 @benchmark(
     "time",
-    help="event times at ingest: exact intervals on the hand-labelled time expressions",
+    help="event times at ingest and question windows: exact intervals on the hand-labelled sets",
     args=[
         arg(
             "data",
@@ -673,4 +673,10 @@ def time_expressions(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         scored = score(load(path), remem_extractor)
         result["sets"][name] = scored
         out += tables(name, scored)
+    if not args.data:  # and the windows questions name, read by the same rules
+        from . import qwindows
+
+        asked = qwindows.score(qwindows.load(), qwindows.question_reader)
+        result["questions"] = asked
+        out += qwindows.tables(qwindows.QUESTIONS.stem, asked)
     return result, out

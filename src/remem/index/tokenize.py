@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..timeexpr import CALENDAR_WORDS  # capitalised, yet no names: the time stage reads them
+from ..time.patterns import CALENDAR_WORDS  # capitalised, yet no names: the time stage reads them
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")

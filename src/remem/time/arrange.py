@@ -6,7 +6,7 @@ runs after any engine's ranking, as the recall pipeline's time stage
 (``time/stage.py``, run by ``recall/pipeline.py``; no engine calls it):
 
 * **The window.** When the question names a time ("10 days ago", "last Saturday",
-  "in May"; ``timeexpr.time_window``, relative to the moment it is asked), the engine
+  "in May"; ``window.time_window``, relative to the moment it is asked), the engine
   is asked for a deeper list (``depth``) and the memories made inside the window move
   up: each candidate's reciprocal rank gets ``window_weight`` times a closeness term
   that is 1 inside the window and at most a half outside it, fading with the window's
@@ -22,7 +22,7 @@ runs after any engine's ranking, as the recall pipeline's time stage
   ``same_fact_cosine``) and was made later, it moves just above it: a later memory that
   restates a fact with a new value ("I moved to Porto" after "I live in Lisbon")
   outranks the earlier without hiding it. A question asking for the original ("where
-  did I *initially* keep ...", ``timeexpr.time_order``) reverses this.
+  did I *initially* keep ...", ``window.time_order``) reverses this.
 
 Both are off when the question gives them nothing to act on, so rankings of questions
 without time words only change where two results restate one thing at different
@@ -44,8 +44,8 @@ from ..errors import InvalidTypeError
 from ..index.cache import UserIndex
 from ..options import number, resolve, switch
 from ..store.base import timestamp_epoch
-from ..timeexpr import TimeWindow
 from .stored import Told
+from .window import TimeWindow
 
 if TYPE_CHECKING:
     from ..engines.base import Scored
@@ -126,7 +126,8 @@ def _apply_window(
     cfg: ArrangeConfig,
     mentioned: Mapping[str, Sequence[Told]],
 ) -> list[Scored]:
-    start, end = timestamp_epoch(window.start), timestamp_epoch(window.end)
+    lo, hi = window.reach()  # the window with its slack (``window.py``)
+    start, end = timestamp_epoch(lo), timestamp_epoch(hi)
     day = _named_day(window)
     slack = max((end - start) / 2.0, 86_400.0)
     fused = []

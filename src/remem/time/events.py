@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .calendar import as_datetimes
-from .patterns import Found, find
+from .patterns import Found, find, named
 from .resolve import Days, resolve
-from .tense import FUTURE, Clauses, direction
+from .tense import FUTURE, PAST, Clauses, direction, habitual
 
 #: how precise an event time is
 GRANULARITIES = ("day", "week", "month", "season", "year", "span")
@@ -61,36 +61,69 @@ def event_times(text: str, said_at: datetime) -> list[EventTime]:
     naive one is read as it stands), in the order they appear. Never raises on any
     text or any ``said_at`` of years 1 to 9999: what falls outside them is clamped,
     or left out when nothing of it is left."""
+    return [t for t, _ in read_times(text, said_at)]
+
+
+def read_times(
+    text: str, said_at: datetime, *, asking: bool = False
+) -> list[tuple[EventTime, Found]]:
+    """:func:`event_times` with the expression each came from (a range's first).
+
+    ``asking``: ``text`` is a question (``window.py``). Questions are mostly asked in
+    the past tense about the past, and often name no verb near the time ("anything
+    on Saturday?"), so a bare weekday, day number, month or "the weekend" with no
+    tense cue points back instead of forward; a bare weekday in a habitual clause
+    ("what do I *usually* do on Saturday?") names no day, and a weekday or month
+    that is part of a name ("Saturday Night Live", "a gift to May") no time
+    (:func:`.patterns.named`)."""
     found = find(text)
+    if asking:
+        found = [f for f in found if not named(text, f)]
     if not found:
         return []
     today, tz = said_at.date().toordinal(), said_at.tzinfo
     clauses = Clauses(text)
-    out: list[EventTime] = []
+    out: list[tuple[EventTime, Found]] = []
     i = 0
     while i < len(found):
         f = found[i]
         nxt = found[i + 1] if i + 1 < len(found) else None
-        span = _range(clauses, f, nxt, today) if nxt is not None else None
+        span = _range(clauses, f, nxt, today, asking) if nxt is not None else None
         days: Days | None
         if span is not None:
             days, start, end = span
             i += 2
         else:
-            days, start, end = _days(clauses, f, today), f.start, f.end
+            days, start, end = _days(clauses, f, today, asking), f.start, f.end
             i += 1
         times = as_datetimes(days[0], days[1], tz) if days else None
         if times is not None and days is not None:
-            out.append(EventTime(times[0], times[1], days[2], text[start:end], days[3]))
+            out.append((EventTime(times[0], times[1], days[2], text[start:end], days[3]), f))
     return out
 
 
-def _days(clauses: Clauses, f: Found, today: int) -> Days | None:
+def _days(clauses: Clauses, f: Found, today: int, asking: bool = False) -> Days | None:
     tense = 0 if f.kind in _TENSELESS else direction(clauses, f.start, f.end)
+    if asking and tense != FUTURE and _bare(f):
+        if f.kind == "weekday" and habitual(clauses, f.start, f.end):
+            return None  # "what do I usually do on Saturday?": a habit, no day
+        tense = tense or PAST  # a question with no tense cue asks about the past
     return resolve(f, today, tense)
 
 
-def _range(clauses: Clauses, a: Found, b: Found, today: int) -> tuple[Days, int, int] | None:
+def _bare(f: Found) -> bool:
+    """Whether ``f`` has no direction of its own (a bare weekday, day number, month
+    or date without a year, "the weekend")."""
+    if f.kind == "weekday":
+        return f.fields[0] == ""
+    if f.kind in ("month", "monthday"):
+        return f.fields[0] is None
+    return f.kind == "ordinal" or (f.kind == "unit" and f.fields[0] == "the")
+
+
+def _range(
+    clauses: Clauses, a: Found, b: Found, today: int, asking: bool = False
+) -> tuple[Days, int, int] | None:
     """ "from the 9th to the 21st", "between Monday and Wednesday": one span whose end
     is read forward from its start; None when ``a`` and ``b`` are no such pair."""
     if a.kind not in _RANGE_ENDS or b.kind not in _RANGE_ENDS:
@@ -102,7 +135,7 @@ def _range(clauses: Clauses, a: Found, b: Found, today: int) -> tuple[Days, int,
         return None
     if (gap.group(1).lower() == "and") != (opener.group(1).lower() == "between"):
         return None
-    first = _days(clauses, a, today)
+    first = _days(clauses, a, today, asking)
     if first is None:
         return None
     last = resolve(b, first[0], FUTURE)

@@ -21,6 +21,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+)  # fmt: skip
+#: the names of days and months: capitalised words that name a time, not a person
+#: (``words.py`` and ``index/tokenize.py`` leave them out of names)
+CALENDAR_WORDS = frozenset(WEEKDAYS + MONTHS)
 _WD = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MON_FULL = (
     r"(january|february|march|april|may|june|july|august|september|october|november|"
@@ -78,18 +85,20 @@ _DAYWORD = re.compile(
 _UNIT = re.compile(
     r"\b(this|next|last|past|previous)\s+(week|weekend|month|year)\b"
     r"(?!\s+(?:of|before|after)\b)"
-    r"|\b(the)\s+(weekend)\b"
-    r"|\bthe\s+(week|month|year)\s+(before\s+last|after\s+next)\b",
+    r"|\b(the)\s+(weekend)\b(?!\s+(?:before\s+last|after\s+next)\b)"
+    r"|\bthe\s+(weekend|week|month|year)\s+(before\s+last|after\s+next)\b",
     re.I,
 )
 _AGO = re.compile(rf"\b{_QTY}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _IN_N = re.compile(rf"\bin\s+{_QTY}\s+(day|week|month|year)s?\b(?!\s+ago\b)", re.I)
 _MONTH = re.compile(
-    r"\b(?:(in|during|of|back\s+in|from|to|until|till|through)\s+)?"
+    r"\b(?:(in|during|of|back\s+in|from|to|until|till|through|between|and)\s+)?"
     rf"(?:(early|mid|late)[\s-]+)?{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
     re.I,
 )
-_CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through"))
+_CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through", "between", "and"))
+# "between March and May": "and" opens a month only as the end of such a range
+_BETWEEN_MONTH = re.compile(rf"\bbetween\s+(?:(?:early|mid|late)[\s-]+)?{_MON_FULL}\s+$", re.I)
 _YEAR = re.compile(
     r"\b(?:in|during|of|back\s+in|from|to|until|till|through)\s+(\d{4})\b"
     r"(?!\s*(?:%|percent|dollars|euros|pounds|people|km|miles|words|times|calories|steps|"
@@ -258,6 +267,8 @@ def _months(text: str, win: Windows) -> list[Found]:
             continue
         if prep in _CAPITAL_ONLY and not (name[0].isupper() or early or year):
             continue
+        if prep == "and" and not _BETWEEN_MONTH.search(text, max(0, m.start() - 30), m.start()):
+            continue
         start = m.start(2) if early else m.start(3)
         out.append(
             Found(start, m.end(), "month", (int(year) if year else None, month_number(name)))
@@ -339,3 +350,28 @@ def _seasons(text: str, win: Windows) -> list[Found]:
             fields, start = ("", g[8].lower(), None, -quantity(g[7])), m.start()
         out.append(Found(start, m.end(), "season", fields))
     return out
+
+
+# "Saturday Night Live", "Friday Night Lights": a capitalised weekday and part of the
+# day followed by another capitalised word are a title
+_TITLE_AFTER = re.compile(r"\s+(?!I\b)[A-Z][a-z]")
+_POSSESSIVE = re.compile(r"['’]s\b")
+_TO = re.compile(r"\bto\s+$", re.I)
+_RANGE_OPEN = re.compile(r"\b(?:from|between)\b", re.I)
+
+
+def named(text: str, f: Found) -> bool:
+    """Whether ``f`` is part of a name rather than a time, as a question uses them:
+    a title ("Saturday Night Live"), a month that is a person ("a gift to May", "May's
+    garden"). Read only in questions (``events.read_times(asking=True)``): in a
+    memory the same words are rarer than the dates they would hide."""
+    words = text[f.start : f.end]
+    if f.kind == "weekday":
+        titled = len(words.split()) > 1 and all(w[0].isupper() for w in words.split())
+        return titled and _TITLE_AFTER.match(text, f.end) is not None
+    if f.kind != "month" or f.fields[0] is not None or not words[0].isupper():
+        return False
+    if _POSSESSIVE.match(text, f.end):
+        return True
+    to = _TO.search(text, max(0, f.start - 4), f.start)
+    return to is not None and not _RANGE_OPEN.search(text, max(0, f.start - 40), f.start)

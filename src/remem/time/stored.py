@@ -37,11 +37,12 @@ from datetime import datetime
 from ..store.base import Store, timestamp_epoch
 from ..store.extension import Extension, Tables, Tx, register_extension
 from ..types import StoredMemory
+from .anchors import Anchored, all_anchored
 from .events import event_times
 
 #: the extractor's version: rows of an older one are read again, per user, on first use
 #: (raise it when ``events.py`` reads texts differently)
-EXTRACTOR = 2
+EXTRACTOR = 3
 
 _SQLITE_V1 = """
 CREATE TABLE IF NOT EXISTS event_times (
@@ -85,6 +86,28 @@ CREATE TABLE IF NOT EXISTS event_users (
 )
 """
 
+# v2: the two-step times a memory's words name ("two days after the wedding",
+# ``anchors.py``), kept unresolved: their anchor is another memory, found when a
+# question's window needs them (``time/stage.py``)
+_ANCHORS_V2 = """
+CREATE TABLE IF NOT EXISTS event_anchors (
+    user_id     TEXT{collate} NOT NULL,
+    memory_id   TEXT{collate} NOT NULL,
+    ordinal     INTEGER NOT NULL,
+    words       TEXT NOT NULL,
+    count       INTEGER NOT NULL,
+    unit        TEXT NOT NULL,
+    relation    TEXT NOT NULL,
+    anchor      TEXT NOT NULL,
+    whole       INTEGER NOT NULL,
+    PRIMARY KEY (user_id, memory_id, ordinal)
+){rowid}
+"""
+_INSERT_ANCHOR = (
+    "INSERT INTO event_anchors (user_id, memory_id, ordinal, words, count, unit, relation, "
+    "anchor, whole) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
 _INSERT = (
     "INSERT INTO event_times (user_id, memory_id, ordinal, start_at, end_at, start_s, end_s, "
     "granularity, words, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -116,6 +139,14 @@ class Told:
         }
 
 
+def anchor_rows_for(user_id: str, memory_id: str, text: str) -> list[tuple]:
+    """The ``event_anchors`` rows of one memory (its two-step times, unresolved)."""
+    return [
+        (user_id, memory_id, n, a.words, a.count, a.unit, a.relation, a.anchor, int(a.whole))
+        for n, a in enumerate(all_anchored(text))
+    ]
+
+
 def rows_for(user_id: str, memory_id: str, text: str, said_at: datetime) -> list[tuple]:
     """The ``event_times`` rows of one memory."""
     return [
@@ -141,6 +172,9 @@ class EventTables(Extension):
     def on_add(self, tx: Tx, user_id: str, memories: list[StoredMemory]) -> None:
         rows = [r for m in memories for r in rows_for(user_id, m.id, m.text, m.timestamp)]
         tx.many(_INSERT, rows)
+        tx.many(
+            _INSERT_ANCHOR, [r for m in memories for r in anchor_rows_for(user_id, m.id, m.text)]
+        )
         if memories and memories[0].seq == 0:  # the user's first memories: complete
             tx.run(_MARK, (user_id, EXTRACTOR))
 
@@ -148,9 +182,18 @@ class EventTables(Extension):
 EVENT_TABLES = register_extension(
     EventTables(
         name="event_times",
-        migrations={"sqlite": [(1, _SQLITE_V1)], "postgres": [(1, _POSTGRES_V1)]},
-        user_tables=("event_times", "event_users"),
-        memory_refs=(("event_times", "memory_id"),),
+        migrations={
+            "sqlite": [
+                (1, _SQLITE_V1),
+                (2, _ANCHORS_V2.format(collate="", rowid=" WITHOUT ROWID")),
+            ],
+            "postgres": [
+                (1, _POSTGRES_V1),
+                (2, _ANCHORS_V2.format(collate=' COLLATE "C"', rowid="")),
+            ],
+        },
+        user_tables=("event_times", "event_users", "event_anchors"),
+        memory_refs=(("event_times", "memory_id"), ("event_anchors", "memory_id")),
         doc="the times each memory talks about (remem.time.stored)",
     )
 )
@@ -201,6 +244,23 @@ class StoredEvents:
         with self._tables.read() as tx:
             return frozenset(str(row[0]) for row in tx.all(sql, tuple(params)))
 
+    def anchored(self, user_id: str, ids: Sequence[str]) -> dict[str, list[Anchored]]:
+        """Per id that has any, the two-step times its words name, unresolved, in the
+        order its text names them: one query."""
+        out: dict[str, list[Anchored]] = {}
+        if not ids:
+            return out
+        self.ensure(user_id)
+        sql = (
+            "SELECT memory_id, words, count, unit, relation, anchor, whole FROM event_anchors "
+            "WHERE user_id = ? AND memory_id {in} ORDER BY memory_id, ordinal"
+        )
+        with self._tables.read() as tx:
+            for memory_id, words, n, unit, rel, anchor, whole in tx.rows_in(sql, (user_id,), ids):
+                a = Anchored(0, 0, words, int(n), unit, rel, anchor, bool(whole))
+                out.setdefault(memory_id, []).append(a)
+        return out
+
     def ensure(self, user_id: str) -> None:
         """Read the user's memories now unless their rows are complete (module notes:
         the lazy backfill)."""
@@ -216,6 +276,7 @@ class StoredEvents:
     def _backfill(self, user_id: str) -> None:
         memories = self._store.load(user_id, with_embeddings=False)
         rows = {m.id: rows_for(user_id, m.id, m.text, m.timestamp) for m in memories}
+        anchors = {m.id: anchor_rows_for(user_id, m.id, m.text) for m in memories}
         with self._tables.write(user_id) as tx:
             # memories added meanwhile have their rows (the add wrote them); those
             # deleted meanwhile get none
@@ -227,6 +288,12 @@ class StoredEvents:
                     here,
                 )
                 tx.many(_INSERT, [r for i in here for r in rows[i]])
+                tx.rows_in(
+                    "DELETE FROM event_anchors WHERE user_id = ? AND memory_id {in}",
+                    (user_id,),
+                    here,
+                )
+                tx.many(_INSERT_ANCHOR, [r for i in here for r in anchors[i]])
                 tx.run(_MARK, (user_id, EXTRACTOR))
 
     def forget_user(self, user_id: str) -> None:

@@ -87,6 +87,21 @@ def direction(clauses: Clauses, start: int, end: int) -> int:
     return best
 
 
+_HABIT = re.compile(
+    r"\b(?:usually|always|often|normally|typically|generally|regularly|sometimes|"
+    r"every|each|tend|tends)\b",
+    re.I,
+)
+
+
+def habitual(clauses: Clauses, start: int, end: int) -> bool:
+    """Whether the clause around ``text[start:end]`` tells a habit ("what do I
+    *usually* do on Saturday?"): its weekday then names no one day."""
+    left, right = clauses.around(start, end)
+    text = clauses.text
+    return bool(_HABIT.search(text, left, start) or _HABIT.search(text, end, right))
+
+
 def _cues(text: str, lo: int, hi: int) -> list[tuple[int, int, int]]:
     """(start, end, PAST or FUTURE) of the tense cues in ``text[lo:hi]``, read word by
     word (one regex of a hundred verbs slid over the text costs more)."""
@@ -112,6 +127,8 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
     base, _, suffix = word.partition("'")
     if word in _BE or (base in _PRONOUNS and suffix in ("m", "re", "s")):
         j = i + 2 if nxt.endswith("ly") and i + 2 < len(toks) else i + 1
+        if word in _BE and nxt in _PRONOUNS and i + 2 < len(toks):
+            j = i + 2  # a question's inversion: "am I going", "are you coming"
         verb = toks[j][2] if j < len(toks) else ""
         if verb.endswith("ing"):  # "I'm picking up": a plan
             after = toks[j + 1][2] if j + 1 < len(toks) else ""

@@ -1,4 +1,5 @@
-"""Relative and absolute time expressions as windows over memory time."""
+"""The window a question names, read by the rules that read memories' event times
+(``time/window.py``; moved here from the old ``timeexpr.py`` tests)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from remem.bench.qwindows import load, question_reader, score
 from remem.store.base import timestamp_epoch
-from remem.timeexpr import mentioned_windows, time_order, time_window
+from remem.time.events import event_times
+from remem.time.window import time_order, time_window
 
 # a Thursday afternoon
 NOW = datetime(2023, 3, 9, 15, 42)
@@ -93,23 +96,22 @@ def test_a_relative_phrase_of_an_absolute_date_takes_the_date():
 
 
 def test_a_memory_names_times_relative_to_when_it_was_made():
+    # once ``timeexpr.mentioned_windows``; memories are read by ``event_times`` now
     made = datetime(2023, 5, 24, 16, 0)  # a Wednesday
-    (w,) = mentioned_windows("I finally beat the last boss of the DLC last weekend!", made)
-    assert w.contains(datetime(2023, 5, 20, 12)) and w.contains(datetime(2023, 5, 21, 12))
-    assert not w.contains(made)
-    both = mentioned_windows("Yesterday I ran 5k; two weeks ago I ran 3k.", made)
-    assert sorted(x.phrase for x in both) == ["Yesterday", "two weeks ago"]
-    assert any(x.contains(datetime(2023, 5, 23, 9)) for x in both)
-    assert mentioned_windows("Add 1/2 cup of sugar and stir.", made) == []
+    (e,) = event_times("I finally beat the last boss of the DLC last weekend!", made)
+    assert (e.start, e.end) == (datetime(2023, 5, 20), datetime(2023, 5, 22))
+    both = event_times("Yesterday I ran 5k; two weeks ago I ran 3k.", made)
+    assert [x.words for x in both] == ["Yesterday", "two weeks ago"]
+    assert event_times("Add 1/2 cup of sugar and stir.", made) == []
 
 
 def test_numeric_dates_after_on_are_month_first():
     made = datetime(2023, 3, 3, 9, 0)
-    (w,) = mentioned_windows("I took my niece to the museum on 2/8 and she loved it", made)
-    assert w.contains(datetime(2023, 2, 8, 12))
-    (w,) = mentioned_windows("The recital was on 12/1/2022.", made)
-    assert w.contains(datetime(2022, 12, 1, 12))
-    assert mentioned_windows("We met on 13/2.", made) == []  # no 13th month
+    (e,) = event_times("I took my niece to the museum on 2/8 and she loved it", made)
+    assert e.start == datetime(2023, 2, 8)
+    (e,) = event_times("The recital was on 12/1/2022.", made)
+    assert e.start == datetime(2022, 12, 1)
+    assert event_times("We met on 13/2.", made) == []  # no 13th month
 
 
 # --- every time a datetime can hold --------------------------------------------------
@@ -161,17 +163,67 @@ def test_no_time_makes_an_expression_fail(
     when = when.replace(tzinfo=zone)
     # a date that has no year left before ``when`` ("March 5th" asked on 1 January of
     # year 1, "29 February" in most years) names no window; any other comes back whole
-    windows = [time_window(question, when), *mentioned_windows(question, when)]
-    for w in filter(None, windows):
+    w = time_window(question, when)
+    if w is not None:
         assert w.start <= w.end, (question, when, w)
-        timestamp_epoch(w.start), timestamp_epoch(w.end)  # ordered as epochs too
+        lo, hi = w.reach()
+        assert lo <= w.start and w.end <= hi
+        timestamp_epoch(lo), timestamp_epoch(hi)  # ordered as epochs too
         w.distance_days(when)
+    for e in event_times(question, when):
+        assert e.start <= e.end
 
 
 @pytest.mark.parametrize("when", _EDGES)
 def test_windows_at_the_ends_of_time_are_held_inside_them(when: datetime) -> None:
-    last_saturday = time_window("what did I do last Saturday?", when)
-    assert last_saturday is not None
-    assert datetime.min <= last_saturday.start <= last_saturday.end <= datetime.max
-    in_december = time_window("what did I do in December?", when)
-    assert in_december is not None and in_december.start <= in_december.end
+    # "last Saturday" asked on Monday 1 January of year 1 names a day before year 1:
+    # no window (the old reader clamped it to ``datetime.min``, a day that is no
+    # Saturday); any window given is held inside years 1 to 9999, slack and all
+    for question in ("what did I do last Saturday?", "what did I do in December?"):
+        w = time_window(question, when)
+        if w is not None:
+            lo, hi = w.reach()
+            assert datetime.min <= lo <= w.start <= w.end <= hi <= datetime.max
+    assert time_window("what did I do last Saturday?", datetime(9999, 12, 31)) is not None
+
+
+def test_every_line_of_the_question_set_is_read_exactly():
+    result = score(load(), _read)
+    assert result["exact"] == result["lines"], result["misses"]
+
+
+def _read(case):
+    return question_reader(case)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Did I watch Saturday Night Live with anyone?",
+        "What gift did I give to May?",
+        "What did I cook in May's kitchen?",
+        "What do I usually do on Saturday?",
+        "What do I always eat on Fridays?",
+    ],
+)
+def test_names_and_habits_name_no_time(question):
+    assert time_window(question, NOW) is None
+
+
+def test_a_bare_weekday_in_a_question_is_the_last_one_unless_it_is_ahead():
+    # NOW is a Thursday: "Saturday" is 4 March unless the question looks ahead
+    assert _window("Anything on Saturday?")[0] == datetime(2023, 3, 4)
+    assert _window("What did I do on Saturday?")[0] == datetime(2023, 3, 4)
+    assert _window("Where am I going on Saturday?")[0] == datetime(2023, 3, 11)
+    assert _window("What will I do on Saturday?")[0] == datetime(2023, 3, 11)
+    assert _window("What is happening this Saturday?")[0] == datetime(2023, 3, 11)
+
+
+def test_ranking_reads_the_window_with_slack():
+    w = time_window("What did I do last Saturday?", NOW)
+    assert w is not None and w.day == datetime(2023, 3, 4) and w.granularity == "day"
+    assert w.reach() == (datetime(2023, 3, 3), datetime(2023, 3, 6))
+    w = time_window("What did I buy 12 days ago?", NOW)  # an offset is looser
+    assert w is not None and w.reach() == (datetime(2023, 2, 22), datetime(2023, 3, 1))
+    w = time_window("What have I been reading recently?", NOW)  # reaches now: no slack
+    assert w is not None and w.reach() == (w.start, w.end) and w.day is None
