@@ -51,7 +51,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -588,10 +587,6 @@ def spans(sentence: str, question: Question | str = "") -> list[str]:
 # -> 0.124 there, SYNAPSE 0.131 -> 0.134; before, the top three were read alike.
 _EXTRACT_DEPTH = 5
 _QUESTION_PENALTY = 0.5
-# Between sentences sharing as many words, the one sharing the words fewer of the
-# memories read hold ("When did Priya start at Brightwater?": every memory names
-# Brightwater, one says "start"); at most 0.05 a word, so it only breaks ties.
-_RARE = 0.05
 
 
 def best_sentence(
@@ -608,18 +603,13 @@ def best_sentence(
     asked = as_question(question)
     q = asked.keys
     best, best_score, source = "", 0.0, None
-    read = evidence[:_EXTRACT_DEPTH]
-    spread = Counter(k for h in read for k in q & content_keys(h if isinstance(h, str) else h.text))
-    for rank, h in enumerate(read):
+    for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
         for sentence in sentences(h if isinstance(h, str) else h.text):
-            shared = q & content_keys(sentence)
-            overlap = len(shared)
+            overlap = len(q & content_keys(sentence))
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
-            rare = _RARE * sum(1 / spread[k] for k in shared)
-            if isinstance(h, Hit):  # each a match only this sentence can make
-                told = told_by_asked(sentence, h, q) + in_window(sentence, h, asked)
-                overlap, rare = overlap + told, rare + _RARE * told
-            score = overlap + rare - asks - 0.01 * rank
+            if isinstance(h, Hit):
+                overlap += told_by_asked(sentence, h, q) + in_window(sentence, h, asked)
+            score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
     if replaced_by and isinstance(source, Hit):
