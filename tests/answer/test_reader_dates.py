@@ -117,3 +117,10 @@ def test_a_question_naming_a_day_reads_the_sentence_that_tells_of_it(open_memory
     )
     answer = mem.answer("What was Sam doing on December 4, 2023?", "u", now=dec5)
     assert "Weight Watchers" in answer.text
+
+
+def test_without_a_time_in_memory_the_answer_is_the_day_it_was_said(open_memory):
+    mem = open_memory(engine="hybrid")
+    mem.add("My sister moved to Paris, she loves it.", "u", timestamp=MONDAY)
+    answer = mem.answer("When did my sister move to Paris?", "u", now=MONDAY)
+    assert answer.text == "6 May 2024"
