@@ -8,11 +8,21 @@ fact. This module reads, at ingest and without an LLM, the *slot* a memory sets:
 * **Slots** (``data/slots.json``, patterns per attribute): where the speaker lives
   (``residence``), works (``employer``), what they do (``occupation``), their
   ``phone``, ``car``, ``partner``, a ``favourite:<thing>`` and a ``count:<thing>``.
-  A slot is the speaker (the memory's speaker, lower-cased, or "i") and the
-  attribute; the value is the words the pattern names, cut at the first stop word
-  ("I moved to Porto last month" -> "porto"). A pattern may say the verb itself is a
-  change ("moved to", "got a new phone": no value needed) or that it ends the value
-  ("no longer work at", "quit").
+  A slot is a person and the attribute: the speaker (the memory's speaker,
+  lower-cased, or "i"; "I", "we", or no subject at all: "Moved to Porto last
+  month!") or someone they name ("my sister lives in Munich": ``i/sister``, never the
+  speaker's own city). The value is the words the pattern names, cut at the first
+  stop word ("I moved to Porto last month" -> "porto"). A pattern may say the verb
+  itself is a change ("moved to", "got a new phone": no value needed) or that it
+  ends the value ("no longer work at", "quit"). "Moved to" needs a place (a name, a
+  place noun, an address), so "I moved to a new desk" moves no home.
+* **A change that names no slot** ("Also I switched to an iPhone 15", after "My
+  phone is an old Pixel 6") is matched through what it names: the thing switched
+  to is an owned one ("a"/"an" and a product name, or a noun of an attribute: "an
+  Android phone"; not "Windows 11", "oat milk", "a standing desk") and becomes the
+  value of the one owned-thing slot (phone, car) its person set before. With both a
+  phone and a car set, it is left unread rather than guessed. A vector test (the
+  store holds each memory's) was looked at and not used: it needs a threshold.
 * **Superseded, never hidden.** Per slot, the memories are ordered by when they were
   said (timestamp, then insertion order); one is *superseded* by the next that gives
   a different value (two values are the same when one's words hold the other's:
@@ -23,16 +33,26 @@ fact. This module reads, at ingest and without an LLM, the *slot* a memory sets:
   links; ``cur_state``: how far the user's memories were read), erased with the
   memory or the user; deleting a memory relinks its slots' chains, so the older value
   is current again when the newer one goes.
+* **Written with the memory.** The add's own transaction reads the new memories and
+  writes their rows and links (:meth:`CurrentTables.on_add`), so no crash leaves a
+  stored memory without them; a database from before the tables (``cur_state``
+  behind) is read once per user on first use (:meth:`SlotBook.ingest`).
+* **The view** a question reads (:class:`SlotView`, per user) is built once and kept
+  in step with this process's adds in place (one query by the new ids, none when
+  they set no slot); another process's add or any delete reads it again, as
+  ``index/cache.py`` does with the indexes.
 * **The question** (``asks`` per attribute): "Where do I live (now)?" asks for the
   current value, so in the time stage the current memory of each slot the question
   is about moves just above the best-ranked superseded one ("a newer version of
   <id>", the reader's ``versions`` reads that), and is brought in when the engine
   missed it (at most one per slot); "before", "used to", "originally" (``oldest`` in
   the data) put the first value first; a past-tense question without those words
-  ("Where did I work in 2019?") is left to the engine and the window.
+  ("Where did I work in 2019?") is left to the engine and the window. "my sister"
+  in a question asks about her slots, else the speakers' own.
 
-Limits: first-person statements only ("Ana moved to Porto", said by Ben, sets no
-slot of Ana's); one value per slot at a time (two phones are a change); English.
+Limits: statements by the person or about "my <relation>" ("Ana moved to Porto",
+said by Ben, sets no slot of Ana's); one value per slot at a time (two phones are a
+change); English.
 """
 
 from __future__ import annotations
