@@ -82,6 +82,8 @@ UNKNOWN = "(new)"
 NOT = "not "
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'&-]*")
+_CUE_WORD = re.compile(r"[^\W_]+")
+_SENTENCE = re.compile(r"(?<=[.!?\n])\s+")
 _NAME = re.compile(r"(?:the\s+)?((?:[A-Z][A-Za-z0-9'&-]*)(?:\s+[A-Z][A-Za-z0-9'&-]*)*)")
 
 
@@ -111,6 +113,9 @@ class Rules:
     places: frozenset[str]
     #: "my sister" in a question: whose slot it asks about
     relation: re.Pattern[str]
+    #: attribute -> the words one of which each of its patterns holds: a look at the
+    #: text's words spares most texts the patterns (a long turn took 2.3 ms without)
+    cues: dict[str, frozenset[str]]
 
 
 #: the attribute of a change that names no slot ("I switched to an iPhone 15"): the
@@ -185,6 +190,7 @@ def rules() -> Rules:
         {n: a for a, s in data["attributes"].items() for n in s.get("nouns", ())},
         frozenset(data["places"]),
         re.compile(rf"\b(?:my|his|her|their|your)\s+{_KIN}({rel})\b", re.I),
+        {a: frozenset(s["cue"]) for a, s in data["attributes"].items()},
     )
 
 
@@ -268,41 +274,61 @@ def _object(raw: str, r: Rules) -> tuple[str, str] | None:
     return None
 
 
-def read_slots(text: str) -> list[SlotFact]:
+def read_slots(text: str, cued: bool = True) -> list[SlotFact]:
     """The slots a first-person ``text`` sets (the speaker's, and those of the people
     it names as "my sister"), first per person and attribute, in pattern order; a
-    change of an unnamed slot has the attribute :data:`OBJECT` (:func:`resolve`)."""
+    change of an unnamed slot has the attribute :data:`OBJECT` (:func:`resolve`).
+    ``cued``: only the attributes whose cue word the text holds are tried (the same
+    reading, faster)."""
     r = rules()
     text = text.replace("\u2019", "'")
     found: dict[tuple[str, str], SlotFact] = {}
+    parts = [(text, set(r.cues))] if not cued else _cued(text, r)
     for p in r.patterns:
-        for m in _matches_of(p.regex, text):
-            attribute = p.attribute
-            whose = m.groupdict().get("rel") or ""
-            whose = singular(whose) if whose else ""
-            if "thing" in p.regex.groupindex:
-                words = m.group("thing").split()
-                attribute = f"{attribute}:{' '.join(singular(w) for w in words)}"
-            value: str | None
-            if attribute == OBJECT:
-                got = _object(m.group("v"), r)
-                if got is None:
-                    continue
-                attribute, value = got
-            else:
-                value = _value(m.group("v"), p.kind, r)
-            if (whose, attribute) in found:
+        for part, live in parts:
+            if p.attribute not in live:
                 continue
-            if value is not None and set(value.split()) & p.reject:
-                continue
-            if value is None:  # only a change of words that say no value is one
-                if not p.change or p.negated or p.kind != "words":
+            for m in _matches_of(p.regex, part):
+                attribute = p.attribute
+                whose = m.groupdict().get("rel") or ""
+                whose = singular(whose) if whose else ""
+                if "thing" in p.regex.groupindex:
+                    words = m.group("thing").split()
+                    attribute = f"{attribute}:{' '.join(singular(w) for w in words)}"
+                value: str | None
+                if attribute == OBJECT:
+                    got = _object(m.group("v"), r)
+                    if got is None:
+                        continue
+                    attribute, value = got
+                else:
+                    value = _value(m.group("v"), p.kind, r)
+                if (whose, attribute) in found:
                     continue
-                value = UNKNOWN
-            if p.negated:
-                value = NOT + value
-            found[(whose, attribute)] = SlotFact(attribute, value, p.change, whose)
+                if value is not None and set(value.split()) & p.reject:
+                    continue
+                if value is None:  # only a change of words that say no value is one
+                    if not p.change or p.negated or p.kind != "words":
+                        continue
+                    value = UNKNOWN
+                if p.negated:
+                    value = NOT + value
+                found[(whose, attribute)] = SlotFact(attribute, value, p.change, whose)
     return list(found.values())
+
+
+def _cued(text: str, r: Rules) -> list[tuple[str, set[str]]]:
+    """The text's sentences that hold a cue word, each with the attributes it cues (no
+    pattern reads across a sentence's end: a value stops at its punctuation)."""
+    out = []
+    for sentence in _SENTENCE.split(text):
+        words = set(_CUE_WORD.findall(sentence.lower()))
+        if any(c.isdigit() for c in sentence):
+            words.add("#digit")
+        live = {a for a, cue in r.cues.items() if cue & words}
+        if live:
+            out.append((sentence, live))
+    return out
 
 
 def _matches_of(regex: re.Pattern[str], text: str) -> Iterable[re.Match[str]]:
