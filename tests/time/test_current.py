@@ -349,6 +349,7 @@ def test_other_people_s_slots_are_theirs(open_memory, db_path):
         ("My phone is a Pixel 6.", "I switched to a Dell XPS laptop."),
         ("I live in Munich.", "My sister moved to Berlin."),
         ("My partner is Leo.", "I'm seeing Marco for coffee tomorrow."),
+        ("I just got a new car!", "My car is the best, honestly."),  # LoCoMo's
     ],
 )
 def test_near_misses_supersede_nothing(first, second):

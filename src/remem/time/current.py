@@ -163,7 +163,7 @@ def rules() -> Rules:
         for say in spec["says"]:
             p: str = say["p"]
             kind = spec["value"]
-            for k in ("name", "place"):
+            for k in ("name", "place", "named"):
                 if f"{{v:{k}}}" in p:
                     kind, p = k, p.replace(f"{{v:{k}}}", "{v}")
             pats.append(
@@ -246,7 +246,10 @@ def _value(raw: str, kind: str, r: Rules) -> str | None:
         place = [w.lower() for w in _words(raw, r)]
         ok = place and (singular(place[-1]) in r.places or place[-1] in r.places)
         return " ".join(place) if ok or any(c.isdigit() for c in "".join(place)) else None
-    out = [w.lower() for w in _words(raw, r)]
+    words = _words(raw, r)
+    if kind == "named" and not any(c.isupper() or c.isdigit() for c in "".join(words)):
+        return None  # "my car is the best": no model named
+    out = [w.lower() for w in words]
     if kind == "role" and not (out and (out[-1] in r.roles or " ".join(out[-2:]) in r.roles)):
         return None
     return " ".join(out) or None
