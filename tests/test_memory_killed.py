@@ -181,3 +181,63 @@ def test_a_scrub_left_pending_by_a_killed_process_is_finished_by_another(
             proc.wait(timeout=30)
         if mem is not None:
             mem.close()
+
+
+MOVER = r"""
+import json, os, signal, sys
+from remem import Memory
+from remem.time.current import SlotBook
+if len(sys.argv) > 2:  # killed the moment its add is committed, before anything else
+    SlotBook.added = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+with Memory(sys.argv[1], engine="bm25", llm="none") as mem:
+    n = mem.count("ana")
+    while True:  # until killed
+        ids = mem.add_many(
+            [f"I moved to Town{n}", f"We had soup number {n}"], user_id="ana"
+        )
+        print(json.dumps({"batch": n, "ids": ids}), flush=True)
+        n += 2
+"""
+
+
+def test_a_killed_writer_leaves_no_memory_without_its_slot_rows(tmp_path: Path) -> None:
+    """The slots a memory sets are written in its add's transaction: however the
+    process is killed, every stored memory that says where Ana lives has its row, the
+    chain links each town to the next, and the marker says every memory was read. The
+    last round is killed the moment its add commits (where a second transaction for
+    the slots would have come)."""
+    path = str(tmp_path / "moves.db")
+    acked = 0
+    for round_ in range(ROUNDS + 1):
+        right_after = ["after-commit"] if round_ == ROUNDS else []
+        proc = subprocess.Popen(
+            [sys.executable, "-c", MOVER, path, *right_after],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        for _ in range(0 if right_after else ACKED_PER_ROUND):
+            line = proc.stdout.readline()
+            if not line:
+                pytest.fail(f"the writer died on its own: {proc.stderr.read()[-2000:]}")
+            acked += 1
+        if not right_after:
+            os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(timeout=60) == -signal.SIGKILL
+    con = sqlite3.connect(path)
+    try:
+        moves = con.execute(
+            "SELECT id, seq FROM memories WHERE user_id = 'ana' AND text LIKE 'I moved%' "
+            "ORDER BY seq"
+        ).fetchall()
+        slots = dict(con.execute("SELECT memory_id, value FROM cur_slots").fetchall())
+        links = dict(con.execute("SELECT memory_id, superseded_by FROM cur_superseded"))
+        (top,) = con.execute("SELECT MAX(seq) FROM memories").fetchone()
+        marker = con.execute("SELECT seq FROM cur_state WHERE user_id = 'ana'").fetchall()
+    finally:
+        con.close()
+    assert len(moves) >= acked + 1  # the last one's add committed, then the kill
+    assert set(slots) == {m for m, _ in moves}
+    assert links == {a: b for (a, _), (b, _) in zip(moves, moves[1:], strict=False)}
+    assert marker == [(top,)]

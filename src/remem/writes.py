@@ -71,7 +71,8 @@ class Writer:
         # server's threads adding for different users must not queue behind each other.
         self._user_locks = UserLocks()
         self._embedder_recorded = False
-        # the slots each memory sets ("I moved to Porto"), read at ingest
+        # the slots each memory sets ("I moved to Porto"): attaching the tables here
+        # makes every add of this process write them (``CurrentTables.on_add``)
         self._slots = slot_book(ctx.store)
 
     def insert(
@@ -91,9 +92,9 @@ class Writer:
             before = self._indexes.get(user_id).state
             stored = self._store.add(user_id, new, vectors, passages)
             after = self._indexes.added(user_id, stored, before)
-            # what they set and what that supersedes; a crash before this leaves the
-            # memories for the next read to catch up on (``SlotBook.view``)
-            self._slots.ingest(user_id, stored, after.epoch if after else None)
+            # the slots they set were written in the add's transaction; the cached
+            # view of them takes the add in place (``time/current.py``)
+            self._slots.added(user_id, stored, before, after)
         self._engine.on_add(user_id, stored)
         return stored
 

@@ -135,7 +135,14 @@ def test_a_chain_of_three(open_memory, db_path):
     assert rows == {a: ("lisbon", b), b: ("porto", c), c: ("braga", None)}
     hits = mem.search("Where do I live now?", user_id="u", k=5, now=NOW)
     assert hits[0].id == c
+    assert {h.id: h.superseded_by for h in hits} == {a: b, b: c, c: None}
     assert "Braga" in mem.answer("Where do I live now?", user_id="u", now=NOW).text
+    for older in (
+        "Where did I live before?",
+        "Remind me where I used to live.",
+        "Where did I first live?",
+    ):
+        assert mem.search(older, user_id="u", k=5, now=NOW)[0].id == a, older
 
 
 def test_a_restated_value_is_no_change(open_memory, db_path):
@@ -222,21 +229,71 @@ def test_the_current_one_is_brought_in_when_the_engine_missed_it(open_memory, db
     assert len(ids) == 3
 
 
-def test_adds_that_set_no_slot_write_no_slot_row_and_a_new_process_catches_up(
+def test_the_add_writes_the_slot_rows_and_moves_the_marker_in_its_transaction(
     open_memory, db_path, sql
 ):
     mem = open_memory(db_path)
     a = mem.add("I live in Lisbon", user_id="u", timestamp=JAN)
-    marked = sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'")
+    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(0,)]
     for i in range(3):
         mem.add(f"We had soup number {i}", user_id="u", timestamp=JAN)
-    # this process remembers how far it read; the file's marker moves with slot rows
-    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == marked
+    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(3,)]
     mem.close()
-    mem = open_memory(db_path)  # a new process: reads the three soups once, then on
+    mem = open_memory(db_path)  # a new process: nothing to catch up on
     b = mem.add("I moved to Porto", user_id="u", timestamp=JUN)
     assert {m: by for m, _, _, by in _slots(db_path)} == {a: b, b: None}
     assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(4,)]
+
+
+def test_a_lagging_marker_is_caught_up_once_and_then_follows_the_adds(open_memory, db_path, sql):
+    import sqlite3
+
+    mem = open_memory(db_path)
+    a = mem.add("I live in Lisbon", user_id="u", timestamp=JAN)
+    mem.add("We had soup", user_id="u", timestamp=JAN)
+    mem.close()
+    con = sqlite3.connect(db_path)  # as a file whose last adds no process read
+    with con:
+        con.execute("DELETE FROM cur_slots")
+        con.execute("DELETE FROM cur_superseded")
+        con.execute("UPDATE cur_state SET seq = -1")
+    con.close()
+    mem = open_memory(db_path)
+    b = mem.add("I moved to Porto", user_id="u", timestamp=JUN)  # its own rows, at once
+    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(-1,)]
+    hits = mem.search("Where do I live now?", user_id="u", k=5, now=NOW)  # the rest read
+    assert hits[0].id == b
+    assert {m: by for m, _, _, by in _slots(db_path)} == {a: b, b: None}
+    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(2,)]
+    c = mem.add("I relocated to Braga", user_id="u", timestamp=SEP)
+    assert sql(db_path, "SELECT seq FROM cur_state WHERE user_id = 'u'") == [(3,)]
+    assert {m: by for m, _, _, by in _slots(db_path)} == {a: b, b: c, c: None}
+
+
+def test_the_view_takes_this_process_s_adds_in_place(open_memory, db_path, monkeypatch):
+    from remem.time import current
+
+    built: list[int] = []
+    of = current.SlotView.of.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, rows):
+        built.append(1)
+        return of(cls, rows)
+
+    monkeypatch.setattr(current.SlotView, "of", classmethod(counting))
+    mem = open_memory(db_path)
+    a = mem.add("I live in Lisbon", user_id="u", timestamp=JAN)
+    assert mem.search("Where do I live now?", user_id="u", k=5, now=NOW)[0].id == a
+    assert len(built) == 1
+    b = mem.add("I moved to Porto", user_id="u", timestamp=JUN)
+    mem.add("We had soup", user_id="u", timestamp=JUN)
+    hits = mem.search("Where do I live now?", user_id="u", k=5, now=NOW)
+    assert hits[0].id == b and {h.id: h.superseded_by for h in hits}[a] == b
+    assert len(built) == 1  # no reload: the adds were applied in place
+    other = open_memory(db_path)  # another process adds: the view is read again
+    c = other.add("I relocated to Braga", user_id="u", timestamp=SEP)
+    hits = mem.search("Where do I live now?", user_id="u", k=5, now=NOW)
+    assert hits[0].id == c and len(built) == 2
 
 
 def test_a_memory_superseded_in_one_slot_is_current_in_another(open_memory):
@@ -249,3 +306,126 @@ def test_a_memory_superseded_in_one_slot_is_current_in_another(open_memory):
     rec = mem.recall("Where do I work?", user_id="u", k=3, now=NOW)
     assert not any("(the current" in why for why in rec.explanations.values())
     assert {h.id for h in rec.hits} >= {both, job}
+
+
+def test_a_change_naming_no_slot_is_matched_through_what_it_names(open_memory, db_path):
+    mem = open_memory(db_path)
+    old = mem.add("My phone is an old Pixel 6", user_id="u", timestamp=JAN)
+    mem.add("I switched to oat milk", user_id="u", timestamp=JUN)  # no owned thing
+    mem.add("My friend switched to an iPhone 14", user_id="u", timestamp=JUN)  # his
+    new = mem.add("Also I switched to an iPhone 15 this week", user_id="u", timestamp=SEP)
+    rows = {m: (slot, v, by) for m, slot, v, by in _slots(db_path)}
+    assert rows[old] == ("i|phone", "old pixel 6", new)
+    assert rows[new] == ("i|phone", "iphone 15", None)
+    hits = mem.search("What phone do I have now?", user_id="u", k=5, now=NOW)
+    assert hits[0].id == new
+
+
+def test_other_people_s_slots_are_theirs(open_memory, db_path):
+    mem = open_memory(db_path)
+    mine = mem.add("I live in Lisbon", user_id="u", timestamp=JAN)
+    hers = mem.add("My sister lives in Munich", user_id="u", timestamp=JAN)
+    moved = mem.add("My sister moved to Berlin", user_id="u", timestamp=JUN)
+    rows = {m: (slot, by) for m, slot, _, by in _slots(db_path)}
+    assert rows == {
+        mine: ("i|residence", None),
+        hers: ("i/sister|residence", moved),
+        moved: ("i/sister|residence", None),
+    }
+    hits = mem.search("Where does my sister live now?", user_id="u", k=5, now=NOW)
+    ids = [h.id for h in hits]  # (the engine may rank the speaker's own city first)
+    assert ids.index(moved) < ids.index(hers)
+    hits = mem.search("Where do I live?", user_id="u", k=5, now=NOW)
+    assert {h.id: h.superseded_by for h in hits}[mine] is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I live in Lisbon.", "I moved the meeting to Friday."),
+        ("I live in Leeds.", "I moved to a new desk by the window."),
+        ("My phone is an iPhone 13.", "My friend switched to Android."),
+        ("My phone is an iPhone 12.", "I upgraded to Windows 11 yesterday."),
+        ("My phone is a Pixel 6.", "I switched to a Dell XPS laptop."),
+        ("I live in Munich.", "My sister moved to Berlin."),
+        ("My partner is Leo.", "I'm seeing Marco for coffee tomorrow."),
+        ("I just got a new car!", "My car is the best, honestly."),  # LoCoMo's
+    ],
+)
+def test_near_misses_supersede_nothing(first, second):
+    assert decide(first, second) != "superseded"
+
+
+def test_the_held_out_pairs():
+    """``slot_changes_heldout.jsonl`` was written before this round's rules (52 pairs;
+    before them 31 right, 8 of 24 changes found, 3 false "superseded"); a false
+    "superseded" hides a current value, so none is allowed."""
+    text = (resources.files("remem.bench") / "data" / "slot_changes_heldout.jsonl").read_text()
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    got = [(r["expected"], decide(r["first"], r["second"])) for r in rows]
+    assert len(rows) >= 30
+    assert not [g for g in got if g[1] == "superseded" != g[0]]
+    assert sum(e == g for e, g in got) / len(rows) >= 0.9
+
+
+def test_postgres_supersedes_and_erases_the_slot_rows(pg_url, pg_sql, embedder):
+    from remem import Memory
+
+    rows = "SELECT memory_id, slot, value FROM cur_slots WHERE user_id = 'u' ORDER BY said"
+    links = "SELECT memory_id, superseded_by FROM cur_superseded WHERE user_id = 'u'"
+    with Memory(pg_url, engine="hybrid", embedder=embedder, llm="none") as mem:
+        a = mem.add("I live in Lisbon", user_id="u", timestamp=JAN)
+        b = mem.add("I moved to Porto", user_id="u", timestamp=JUN)
+        c = mem.add("I relocated to Braga", user_id="u", timestamp=SEP)
+        mem.add("I work at Plughcorp", user_id="v", timestamp=JUN)
+        assert [r[0] for r in pg_sql(rows)] == [a, b, c]
+        assert sorted(pg_sql(links)) == sorted([(a, b), (b, c)])
+        hits = mem.search("Where do I live now?", user_id="u", k=5, now=NOW)
+        assert hits[0].id == c and {h.id: h.superseded_by for h in hits}[a] == b
+        assert pg_sql("SELECT seq FROM cur_state WHERE user_id = 'u'") == [(2,)]
+        assert mem.delete(b, user_id="u")  # the chain relinks around it
+        assert pg_sql(links) == [(a, c)]
+        assert [r[0] for r in pg_sql(rows)] == [a, c]
+        assert mem.delete_user("u") == 2
+        for table in ("cur_slots", "cur_superseded", "cur_state"):
+            assert pg_sql(f"SELECT COUNT(*) FROM {table} WHERE user_id = 'u'") == [(0,)]
+        assert pg_sql("SELECT COUNT(*) FROM cur_slots WHERE user_id = 'v'") == [(1,)]
+    with Memory(pg_url, engine="hybrid", embedder=embedder, llm="none") as mem:
+        d = mem.add("I live in Quuxborough", user_id="w", timestamp=JAN)
+        pg_sql("DELETE FROM cur_slots WHERE user_id = 'w'")  # as before the tables
+        pg_sql("DELETE FROM cur_state WHERE user_id = 'w'")
+    with Memory(pg_url, engine="hybrid", embedder=embedder, llm="none") as mem:
+        e = mem.add("I moved to Xyzzyville", user_id="w", timestamp=JUN)
+        hits = mem.search("Where do I live now?", user_id="w", k=5, now=NOW)  # backfilled
+        assert hits[0].id == e and {h.id: h.superseded_by for h in hits}[d] == e
+        assert mem.delete(d, user_id="w") and mem.delete(e, user_id="w")
+        assert pg_sql("SELECT COUNT(*) FROM cur_slots WHERE user_id = 'w'") == [(0,)]
+
+
+def test_the_cues_change_no_reading():
+    """A text's sentences are tried only for the attributes whose cue word they hold
+    (a long turn read in 0.56 ms instead of 2.3): the same slots as every pattern on
+    the whole text, on every sentence of the pair files and the time check (and, run
+    by hand, on LoCoMo's and LongMemEval's 10,248 user turns: none differs)."""
+    data = resources.files("remem.bench") / "data"
+    texts = []
+    for name in ("slot_changes.jsonl", "slot_changes_heldout.jsonl"):
+        for line in (data / name).read_text("utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                texts += [row["first"], row["second"], f"{row['first']} {row['second']}"]
+    check = json.loads((data / "time_check.json").read_text("utf-8"))
+    texts += [t for t in _strings(check) if len(t) > 20]
+    assert len(texts) > 300
+    for text in texts:
+        assert read_slots(text) == read_slots(text, cued=False), text
+
+
+def _strings(data) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for v in data.values() for s in _strings(v)]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return []
