@@ -261,3 +261,22 @@ def test_a_vague_quantity_is_a_low_confidence_guess() -> None:
     (three,) = event_times("We met three years ago", MONDAY)
     assert (few.start, few.end) == (three.start, three.end)  # the likeliest interval
     assert few.confidence < three.confidence
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Last Fri I took my kids to a pottery workshop.", one_day(2024, 5, 3, "Last Fri")),
+        ("I joined a new group last Tues.", one_day(2024, 4, 30, "last Tues")),
+        ("We're meeting on Sat.", one_day(2024, 5, 11, "Sat")),
+    ],
+)
+def test_shortened_weekdays_after_a_step_word(text: str, expected: object) -> None:
+    assert days(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text", ["I showed up, wed in a hurry", "lying on sun loungers", "last sat on the bench"]
+)
+def test_words_spelled_like_shortened_weekdays_are_no_days(text: str) -> None:
+    assert event_times(text, MONDAY) == []

@@ -603,12 +603,17 @@ def best_sentence(
     asked = as_question(question)
     q = asked.keys
     best, best_score, source = "", 0.0, None
+    when = asked.answer_type == "date"
     for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
         for sentence in sentences(h if isinstance(h, str) else h.text):
             overlap = len(q & content_keys(sentence))
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             if isinstance(h, Hit):
-                overlap += told_by_asked(sentence, h, q) + in_window(sentence, h, asked)
+                window = in_window(sentence, h, asked)
+                if not (overlap or window):
+                    continue  # the speaker alone, or a time alone, says nothing asked
+                overlap += told_by_asked(sentence, h, q) + window
+                overlap += when and names_time(sentence, h, asked)
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
@@ -633,6 +638,16 @@ def told_by_asked(sentence: str, hit: Hit, keys: frozenset[str]) -> bool:
     if not hit.speaker or not words.FIRST_PERSON.search(sentence):
         return False
     return bool(keys & content_keys(hit.speaker))
+
+
+def names_time(sentence: str, hit: Hit, question: Question) -> bool:
+    """Whether ``sentence`` names a time of its own, one the question does not write:
+    a "when" question is answered by the sentence that says when ("I started
+    volunteering here about a year ago") before one that only speaks of the same
+    thing ("I'm volunteering at a homeless shelter"), whose answer could only be the
+    day it was said."""
+    written = question.text.lower()
+    return any(e.words.lower() not in written for e in event_times(sentence, hit.timestamp))
 
 
 def in_window(sentence: str, hit: Hit, question: Question) -> bool:

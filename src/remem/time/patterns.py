@@ -73,6 +73,12 @@ _WEEKDAY = re.compile(
     rf"\b(?:(last|next|this\s+past|this\s+coming|this|past|previous|coming)\s+)?{_WD}\b{_PART}",
     re.I,
 )
+#: "last Fri", "on Tues": a weekday shortened, read only after a step word or "on" and
+#: capitalised ("on sun loungers", "last wed..." are no days)
+_WEEKDAY_SHORT = re.compile(
+    r"\b((?i:last|next|this\s+past|this\s+coming|this|past|previous|coming|on))\s+"
+    r"(Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?"
+)
 _HABIT = re.compile(
     r"(?:\b(?:a|an|the|my|your|his|her|our|their|its|every|each|one|any|some|that)|['’]s)\s+$",
     re.I,
@@ -198,7 +204,7 @@ def find(text: str) -> list[Found]:
     low = text.lower()
     win = _windows(text, low)
     if not win:
-        return []
+        return _weekdays_short(text)
     found: list[Found] = []
     digits = _DIGIT.search(low) is not None
     months = any(m in low for m in _MONTH_STEMS)
@@ -208,6 +214,7 @@ def find(text: str) -> list[Found]:
         found += _months(text, win)
     if "day" in low:
         found += _weekdays(text, win)
+    found += _weekdays_short(text)
     if any(w in low for w in _DAY_WORDS):
         found += [
             Found(m.start(), m.end(), "dayword", (m.group(1).lower(),))
@@ -285,6 +292,19 @@ def _weekdays(text: str, win: Windows) -> list[Found]:
         out.append(
             Found(m.start(), m.end(), "weekday", (which, WEEKDAYS.index(m.group(2).lower())))
         )
+    return out
+
+
+def _weekdays_short(text: str) -> list[Found]:
+    """ "last Fri", "on Tues": one pass of a case-sensitive pattern over the text (the
+    anchors' windows would open around every "wed" of "showed" for these)."""
+    out = []
+    for m in _WEEKDAY_SHORT.finditer(text):
+        step = " ".join(m.group(1).lower().split())
+        which = "" if step == "on" else step
+        start = m.start(2) if step == "on" else m.start()
+        day = [w[:3] for w in WEEKDAYS].index(m.group(2)[:3].lower())
+        out.append(Found(start, m.end(2), "weekday", (which, day)))
     return out
 
 
