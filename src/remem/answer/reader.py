@@ -601,7 +601,7 @@ def best_sentence(
     second ("I live in Lisbon" shares "live" with "Where do I live now?", the answer
     is "I moved to Porto")."""
     asked = as_question(question)
-    q = asked.keys
+    q = asked.keys - words.ASKING  # "when I win" does not share "When did ...?"
     best, best_score, source = "", 0.0, None
     when = asked.answer_type == "date"
     for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
@@ -631,11 +631,16 @@ def best_sentence(
     return (best, source) if best else ("", None)
 
 
+#: the speaker in the sentence: "I", and "we" (who include the speaker: "We are
+#: planning to play it next Saturday", Jolene of herself and her partner)
+_SPEAKER_SELF = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b", re.I)
+
+
 def told_by_asked(sentence: str, hit: Hit, keys: frozenset[str]) -> bool:
     """Whether ``sentence`` is the asked person speaking of themself: "I went to a
     meeting", said by Sam, tells "What was Sam doing?" what "Hey Sam, how are you?",
     said to Sam, does not; the name is the speaker's, not the sentence's words."""
-    if not hit.speaker or not words.FIRST_PERSON.search(sentence):
+    if not hit.speaker or not _SPEAKER_SELF.search(sentence):
         return False
     return bool(keys & content_keys(hit.speaker))
 
