@@ -280,3 +280,18 @@ def test_shortened_weekdays_after_a_step_word(text: str, expected: object) -> No
 )
 def test_words_spelled_like_shortened_weekdays_are_no_days(text: str) -> None:
     assert event_times(text, MONDAY) == []
+
+
+def test_since_names_where_a_time_began() -> None:
+    said = datetime(2024, 5, 10, 9, tzinfo=CEST)
+    assert [
+        (e.start.date(), e.granularity) for e in event_times("at the hospital since 2015", said)
+    ] == [(date(2015, 1, 1), "year")]
+    assert [
+        (e.start.date(), e.granularity) for e in event_times("planning since January", said)
+    ] == [(date(2024, 1, 1), "month")]
+
+
+def test_a_title_is_no_time_in_a_memory_either() -> None:
+    assert event_times("We stayed up watching Saturday Night Live reruns.", MONDAY) == []
+    assert len(event_times("We stayed up on Saturday night watching reruns.", MONDAY)) == 1

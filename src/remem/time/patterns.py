@@ -98,15 +98,15 @@ _UNIT = re.compile(
 _AGO = re.compile(rf"\b{_QTY}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _IN_N = re.compile(rf"\bin\s+{_QTY}\s+(day|week|month|year)s?\b(?!\s+ago\b)", re.I)
 _MONTH = re.compile(
-    r"\b(?:(in|during|of|back\s+in|from|to|until|till|through|between|and)\s+)?"
+    r"\b(?:(in|during|of|back\s+in|from|to|until|till|through|between|and|since)\s+)?"
     rf"(?:(early|mid|late)[\s-]+)?{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
     re.I,
 )
-_CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through", "between", "and"))
+_CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through", "between", "and", "since"))
 # "between March and May": "and" opens a month only as the end of such a range
 _BETWEEN_MONTH = re.compile(rf"\bbetween\s+(?:(?:early|mid|late)[\s-]+)?{_MON_FULL}\s+$", re.I)
 _YEAR = re.compile(
-    r"\b(?:in|during|of|back\s+in|from|to|until|till|through)\s+(\d{4})\b"
+    r"\b(?:in|during|of|back\s+in|from|to|until|till|through|since)\s+(\d{4})\b"
     r"(?!\s*(?:%|percent|dollars|euros|pounds|people|km|miles|words|times|calories|steps|"
     r"feet|meters|metres)\b)(?![-/.:]\d)",
     re.I,
@@ -380,6 +380,16 @@ _TO = re.compile(r"\bto\s+$", re.I)
 _RANGE_OPEN = re.compile(r"\b(?:from|between)\b", re.I)
 
 
+def titled(text: str, f: Found) -> bool:
+    """Whether weekday ``f`` opens a title: it and the part of the day after it
+    capitalised, and a capitalised word after them ("Saturday Night Live", "Friday
+    Night Lights"); a time read in any text."""
+    words = text[f.start : f.end].split()
+    if f.kind != "weekday" or len(words) < 2 or not all(w[0].isupper() for w in words):
+        return False
+    return _TITLE_AFTER.match(text, f.end) is not None
+
+
 def named(text: str, f: Found) -> bool:
     """Whether ``f`` is part of a name rather than a time, as a question uses them:
     a title ("Saturday Night Live"), a month that is a person ("a gift to May", "May's
@@ -387,8 +397,7 @@ def named(text: str, f: Found) -> bool:
     memory the same words are rarer than the dates they would hide."""
     words = text[f.start : f.end]
     if f.kind == "weekday":
-        titled = len(words.split()) > 1 and all(w[0].isupper() for w in words.split())
-        return titled and _TITLE_AFTER.match(text, f.end) is not None
+        return titled(text, f)
     if f.kind != "month" or f.fields[0] is not None or not words[0].isupper():
         return False
     if _POSSESSIVE.match(text, f.end):
