@@ -69,6 +69,7 @@ def test_ingest_reports_rates_first_searches_and_peak_rss(tmp_path, capsys):
     assert rows[("hybrid", "long")]["word_pieces"] > 10 * rows[("hybrid", "short")]["word_pieces"]
     for r in rows.values():
         assert r["turns"] == 8 and r["pieces_per_s"] > 0 and r["first_search_ms_p50"] > 0
+        assert 0 < r["event_times_share"] < 1 and 0 < r["slots_share"] < 1
     assert set(result["long_short_ratio"]) == {"hybrid", "synapse"}
     peaks = result["fresh_process_peak_rss_mb"]
     assert set(peaks) == {"hybrid", "synapse"} and all(100 < p < 5000 for p in peaks.values())

@@ -31,6 +31,7 @@ from typing import Any
 from ..embed import create_embedder
 from ..embed.onnx_minilm import word_pieces
 from ..memory import Memory
+from ..time.current import read_slots
 from ..time.events import event_times
 from ..types import index_text
 from ..validation import parse_timestamp
@@ -76,6 +77,15 @@ def _event_seconds(items: list[dict[str, Any]]) -> float:
     return time.perf_counter() - t0
 
 
+def _slot_seconds(items: list[dict[str, Any]]) -> float:
+    """Seconds reading every item's slots (``time/current.py``: where someone lives,
+    works, ...), the other reading the time issue added at ingest."""
+    t0 = time.perf_counter()
+    for item in items:
+        read_slots(item["text"])
+    return time.perf_counter() - t0
+
+
 def _pieces(items: list[dict[str, Any]]) -> int:
     return word_pieces([index_text(i["text"], i.get("speaker")) for i in items])
 
@@ -97,6 +107,9 @@ def run_ingest(
     kinds = {"short": (short, chat, _pieces(short)), "long": (long, asked, _pieces(long))}
     events = {
         kind: min(_event_seconds(items) for _ in range(3)) for kind, (items, *_) in kinds.items()
+    }
+    slots = {
+        kind: min(_slot_seconds(items) for _ in range(3)) for kind, (items, *_) in kinds.items()
     }
     embedder.embed(["warm the sessions up"] * 4)
     runs: dict[tuple[str, str], dict[str, list[float]]] = {}
@@ -130,6 +143,7 @@ def run_ingest(
                 "turns_per_s": len(items) / secs,
                 "pieces_per_s": pieces / secs,
                 "event_times_share": events[kind] / secs,
+                "slots_share": slots[kind] / secs,
                 "first_search_ms_p50": 1000 * percentile(run["first"], 50),
                 "first_search_ms_p95": 1000 * percentile(run["first"], 95),
                 "later_search_ms_p50": 1000 * percentile(run["later"], 50),

@@ -803,6 +803,7 @@ def ingest_tables(result: dict[str, Any]) -> list[Table]:
             f"{_fmt(r['first_search_ms_p50'], 1)} / {_fmt(r['first_search_ms_p95'], 1)}",
             f"{_fmt(r['later_search_ms_p50'], 1)} / {_fmt(r['later_search_ms_p95'], 1)}",
             _pct(r.get("event_times_share")),
+            _pct(r.get("slots_share")),
         ]
         for r in result["rows"]
     ]
@@ -829,6 +830,7 @@ def ingest_tables(result: dict[str, Any]) -> list[Table]:
                 "first search ms",
                 "later search ms",
                 "event times % of ingest",
+                "slots % of ingest",
             ],
             rows,
         ),
