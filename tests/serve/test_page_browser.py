@@ -129,6 +129,12 @@ def test_search_shows_ranked_hits_how_they_were_reached_and_the_graph(page, site
         assert why.inner_text().startswith("via ")
         assert re.sub(r'"[^"]*"', "", why.inner_text()[4:]) == expected
     assert "anchor" in hits.first.locator(".why").inner_text()
+    # the times a memory tells of, as the API gives them ("last spring", said in May)
+    (told,) = top["event_times"]
+    assert told["words"] == "last spring" and told["granularity"] == "season"
+    assert hits.first.locator(".told").inner_text() == (
+        f"tells of {told['start'][:10]} to {told['end'][:10]} ('last spring')"
+    )
     # the graph: episodes and concepts, hits ringed, edges that carried activation
     graph = page.locator("#graph")
     assert graph.is_visible()
