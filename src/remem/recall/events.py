@@ -108,10 +108,12 @@ def _ranked(
         cos = idx.similarity_at(positions, vec)
         lexical = idx.bm25.scores(phrase)
         bm = lexical[positions] if len(lexical) else np.zeros(len(at))
-        for scores in (np.nan_to_num(cos, nan=-np.inf), bm):
+        for scores in (np.nan_to_num(cos, nan=-1.0) + 1.0, bm):
             ranks = np.empty(len(at), dtype=np.float64)
             ranks[np.argsort(-scores, kind="stable")] = np.arange(len(at))
-            fused[at] += 1.0 / (RRF_K + ranks)
+            # a hit the phrase's words miss (BM25 0) earns no rank for them: ties
+            # at zero would otherwise rank the other event's memories by engine order
+            fused[at] += np.where(scores > 0, 1.0 / (RRF_K + ranks), 0.0)
     return [int(i) for i in np.argsort(-fused, kind="stable")]
 
 
