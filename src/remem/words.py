@@ -26,9 +26,15 @@ def word_list(name: str, package: str = "remem.data", folder: str = "") -> tuple
     return tuple(line for line in lines if line)
 
 
+#: irregular past form -> base form (``data/irregular_past.txt``)
+_IRREGULAR = dict(line.split() for line in word_list("irregular_past.txt"))
+
+
 def word_key(token: str) -> str:
     """A word's light stem with a final "e" dropped, so "move" meets "moved" and
-    "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov")."""
+    "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov"); an
+    irregular past form is its base's ("won" meets "win": ``data/irregular_past.txt``)."""
+    token = _IRREGULAR.get(token.lower(), token)
     return stem(token).rstrip("e") or token
 
 

@@ -124,3 +124,23 @@ def test_without_a_time_in_memory_the_answer_is_the_day_it_was_said(open_memory)
     mem.add("My sister moved to Paris, she loves it.", "u", timestamp=MONDAY)
     answer = mem.answer("When did my sister move to Paris?", "u", now=MONDAY)
     assert answer.text == "6 May 2024"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_when_question_reads_the_sentence_that_says_when(open_memory, engine):
+    mem = open_memory(engine=engine)
+    aug3 = datetime(2023, 8, 3, 18, tzinfo=timezone.utc)
+    mem.add(
+        "I'm doing my part too, volunteering at the shelter. It's rewarding.",
+        "u",
+        timestamp=aug3,
+        speaker="Maria",
+    )
+    mem.add(
+        "I started volunteering here about a year ago after seeing a family on the street.",
+        "u",
+        timestamp=aug3 + timedelta(minutes=2),
+        speaker="Maria",
+    )
+    answer = mem.answer("When did Maria start volunteering at the homeless shelter?", "u", now=aug3)
+    assert answer.text == "2022"

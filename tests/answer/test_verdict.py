@@ -71,7 +71,8 @@ def test_a_false_premise_is_read_from_who_the_evidence_is_about():
 def test_names_are_not_content_words_and_no_named_person_gives_no_owner_signal():
     s = signals("Where did I run the charity race?", _hits(*RACE), _flat, _all_known)
     assert s["own"] == 0 and s["other"] == 0  # the question names no speaker
-    assert s["coverage"] == pytest.approx(2 / 3)  # "charity", "race"; "ran" is not "run"
+    # "charity", "race", and "ran" meets "run" (data/irregular_past.txt)
+    assert s["coverage"] == pytest.approx(1.0)
 
 
 def test_unseen_and_missed_words():

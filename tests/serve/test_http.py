@@ -544,7 +544,15 @@ def test_add_get_list_delete_round_trip(api: Api):
         "timestamp": "2023-05-08T13:56:00+00:00",
         "session_id": "s1",
         "metadata": item["metadata"],
-        "event_times": [],  # its words name no time (tests/time/test_event_store.py)
+        # "last spring", said 8 May 2023: the spring before (tests/time/test_events.py)
+        "event_times": [
+            {
+                "start": "2022-03-01T00:00:00+00:00",
+                "end": "2022-06-01T00:00:00+00:00",
+                "granularity": "season",
+                "words": "last spring",
+            }
+        ],
         "superseded_by": None,
     }
     # default timestamp: now, in UTC

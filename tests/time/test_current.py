@@ -350,6 +350,8 @@ def test_other_people_s_slots_are_theirs(open_memory, db_path):
         ("I live in Munich.", "My sister moved to Berlin."),
         ("My partner is Leo.", "I'm seeing Marco for coffee tomorrow."),
         ("I just got a new car!", "My car is the best, honestly."),  # LoCoMo's
+        ("My phone is a Pixel 7.", "My phone's GPS died on the hike."),  # a possessive
+        ("My car is a Honda Civic.", "My car's exterior needs a wash."),
     ],
 )
 def test_near_misses_supersede_nothing(first, second):

@@ -261,3 +261,37 @@ def test_a_vague_quantity_is_a_low_confidence_guess() -> None:
     (three,) = event_times("We met three years ago", MONDAY)
     assert (few.start, few.end) == (three.start, three.end)  # the likeliest interval
     assert few.confidence < three.confidence
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Last Fri I took my kids to a pottery workshop.", one_day(2024, 5, 3, "Last Fri")),
+        ("I joined a new group last Tues.", one_day(2024, 4, 30, "last Tues")),
+        ("We're meeting on Sat.", one_day(2024, 5, 11, "Sat")),
+    ],
+)
+def test_shortened_weekdays_after_a_step_word(text: str, expected: object) -> None:
+    assert days(text) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text", ["I showed up, wed in a hurry", "lying on sun loungers", "last sat on the bench"]
+)
+def test_words_spelled_like_shortened_weekdays_are_no_days(text: str) -> None:
+    assert event_times(text, MONDAY) == []
+
+
+def test_since_names_where_a_time_began() -> None:
+    said = datetime(2024, 5, 10, 9, tzinfo=CEST)
+    assert [
+        (e.start.date(), e.granularity) for e in event_times("at the hospital since 2015", said)
+    ] == [(date(2015, 1, 1), "year")]
+    assert [
+        (e.start.date(), e.granularity) for e in event_times("planning since January", said)
+    ] == [(date(2024, 1, 1), "month")]
+
+
+def test_a_title_is_no_time_in_a_memory_either() -> None:
+    assert event_times("We stayed up watching Saturday Night Live reruns.", MONDAY) == []
+    assert len(event_times("We stayed up on Saturday night watching reruns.", MONDAY)) == 1

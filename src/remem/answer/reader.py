@@ -64,7 +64,8 @@ from ..options import choice, number, switch
 from ..question import Question, as_question
 from ..redact import failure
 from ..store.base import timestamp_epoch
-from ..time.events import event_times
+from ..time.events import EventTime, event_times
+from ..time.tense import Clauses
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from .settle import (
@@ -601,14 +602,19 @@ def best_sentence(
     second ("I live in Lisbon" shares "live" with "Where do I live now?", the answer
     is "I moved to Porto")."""
     asked = as_question(question)
-    q = asked.keys
+    q = asked.keys - words.ASKING  # "when I win" does not share "When did ...?"
     best, best_score, source = "", 0.0, None
+    when = asked.answer_type == "date"
     for rank, h in enumerate(evidence[:_EXTRACT_DEPTH]):
         for sentence in sentences(h if isinstance(h, str) else h.text):
-            overlap = len(q & content_keys(sentence))
+            overlap: float = len(q & content_keys(sentence))
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             if isinstance(h, Hit):
-                overlap += told_by_asked(sentence, h, q) + in_window(sentence, h, asked)
+                window = in_window(sentence, h, asked)
+                if not (overlap or window):
+                    continue  # the speaker alone, or a time alone, says nothing asked
+                overlap += told_by_asked(sentence, h, q) + window
+                overlap += names_time(sentence, h, asked) if when else 0.0
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
@@ -626,13 +632,49 @@ def best_sentence(
     return (best, source) if best else ("", None)
 
 
+#: the speaker in the sentence: "I", and "we" (who include the speaker: "We are
+#: planning to play it next Saturday", Jolene of herself and her partner)
+_SPEAKER_SELF = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b", re.I)
+
+
+#: what a time in the clause of the thing asked adds (below one shared word: it
+#: breaks ties between sentences that each name a time)
+_EVENT_WORD = 0.25
+
+
 def told_by_asked(sentence: str, hit: Hit, keys: frozenset[str]) -> bool:
     """Whether ``sentence`` is the asked person speaking of themself: "I went to a
     meeting", said by Sam, tells "What was Sam doing?" what "Hey Sam, how are you?",
     said to Sam, does not; the name is the speaker's, not the sentence's words."""
-    if not hit.speaker or not words.FIRST_PERSON.search(sentence):
+    if not hit.speaker or not _SPEAKER_SELF.search(sentence):
         return False
     return bool(keys & content_keys(hit.speaker))
+
+
+def names_time(sentence: str, hit: Hit, question: Question) -> float:
+    """Whether ``sentence`` names a time of its own, one the question does not write:
+    a "when" question is answered by the sentence that says when ("I started
+    volunteering here about a year ago") before one that only speaks of the same
+    thing ("I'm volunteering at a homeless shelter"), whose answer could only be the
+    day it was said."""
+    written = question.text.lower()
+    found = [e for e in event_times(sentence, hit.timestamp) if e.words.lower() not in written]
+    if not found:
+        return 0.0
+    return 1.0 + _EVENT_WORD * any(event_word(sentence, e, question) for e in found)
+
+
+def event_word(sentence: str, event: EventTime, question: Question) -> bool:
+    """Whether the clause around ``event`` shares a word of the question other than
+    its names: the time of the thing asked ("When did Priya start at Brightwater?":
+    "I start at Brightwater next Monday", not "an interview at Brightwater on
+    Thursday", which shares only the name)."""
+    at = sentence.find(event.words)
+    if at < 0:
+        return False
+    lo, hi = Clauses(sentence).around(at, at + len(event.words))
+    named = words.content_keys(" ".join(question.names))
+    return bool((question.keys - words.ASKING - named) & content_keys(sentence[lo:hi]))
 
 
 def in_window(sentence: str, hit: Hit, question: Question) -> bool:

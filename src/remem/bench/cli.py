@@ -658,17 +658,18 @@ def ingest(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
             "data",
             nargs="*",
             metavar="JSONL",
-            help="time-expression files (default: the bundled development and held-out sets)",
+            help="time-expression files (default: the bundled development, held-out and "
+            "independently labelled sets)",
         ),
         *OUT,
     ],
 )
 def time_expressions(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
-    from .timeset import DEV, HELDOUT, load, remem_extractor, score, tables
+    from .timeset import DEV, HELDOUT, INDEPENDENT, load, remem_extractor, score, tables
 
     result: dict[str, Any] = {"sets": {}}
     out: Tables = []
-    for path in args.data or [DEV, HELDOUT]:
+    for path in args.data or [DEV, HELDOUT, INDEPENDENT]:
         name = Path(path).stem
         scored = score(load(path), remem_extractor)
         result["sets"][name] = scored

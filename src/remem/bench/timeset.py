@@ -24,6 +24,8 @@ from typing import Any
 DATA = Path(__file__).resolve().parent / "data"
 DEV = DATA / "time_expressions.jsonl"
 HELDOUT = DATA / "time_expressions_heldout.jsonl"
+#: labelled from the written conventions by a hand that had not read the rules
+INDEPENDENT = DATA / "time_expressions_independent.jsonl"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .calendar import as_datetimes
-from .patterns import Found, find, named
+from .patterns import Found, find, named, titled
 from .resolve import Days, resolve
 from .tense import FUTURE, PAST, Clauses, direction, habitual
 
@@ -79,6 +79,8 @@ def read_times(
     found = find(text)
     if asking:
         found = [f for f in found if not named(text, f)]
+    else:  # a title is a title in a memory too ("Saturday Night Live reruns")
+        found = [f for f in found if not titled(text, f)]
     if not found:
         return []
     today, tz = said_at.date().toordinal(), said_at.tzinfo

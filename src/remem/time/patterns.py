@@ -73,6 +73,12 @@ _WEEKDAY = re.compile(
     rf"\b(?:(last|next|this\s+past|this\s+coming|this|past|previous|coming)\s+)?{_WD}\b{_PART}",
     re.I,
 )
+#: "last Fri", "on Tues": a weekday shortened, read only after a step word or "on" and
+#: capitalised ("on sun loungers", "last wed..." are no days)
+_WEEKDAY_SHORT = re.compile(
+    r"\b((?i:last|next|this\s+past|this\s+coming|this|past|previous|coming|on))\s+"
+    r"(Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?"
+)
 _HABIT = re.compile(
     r"(?:\b(?:a|an|the|my|your|his|her|our|their|its|every|each|one|any|some|that)|['’]s)\s+$",
     re.I,
@@ -92,15 +98,15 @@ _UNIT = re.compile(
 _AGO = re.compile(rf"\b{_QTY}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _IN_N = re.compile(rf"\bin\s+{_QTY}\s+(day|week|month|year)s?\b(?!\s+ago\b)", re.I)
 _MONTH = re.compile(
-    r"\b(?:(in|during|of|back\s+in|from|to|until|till|through|between|and)\s+)?"
+    r"\b(?:(in|during|of|back\s+in|from|to|until|till|through|between|and|since)\s+)?"
     rf"(?:(early|mid|late)[\s-]+)?{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
     re.I,
 )
-_CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through", "between", "and"))
+_CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through", "between", "and", "since"))
 # "between March and May": "and" opens a month only as the end of such a range
 _BETWEEN_MONTH = re.compile(rf"\bbetween\s+(?:(?:early|mid|late)[\s-]+)?{_MON_FULL}\s+$", re.I)
 _YEAR = re.compile(
-    r"\b(?:in|during|of|back\s+in|from|to|until|till|through)\s+(\d{4})\b"
+    r"\b(?:in|during|of|back\s+in|from|to|until|till|through|since)\s+(\d{4})\b"
     r"(?!\s*(?:%|percent|dollars|euros|pounds|people|km|miles|words|times|calories|steps|"
     r"feet|meters|metres)\b)(?![-/.:]\d)",
     re.I,
@@ -198,7 +204,7 @@ def find(text: str) -> list[Found]:
     low = text.lower()
     win = _windows(text, low)
     if not win:
-        return []
+        return _weekdays_short(text)
     found: list[Found] = []
     digits = _DIGIT.search(low) is not None
     months = any(m in low for m in _MONTH_STEMS)
@@ -208,6 +214,7 @@ def find(text: str) -> list[Found]:
         found += _months(text, win)
     if "day" in low:
         found += _weekdays(text, win)
+    found += _weekdays_short(text)
     if any(w in low for w in _DAY_WORDS):
         found += [
             Found(m.start(), m.end(), "dayword", (m.group(1).lower(),))
@@ -288,6 +295,19 @@ def _weekdays(text: str, win: Windows) -> list[Found]:
     return out
 
 
+def _weekdays_short(text: str) -> list[Found]:
+    """ "last Fri", "on Tues": one pass of a case-sensitive pattern over the text (the
+    anchors' windows would open around every "wed" of "showed" for these)."""
+    out = []
+    for m in _WEEKDAY_SHORT.finditer(text):
+        step = " ".join(m.group(1).lower().split())
+        which = "" if step == "on" else step
+        start = m.start(2) if step == "on" else m.start()
+        day = [w[:3] for w in WEEKDAYS].index(m.group(2)[:3].lower())
+        out.append(Found(start, m.end(2), "weekday", (which, day)))
+    return out
+
+
 def _units(text: str, low: str, win: Windows) -> list[Found]:
     out = []
     for m in _scan(_UNIT, text, win):
@@ -360,6 +380,16 @@ _TO = re.compile(r"\bto\s+$", re.I)
 _RANGE_OPEN = re.compile(r"\b(?:from|between)\b", re.I)
 
 
+def titled(text: str, f: Found) -> bool:
+    """Whether weekday ``f`` opens a title: it and the part of the day after it
+    capitalised, and a capitalised word after them ("Saturday Night Live", "Friday
+    Night Lights"); a time read in any text."""
+    words = text[f.start : f.end].split()
+    if f.kind != "weekday" or len(words) < 2 or not all(w[0].isupper() for w in words):
+        return False
+    return _TITLE_AFTER.match(text, f.end) is not None
+
+
 def named(text: str, f: Found) -> bool:
     """Whether ``f`` is part of a name rather than a time, as a question uses them:
     a title ("Saturday Night Live"), a month that is a person ("a gift to May", "May's
@@ -367,8 +397,7 @@ def named(text: str, f: Found) -> bool:
     memory the same words are rarer than the dates they would hide."""
     words = text[f.start : f.end]
     if f.kind == "weekday":
-        titled = len(words.split()) > 1 and all(w[0].isupper() for w in words.split())
-        return titled and _TITLE_AFTER.match(text, f.end) is not None
+        return titled(text, f)
     if f.kind != "month" or f.fields[0] is not None or not words[0].isupper():
         return False
     if _POSSESSIVE.match(text, f.end):
