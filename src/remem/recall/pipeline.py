@@ -88,7 +88,9 @@ class Recaller:
         # the optional protocol, found once: an engine without it recalls by search
         self._candidates = engine.candidates if isinstance(engine, Recalls) else None
         self.stages = (
-            stages if stages is not None else default_stages(time, exact, ctx.store, ctx.indexes)
+            stages
+            if stages is not None
+            else default_stages(time, exact, ctx.store, ctx.indexes, ctx.embedder)
         )
         # the stored event times the hits carry (the time stage's reader when it has one)
         timed = next((s for s in self.stages if isinstance(s, TimeStage)), None)
@@ -217,8 +219,14 @@ class Recaller:
         """The stages in order, cut to ``k``. Under a read's filters a stage that
         brings in a memory (the exact stage lifts from the whole index, the time stage
         a current value) never brings in a masked one: its output keeps what passes
-        and is filled back to ``k`` from what it was handed, in order."""
+        and is filled back to ``k`` from what it was handed, in order. A stage marked
+        ``deep`` (the events stage) is handed the earlier stages' output followed by
+        the rest of the engine's candidates, so it can reach below their cut."""
+        candidates = hits
         for stage in self.stages:
+            if getattr(stage, "deep", False):
+                kept = {h.id for h in hits}
+                hits = hits + [h for h in candidates if h.id not in kept]
             staged = stage(user_id, question, hits, k)
             if restrict is not None:
                 staged = self._passing(user_id, restrict, staged, hits, k)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..embed import Embedder
 from ..engines.base import Scored
 from ..engines.exact import ExactConfig, lift_exact
 from ..index.cache import IndexCache
@@ -19,6 +20,7 @@ from ..question import Question
 from ..store.base import Store
 from ..time import TimeStage
 from ..time.arrange import ArrangeConfig
+from .events import EventsStage
 
 
 class Stage(Protocol):
@@ -74,8 +76,17 @@ class ExactStage:
 
 
 def default_stages(
-    time: ArrangeConfig, exact: ExactConfig, store: Store, indexes: IndexCache
+    time: ArrangeConfig,
+    exact: ExactConfig,
+    store: Store,
+    indexes: IndexCache,
+    embedder: Embedder | None = None,
 ) -> list[Stage]:
-    """The stages every recall runs, in order: time, then exact identifiers (an
-    identifier names one memory whatever the window says)."""
-    return [TimeStage(time, store, indexes), ExactStage(exact, indexes)]
+    """The stages every recall runs, in order: time, exact identifiers (an
+    identifier names one memory whatever the window says), then the events a
+    question compares (``events.py``, when there is an ``embedder`` for their
+    phrases): last, so that neither of the others, which each favour one event's
+    words, decides the cut alone; it is handed their output and the rest of the
+    engine's candidates (``deep``)."""
+    last: list[Stage] = [EventsStage(embedder, store, indexes)] if embedder is not None else []
+    return [TimeStage(time, store, indexes), ExactStage(exact, indexes), *last]
