@@ -146,3 +146,44 @@ def test_a_memory_that_tells_of_the_window_counts_as_inside_it(engine, embedder)
     assert "tells of last weekend" in why[told]
     got, told, _ = ranking({"mentioned": False})
     assert got[0] != told  # made in the window, the chores outrank it
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_month_named_lifts_its_own_memories_not_those_said_days_after(engine, embedder):
+    """A month's three days of slack are not inside it: a memory said on 2 August,
+    which the words rank higher, stays below July's own memory for "in July"; a day's
+    slack still counts (told the day after)."""
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        july = mem.add("We had a picnic with the choir.", "u", timestamp=datetime(2023, 7, 20, 12))
+        august = mem.add(
+            "Church friends and I had a picnic with games in the park.",
+            "u",
+            timestamp=datetime(2023, 8, 2, 12),
+        )
+        for i in range(30):  # other days, other things
+            mem.add(f"Note {i}: groceries and laundry.", "u", timestamp=datetime(2023, 5, 1 + i))
+        now = datetime(2023, 9, 1)
+        got = [
+            h.id
+            for h in mem.search("What picnic with church friends in July 2023?", "u", 5, now=now)
+        ]
+        assert got.index(july) < got.index(august), engine
+        # one day named: the telling the day after is inside its slack
+        rec = mem.recall("What picnic did I have on 1 August 2023?", "u", 5, now=now)
+        assert rec.hits[0].id == august and "made" in rec.explanations[august]
+
+
+def test_years_ago_keeps_the_looseness_of_its_words(embedder):
+    """ "Two years ago" is loose by its words (a quarter of the span): a memory made
+    half a year past the named year's end is still inside it, only the telling lag
+    of a long window is not."""
+    with Memory(":memory:", engine="hybrid", embedder=embedder, llm="none") as mem:
+        old = mem.add("I started running to get fit.", "u", timestamp=datetime(2021, 5, 1))
+        loose = mem.add("I started lifting weights.", "u", timestamp=datetime(2022, 3, 1))
+        for i in range(20):
+            mem.add(f"I started a new hobby, number {i}.", "u", timestamp=datetime(2023, 3, 1 + i))
+        now = datetime(2023, 6, 1)
+        rec = mem.recall("What did I start two years ago?", "u", 5, now=now)
+        got = [h.id for h in rec.hits]
+        assert old in got[:2] and loose in got[:2]
+        assert "made two years ago" in rec.explanations[loose]

@@ -227,3 +227,21 @@ def test_ranking_reads_the_window_with_slack():
     assert w is not None and w.reach() == (datetime(2023, 2, 22), datetime(2023, 3, 1))
     w = time_window("What have I been reading recently?", NOW)  # reaches now: no slack
     assert w is not None and w.reach() == (w.start, w.end) and w.day is None
+
+
+def test_an_ordinal_that_ranks_a_thing_in_a_list_names_no_day():
+    """ "the 27th parameter" counts a list; "on the 27th", "from the 9th to the 21st",
+    "the 27th was" and a bare "the 14th?" still name days."""
+    for q in (
+        "Can you remind me what was the 27th parameter on that list?",
+        "What was the 3rd item you suggested?",
+    ):
+        assert time_window(q, NOW) is None, q
+    for q, day in (
+        ("What did I do on the 27th?", 27),
+        ("What happened the 14th?", 14),
+        ("The 5th was busy: what did I do?", 5),
+        ("Where was I from the 2nd to the 4th?", 2),
+    ):
+        w = time_window(q, NOW)
+        assert w is not None and w.start.day == day, q

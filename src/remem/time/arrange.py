@@ -45,7 +45,7 @@ from ..index.cache import UserIndex
 from ..options import number, resolve, switch
 from ..store.base import timestamp_epoch
 from .stored import Told
-from .window import TimeWindow
+from .window import TimeWindow, telling_lag_days
 
 if TYPE_CHECKING:
     from ..engines.base import Scored
@@ -128,6 +128,8 @@ def _apply_window(
 ) -> list[Scored]:
     lo, hi = window.reach()  # the window with its slack (``window.py``)
     start, end = timestamp_epoch(lo), timestamp_epoch(hi)
+    # where a memory counts as made inside: the slack only for short windows
+    made_lo, made_hi = _made_bounds(window, start, end)
     day = _named_day(window)
     slack = max((end - start) / 2.0, 86_400.0)
     fused = []
@@ -135,10 +137,10 @@ def _apply_window(
     for rank, h in enumerate(hits):
         p = idx.pos.get(h.id)
         t = idx.times[p] if p is not None else math.nan
-        made = start <= t < end
+        made = made_lo <= t < made_hi
         told = [e for e in mentioned.get(h.id, ()) if e.start_s < end and e.end_s > start]
         said = not made and bool(told)
-        dist = 0.0 if made or told else min(abs(t - start), abs(t - end))
+        dist = 0.0 if made or told else min(abs(t - made_lo), abs(t - made_hi))
         # inside: 1; near it: up to a half, fading with the window's own slack (so a
         # memory just outside never outranks one inside, which the engine also found)
         close = (1.0 if dist == 0.0 else 0.5 * math.exp(-dist / slack)) if math.isfinite(t) else 0.0
@@ -159,6 +161,32 @@ def _apply_window(
         return hits  # the window holds none of them: nothing to go on
     fused.sort(key=lambda x: (-x[0], x[1]))
     return [_noted(h, within) if within else h for _, _, h, within in fused]
+
+
+#: the longest window (seconds) whose slack counts as inside it for the memories made
+#: there: a day, a weekend, a week
+_SHORT_WINDOW_S = 7 * 86_400.0
+
+
+def _made_bounds(window: TimeWindow, start: float, end: float) -> tuple[float, float]:
+    """Where a memory counts as made inside the window, as epochs: the window with its
+    slack (``start``, ``end``) when it is a week or shorter; for a longer one, its
+    slack less the telling lag (``window.telling_lag_days``).
+
+    The telling lag is the day or two between an event and its telling ("I went
+    hiking on Saturday" said on Sunday); for a day or a week it is a large share of
+    the window and the telling often falls in it. For a month or a year it is a
+    sliver, and what was said in the days after the month mostly tells of those days:
+    counted inside, the first days of August outranked July's own memories for "in
+    July 2023" (two LoCoMo hybrid questions fell to a month's three days' slack). A
+    memory made there is near the window (the fading term), and one whose own words
+    tell of the window is inside whatever its date (its stored event times). The rest
+    of the slack, the looseness of "4 years ago" (a quarter of the span), still
+    counts: it is the words', not the telling's."""
+    if window.end - window.start <= timedelta(seconds=_SHORT_WINDOW_S):
+        return start, end
+    lag = min(telling_lag_days(window.granularity), window.slack_days) * 86_400.0
+    return start + lag, end - lag
 
 
 #: event times this precise can tell of one day (a date, "yesterday", a weekend)

@@ -193,6 +193,28 @@ def _windows(text: str, low: str) -> Windows:
     return out
 
 
+#: words before "the 27th" that make it a day of the month ("on the 27th", "from the
+#: 9th to the 21st", "by the 3rd", "the week of the 5th")
+_DATE_BEFORE = re.compile(
+    r"(?:^|[.!?;:,(]|\b(?:on|by|from|to|till|until|since|between|and|or|before|after|"
+    r"of|for|through|thru|around|about|starting|ending))\s*$",
+    re.I,
+)
+_WORD_AFTER = re.compile(r"\s+[a-z]")
+
+
+def _list_ordinal(text: str, start: int, end: int) -> bool:
+    """Whether "the 27th" at ``text[start:end]`` ranks a thing in a list rather than
+    naming a day: followed by a word ("what was the 27th parameter on that list?",
+    "the 3rd item") and not after a word that introduces a date ("on the 27th", "from
+    the 9th"). Read as a day, LongMemEval's "the 27th parameter" question named 27 May
+    and lost its evidence to that day's memories (recall@5 1 -> 0). The list of
+    nouns that are not dates (``_NOT_A_DATE_NOUN``) cannot hold every noun."""
+    if _WORD_AFTER.match(text, end) is None:
+        return False
+    return _DATE_BEFORE.search(text, max(0, start - 20), start) is None
+
+
 def _scan(pattern: re.Pattern[str], text: str, win: Windows) -> Iterator[re.Match[str]]:
     for lo, hi in win:
         yield from pattern.finditer(text, lo, hi)
@@ -259,7 +281,8 @@ def _digits(text: str, low: str, months: bool, win: Windows) -> list[Found]:
         year = int(m.group(7)) if m.group(7) else None
         out.append(Found(m.start(), m.end(), "monthday", (year, month, day, last)))
     for m in _scan(_ORDINAL, text, win) if "the" in low else ():
-        out.append(Found(m.start(), m.end(), "ordinal", (int(m.group(1)),)))
+        if not _list_ordinal(text, m.start(), m.end()):
+            out.append(Found(m.start(), m.end(), "ordinal", (int(m.group(1)),)))
     for m in _scan(_YEAR, text, win):
         out.append(Found(m.start(1), m.end(1), "year", (int(m.group(1)),)))
     return out

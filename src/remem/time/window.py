@@ -101,6 +101,14 @@ class TimeWindow:
         return _plus(self.start, -self.slack_days), _plus(self.end, self.slack_days)
 
 
+def telling_lag_days(granularity: str) -> float:
+    """The part of a window's slack (days each side) that is the lag between an event
+    and its telling, by the window's granularity; a window read from "N units ago"
+    has more slack, the looseness of the words themselves (``time/arrange.py`` counts
+    only that part inside a long window)."""
+    return _SLACK.get(granularity, 1.0)
+
+
 def _plus(t: datetime, days: float) -> datetime:
     try:
         return t + days * DAY
