@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from remem.bench.timeset import DEV, HELDOUT, load, remem_extractor, score
 from remem.cli import main
-from remem.time.events import GRANULARITIES, event_times
+from remem.time.events import GRANULARITIES, event_times, read_times
 
 CEST = timezone(timedelta(hours=2))
 MONDAY = datetime(2024, 5, 6, 10, 0, tzinfo=CEST)  # Monday 6 May 2024
@@ -295,3 +295,24 @@ def test_since_names_where_a_time_began() -> None:
 def test_a_title_is_no_time_in_a_memory_either() -> None:
     assert event_times("We stayed up watching Saturday Night Live reruns.", MONDAY) == []
     assert len(event_times("We stayed up on Saturday night watching reruns.", MONDAY)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How many days ago did I attend the Maundy Thursday service?",  # a name
+        "That place is my favorite Big Sunday brunch spot.",
+        "What time do I wake up on Saturday mornings?",  # a habit
+        "I participated in the Spring Fling Market.",  # a title
+        "I drink coffee twice in a day.",  # how long, not when
+    ],
+)
+def test_names_habits_and_durations_are_no_times(text: str) -> None:
+    assert event_times(text, MONDAY) == []
+
+
+def test_in_n_units_is_a_time_ahead_only_where_the_clause_looks_ahead() -> None:
+    assert [e.words for e in event_times("I will move in two weeks.", MONDAY)] == ["in two weeks"]
+    asked = "What was the increase in followers I experienced in two weeks?"
+    assert read_times(asked, MONDAY, asking=True) == []
+    assert len(read_times("What will I be doing in two weeks?", MONDAY, asking=True)) == 1

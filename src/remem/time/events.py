@@ -105,12 +105,25 @@ def read_times(
 
 
 def _days(clauses: Clauses, f: Found, today: int, asking: bool = False) -> Days | None:
+    if f.kind == "offset" and int(str(f.fields[0])) > 0 and _lasting(clauses, f, asking):
+        return None
     tense = 0 if f.kind in _TENSELESS else direction(clauses, f.start, f.end)
     if asking and tense != FUTURE and _bare(f):
         if f.kind == "weekday" and habitual(clauses, f.start, f.end):
             return None  # "what do I usually do on Saturday?": a habit, no day
         tense = tense or PAST  # a question with no tense cue asks about the past
     return resolve(f, today, tense)
+
+
+def _lasting(clauses: Clauses, f: Found, asking: bool) -> bool:
+    """Whether "in N units" says how long, not when: "in a day" always ("twice in a
+    day"; a day ahead is "tomorrow"), in a past clause ("I read it in two days"), and
+    in a question without a future cue ("How many followers did I gain in two
+    weeks?"); "I'll move in two weeks" is a time."""
+    if int(str(f.fields[0])) == 1 and f.fields[1] == "day":
+        return True
+    tense = direction(clauses, f.start, f.end)
+    return tense == PAST or (asking and tense != FUTURE)
 
 
 def _bare(f: Found) -> bool:

@@ -306,10 +306,32 @@ def _months(text: str, win: Windows) -> list[Found]:
     return out
 
 
+#: "Saturday mornings": a part of the day in the plural is a habit
+_PARTS_AFTER = re.compile(r"\s+(?:morning|afternoon|evening|night)s\b", re.I)
+#: a capitalised word before a weekday inside a sentence names a day of its own
+#: ("Maundy Thursday", "Black Friday", "Big Sunday brunch"), no date these rules know
+_NAME_BEFORE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+)\s+$")
+_STEP_WORDS = frozenset(
+    ("last", "next", "this", "past", "previous", "coming", "on", "by", "from", "until")
+)
+
+
+def _names_a_day(text: str, m: re.Match[str]) -> bool:
+    """Whether the weekday of ``m`` is part of a name or a habit, not a day."""
+    if _PARTS_AFTER.match(text, m.end(2)):
+        return True
+    if m.group(1):
+        return False
+    before = _NAME_BEFORE.search(text, max(0, m.start() - 20), m.start())
+    return before is not None and before.group(1).lower() not in _STEP_WORDS
+
+
 def _weekdays(text: str, win: Windows) -> list[Found]:
     out = []
     for m in _scan(_WEEKDAY, text, win):
         if not m.group(1) and _HABIT.search(text, max(0, m.start() - 12), m.start()):
+            continue
+        if _names_a_day(text, m):
             continue
         which = " ".join(m.group(1).lower().split()) if m.group(1) else ""
         out.append(
@@ -377,6 +399,10 @@ def _seasons(text: str, win: Windows) -> list[Found]:
     out = []
     for m in _scan(_SEASONS, text, win):
         g = m.groups()
+        if m.group(0)[-1].isalpha() and _TITLE_AFTER.match(text, m.end()):
+            name = text[m.start() : m.end()].split()[-1]
+            if name[0].isupper():
+                continue  # a title: "the Spring Fling Market", "Summer Jam"
         if g[1]:  # "last summer"
             which = " ".join(g[0].lower().split())
             fields: tuple[object, ...] = (which, g[1].lower(), None, None)
