@@ -245,3 +245,26 @@ def test_an_ordinal_that_ranks_a_thing_in_a_list_names_no_day():
     ):
         w = time_window(q, NOW)
         assert w is not None and w.start.day == day, q
+
+
+def test_a_time_still_to_come_holds_no_memory_made_there(open_memory):
+    """ "What should I watch tonight?" asks for a show, not for what was said today:
+    a window still to come lifts what memories tell of it, never what was said in it."""
+    now = datetime(2023, 5, 30, 18, 0, tzinfo=timezone.utc)
+    assert time_window("Can you recommend a movie to watch tonight?", now).ahead
+    assert not time_window("What did I eat today?", now).ahead
+    mem = open_memory(engine="hybrid")
+    liked = mem.add(
+        "I loved the film Arrival, slow science fiction is my thing.",
+        "u",
+        timestamp=now - timedelta(days=40),
+    )
+    said_today = mem.add(
+        "Work was long, the printer broke again.", "u", timestamp=now - timedelta(hours=2)
+    )
+    mem.add(
+        "Tonight I'm seeing the jazz trio at the Blue Note.", "u", timestamp=now - timedelta(days=2)
+    )
+    hits = mem.search("Can you recommend a movie or film to watch tonight?", "u", k=3, now=now)
+    assert hits[0].id != said_today  # said today: not lifted by "tonight"
+    assert liked in {h.id for h in hits[:2]}

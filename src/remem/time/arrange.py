@@ -137,10 +137,12 @@ def _apply_window(
     for rank, h in enumerate(hits):
         p = idx.pos.get(h.id)
         t = idx.times[p] if p is not None else math.nan
-        made = made_lo <= t < made_hi
+        # a time still to come ("tonight") holds no memory made there, only told of
+        made = made_lo <= t < made_hi and not window.ahead
         told = [e for e in mentioned.get(h.id, ()) if e.start_s < end and e.end_s > start]
         said = not made and bool(told)
         dist = 0.0 if made or told else min(abs(t - made_lo), abs(t - made_hi))
+        dist = math.inf if window.ahead and not told else dist
         # inside: 1; near it: up to a half, fading with the window's own slack (so a
         # memory just outside never outranks one inside, which the engine also found)
         close = (1.0 if dist == 0.0 else 0.5 * math.exp(-dist / slack)) if math.isfinite(t) else 0.0

@@ -78,6 +78,10 @@ class TimeWindow:
     phrase: str
     granularity: str = "span"
     slack_days: float = 1.0
+    #: whether it names a time still to come ("tonight", "tomorrow", "next week"):
+    #: nothing was said there yet, so only what memories tell of counts as inside
+    #: ("What should I watch tonight?" is not about what was said today)
+    ahead: bool = False
 
     @property
     def day(self) -> datetime | None:
@@ -116,6 +120,10 @@ def _plus(t: datetime, days: float) -> datetime:
         return (datetime.max if days > 0 else datetime.min).replace(tzinfo=t.tzinfo)
 
 
+#: words that name a time still to come, though it may have begun ("tonight")
+_FORWARD = re.compile(r"(?:tonight|tomorrow|the day after tomorrow|next|(?:this )?coming)\b", re.I)
+
+
 def time_window(question: str, now: datetime) -> TimeWindow | None:
     """The window the question's first time expression names, relative to ``now``
     (an aware datetime; a naive one is read as it stands); None when it names none,
@@ -128,7 +136,8 @@ def time_window(question: str, now: datetime) -> TimeWindow | None:
         if f.kind == "offset":
             span = abs(int(str(f.fields[0]))) * _UNIT_DAYS[str(f.fields[1])]
             slack = max(slack, _OFFSET_SLACK * span)
-        found.append((f.start, TimeWindow(t.start, t.end, t.words, t.granularity, slack)))
+        ahead = t.start > now or _FORWARD.match(t.words) is not None
+        found.append((f.start, TimeWindow(t.start, t.end, t.words, t.granularity, slack, ahead)))
     recent = _recent(question, now)
     if recent is not None:
         found.append(recent)
