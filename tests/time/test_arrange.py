@@ -3,7 +3,7 @@ public API: the window a question names, and the newer of two versions first."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -187,3 +187,17 @@ def test_years_ago_keeps_the_looseness_of_its_words(embedder):
         got = [h.id for h in rec.hits]
         assert old in got[:2] and loose in got[:2]
         assert "made two years ago" in rec.explanations[loose]
+
+
+def test_a_memory_telling_of_a_longer_time_does_not_tell_of_the_day(open_memory):
+    """ "this year" overlaps every day of the year, yet tells of none of them: a
+    question naming a day lifts what tells of that day, not of its whole year."""
+    now = datetime(2023, 5, 27, 18, tzinfo=timezone.utc)
+    mem = open_memory(engine="hybrid")
+    vague = mem.add("This year I want to watch more films.", "u", timestamp=now - timedelta(days=5))
+    exact = mem.add(
+        "On Thursday I watched a long film at the cinema.", "u", timestamp=now - timedelta(days=1)
+    )
+    r = mem.recall("What film did I watch on Thursday?", "u", k=2, now=now)
+    assert r.hits[0].id == exact
+    assert "tells of" not in r.explanations.get(vague, "")

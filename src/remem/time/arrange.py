@@ -139,7 +139,12 @@ def _apply_window(
         t = idx.times[p] if p is not None else math.nan
         # a time still to come ("tonight") holds no memory made there, only told of
         made = made_lo <= t < made_hi and not window.ahead
-        told = [e for e in mentioned.get(h.id, ()) if e.start_s < end and e.end_s > start]
+        # what tells of the window, no vaguer than it ("this year" tells of no night)
+        told = [
+            e
+            for e in mentioned.get(h.id, ())
+            if e.start_s < end and e.end_s > start and e.end_s - e.start_s <= end - start
+        ]
         said = not made and bool(told)
         dist = 0.0 if made or told else min(abs(t - made_lo), abs(t - made_hi))
         dist = math.inf if window.ahead and not told else dist
