@@ -79,6 +79,7 @@ _WEEKDAY_SHORT = re.compile(
     r"\b((?i:last|next|this\s+past|this\s+coming|this|past|previous|coming|on))\s+"
     r"(Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?"
 )
+_SHORT_STEMS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _HABIT = re.compile(
     r"(?:\b(?:a|an|the|my|your|his|her|our|their|its|every|each|one|any|some|that)|['’]s)\s+$",
     re.I,
@@ -343,12 +344,14 @@ def _weekdays(text: str, win: Windows) -> list[Found]:
 def _weekdays_short(text: str) -> list[Found]:
     """ "last Fri", "on Tues": one pass of a case-sensitive pattern over the text (the
     anchors' windows would open around every "wed" of "showed" for these)."""
-    out = []
+    out: list[Found] = []
+    if not any(stem in text for stem in _SHORT_STEMS):
+        return out  # a substring test per stem: the pattern's pass costs far more
     for m in _WEEKDAY_SHORT.finditer(text):
         step = " ".join(m.group(1).lower().split())
         which = "" if step == "on" else step
         start = m.start(2) if step == "on" else m.start()
-        day = [w[:3] for w in WEEKDAYS].index(m.group(2)[:3].lower())
+        day = _SHORT_STEMS.index(m.group(2)[:3])
         out.append(Found(start, m.end(2), "weekday", (which, day)))
     return out
 
