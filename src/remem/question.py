@@ -90,6 +90,13 @@ class Question:
         return tuple(words.names(self.text))
 
     @cached_property
+    def topic_keys(self) -> frozenset[str]:
+        """The keys of its content words other than the asking words and its names:
+        what it asks about the people and places it names ("start" of "When did Priya
+        start at Brightwater?")."""
+        return self.keys - words.ASKING - frozenset(words.content_keys(" ".join(self.names)))
+
+    @cached_property
     def temporal(self) -> bool:
         """Whether it is about time at all (a date, a duration, "ago")."""
         return words.is_temporal(self.text)

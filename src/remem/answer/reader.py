@@ -77,6 +77,7 @@ from .settle import (
     memory_date,
     note_date,
     settle,
+    unwritten,
 )
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
@@ -610,11 +611,12 @@ def best_sentence(
             overlap: float = len(q & content_keys(sentence))
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             if isinstance(h, Hit):
-                window = in_window(sentence, h, asked)
+                times = event_times(sentence, h.timestamp)  # read once, used twice
+                window = in_window(times, asked)
                 if not (overlap or window):
                     continue  # the speaker alone, or a time alone, says nothing asked
                 overlap += told_by_asked(sentence, h, q) + window
-                overlap += names_time(sentence, h, asked) if when else 0.0
+                overlap += names_time(sentence, times, asked) if when else 0.0
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
@@ -651,14 +653,13 @@ def told_by_asked(sentence: str, hit: Hit, keys: frozenset[str]) -> bool:
     return bool(keys & content_keys(hit.speaker))
 
 
-def names_time(sentence: str, hit: Hit, question: Question) -> float:
-    """Whether ``sentence`` names a time of its own, one the question does not write:
-    a "when" question is answered by the sentence that says when ("I started
-    volunteering here about a year ago") before one that only speaks of the same
-    thing ("I'm volunteering at a homeless shelter"), whose answer could only be the
-    day it was said."""
-    written = question.text.lower()
-    found = [e for e in event_times(sentence, hit.timestamp) if e.words.lower() not in written]
+def names_time(sentence: str, times: Sequence[EventTime], question: Question) -> float:
+    """Whether ``sentence`` (whose event times are ``times``) names a time of its own,
+    one the question does not write: a "when" question is answered by the sentence
+    that says when ("I started volunteering here about a year ago") before one that
+    only speaks of the same thing ("I'm volunteering at a homeless shelter"), whose
+    answer could only be the day it was said."""
+    found = unwritten(times, question)
     if not found:
         return 0.0
     return 1.0 + _EVENT_WORD * any(event_word(sentence, e, question) for e in found)
@@ -673,16 +674,15 @@ def event_word(sentence: str, event: EventTime, question: Question) -> bool:
     if at < 0:
         return False
     lo, hi = Clauses(sentence).around(at, at + len(event.words))
-    named = words.content_keys(" ".join(question.names))
-    return bool((question.keys - words.ASKING - named) & content_keys(sentence[lo:hi]))
+    return bool(question.topic_keys & content_keys(sentence[lo:hi]))
 
 
-def in_window(sentence: str, hit: Hit, question: Question) -> bool:
-    """Whether ``sentence`` (of ``hit``) says it tells of a time inside the window the
-    question names ("What was Sam doing on 4 December?" and "I went to a meeting
-    yesterday", said on the 5th): the window's words are not in the sentence, its
-    time is. Only the sentence's own times count; when it was said is the time
-    stage's business (it ranked the memory)."""
+def in_window(times: Sequence[EventTime], question: Question) -> bool:
+    """Whether a sentence whose event times are ``times`` tells of a time inside the
+    window the question names ("What was Sam doing on 4 December?" and "I went to a
+    meeting yesterday", said on the 5th): the window's words are not in the
+    sentence, its time is. Only the sentence's own times count; when it was said is
+    the time stage's business (it ranked the memory)."""
     window = question.window
     if window is None:
         return False
@@ -690,10 +690,7 @@ def in_window(sentence: str, hit: Hit, question: Question) -> bool:
     if window.day is not None:  # a named day is that day, not the slack around it
         lo = timestamp_epoch(window.day)
         hi = lo + 86400.0
-    return any(
-        timestamp_epoch(e.start) < hi and timestamp_epoch(e.end) > lo
-        for e in event_times(sentence, hit.timestamp)
-    )
+    return any(timestamp_epoch(e.start) < hi and timestamp_epoch(e.end) > lo for e in times)
 
 
 def extractive(question: Question | str, evidence: Sequence[Hit | str]) -> str:

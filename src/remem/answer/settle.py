@@ -148,6 +148,13 @@ def season_name(event: EventTime) -> str:
     return f"{name} {event.start.year}"
 
 
+def unwritten(found: Sequence[EventTime], question: Question | str) -> list[EventTime]:
+    """The times of ``found`` the question does not itself write: a time the question
+    names is not its answer ("When did James try Cyberpunk 2077?": not 2077)."""
+    written = as_question(question).text.lower()
+    return [e for e in found if e.words.lower() not in written]
+
+
 def event_date(sentence: str, said_at: datetime, question: Question | str | None = None) -> str:
     """The time ``sentence`` talks about, resolved against when it was said
     (``time/events.py``: "on Saturday", said Monday 3 March 2025, is Saturday 8 March),
@@ -155,9 +162,8 @@ def event_date(sentence: str, said_at: datetime, question: Question | str | None
     clause shares most words with ``question`` ("Tomorrow is my last day, and I start
     next Monday" asked when they start: next Monday), else the first."""
     found = event_times(sentence, said_at)
-    if question is not None:  # a time the question names is not its answer
-        written = as_question(question).text.lower()
-        found = [e for e in found if e.words.lower() not in written]
+    if question is not None:
+        found = unwritten(found, question)
     if not found:
         return ""
     if question is None or len(found) == 1:
