@@ -25,11 +25,11 @@ import re
 from datetime import datetime, timedelta
 
 from ..time.events import EventTime, event_times
+from ..time.patterns import WEEKDAYS
 
 #: the day a reply's absolute dates are read from (any day reads them alike)
 _NEUTRAL = datetime(2000, 1, 1)
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WD = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WD = f"({'|'.join(WEEKDAYS)})"
 _LEAD = re.compile(
     rf"^(?:on\s+)?(?:the\s+|a\s+)?(?P<what>week|weekend|day|{_WD})\s+(?P<dir>before|after)\s+"
     r"(?P<anchor>.+)$",
@@ -61,7 +61,7 @@ def _one(text: str, said: datetime) -> EventTime | None:
     if len(found) != 1:
         return None
     rest = text.replace(found[0].words, " ").lower().split()
-    return found[0] if all(w in _FILLER or w in _WEEKDAYS for w in rest) else None
+    return found[0] if all(w in _FILLER or w in WEEKDAYS for w in rest) else None
 
 
 def _day(text: str) -> datetime | None:

@@ -66,24 +66,20 @@ def long_items(path: str, turns: int, seed: int = 0) -> tuple[list[dict[str, Any
     raise ValueError(f"no haystack in {path} has {turns} turns")
 
 
-def _event_seconds(items: list[dict[str, Any]]) -> float:
-    """Seconds reading every item's event times (``time/events.py``), the part of
-    ingest the time issue added: reported as a share of each engine's ingest."""
+def _reading_seconds(items: list[dict[str, Any]], read: Callable[[str, datetime], object]) -> float:
+    """Seconds ``read`` takes over every item's text and time of saying: the readings
+    the time issue added at ingest (event times, ``time/events.py``; slots,
+    ``time/current.py``), reported as shares of each engine's ingest."""
     when = [parse_timestamp(i["timestamp"]) if i.get("timestamp") else None for i in items]
     now = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     for item, at in zip(items, when, strict=True):
-        event_times(item["text"], at or now)
+        read(item["text"], at or now)
     return time.perf_counter() - t0
 
 
-def _slot_seconds(items: list[dict[str, Any]]) -> float:
-    """Seconds reading every item's slots (``time/current.py``: where someone lives,
-    works, ...), the other reading the time issue added at ingest."""
-    t0 = time.perf_counter()
-    for item in items:
-        read_slots(item["text"])
-    return time.perf_counter() - t0
+def _slots(text: str, _said: datetime) -> object:
+    return read_slots(text)
 
 
 def _pieces(items: list[dict[str, Any]]) -> int:
@@ -105,12 +101,11 @@ def run_ingest(
     long, asked = long_items(long_path, turns)
     chat = [c.question for c in load_locomo(short_path)[0].questions[:QUERIES]]
     kinds = {"short": (short, chat, _pieces(short)), "long": (long, asked, _pieces(long))}
-    events = {
-        kind: min(_event_seconds(items) for _ in range(3)) for kind, (items, *_) in kinds.items()
-    }
-    slots = {
-        kind: min(_slot_seconds(items) for _ in range(3)) for kind, (items, *_) in kinds.items()
-    }
+
+    def fastest(read: Callable[[str, datetime], object]) -> dict[str, float]:
+        return {k: min(_reading_seconds(i, read) for _ in range(3)) for k, (i, *_) in kinds.items()}
+
+    events, slots = fastest(event_times), fastest(_slots)
     embedder.embed(["warm the sessions up"] * 4)
     runs: dict[tuple[str, str], dict[str, list[float]]] = {}
     for r in range(rounds):

@@ -385,6 +385,18 @@ class FullContext:
         return [answers[i] for i in range(len(questions))]
 
 
+def scores(prediction: str, gold: object, category: int) -> dict[str, Any]:
+    """A reply's scores against its gold answer (None for an adversarial question):
+    the official F1, containment, the date grade (category 2), its length. One place,
+    so a live run and a replay score alike."""
+    return {
+        "f1": locomo_f1(prediction, gold, category),
+        "containment": containment(prediction, gold, category),
+        "date_right": date_right(prediction, str(gold)) if category == 2 else None,
+        "reply_tokens": len(tokens(prediction)),
+    }
+
+
 def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | None) -> dict:
     gold = q.adversarial_answer if q.category == 5 else q.answer
     ids = [h.metadata.get("dia_id") for h in a.evidence]
@@ -397,10 +409,7 @@ def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | Non
         "prediction": a.text,
         "draft": a.draft,
         "refused": a.refused,
-        "f1": locomo_f1(a.text, q.answer if q.category != 5 else None, q.category),
-        "containment": containment(a.text, q.answer if q.category != 5 else None, q.category),
-        "date_right": date_right(a.text, str(q.answer)) if q.category == 2 else None,
-        "reply_tokens": len(tokens(a.text)),
+        **scores(a.text, q.answer if q.category != 5 else None, q.category),
         "evidence_recall": evidence_recall(q.evidence, ids, len(ids)) if q.evidence else None,
         "evidence": ids,
         "context_tokens": a.context_tokens,
@@ -671,10 +680,7 @@ def replay_rows(
             r,
             prediction=pred,
             refused=refused,
-            f1=locomo_f1(pred, gold, r["category"]),
-            containment=containment(pred, gold, r["category"]),
-            date_right=date_right(pred, str(gold)) if r["category"] == 2 else None,
-            reply_tokens=len(tokens(pred)),
+            **scores(pred, gold, r["category"]),
         )
         if "judge" in r and pred != r["prediction"]:
             new["judge"] = None  # the judge saw another prediction: no score
@@ -850,10 +856,7 @@ def _replayed(
         engine=label,
         prediction=pred,
         refused=refused,
-        f1=locomo_f1(pred, gold, r["category"]),
-        containment=containment(pred, gold, r["category"]),
-        date_right=date_right(pred, str(gold)) if r["category"] == 2 else None,
-        reply_tokens=len(tokens(pred)),
+        **scores(pred, gold, r["category"]),
         llm_calls=0 if extracted else r["llm_calls"],
         # none: its own reading time, without the saved run's recall
         latency_s=own_s if extracted else r["latency_s"],

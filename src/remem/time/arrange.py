@@ -146,8 +146,10 @@ def _apply_window(
             if e.start_s < end and e.end_s > start and e.end_s - e.start_s <= end - start
         ]
         said = not made and bool(told)
-        dist = 0.0 if made or told else min(abs(t - made_lo), abs(t - made_hi))
-        dist = math.inf if window.ahead and not told else dist
+        if made or told:
+            dist = 0.0
+        else:  # nothing said yet in a window still to come is near it either
+            dist = math.inf if window.ahead else min(abs(t - made_lo), abs(t - made_hi))
         # inside: 1; near it: up to a half, fading with the window's own slack (so a
         # memory just outside never outranks one inside, which the engine also found)
         close = (1.0 if dist == 0.0 else 0.5 * math.exp(-dist / slack)) if math.isfinite(t) else 0.0
