@@ -33,8 +33,12 @@ _IRREGULAR = dict(line.split() for line in word_list("irregular_past.txt"))
 def word_key(token: str) -> str:
     """A word's light stem with a final "e" dropped, so "move" meets "moved" and
     "name" meets "named" (the stemmer leaves "move" and cuts "moved" to "mov"); an
-    irregular past form is its base's ("won" meets "win": ``data/irregular_past.txt``)."""
+    irregular past form is its base's ("won" meets "win": ``data/irregular_past.txt``),
+    and a past in "-ied" its base's in "-y" ("applied" meets "apply", "married"
+    "marry"; the stemmer cuts "applied" to "appli" and leaves "apply")."""
     token = _IRREGULAR.get(token.lower(), token)
+    if len(token) >= 5 and token.endswith("ied"):
+        return token[:-3] + "y"
     return stem(token).rstrip("e") or token
 
 

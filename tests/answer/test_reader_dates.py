@@ -8,8 +8,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from remem.answer import Answerer
 from remem.answer.settle import date_span, event_date, memory_date, say_event
+from remem.llm import create_llm
 from remem.time.events import EventTime
+from remem.types import Hit, Recall
 
 MONDAY = datetime(2024, 5, 6, 10, tzinfo=timezone.utc)
 
@@ -144,3 +147,68 @@ def test_a_when_question_reads_the_sentence_that_says_when(open_memory, engine):
     )
     answer = mem.answer("When did Maria start volunteering at the homeless shelter?", "u", now=aug3)
     assert answer.text == "2022"
+
+
+def _hit(i: int, text: str, said: datetime, speaker: str = "Caroline") -> Hit:
+    return Hit(f"m{i}", text, 1.0 - i / 20, speaker, said, None)
+
+
+def test_a_time_in_the_neighbouring_sentence_wins_over_a_sentence_with_none():
+    may, aug = (
+        datetime(2023, 5, 25, tzinfo=timezone.utc),
+        datetime(2023, 8, 23, tzinfo=timezone.utc),
+    )
+    hits = [
+        _hit(0, "And here's one of the adoption agencies I'm looking into.", may),
+        _hit(1, "Guess what I did this week? I applied to adoption agencies!", aug),
+    ]
+    answer = Answerer(create_llm("none")).answer(
+        "When did Caroline apply to adoption agencies?", Recall(hits, 1.0, False)
+    )
+    assert answer.text == "the week of 21 August 2023"
+
+
+def test_a_when_question_reads_the_whole_context_for_the_sentence_that_says_when():
+    said = datetime(2023, 6, 9, 19, tzinfo=timezone.utc)  # a Friday
+    chatty = [
+        _hit(i, text, said - timedelta(days=30 * i))
+        for i, text in enumerate(
+            [
+                "Schools should teach more about it, I think.",
+                "My friends gave a speech once, it was great.",
+                "Cool! What did the school look like?",
+                "A speech is hard to write.",
+                "Our school had a bake sale.",
+                "Ha, the school bus was late again.",
+            ]
+        )
+    ]
+    told = _hit(6, "I gave a speech at a school last week. It was awesome!", said)
+    answer = Answerer(create_llm("none")).answer(
+        "When did Caroline give a speech at a school?", Recall([*chatty, told], 1.0, False)
+    )
+    assert answer.text == "the week of 29 May 2023"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_month_without_a_year_is_the_last_one_memories_reach(open_memory, engine):
+    mem = open_memory(engine=engine)
+    jul = datetime(2023, 7, 20, 18, tzinfo=timezone.utc)
+    aug = datetime(2023, 8, 14, 14, tzinfo=timezone.utc)  # a Monday
+    mem.add(
+        "Caroline, you attended the pride parade last weekend, right? A great pride parade!",
+        "u",
+        timestamp=jul,
+        speaker="Mel",
+    )
+    mem.add(
+        "I went to a pride parade last Friday and it was awesome.",
+        "u",
+        timestamp=aug,
+        speaker="Caroline",
+    )
+    mem.add("Thanks for the book tips!", "u", timestamp=aug + timedelta(days=60), speaker="Mel")
+    asked = datetime(2026, 12, 4, tzinfo=timezone.utc)  # years after the last memory
+    question = "When did Caroline attend a pride parade in August?"
+    assert mem.recall(question, "u", now=asked).hits[0].timestamp == aug
+    assert mem.answer(question, "u", now=asked).text == "Friday 11 August 2023"

@@ -91,3 +91,25 @@ def test_hybrid_finds_memory_that_only_dense_sees(open_memory, sentences):
     m.add_many(sentences, user_id="u")
     hits = m.search("What pet do I own?", user_id="u", k=3)
     assert any("greyhound" in h.text for h in hits)
+
+
+def test_hybrid_lexical_ranking_leaves_asking_words_out(open_memory):
+    """ "What did" matches every chatty turn; left out, the one turn holding the
+    question's rare word ranks higher in the lexical channel, and so in the fusion."""
+    told = (
+        "Hey Mel! I wanted to tell you about my school event last week. It was awesome, "
+        "I talked about my journey and a big crowd came to listen."
+    )
+    chatty = [f"Cool! What did {w} look like?" for w in ("it", "that", "the cake", "the hat")]
+    others = [f"I love painting {w} in the morning light." for w in ("roses", "boats", "hills")]
+    others += [f"My kids and I went {w} on the weekend." for w in ("hiking", "swimming", "out")]
+    others += [f"Thanks for the tips about {w}, it helps." for w in ("books", "tea", "yoga")]
+    scores = []
+    for lexical_asking in (False, True):
+        mem = open_memory(engine="hybrid", engine_options={"lexical_asking": lexical_asking})
+        mem.add_many(
+            [{"text": t, "speaker": "Caroline"} for t in [*others, *chatty, told]], user_id="u"
+        )
+        hits = mem.search("When did Caroline give a speech at a school?", "u", k=20)
+        scores.append({h.text: h.score for h in hits}[told])
+    assert scores[1] < scores[0]

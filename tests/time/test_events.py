@@ -66,6 +66,10 @@ def test_the_ninth_said_on_the_second() -> None:
         ("I went to Rome in April", date(2024, 4, 1), date(2024, 5, 1), "month", "April"),
         ("We're going to Rome in April", date(2025, 4, 1), date(2025, 5, 1), "month", "April"),
         ("I'll retire in 2030", date(2030, 1, 1), date(2031, 1, 1), "year", "2030"),
+        ("Last August I ran it", date(2023, 8, 1), date(2023, 9, 1), "month", "Last August"),
+        ("I met her last May", date(2023, 5, 1), date(2023, 6, 1), "month", "last May"),
+        ("We fly out next March", date(2025, 3, 1), date(2025, 4, 1), "month", "next March"),
+        ("I moved this March", date(2024, 3, 1), date(2024, 4, 1), "month", "this March"),
         ("Next year we plan to go", date(2025, 1, 1), date(2026, 1, 1), "year", "Next year"),
         (
             "We're in Spain from June 3 to June 10",
@@ -132,6 +136,7 @@ def test_the_ends_of_the_datetime_range_clamp() -> None:
         "I paid 2000 dollars for it.",
         "The room number is 2019.",
         "It's the second time I've read it.",
+        "Hmm, this may be the last may-pole dance.",
     ],
 )
 def test_words_that_are_not_times(text: str) -> None:

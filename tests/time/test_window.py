@@ -268,3 +268,54 @@ def test_a_time_still_to_come_holds_no_memory_made_there(open_memory):
     hits = mem.search("Can you recommend a movie or film to watch tonight?", "u", k=3, now=now)
     assert hits[0].id != said_today  # said today: not lifted by "tonight"
     assert liked in {h.id for h in hits[:2]}
+
+
+LATEST = datetime(2023, 10, 5, tzinfo=timezone.utc)  # the newest memory of a diary
+
+
+@pytest.mark.parametrize(
+    "question, placed",
+    [
+        ("When did Sam go to a parade in August?", "2023-08-01"),
+        ("What happened on May 3?", "2023-05-03"),
+        ("Where was John between August 11 and August 15?", "2023-08-11"),
+        ("Where did we go during the summer?", "2023-06-01"),
+        ("Anything in November?", "2022-11-01"),  # November 2023 is after the diary
+    ],
+)
+def test_a_calendar_time_without_a_year_moves_to_the_last_one_memories_reach(
+    question: str, placed: str
+) -> None:
+    asked = datetime(2026, 12, 4, tzinfo=timezone.utc)
+    w = time_window(question, asked)
+    assert w is not None and w.yearless and w.start > LATEST
+    moved = w.placed(LATEST)
+    assert moved.start == datetime.fromisoformat(placed).replace(tzinfo=timezone.utc)
+    assert moved.end - moved.start == w.end - w.start or w.granularity == "month"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did I do last summer?",  # counted from the moment asked
+        "What did I do in August 2023?",  # a year given
+        "What did I do yesterday?",
+        "What have I been reading recently?",
+    ],
+)
+def test_other_windows_stay_where_they_were_read(question: str) -> None:
+    w = time_window(question, datetime(2026, 12, 4, tzinfo=timezone.utc))
+    assert w is not None
+    assert w.placed(LATEST) is w
+
+
+def test_a_window_memories_reach_stays() -> None:
+    w = time_window("What did I do in August?", datetime(2023, 12, 1, tzinfo=timezone.utc))
+    assert w is not None and w.yearless
+    assert w.placed(LATEST) is w  # August 2023 is before the newest memory
+
+
+def test_a_leap_day_that_cannot_move_stays() -> None:
+    w = time_window("What happened on February 29?", datetime(2028, 3, 9, tzinfo=timezone.utc))
+    assert w is not None and w.start.year == 2028
+    assert w.placed(datetime(2025, 1, 1, tzinfo=timezone.utc)) is w

@@ -20,7 +20,8 @@ import numpy as np
 from ..index.cache import UserIndex
 from ..index.dense import top_k
 from ..index.restrict import Restriction
-from ..options import number, resolve
+from ..index.tokenize import without_asking
+from ..options import number, resolve, switch
 from .base import Engine, EngineContext, Scored
 from .fusion import RRF_K, rrf
 
@@ -141,6 +142,12 @@ class HybridConfig:
     """choice: each channel's ranking is cut at this depth before fusion (at least k)."""
     constant: float = number(RRF_K, low=0)
     """RRF's constant, 60 as in its paper (``engines/fusion.py``)."""
+    lexical_asking: bool = switch(False)
+    """choice: whether the lexical ranking reads the question's asking words ("when",
+    "what", "did"). Off: they are left out, as SYNAPSE leaves them out and as BM25
+    baselines drop stop words; read, "did" and "what" match every chatty turn ("Cool!
+    What did it look like?") and, short turns winning BM25's length normalisation,
+    they outranked the turn that held the question's one rare word (docs/benchmarks.md)."""
 
 
 class HybridEngine(Engine):
@@ -180,7 +187,8 @@ class HybridEngine(Engine):
             if len(idx) == 0 or query_vec is None:
                 return []
             dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, depth, restrict)
-            lexical = top_k(lexical_scores(idx, query, restrict), depth, 0.0)
+            words = query if self.cfg.lexical_asking else without_asking(query)
+            lexical = top_k(lexical_scores(idx, words, restrict), depth, 0.0)
             fused = rrf([dense, lexical], self.constant)
             best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
             return [

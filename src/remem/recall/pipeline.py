@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
@@ -68,6 +68,9 @@ class Recalled:
     trace: Callable[[int], GraphTrace] | None = None
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
 class Recaller:
     """Runs every read of one ``Memory``: ``rank`` for search, ``recall`` for recall,
     answer and trace (module notes)."""
@@ -103,6 +106,24 @@ class Recaller:
         """The question read once (``question.read_question``)."""
         return read_question(text, now, identifiers=self._identifiers, names=self._names)
 
+    def placed(self, user_id: str, question: Question) -> Question:
+        """``question`` with a window that names a month or day without a year moved
+        to the last such time ``user_id``'s memories reach (``TimeWindow.placed``):
+        which year is meant depends on what the memories cover, so it is read here,
+        where the user is known, once for every stage and the reader."""
+        window = question.window
+        if window is None or not window.yearless:
+            return question
+        with self._ctx.indexes.use(user_id) as idx:
+            latest = max(idx.times, default=None)
+        if latest is None:
+            return question
+        # from the epoch by addition: fromtimestamp fails before 1970 on some platforms
+        when = _EPOCH + timedelta(seconds=latest)
+        zone = window.start.tzinfo
+        moved = window.placed(when.astimezone(zone) if zone else when.replace(tzinfo=None))
+        return question if moved is window else replace(question, window=moved)
+
     def restriction(self, user_id: str, filters: Checked | None) -> Restriction | None:
         """A read's checked filters as its per-call :class:`Restriction`: the
         event-time condition read from the store once here (``time/stored.py``),
@@ -119,6 +140,7 @@ class Recaller:
     ) -> list[Scored]:
         """The engine's search with the stages applied (``Memory.search``), among the
         memories a read's filters let through (``restrict``)."""
+        question = self.placed(user_id, question)
         vec = self._query_vec(question)
         depth = self._depth(question, k)
         hits = restricted_search(
@@ -138,6 +160,7 @@ class Recaller:
         """Everything known about one question (``Memory.recall``/``answer``/``trace``);
         ``explain`` traces each hit's activation path where the engine has one;
         ``restrict``: a read's hard filters."""
+        question = self.placed(user_id, question)
         found = self._found(user_id, question, k, restrict)
         ranked = self._staged(user_id, question, found.hits, k, restrict)
         if self._candidates is None:  # no gate: the top score, refusing only on nothing

@@ -103,6 +103,12 @@ _MONTH = re.compile(
     rf"(?:(early|mid|late)[\s-]+)?{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
     re.I,
 )
+#: "last August", "next May", "this March": a month counted from the moment said
+_STEP_MONTH = re.compile(
+    rf"\b(last|next|this\s+past|this\s+coming|this|past|previous|coming)\s+{_MON_FULL}\b"
+    r"(?!,?\s+\d{4})",
+    re.I,
+)
 _CAPITAL_ONLY = frozenset(("from", "to", "until", "till", "through", "between", "and", "since"))
 # "between March and May": "and" opens a month only as the end of such a range
 _BETWEEN_MONTH = re.compile(rf"\bbetween\s+(?:(?:early|mid|late)[\s-]+)?{_MON_FULL}\s+$", re.I)
@@ -304,6 +310,10 @@ def _months(text: str, win: Windows) -> list[Found]:
         out.append(
             Found(start, m.end(), "month", (int(year) if year else None, month_number(name)))
         )
+    for m in _scan(_STEP_MONTH, text, win):
+        if m.group(2)[0].isupper():  # "this may be": a month's name is written capitalised
+            which = " ".join(m.group(1).lower().split())
+            out.append(Found(m.start(), m.end(), "stepmonth", (which, month_number(m.group(2)))))
     return out
 
 

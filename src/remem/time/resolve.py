@@ -77,6 +77,8 @@ def resolve(f: Found, today: int, tense: int) -> Days | None:
         return start, end, "year", _SURE
     if kind == "month":
         return _month(f.fields, today, tense)
+    if kind == "stepmonth":
+        return _step_month(str(f.fields[0]), int(str(f.fields[1])), today)
     if kind == "ordinal":
         return _ordinal(int(str(f.fields[0])), today, tense)
     if kind == "date":
@@ -176,6 +178,20 @@ def _month(fields: tuple[object, ...], today: int, tense: int) -> Days:
     else:
         number = this_year
     return (*month_span(number), "month", _TENSED if tense else _GUESS)
+
+
+def _step_month(which: str, month: int, today: int) -> Days:
+    """ "last August": the latest August before this month; "next August" the first
+    after it; "this August" this year's, under way, past or to come."""
+    now = month_of(today)
+    this_year = now - now % 12 + month
+    if which in ("last", "past", "previous", "this past"):
+        number = this_year if this_year < now else this_year - 12
+    elif which in ("next", "coming", "this coming"):
+        number = this_year if this_year > now else this_year + 12
+    else:
+        number = this_year
+    return (*month_span(number), "month", _SURE)
 
 
 def _ordinal(day: int, today: int, tense: int) -> Days | None:

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from .anchors import Candidate, find_anchored, resolve_anchored
 from .calendar import LAST_DAY, as_datetimes, day_number
 from .events import read_times
-from .patterns import quantity
+from .patterns import Found, quantity
 
 DAY = timedelta(days=1)
 #: the slack a window of each granularity gets each side when ranking (days): a
@@ -82,6 +82,11 @@ class TimeWindow:
     #: nothing was said there yet, so only what memories tell of counts as inside
     #: ("What should I watch tonight?" is not about what was said today)
     ahead: bool = False
+    #: whether its words name a calendar time without a year ("in August", "on
+    #: May 3", "during the summer"): which year is a reading of the moment asked,
+    #: which :meth:`placed` may revise; "last summer" or "yesterday" name no
+    #: calendar time but one counted from the moment asked, and stay
+    yearless: bool = False
 
     @property
     def day(self) -> datetime | None:
@@ -99,6 +104,27 @@ class TimeWindow:
         if when >= self.end:
             return (when - self.end) / DAY
         return 0.0
+
+    def placed(self, latest: datetime) -> TimeWindow:
+        """This window, if it is :attr:`yearless` and begins after ``latest`` (the
+        newest memory it could be about), moved back by whole years until it begins
+        at or before it: "When did Sam go to a parade in August?", asked in 2026 of
+        a diary that ends in October 2023, is about August 2023, the last August the
+        memories reach; the August of 2026 holds nothing they could tell. A window
+        that memories reach stays as read (the nearest August is the one meant).
+        Itself when it cannot move (a 29 February with no leap year back there)."""
+        if not self.yearless or self.start <= latest:
+            return self
+        years = self.start.year - latest.year  # to ``latest``'s year, or one more
+        for back in (years, years + 1):
+            try:
+                start = self.start.replace(year=self.start.year - back)
+                end = self.end.replace(year=self.end.year - back)
+            except ValueError:  # 29 February, or before year 1
+                return self
+            if start <= latest:
+                return replace(self, start=start, end=end)
+        return self
 
     def reach(self) -> tuple[datetime, datetime]:
         """The window with its slack either side, held inside years 1 to 9999."""
@@ -137,7 +163,10 @@ def time_window(question: str, now: datetime) -> TimeWindow | None:
             span = abs(int(str(f.fields[0]))) * _UNIT_DAYS[str(f.fields[1])]
             slack = max(slack, _OFFSET_SLACK * span)
         ahead = t.start > now or _FORWARD.match(t.words) is not None
-        found.append((f.start, TimeWindow(t.start, t.end, t.words, t.granularity, slack, ahead)))
+        window = TimeWindow(
+            t.start, t.end, t.words, t.granularity, slack, ahead, yearless=_yearless(f)
+        )
+        found.append((f.start, window))
     recent = _recent(question, now)
     if recent is not None:
         found.append(recent)
@@ -146,6 +175,25 @@ def time_window(question: str, now: datetime) -> TimeWindow | None:
     # the first expression wins; where two start together ("in the past week" and
     # "past week"), the longer
     return min(found, key=lambda x: (x[0], x[1].start - x[1].end))[1]
+
+
+#: season words that count from the moment asked ("last summer"), not the calendar
+_DEICTIC = frozenset(
+    ("last", "past", "previous", "this past", "next", "coming", "this coming", "this")
+)
+
+
+def _yearless(f: Found) -> bool:
+    """Whether expression ``f`` names a month, a season or a day of the calendar and
+    no year (``TimeWindow.yearless``)."""
+    if f.kind == "month":
+        return f.fields[0] is None
+    if f.kind == "monthday":
+        return f.fields[0] is None
+    if f.kind == "season":
+        which, _, year, ago = f.fields
+        return year is None and ago is None and str(which) not in _DEICTIC
+    return False
 
 
 def question_window(
