@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
@@ -34,6 +35,9 @@ class _InThread(Generic[P, R]):
     def __init__(self, method: Callable[Concatenate[Memory, P], R]) -> None:
         self.method = method
         self.__doc__ = method.__doc__
+        # the bound method's own (without ``self``), for help() and the editors
+        signature = inspect.signature(method)
+        self.signature = signature.replace(parameters=list(signature.parameters.values())[1:])
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> _InThread[P, R]: ...
@@ -50,6 +54,7 @@ class _InThread(Generic[P, R]):
         async def call(*args: P.args, **kwargs: P.kwargs) -> R:
             return await asyncio.to_thread(method, memory, *args, **kwargs)
 
+        call.__signature__ = self.signature  # type: ignore[attr-defined]
         return call
 
 
