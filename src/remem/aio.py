@@ -7,6 +7,12 @@ for little gain: the work is SQLite, ONNX and numpy, which release the GIL, so c
 from one event loop overlap in threads as far as the cores allow, and ``Memory`` is
 already safe to share between threads (its caches and writes take their own locks).
 One ``AsyncMemory`` may therefore be shared by every task of one event loop.
+Concurrent calls measured against the sync class: ``scripts/bench_async.py``, its
+figures in docs/benchmarks.md ("AsyncMemory under concurrent calls").
+
+The integrations' async paths call remem through it. The servers do not: the HTTP
+routes are plain functions FastAPI already runs in its thread pool, and the MCP
+tools call a ``TenantMemory`` (scoping and JSON included) in one thread hop.
 
 Each method is one line of the class below (``add = _InThread(Memory.add)``): the
 signature, the docstring and the type checker's view all come from ``Memory``'s
