@@ -21,6 +21,7 @@ import pytest
 from remem import (
     AsyncClient,
     Client,
+    ErasureIncompleteError,
     Memory,
     MissingDependencyError,
     NotFoundError,
@@ -70,6 +71,18 @@ def test_a_missing_route_is_not_a_missing_memory(served):
         client.get("abc", "bob")
     assert caught.value.code == "no_route"
     assert not isinstance(caught.value, NotFoundError)
+
+
+def test_one_async_client_serves_many_tasks_of_one_loop(served):
+    async def run() -> None:
+        async with AsyncClient(served.base, served.key()) as mem:
+            ids = await asyncio.gather(*(mem.add(f"note {i} about tea", "bob") for i in range(20)))
+            assert len(set(ids)) == 20
+            found = await asyncio.gather(*(mem.search("tea", "bob", k=5) for _ in range(20)))
+            assert all(len(hits) == 5 for hits in found)
+            assert await mem.count("bob") == 20
+
+    asyncio.run(run())
 
 
 # -- dead and silent endpoints -----------------------------------------------------------
@@ -133,6 +146,8 @@ class Scripted:
                 self.end_headers()
                 self.wfile.write(data)
 
+            do_POST = do_DELETE = do_GET  # noqa: N815
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -192,6 +207,17 @@ def test_a_wait_longer_than_allowed_is_not_waited(scripted):
     with Client(server.base, max_retry_wait=5) as client, pytest.raises(StoreError):
         client.users()
     assert len(server.seen) == 1 and time.monotonic() - started < 5
+
+
+def test_an_incomplete_erasure_is_retried_and_then_answers(scripted):
+    pending = {"error": {"code": "erasure_incomplete", "message": "m", "deleted": True}}
+    server = scripted((503, {}, pending), (200, {}, {"deleted": True}))
+    with Client(server.base) as client:
+        assert client.delete("abc", "bob") is True
+    server = scripted(*[(503, {"Retry-After": "0"}, pending)] * 3)
+    with Client(server.base) as client, pytest.raises(ErasureIncompleteError) as caught:
+        client.delete("abc", "bob")
+    assert caught.value.result is True
 
 
 def test_other_failures_are_not_retried(scripted):
