@@ -24,13 +24,16 @@ from .errors import (
     MissingDependencyError,
     NotFoundError,
     RememError,
+    RemoteError,
     StoreError,
     TextTooLongError,
     UnknownComponentError,
 )
 
 if TYPE_CHECKING:
+    from .aio import AsyncMemory
     from .answer import Answer
+    from .client import AsyncClient, Client
     from .filters import Filters
     from .llm import LLM, create_llm
     from .memory import Memory
@@ -38,6 +41,10 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "Answer": ".answer",
+    "AsyncMemory": ".aio",
+    # the HTTP client needs httpx (the 'client' extra): without it, MissingDependencyError
+    "Client": ".client",
+    "AsyncClient": ".client",
     "LLM": ".llm",
     "create_llm": ".llm",
     "Memory": ".memory",
@@ -64,6 +71,9 @@ def __dir__() -> list[str]:
 __all__ = [
     "LLM",
     "Answer",
+    "AsyncClient",
+    "AsyncMemory",
+    "Client",
     "EmbedderError",
     "ErasureIncompleteError",
     "Filters",
@@ -77,6 +87,7 @@ __all__ = [
     "NotFoundError",
     "Recall",
     "RememError",
+    "RemoteError",
     "StoreError",
     "TextTooLongError",
     "Trace",

@@ -87,6 +87,21 @@ class LLMError(RememError):
     reply that stayed unusable after the bounded repairs and retries."""
 
 
+class RemoteError(RememError):
+    """A remem server (``remem.Client``) refused or failed a request for a reason the
+    library has no error of its own for: a missing or revoked API key (401
+    ``unauthorized``), a body over the server's cap (413 ``body_too_large``), an
+    internal failure (500 ``internal``), or an answer that is not remem's at all (a
+    proxy's page). ``status`` is the HTTP status and ``code`` the server's stable
+    error code ("" when the answer carried none)."""
+
+    def __init__(self, message: str, *, status: int = 0, code: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.log_detail = f"HTTP {status} {code}".strip()
+
+
 class MissingDependencyError(RememError, ImportError):
     """An optional part of remem needs a package that is not installed; the message
     names the extra that installs it (``pip install 'remem[langchain]'``)."""

@@ -118,14 +118,20 @@ def read(
     *,
     skip_blank: bool = False,
 ) -> ImportedTable:
+    return parse(load(path), embedder_id, dim, max_chars, skip_blank=skip_blank)
+
+
+def load(path: str | os.PathLike[str]) -> Any:
+    """A table file's JSON, not yet checked (``remem.Client`` sends it to the server,
+    which checks it as :func:`parse` does); a file that cannot be read or decoded is
+    an InvalidInputError."""
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            return json.load(fh)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInputError(
             f"cannot read a memory table from {os.fspath(path)!r}: {exc}"
         ) from None
-    return parse(data, embedder_id, dim, max_chars, skip_blank=skip_blank)
 
 
 def parse(

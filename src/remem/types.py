@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -53,6 +53,22 @@ class Hit:
         ``serve/routes/models.py``) is derived from the same fields, so a field added
         here reaches every face without a second edit."""
         return {f.name: _json_ready(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Hit:
+        """The inverse of :meth:`to_dict`, for what a client reads from the HTTP API
+        (``remem.Client``). Keys it does not know are ignored and fields the data
+        lacks keep their defaults, so a client and a server of different versions
+        still understand each other's hits."""
+        known = _known_fields(cls, data)
+        known["timestamp"] = datetime.fromisoformat(known["timestamp"])
+        known["event_times"] = tuple(known.get("event_times", ()))
+        return cls(**known)
+
+
+def _known_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of ``data`` that name a field of the dataclass ``cls``."""
+    return {f.name: data[f.name] for f in fields(cls) if f.name in data}
 
 
 def _json_ready(value: Any) -> Any:
@@ -107,6 +123,15 @@ class Recall:
             "not_in_memory": self.not_in_memory,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Recall:
+        """The inverse of :meth:`to_dict` (as :meth:`Hit.from_dict`); ``segments`` and
+        ``details``, which JSON does not carry, stay empty."""
+        known = _known_fields(cls, data)
+        known["hits"] = [Hit.from_dict(h) for h in known.get("hits", ())]
+        known["concepts"] = [(str(c), float(s)) for c, s in known.get("concepts", ())]
+        return cls(**known)
+
 
 @dataclass(frozen=True)
 class Trace:
@@ -134,6 +159,13 @@ class Trace:
             "nodes": self.nodes,
             "edges": self.edges,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Trace:
+        """The inverse of :meth:`to_dict` (as :meth:`Hit.from_dict`)."""
+        known = _known_fields(cls, data)
+        known["recall"] = Recall.from_dict(known["recall"])
+        return cls(**known)
 
 
 @dataclass(frozen=True)

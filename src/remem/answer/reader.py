@@ -52,7 +52,7 @@ import logging
 import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .. import words
@@ -125,6 +125,14 @@ class Answer:
             "timings": self.timings,
             "draft": self.draft,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Answer:
+        """The inverse of :meth:`to_dict`, for what a client reads from the HTTP API:
+        keys it does not know are ignored, fields the data lacks keep their defaults."""
+        known = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        known["evidence"] = [Hit.from_dict(h) for h in known.get("evidence", ())]
+        return cls(**known)
 
 
 def format_memory(hit: Hit, version: str = "") -> str:

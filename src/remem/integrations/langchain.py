@@ -13,7 +13,6 @@ Requires the ``langchain`` extra (``langchain-core``).
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from ._common import check_binding, check_now, hit_dict, require
@@ -27,6 +26,7 @@ from langchain_core.callbacks import (  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.retrievers import BaseRetriever  # noqa: E402
 
+from ..aio import AsyncMemory  # noqa: E402
 from ..memory import Memory  # noqa: E402
 from ..types import Recall  # noqa: E402
 
@@ -69,8 +69,10 @@ class RememRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
-        # remem is synchronous (SQLite, numpy): a worker thread keeps the loop free
-        return _documents(await asyncio.to_thread(self._recall, query))
+        # AsyncMemory runs the recall in a worker thread: the loop stays free
+        mem = AsyncMemory.of(self.memory)
+        rec = await mem.recall(query, self.user_id, self.k, now=self.now, explain=self.explain)
+        return _documents(rec)
 
 
 def _documents(rec: Recall) -> list[Document]:

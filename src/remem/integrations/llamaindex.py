@@ -15,7 +15,6 @@ Requires the ``llamaindex`` extra (``llama-index-core``).
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from ._common import check_binding, check_now, require
@@ -26,6 +25,7 @@ from llama_index.core.base.llms.types import ChatMessage, TextBlock  # noqa: E40
 from llama_index.core.bridge.pydantic import Field  # noqa: E402
 from llama_index.core.memory import BaseMemoryBlock  # noqa: E402
 
+from ..aio import AsyncMemory  # noqa: E402
 from ..errors import InvalidInputError, InvalidTypeError  # noqa: E402
 from ..memory import Memory  # noqa: E402
 from ..tokens import estimate_tokens  # noqa: E402
@@ -75,7 +75,7 @@ class RememMemoryBlock(BaseMemoryBlock[str]):
         if not query:
             return ""
         mem: Memory = self.memory
-        rec = await asyncio.to_thread(mem.recall, query, self.user_id, self.k, now=self.now)
+        rec = await AsyncMemory.of(mem).recall(query, self.user_id, self.k, now=self.now)
         return "\n".join(_line(hit) for hit in rec.hits)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
@@ -99,7 +99,7 @@ class RememMemoryBlock(BaseMemoryBlock[str]):
             )
         if items:
             mem: Memory = self.memory
-            await asyncio.to_thread(mem.add_many, items, self.user_id)
+            await AsyncMemory.of(mem).add_many(items, self.user_id)
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """Drop the worst memories (the last lines) until enough tokens are freed."""

@@ -21,7 +21,6 @@ Requires the ``openai-agents`` extra.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -32,6 +31,7 @@ require("agents", "openai-agents")
 from agents import FunctionTool, ModelBehaviorError, RunContextWrapper, function_tool  # noqa: E402
 from agents.tool import default_tool_error_function  # noqa: E402
 
+from ..aio import AsyncMemory  # noqa: E402
 from ..errors import InvalidInputError, InvalidTypeError, NotFoundError  # noqa: E402
 from ..memory import Memory  # noqa: E402
 from ..validation import check_optional_name  # noqa: E402
@@ -55,6 +55,7 @@ def remem_tools(
     rules here, and a bad one raises a :class:`remem.RememError`.
     """
     mem, user, k = check_binding(memory, user_id, k)
+    amem = AsyncMemory.of(mem)  # each call in a worker thread: the agent's loop stays free
     speaker = check_optional_name(speaker, "speaker")
     session_id = check_optional_name(session_id, "session_id")
 
@@ -64,9 +65,7 @@ def remem_tools(
         Args:
             text: What to remember, as one self-contained statement.
         """
-        new_id = await asyncio.to_thread(
-            mem.add, text, user, speaker=speaker, session_id=session_id
-        )
+        new_id = await amem.add(text, user, speaker=speaker, session_id=session_id)
         return json.dumps({"id": new_id})
 
     async def recall(query: str) -> str:
@@ -75,7 +74,7 @@ def remem_tools(
         Args:
             query: What to look for, as a question or keywords.
         """
-        rec = await asyncio.to_thread(mem.recall, query, user, k)
+        rec = await amem.recall(query, user, k)
         memories = [{"text": h.text, **hit_dict(h, rec.explanations.get(h.id))} for h in rec.hits]
         return json.dumps({"memories": memories, "refuse": rec.refuse}, ensure_ascii=False)
 
@@ -85,7 +84,7 @@ def remem_tools(
         Args:
             memory_id: The id of the memory to delete.
         """
-        gone = await asyncio.to_thread(mem.delete, memory_id, user)
+        gone = await amem.delete(memory_id, user)
         return json.dumps({"deleted": gone})
 
     return [
