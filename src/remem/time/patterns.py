@@ -103,6 +103,15 @@ _MONTH = re.compile(
     rf"(?:(early|mid|late)[\s-]+)?{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
     re.I,
 )
+#: "the first weekend of August", "the last week of October 2023", "the second week
+#: of November": a week or weekend counted within a month
+_MONTH_WEEK = re.compile(
+    r"\b(?:the\s+)?(first|second|third|fourth|last)\s+(week|weekend)\s+of\s+"
+    rf"{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
+    re.I,
+)
+#: the ordinals of :data:`_MONTH_WEEK`, "last" as -1
+WEEK_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
 #: "last August", "next May", "this March": a month counted from the moment said
 _STEP_MONTH = re.compile(
     rf"\b(last|next|this\s+past|this\s+coming|this|past|previous|coming)\s+{_MON_FULL}\b"
@@ -310,6 +319,10 @@ def _months(text: str, win: Windows) -> list[Found]:
         out.append(
             Found(start, m.end(), "month", (int(year) if year else None, month_number(name)))
         )
+    for m in _scan(_MONTH_WEEK, text, win):
+        nth, unit, name, year = m.groups()
+        fields = (WEEK_ORDINALS[nth.lower()], unit.lower(), int(year) if year else None)
+        out.append(Found(m.start(), m.end(), "monthweek", (*fields, month_number(name))))
     for m in _scan(_STEP_MONTH, text, win):
         if m.group(2)[0].isupper():  # "this may be": a month's name is written capitalised
             which = " ".join(m.group(1).lower().split())

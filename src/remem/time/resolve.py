@@ -77,6 +77,8 @@ def resolve(f: Found, today: int, tense: int) -> Days | None:
         return start, end, "year", _SURE
     if kind == "month":
         return _month(f.fields, today, tense)
+    if kind == "monthweek":
+        return _month_week(f.fields, today, tense)
     if kind == "stepmonth":
         return _step_month(str(f.fields[0]), int(str(f.fields[1])), today)
     if kind == "ordinal":
@@ -178,6 +180,21 @@ def _month(fields: tuple[object, ...], today: int, tense: int) -> Days:
     else:
         number = this_year
     return (*month_span(number), "month", _TENSED if tense else _GUESS)
+
+
+def _month_week(fields: tuple[object, ...], today: int, tense: int) -> Days:
+    """ "the first weekend of August": the month as :func:`_month` reads it, then its
+    nth Saturday and Sunday ("last": the last Saturday's); "the second week of
+    November" its days 8 to 14 (weeks counted from the 1st, as people count them
+    in a month; "the last week" its last seven days)."""
+    nth, unit, year, month = int(str(fields[0])), str(fields[1]), fields[2], fields[3]
+    first, end, _, sure = _month((year, month), today, tense)
+    if unit == "weekend":
+        saturday = first + (5 - weekday(first)) % 7
+        day = saturday + 7 * (nth - 1) if nth > 0 else saturday + 7 * ((end - 1 - saturday) // 7)
+        return day, day + 2, "span", sure
+    start = first + 7 * (nth - 1) if nth > 0 else end - 7
+    return start, start + 7, "week", sure
 
 
 def _step_month(which: str, month: int, today: int) -> Days:

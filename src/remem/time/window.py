@@ -190,6 +190,8 @@ def _yearless(f: Found) -> bool:
         return f.fields[0] is None
     if f.kind == "monthday":
         return f.fields[0] is None
+    if f.kind == "monthweek":
+        return f.fields[2] is None
     if f.kind == "season":
         which, _, year, ago = f.fields
         return year is None and ago is None and str(which) not in _DEICTIC
