@@ -35,6 +35,10 @@ from .time.current import slot_book
 from .types import Added, NewMemory, StoredMemory, Version
 from .validation import MAX_BATCH
 
+#: how often an update reads its memory again after another process updated it
+#: between the read and the update's transaction (choice: each try is one embedding)
+UPDATE_ATTEMPTS = 5
+
 
 def embedder_id(embedder: Embedder) -> str:
     """How a file records the model its vectors were made with ("name/size")."""
@@ -79,6 +83,7 @@ class Writer:
         # Per user, not per Memory: the store orders one user's writes itself, and a
         # server's threads adding for different users must not queue behind each other.
         self._user_locks = UserLocks()
+        self._update_locks = UserLocks()
         self._embedder_recorded = False
         # the slots each memory sets ("I moved to Porto"): attaching the tables here
         # makes every add of this process write them (``CurrentTables.on_add``)
@@ -141,7 +146,20 @@ class Writer:
         Its id, speaker, session and time of saying (unless given) stay. Changing
         nothing writes nothing. :class:`NotFoundError` for no such memory of the
         user (another user's id looks the same)."""
-        for _attempt in range(3):
+        # this process's updates of the user queue here (not its adds: the lock is held
+        # while embedding), so only another process's update can overtake one
+        with self._update_locks(user_id):
+            return self._update(user_id, memory_id, text, metadata, timestamp)
+
+    def _update(
+        self,
+        user_id: str,
+        memory_id: str,
+        text: str | None,
+        metadata: dict[str, Any] | None,
+        timestamp: datetime | None,
+    ) -> StoredMemory:
+        for _attempt in range(UPDATE_ATTEMPTS):
             old = self._store.get(user_id, [memory_id]).get(memory_id)
             if old is None:
                 raise NotFoundError(f"no memory {memory_id!r} for this user")
