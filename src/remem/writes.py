@@ -177,7 +177,7 @@ class Writer:
                 return old
             vectors, passages = embed_memories(self._embedder, [new], self._passages)
             try:
-                return self._replace(user_id, old, new, vectors, passages[0], changed)
+                return self._replace(user_id, old, new, vectors[0], passages[0], changed)
             except UpdateConflict:
                 continue  # another writer updated it meanwhile: read it again
         raise StoreError(f"memory {memory_id!r} kept changing under this update; try again")

@@ -77,7 +77,8 @@ class Store(ABC):
         expect_seq: int,
         changed: tuple[str, ...],
     ) -> StoredMemory | None:
-        """Replace the user's memory ``memory_id`` by ``memory`` in one transaction: the
+        """Replace the user's memory ``memory_id`` by ``memory`` (its one ``embedding``
+        vector and ``passages``, as ``add`` takes them per memory) in one transaction: the
         same id at the next sequence number (an update is a delete and an add to every
         cache and extension, see ``store/extension.py``). None when the user has no
         such memory; :class:`UpdateConflict` when its sequence number is no longer

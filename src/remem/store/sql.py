@@ -379,7 +379,8 @@ class SqlStore(Store):
                 f"SELECT next_seq FROM users WHERE user_id = ?{tx.for_update}", (user_id,)
             )
             seq = state[0] if state else old.seq + 1
-            rows = new_rows(user_id, [memory], embedding, seq, [passages], ids=[memory_id])
+            vectors = None if embedding is None else np.asarray(embedding).reshape(1, -1)
+            rows = new_rows(user_id, [memory], vectors, seq, [passages], ids=[memory_id])
             new = rows[0][0]
             attached = list(self._attached.values())
             for ext in attached:
