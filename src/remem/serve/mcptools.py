@@ -121,9 +121,26 @@ def _storing(call: Call) -> list[Spec]:
         the items, and the positions of the items left out as blank."""
         return await call("add_many", user_id, schema.memory_items(items), skip_blank)
 
+    async def update_memory(
+        user_id: str,
+        memory_id: str,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        timestamp: str | None = None,
+    ) -> dict[str, Any]:
+        """Correct or change one memory of a user, e.g. when a fact changed ("I moved
+        to Porto") or was stored wrong: give the new text, metadata or time (what you
+        leave out is kept; metadata replaces the old whole). Searches then find only
+        the new version; memory_history keeps the old ones. Returns the memory as it
+        now is. An error when the user has no memory with that id."""
+        fields = {"text": text, "metadata": metadata, "timestamp": timestamp}
+        changes = {k: v for k, v in fields.items() if v is not None}
+        return await call("update", user_id, memory_id, **changes)
+
     return [
         (add_memory, schema.AddRequest, "Remember", WRITE),
         (add_memories, schema.AddManyRequest, "Remember many", WRITE),
+        (update_memory, schema.UpdateRequest, "Change a memory", WRITE),
     ]
 
 
@@ -198,12 +215,20 @@ def _reading(call: Call) -> list[Spec]:
             raise ToolError(str(NotFoundError(f"no memory {memory_id!r} for user {user_id!r}")))
         return hit
 
+    async def memory_history(user_id: str, memory_id: str) -> dict[str, Any]:
+        """The versions of one memory of a user, oldest first: how it read when first
+        stored and after each update_memory, each with text, metadata, timestamp, the
+        fields it changed and when. Returns {"versions": [...]}; the last is the memory
+        now. An error when the user has no memory with that id."""
+        return await call("history", user_id, memory_id)
+
     return [
         (search_memory, schema.QueryRequest, "Search memory", READ),
         (recall_memory, schema.QueryRequest, "Recall with confidence", READ),
         (list_memories, schema.PageRequest, "List memories", READ),
         (answer_question, schema.AnswerRequest, "Answer from memory", READ),
         (get_memory, schema.MemoryRequest, "Read a memory", READ),
+        (memory_history, schema.MemoryRequest, "A memory's versions", READ),
     ]
 
 
