@@ -105,6 +105,13 @@ def test_an_update_to_the_same_values_writes_nothing(mem):
     assert [h.id for h in mem.memories("u")][-1] == job
 
 
+def test_the_same_instant_in_another_zone_is_a_change(mem):
+    job, _ = _user(mem)  # said at JAN, in UTC
+    hit = mem.update(job, "u", timestamp="2023-01-10T11:00:00+01:00")
+    assert hit.timestamp.isoformat() == "2023-01-10T11:00:00+01:00"
+    assert [v.changed for v in mem.history(job, "u")] == [(), ("timestamp",)]
+
+
 def test_updates_from_two_threads_both_land(open_memory, db_path):
     m = open_memory(db_path, "hybrid")
     job, _ = _user(m)

@@ -170,9 +170,7 @@ class Writer:
                 session_id=old.session_id,
                 metadata=old.metadata if metadata is None else metadata,
             )
-            changed = tuple(
-                f for f in ("text", "metadata", "timestamp") if getattr(new, f) != getattr(old, f)
-            )
+            changed = _changed(old, new)
             if not changed:
                 return old
             vectors, passages = embed_memories(self._embedder, [new], self._passages)
@@ -296,3 +294,13 @@ class Writer:
             for j, i in enumerate(todo):
                 vectors[i], passages[i] = vecs[j], parts[j]
         return vectors, passages
+
+
+def _changed(old: StoredMemory, new: NewMemory) -> tuple[str, ...]:
+    """The fields an update changes. Times compare as written, offset included: the
+    same instant said in another zone is another time of saying (event times are read
+    in the zone a memory was said in)."""
+    out = [f for f in ("text", "metadata") if getattr(new, f) != getattr(old, f)]
+    if new.timestamp.isoformat() != old.timestamp.isoformat():
+        out.append("timestamp")
+    return tuple(out)
