@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .filters import Filters
     from .llm import LLM, create_llm
     from .memory import Memory
-    from .types import Hit, Recall, Trace
+    from .types import Hit, Recall, Trace, Version
 
 _LAZY = {
     "Answer": ".answer",
@@ -52,6 +52,7 @@ _LAZY = {
     "Hit": ".types",
     "Recall": ".types",
     "Trace": ".types",
+    "Version": ".types",
 }
 """Exported names imported on first use, and the module each comes from."""
 
@@ -92,6 +93,7 @@ __all__ = [
     "TextTooLongError",
     "Trace",
     "UnknownComponentError",
+    "Version",
     "__version__",
     "create_llm",
 ]

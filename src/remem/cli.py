@@ -300,6 +300,57 @@ def get(args: argparse.Namespace) -> int:
         return 0
 
 
+@commands.command(
+    "update",
+    help="change one memory's text, metadata or time; prints it as it now is (JSON)",
+    description="Change one memory (its id stays) and print it as JSON. Options not "
+    "given are kept; --metadata replaces the metadata whole. The old version stays in "
+    "'remem history' until the memory is deleted.",
+    args=[
+        MEMORY_ID,
+        USER,
+        arg("--text", help="the new text"),
+        arg("--metadata", help="the new metadata, a JSON object ('{}' clears it)"),
+        arg("--timestamp", help="the new time of saying, ISO 8601 (as 'add' takes it)"),
+    ],
+)
+def update(args: argparse.Namespace) -> int:
+    from .errors import NotFoundError
+
+    metadata = json.loads(args.metadata) if args.metadata is not None else None
+    with _memory(args) as mem:
+        try:
+            hit = mem.update(
+                args.id, args.user, text=args.text, metadata=metadata, timestamp=args.timestamp
+            )
+        except NotFoundError:
+            return _missing(args)
+        _print_hit(hit)
+        return 0
+
+
+@commands.command(
+    "history",
+    help="one memory's versions, oldest first",
+    args=[MEMORY_ID, USER, arg("--json", action="store_true", help="print JSON lines")],
+)
+def history(args: argparse.Namespace) -> int:
+    from .errors import NotFoundError
+
+    with _memory(args) as mem:
+        try:
+            versions = mem.history(args.id, args.user)
+        except NotFoundError:
+            return _missing(args)
+    for v in versions:
+        if args.json:
+            print(json.dumps(v.to_dict(), ensure_ascii=False))
+        else:
+            changed = ",".join(v.changed) or "added"
+            print(f"v{v.version}  {v.at:%Y-%m-%d %H:%M:%S}  {changed:<23}  {v.text}")
+    return 0
+
+
 @commands.command("delete", help="delete one memory", args=[MEMORY_ID, USER])
 def delete(args: argparse.Namespace) -> int:
     with _memory(args) as mem:

@@ -24,7 +24,7 @@ from .embed import Embedder, create_embedder
 from .embed.base import CheckedEmbedder
 from .engines import EngineContext, create_engine
 from .engines.base import EngineInfo
-from .errors import ErasureIncompleteError, StoreError
+from .errors import ErasureIncompleteError, InvalidInputError, StoreError
 from .filters import Filters, check_filters
 from .index.cache import IndexCache
 from .llm import LLM, LazyLLM
@@ -32,7 +32,7 @@ from .question import Question
 from .recall import Recalled, Recaller, trace_view
 from .store import Store, open_store
 from .store.extension import Extension, Tables, registered_extensions
-from .types import Added, Hit, Recall, StoredMemory, Trace
+from .types import Added, Hit, Recall, StoredMemory, Trace, Version
 from .validation import (
     DEFAULT_MAX_TEXT_CHARS,
     MAX_TRACE_NODES,
@@ -42,6 +42,7 @@ from .validation import (
     check_count,
     check_id,
     check_k,
+    check_metadata,
     check_path,
     check_switch,
     check_text,
@@ -203,6 +204,49 @@ class Memory:
     def _insert(self, user_id: str, new: list) -> list[StoredMemory]:
         self._check_open()
         return self._writer.insert(user_id, new)
+
+    def update(
+        self,
+        memory_id: str,
+        user_id: str,
+        *,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        timestamp: Any = None,
+    ) -> Hit:
+        """Change a memory's text, metadata or time of saying (None: kept; metadata is
+        replaced whole) and return it as it now is (score 1.0).
+
+        The new version is embedded and indexed again, and every engine forgets what
+        it derived from the old one in the same transaction, so no read ever returns
+        the old text; :meth:`history` keeps both. The id stays, and so do the speaker
+        and session; the memory then counts as the newest for order-dependent state
+        (``writes.py`` ``Writer.update`` says what that means per engine). Values equal
+        to the current ones change nothing and write no version. Raises
+        :class:`~remem.errors.NotFoundError` when the user has no memory with that id
+        (another user's id looks exactly the same), and
+        :class:`~remem.errors.InvalidInputError` when nothing is given to change."""
+        user_id = check_user_id(user_id)
+        memory_id = check_id(memory_id, "memory id")
+        if text is None and metadata is None and timestamp is None:
+            raise InvalidInputError("update needs text, metadata or timestamp to change")
+        text = None if text is None else check_text(text, self.max_text_chars)
+        metadata = None if metadata is None else check_metadata(metadata)
+        when = None if timestamp is None else parse_timestamp(timestamp)
+        self._check_open()
+        row = self._writer.update(user_id, memory_id, text=text, metadata=metadata, timestamp=when)
+        return self._recaller.events.hits(user_id, [row], [1.0])[0]
+
+    def history(self, memory_id: str, user_id: str) -> list[Version]:
+        """The memory's versions, oldest first: version 1 as added, then one per
+        :meth:`update` that changed something, each with its text, metadata, time of
+        saying, the fields it changed and when it was written (the last is the memory
+        as it is now). Erased with the memory (:meth:`delete`, :meth:`delete_user`).
+        :class:`~remem.errors.NotFoundError` as :meth:`update`."""
+        user_id = check_user_id(user_id)
+        memory_id = check_id(memory_id, "memory id")
+        self._check_open()
+        return self._writer.history(user_id, memory_id)
 
     def delete(self, memory_id: str, user_id: str) -> bool:
         """Delete one memory; False when the user has no memory with that id.

@@ -169,6 +169,29 @@ class Trace:
 
 
 @dataclass(frozen=True)
+class Version:
+    """One version of a memory, as ``Memory.history`` lists them (oldest first).
+
+    Version 1 is the memory as added; each ``Memory.update`` that changed something
+    makes the next. ``changed`` names the fields this version changed from the one
+    before (``text``, ``metadata``, ``timestamp``; empty for version 1); ``at`` is
+    when this version was written (UTC), ``timestamp`` when it says it was said."""
+
+    version: int
+    text: str
+    metadata: dict[str, Any]
+    timestamp: datetime
+    changed: tuple[str, ...]
+    at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, as :meth:`Hit.to_dict` (every face sends this)."""
+        out = {f.name: _json_ready(getattr(self, f.name)) for f in fields(self)}
+        out["changed"] = list(self.changed)
+        return out
+
+
+@dataclass(frozen=True)
 class NewMemory:
     """A validated memory on its way into the store (no id or sequence number yet)."""
 

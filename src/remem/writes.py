@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -18,13 +19,25 @@ import numpy as np
 from . import table
 from .embed.base import Embedder
 from .engines.base import Engine, EngineContext, UserLocks
-from .errors import EmbedderError, ErasureIncompleteError, InvalidInputError, StoreError
+from .errors import (
+    EmbedderError,
+    ErasureIncompleteError,
+    InvalidInputError,
+    NotFoundError,
+    StoreError,
+)
 from .index.passages import PassagePlan, embed_memories
 from .recall import Recaller
-from .store import Store
+from .store import Store, UserState
+from .store.base import UpdateConflict
+from .store.history import HISTORY_TABLES, versions
 from .time.current import slot_book
-from .types import Added, StoredMemory
+from .types import Added, NewMemory, StoredMemory, Version
 from .validation import MAX_BATCH
+
+#: how often an update reads its memory again after another process updated it
+#: between the read and the update's transaction (choice: each try is one embedding)
+UPDATE_ATTEMPTS = 5
 
 
 def embedder_id(embedder: Embedder) -> str:
@@ -70,10 +83,21 @@ class Writer:
         # Per user, not per Memory: the store orders one user's writes itself, and a
         # server's threads adding for different users must not queue behind each other.
         self._user_locks = UserLocks()
+        self._update_locks = UserLocks()
         self._embedder_recorded = False
         # the slots each memory sets ("I moved to Porto"): attaching the tables here
         # makes every add of this process write them (``CurrentTables.on_add``)
         self._slots = slot_book(ctx.store)
+        # the versions of updated memories (``store/history.py``): attached here, so
+        # every update of this process writes them and every delete erases them
+        self._history = ctx.store.attach(HISTORY_TABLES)
+
+    def history(self, user_id: str, memory_id: str) -> list[Version]:
+        """The memory's versions, oldest first (:class:`NotFoundError`: as ``update``)."""
+        found = versions(self._history, user_id, memory_id)
+        if found is None:
+            raise NotFoundError(f"no memory {memory_id!r} for this user")
+        return found
 
     def insert(
         self, user_id: str, new: list, vectors: Any = None, passages: Any = None
@@ -96,6 +120,93 @@ class Writer:
             # view of them takes the add in place (``time/current.py``)
             self._slots.added(user_id, stored, before, after)
         self._engine.on_add(user_id, stored)
+        return stored
+
+    def update(
+        self,
+        user_id: str,
+        memory_id: str,
+        *,
+        text: str | None,
+        metadata: dict[str, Any] | None,
+        timestamp: datetime | None,
+    ) -> StoredMemory:
+        """Replace a memory's text, metadata or time (validated; None: kept) and
+        return it as stored. An update is a delete and an add of the same id in one
+        store transaction (``Store.update``): the new version is embedded, the rows
+        every extension derived from the old one (SYNAPSE's mentions, ILSTMA's recall
+        counts and the notes quoting it, the event times, the slots) are dropped and
+        derived again, the history keeps both versions, and this process's index,
+        engine and stages hear of a delete then an add. So recall never sees the old
+        text, and nothing order-dependent can disagree with the store: the memory
+        takes the next sequence number, as a new memory would (it lists last in
+        ``Memory.memories``; SYNAPSE places it in the newest consolidation window and
+        extracts its concepts at the next consolidation; ILSTMA pushes it into its
+        short-term memory as the newest turn and summarises its old group again).
+        Its id, speaker, session and time of saying (unless given) stay. Changing
+        nothing writes nothing. :class:`NotFoundError` for no such memory of the
+        user (another user's id looks the same)."""
+        # this process's updates of the user queue here (not its adds: the lock is held
+        # while embedding), so only another process's update can overtake one
+        with self._update_locks(user_id):
+            return self._update(user_id, memory_id, text, metadata, timestamp)
+
+    def _update(
+        self,
+        user_id: str,
+        memory_id: str,
+        text: str | None,
+        metadata: dict[str, Any] | None,
+        timestamp: datetime | None,
+    ) -> StoredMemory:
+        for _attempt in range(UPDATE_ATTEMPTS):
+            old = self._store.get(user_id, [memory_id]).get(memory_id)
+            if old is None:
+                raise NotFoundError(f"no memory {memory_id!r} for this user")
+            new = NewMemory(
+                text=old.text if text is None else text,
+                speaker=old.speaker,
+                timestamp=old.timestamp if timestamp is None else timestamp,
+                session_id=old.session_id,
+                metadata=old.metadata if metadata is None else metadata,
+            )
+            changed = _changed(old, new)
+            if not changed:
+                return old
+            vectors, passages = embed_memories(self._embedder, [new], self._passages)
+            try:
+                return self._replace(user_id, old, new, vectors[0], passages[0], changed)
+            except UpdateConflict:
+                continue  # another writer updated it meanwhile: read it again
+        raise StoreError(f"memory {memory_id!r} kept changing under this update; try again")
+
+    def _replace(
+        self,
+        user_id: str,
+        old: StoredMemory,
+        new: NewMemory,
+        vector: Any,
+        passages: Any,
+        changed: tuple[str, ...],
+    ) -> StoredMemory:
+        """The store's update, then this process's index, slots, engine and stages,
+        told of a delete and an add (the store moved both of the user's revisions)."""
+        with self._user_locks(user_id):
+            before = self._indexes.get(user_id).state
+            stored = self._store.update(
+                user_id, old.id, new, vector, passages, expect_seq=old.seq, changed=changed
+            )
+            if stored is None:
+                raise NotFoundError(f"no memory {old.id!r} for this user")
+            if before is not None:
+                self._indexes.deleted(user_id, [old.id], before)
+                deleted = UserState(before.epoch, before.next_seq, before.del_rev + 1)
+                after = self._indexes.added(user_id, [stored], deleted)
+                # the slot view reloads: the old version's slot rows are gone
+                self._slots.added(user_id, [stored], before, after)
+        self._engine.on_delete(user_id, [old.id])
+        self._recaller.forget(user_id, [old.id])
+        self._engine.on_add(user_id, [stored])
         return stored
 
     def remove(self, user_id: str, ids: list[str]) -> list[str]:
@@ -183,3 +294,13 @@ class Writer:
             for j, i in enumerate(todo):
                 vectors[i], passages[i] = vecs[j], parts[j]
         return vectors, passages
+
+
+def _changed(old: StoredMemory, new: NewMemory) -> tuple[str, ...]:
+    """The fields an update changes. Times compare as written, offset included: the
+    same instant said in another zone is another time of saying (event times are read
+    in the zone a memory was said in)."""
+    out = [f for f in ("text", "metadata") if getattr(new, f) != getattr(old, f)]
+    if new.timestamp.isoformat() != old.timestamp.isoformat():
+        out.append("timestamp")
+    return tuple(out)

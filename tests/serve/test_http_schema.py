@@ -42,6 +42,8 @@ V1_ROUTES = {
     ("/v1/memories", "get"),
     ("/v1/memories/batch", "post"),
     ("/v1/memories/{memory_id}", "get"),
+    ("/v1/memories/{memory_id}", "patch"),
+    ("/v1/memories/{memory_id}/history", "get"),
     ("/v1/memories/{memory_id}", "delete"),
     ("/v1/users", "get"),
     ("/v1/users", "delete"),
@@ -58,6 +60,8 @@ V1_ROUTES = {
 MAY_ALL_MISS = {
     ("/v1/short-term", "get"),  # the served engine (hybrid) has no short-term memory: 422
     ("/v1/memories/{memory_id}", "get"),
+    ("/v1/memories/{memory_id}", "patch"),
+    ("/v1/memories/{memory_id}/history", "get"),
     ("/v1/memories/{memory_id}", "delete"),
     ("/v1/import", "post"),
 }

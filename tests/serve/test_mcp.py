@@ -41,6 +41,8 @@ pytestmark = pytest.mark.anyio
 TOOLS = {
     "add_memory",
     "add_memories",
+    "update_memory",
+    "memory_history",
     "search_memory",
     "recall_memory",
     "list_memories",

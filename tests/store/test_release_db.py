@@ -108,7 +108,14 @@ def test_the_old_file_migrates_its_tables_to_their_owners(old_db, embedder):
     versions = {k[4:]: json.loads(v)["version"] for k, v in meta.items() if k.startswith("ext:")}
     # event_times: created at open, empty until a user is first read (lazy backfill);
     # v2 added the two-step times (event_anchors)
-    assert versions == {"synapse": 2, "ilstma": 1, "keys": 1, "event_times": 2, "current": 1}
+    assert versions == {
+        "synapse": 2,
+        "ilstma": 1,
+        "keys": 1,
+        "event_times": 2,
+        "current": 1,
+        "history": 1,
+    }
 
 
 def test_the_old_file_erases_completely_after_migrating(old_db, embedder):

@@ -30,7 +30,13 @@ def test_schema_version_recorded(db_path, embedder, sql):
     columns = {r[1] for r in sql(db_path, "PRAGMA table_info(syn_concepts)")}
     assert "archived" not in columns  # SYNAPSE's v2: archiving is derived, not stored
     records = dict(sql(db_path, "SELECT key, value FROM meta WHERE key LIKE 'ext:%'"))
-    assert sorted(records) == ["ext:current", "ext:event_times", "ext:ilstma", "ext:synapse"]
+    assert sorted(records) == [
+        "ext:current",
+        "ext:event_times",
+        "ext:history",
+        "ext:ilstma",
+        "ext:synapse",
+    ]
     assert sql(db_path, "SELECT value FROM meta WHERE key = 'legacy_schema'") == []
 
 

@@ -1,6 +1,6 @@
 """The MCP server's tools, one small function per area: storing memories, reading
-them, and forgetting (with the list of users). ``mcp.py`` builds the server; this
-module only names each tool's method on
+them, changing one (and reading its versions), and forgetting (with the list of
+users). ``mcp.py`` builds the server; this module only names each tool's method on
 :class:`~remem.serve.tenant.TenantMemory`, describes it for the agent, and pairs it
 with the ``schema.py`` model that checks its arguments.
 
@@ -43,7 +43,7 @@ def tools(view: Callable[[], TenantMemory]) -> list[Tool]:
     ``schema.py`` it is listed with, before the function runs: the signatures only
     name them."""
     call = _caller(view)
-    specs = [*_storing(call), *_reading(call), *_forgetting(call)]
+    specs = [*_storing(call), *_reading(call), *_changing(call), *_forgetting(call)]
     return [
         _strict(Tool.from_function(fn, title=title, annotations=annotations), model)
         for fn, model, title, annotations in specs
@@ -204,6 +204,38 @@ def _reading(call: Call) -> list[Spec]:
         (list_memories, schema.PageRequest, "List memories", READ),
         (answer_question, schema.AnswerRequest, "Answer from memory", READ),
         (get_memory, schema.MemoryRequest, "Read a memory", READ),
+    ]
+
+
+def _changing(call: Call) -> list[Spec]:
+    """Tools that correct a memory and show how it read before."""
+
+    async def update_memory(
+        user_id: str,
+        memory_id: str,
+        text: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        timestamp: str | None = None,
+    ) -> dict[str, Any]:
+        """Correct or change one memory of a user, e.g. when a fact changed ("I moved
+        to Porto") or was stored wrong: give the new text, metadata or time (what you
+        leave out is kept; metadata replaces the old whole). Searches then find only
+        the new version; memory_history keeps the old ones. Returns the memory as it
+        now is. An error when the user has no memory with that id."""
+        fields = {"text": text, "metadata": metadata, "timestamp": timestamp}
+        changes = {k: v for k, v in fields.items() if v is not None}
+        return await call("update", user_id, memory_id, **changes)
+
+    async def memory_history(user_id: str, memory_id: str) -> dict[str, Any]:
+        """The versions of one memory of a user, oldest first: how it read when first
+        stored and after each update_memory, each with text, metadata, timestamp, the
+        fields it changed and when. Returns {"versions": [...]}; the last is the memory
+        now. An error when the user has no memory with that id."""
+        return await call("history", user_id, memory_id)
+
+    return [
+        (update_memory, schema.UpdateRequest, "Change a memory", WRITE),
+        (memory_history, schema.MemoryRequest, "A memory's versions", READ),
     ]
 
 

@@ -87,6 +87,25 @@ class AddRequest(MemoryIn):
     user_id: UserId
 
 
+class UpdateBody(Strict):
+    """An update's fields (``Memory.update``): each left out (or null) is kept."""
+
+    user_id: UserId
+    text: StrictStr | None = Field(None, description="The new text (default: kept).")
+    metadata: dict[str, Any] | None = Field(
+        None, description="The new metadata, replacing the old whole ({} clears it; default: kept)."
+    )
+    timestamp: StrictStr | None = Field(
+        None, description="The new time it was said or happened, ISO 8601 (default: kept)."
+    )
+
+
+class UpdateRequest(UpdateBody):
+    """:class:`UpdateBody` with the memory's id (the MCP tool; HTTP has it in the path)."""
+
+    memory_id: MemoryId
+
+
 SKIP_BLANK = (
     "Leave out the items (or table entries) whose text is blank (empty, whitespace or "
     "invisible characters only, as a chat export's lone zero-width space) and store "

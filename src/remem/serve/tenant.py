@@ -54,6 +54,17 @@ class TenantMemory:
         """New ids and the positions left out as blank (``skip_blank``), as JSON."""
         return {"ids": list(ids), "skipped": ids.skipped}
 
+    def update(self, user_id: str, memory_id: str, **fields: Any) -> dict[str, Any]:
+        """The memory as it now is; a NotFoundError (404) for another user's id too."""
+        extra = set(fields) - {"text", "metadata", "timestamp"}
+        if extra:
+            raise InvalidInputError(f"unknown fields {sorted(extra)}")
+        return self._hit(self.mem.update(memory_id, self._user(user_id), **fields))
+
+    def history(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        versions = self.mem.history(memory_id, self._user(user_id))
+        return {"versions": [v.to_dict() for v in versions]}
+
     def delete(self, user_id: str, memory_id: str) -> dict[str, Any]:
         return {"deleted": self.mem.delete(memory_id, user_id=self._user(user_id))}
 

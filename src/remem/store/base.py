@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import StoreError
 from ..types import NewMemory, Passages, StoredMemory
 from .extension import Extension, Tables
 
@@ -32,6 +33,11 @@ class UserState:
     epoch: str
     next_seq: int
     del_rev: int
+
+
+class UpdateConflict(StoreError):
+    """The memory an update read was updated by another writer before the update's
+    transaction (its sequence number moved); the caller reads it again and retries."""
 
 
 def delete_mark(state: UserState | None) -> tuple[str, int] | None:
@@ -58,6 +64,25 @@ class Store(ABC):
         """Insert all memories in one transaction, in order, and return them with ids;
         ``passages`` (one entry per memory, None for a one-passage memory) are stored
         with their memory's row, so a delete removes every passage."""
+
+    @abstractmethod
+    def update(
+        self,
+        user_id: str,
+        memory_id: str,
+        memory: NewMemory,
+        embedding: np.ndarray | None,
+        passages: Passages | None,
+        *,
+        expect_seq: int,
+        changed: tuple[str, ...],
+    ) -> StoredMemory | None:
+        """Replace the user's memory ``memory_id`` by ``memory`` (its one ``embedding``
+        vector and ``passages``, as ``add`` takes them per memory) in one transaction: the
+        same id at the next sequence number (an update is a delete and an add to every
+        cache and extension, see ``store/extension.py``). None when the user has no
+        such memory; :class:`UpdateConflict` when its sequence number is no longer
+        ``expect_seq`` (another writer updated it since the caller read it)."""
 
     @abstractmethod
     def get(self, user_id: str, ids: Sequence[str]) -> dict[str, StoredMemory]:
@@ -154,9 +179,11 @@ def new_rows(
     embeddings: np.ndarray | None,
     seq0: int,
     passages: Sequence[Passages | None] | None = None,
+    ids: Sequence[str] | None = None,
 ) -> list[tuple[StoredMemory, list[Any]]]:
-    """The stored memories an add creates (new ids, sequence numbers from ``seq0``) and
-    their ``INSERT_COLUMNS`` values, the same for every backend."""
+    """The stored memories an add creates (new ids unless ``ids`` are given: an
+    update keeps its memory's; sequence numbers from ``seq0``) and their
+    ``INSERT_COLUMNS`` values, the same for every backend."""
     now = time.time()
     out = []
     for i, mem in enumerate(memories):
@@ -167,7 +194,7 @@ def new_rows(
         if parts is not None and parts.vectors is not None:
             parts = Passages(parts.spans, np.ascontiguousarray(parts.vectors, dtype="<f4"))
         stored = StoredMemory(
-            id=uuid.uuid4().hex,
+            id=uuid.uuid4().hex if ids is None else ids[i],
             user_id=user_id,
             seq=seq0 + i,
             text=mem.text,

@@ -21,6 +21,11 @@ Choices, and why:
   still applies that rule on every delete, so deleting is never silently partial.
   Extensions with richer rules (SYNAPSE drops concepts no memory mentions any more)
   add them in :meth:`Extension.on_delete`; the recorded rule is the floor.
+* **An update is a delete and an add of the same id, in one transaction.** The
+  store drops what every extension derived from the old version (its rule and
+  ``on_delete``, unless it keeps its rows across versions: ``keep_on_update``) and
+  calls ``on_update`` then ``on_add`` for the new one, so no extension needs an
+  update rule of its own to stay consistent.
 * **Each extension versions its own schema** (``meta`` key ``ext:<name>``), so
   engines evolve their tables without touching the store's version. Databases from
   before extensions existed held every table at one store version; ``legacy`` maps
@@ -127,6 +132,11 @@ class Extension:
     memory_refs: tuple[tuple[str, str], ...] = ()
     legacy: tuple[tuple[int, int], ...] = ()
     doc: str = field(default="", compare=False)
+    #: Whether the rows naming a memory stay when the memory is updated. An update
+    #: drops a memory's derived rows like a delete (the recorded rule, then
+    #: :meth:`on_delete`) and derives them again from the new version (:meth:`on_add`);
+    #: only rows about the memory across its versions (its history) are kept.
+    keep_on_update: bool = False
 
     def __post_init__(self) -> None:
         check_identifier(self.name, "an extension's name")
@@ -157,6 +167,15 @@ class Extension:
         transaction, so the memories and these rows are written together or not at
         all, and only where the extension is attached in this process. Override to
         derive rows from each memory at ingest (``remem.time.stored``)."""
+
+    def on_update(
+        self, tx: Tx, user_id: str, old: StoredMemory, new: StoredMemory, changed: tuple[str, ...]
+    ) -> None:
+        """What updating the user's memory ``old`` to ``new`` (same id, the next sequence
+        number; ``changed`` names the fields that differ) does beyond dropping and
+        deriving again its rows (:attr:`keep_on_update`); runs in the update's
+        transaction before the old row goes (so it can still be read). The memory
+        history (``store/history.py``) records the old version here."""
 
     def on_delete(self, tx: Tx, user_id: str, ids: list[str]) -> None:
         """What deleting the user's memories ``ids`` (all existing) does beyond the

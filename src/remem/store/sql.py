@@ -36,7 +36,15 @@ import numpy as np
 
 from ..errors import ErasureIncompleteError, StoreError
 from ..types import NewMemory, Passages, StoredMemory
-from .base import MEMORY_COLUMNS, VECTOR_COLUMNS, Store, UserState, new_rows, row_to_memory
+from .base import (
+    MEMORY_COLUMNS,
+    VECTOR_COLUMNS,
+    Store,
+    UpdateConflict,
+    UserState,
+    new_rows,
+    row_to_memory,
+)
 from .extension import ErasureRule, Extension, Tables, check_identifier
 
 #: ``meta`` keys of extension records: ``ext:<name>`` -> JSON (see ``ErasureRule``).
@@ -307,12 +315,7 @@ class SqlStore(Store):
         with self._write(user_id) as tx:
             found = tx.existing(user_id, ids)
             if found:
-                for rule, ext in self._erasure_rules(tx):
-                    rule.erase(tx, user_id, found)
-                    if ext is not None:
-                        ext.on_delete(tx, user_id, found)
-                    # on_delete may change any of the extension's tables
-                    tables += rule.user_tables
+                tables += self._drop_derived(tx, user_id, found)
                 tx.rows_in("DELETE FROM memories WHERE user_id = ? AND id {in}", (user_id,), found)
                 tx.run("UPDATE users SET del_rev = del_rev + 1 WHERE user_id = ?", (user_id,))
                 self._note_erase(tx, user_id, ids=found)
@@ -326,6 +329,72 @@ class SqlStore(Store):
         elif earlier:  # a retry: how did the earlier erase of these ids end?
             self._erased(tables, earlier, f"{_memories(len(earlier))} (by an earlier call)")
         return found or earlier
+
+    def _drop_derived(
+        self, tx: SqlTx, user_id: str, ids: list[str], *, updating: bool = False
+    ) -> list[str]:
+        """Every extension's rows of the memories ``ids`` (its recorded rule, then its
+        own ``on_delete``), before the memories' rows go; the tables that may have held
+        them. ``updating``: the extensions attached here that keep their rows across
+        versions (the history) are left alone; a rule recorded by an extension this
+        process does not know is applied, as on a delete (its rows are derived state,
+        as far as anyone here can tell)."""
+        tables: list[str] = []
+        for rule, ext in self._erasure_rules(tx):
+            if updating and ext is not None and ext.keep_on_update:
+                continue
+            rule.erase(tx, user_id, ids)
+            if ext is not None:
+                ext.on_delete(tx, user_id, ids)
+            # on_delete may change any of the extension's tables
+            tables += rule.user_tables
+        return tables
+
+    def update(
+        self,
+        user_id: str,
+        memory_id: str,
+        memory: NewMemory,
+        embedding: np.ndarray | None,
+        passages: Passages | None,
+        *,
+        expect_seq: int,
+        changed: tuple[str, ...],
+    ) -> StoredMemory | None:
+        """A delete and an add of the same id in one transaction (``Store.update``):
+        the extensions' rows of the old version go as on a delete, the new row takes
+        the next sequence number, and the user's ``next_seq`` and ``del_rev`` both move,
+        so every process's caches see exactly what they see of a delete and an add.
+        The old version's text is kept only where an extension keeps it (the history);
+        no scrub runs: an update erases nothing the history does not still hold."""
+        with self._write(user_id) as tx:
+            sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {self._uid_pk} = ? AND id = ?"
+            row = tx.one(sql + tx.for_update, (user_id, memory_id))
+            if row is None:
+                return None
+            old = row_to_memory(row)
+            if old.seq != expect_seq:
+                raise UpdateConflict(f"memory {memory_id} was updated meanwhile")
+            state = tx.one(
+                f"SELECT next_seq FROM users WHERE user_id = ?{tx.for_update}", (user_id,)
+            )
+            seq = state[0] if state else old.seq + 1
+            vectors = None if embedding is None else np.asarray(embedding).reshape(1, -1)
+            rows = new_rows(user_id, [memory], vectors, seq, [passages], ids=[memory_id])
+            new = rows[0][0]
+            attached = list(self._attached.values())
+            for ext in attached:
+                ext.on_update(tx, user_id, old, new, changed)
+            self._drop_derived(tx, user_id, [memory_id], updating=True)
+            tx.run("DELETE FROM memories WHERE user_id = ? AND id = ?", (user_id, memory_id))
+            self._insert_memories(tx.con, rows)
+            for ext in attached:
+                ext.on_add(tx, user_id, [new])
+            tx.run(
+                "UPDATE users SET next_seq = ?, del_rev = del_rev + 1 WHERE user_id = ?",
+                (seq + 1, user_id),
+            )
+        return new
 
     def delete_user(self, user_id: str) -> int:
         """As :meth:`delete`: a user with no rows anywhere is no erase (0, no error),

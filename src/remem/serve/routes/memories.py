@@ -1,4 +1,5 @@
-"""Routes for one user's memories: add one or many, list them, read or delete one."""
+"""Routes for one user's memories: add one or many, list them, read, update (and read
+the versions of) or delete one."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from fastapi import APIRouter, Query
 
 from ...errors import InvalidFilterError, NotFoundError
 from ...validation import MAX_COUNT
-from ..schema import MAX_PAGE, AddManyRequest, AddRequest, memory_items
+from ..schema import MAX_PAGE, AddManyRequest, AddRequest, UpdateBody, memory_items
 from .deps import Tenant, UserQ
-from .models import KEYED, AddedOut, DeletedOut, HitOut, IdOut, MemoriesOut, error_responses
+from .models import (
+    KEYED,
+    AddedOut,
+    DeletedOut,
+    HistoryOut,
+    HitOut,
+    IdOut,
+    MemoriesOut,
+    error_responses,
+)
 
 router = APIRouter(tags=["memories"])
 
@@ -64,6 +74,28 @@ def get(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
     if hit is None:
         raise NotFoundError(f"user has no memory {memory_id!r}")
     return hit
+
+
+@router.patch(
+    "/v1/memories/{memory_id}",
+    response_model=HitOut,
+    responses={**KEYED, **error_responses(404)},
+)
+def update(memory_id: str, body: UpdateBody, t: Tenant) -> dict[str, Any]:
+    """Change one memory's text, metadata or time (fields left out are kept); the
+    memory as it now is. 404 when this user has no such memory."""
+    fields = body.model_dump(exclude={"user_id"}, exclude_none=True)
+    return t.update(body.user_id, memory_id, **fields)
+
+
+@router.get(
+    "/v1/memories/{memory_id}/history",
+    response_model=HistoryOut,
+    responses={**KEYED, **error_responses(404)},
+)
+def history(memory_id: str, t: Tenant, user_id: UserQ) -> dict[str, Any]:
+    """One memory's versions, oldest first; 404 when this user has no such memory."""
+    return t.history(user_id, memory_id)
 
 
 @router.delete(

@@ -48,6 +48,21 @@ class AddedOut(BaseModel):
     )
 
 
+class VersionOut(BaseModel):
+    """One version of a memory (:class:`remem.types.Version`, as its ``to_dict``)."""
+
+    version: int = Field(description="1 for the memory as added, then one per update")
+    text: str
+    metadata: dict[str, Any]
+    timestamp: str = Field(description="when it says it was said, ISO 8601")
+    changed: list[str] = Field(description="the fields this version changed; [] for 1")
+    at: str = Field(description="when this version was written, ISO 8601 (UTC)")
+
+
+class HistoryOut(BaseModel):
+    versions: list[VersionOut] = Field(description="oldest first; the last is the memory now")
+
+
 class DeletedOut(BaseModel):
     deleted: bool
 

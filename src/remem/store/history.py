@@ -1,0 +1,144 @@
+"""The versions of each updated memory (``Memory.update`` / ``Memory.history``).
+
+An update replaces a memory's row (``Store.update``): what the engines, indexes and
+time code derived from it is dropped and derived again from the new text, so recall
+only ever sees the current version. The versions themselves live here, one row each,
+written in the update's own transaction (``on_update``), so a memory is never
+updated without its history nor its history written for an update that did not
+happen.
+
+Choices, and why:
+
+* **An extension, not a store table.** The store records the extension's erasure
+  rule in the database (``store/extension.py``), so every ``delete`` and
+  ``delete_user`` erases a memory's history in the erase's transaction, with the
+  erase's scrub of the files after it, in any process, including one whose code
+  never heard of updates. ``keep_on_update`` is what keeps these rows (and only
+  these) across an update.
+* **Every version, the current one too, once a memory was updated.** The first
+  update writes version 1 (the memory as added, dated by its row's ``created_at``)
+  and version 2; each later one the next. A memory never updated has no rows: its
+  history is its row, read as version 1. Listing is then one ordered read, and
+  the current version's "what changed and when" is stored like the others'.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from ..types import StoredMemory, Version
+from .extension import Extension, Tables, Tx, register_extension
+
+_SQLITE_V1 = """
+CREATE TABLE IF NOT EXISTS memory_history (
+    user_id    TEXT NOT NULL,
+    memory_id  TEXT NOT NULL,
+    version    INTEGER NOT NULL,
+    text       TEXT NOT NULL,
+    ts         TEXT NOT NULL,
+    metadata   TEXT NOT NULL,
+    changed    TEXT NOT NULL,
+    written_at REAL NOT NULL,
+    PRIMARY KEY (user_id, memory_id, version)
+) WITHOUT ROWID
+"""
+
+_POSTGRES_V1 = """
+CREATE TABLE IF NOT EXISTS memory_history (
+    user_id    TEXT COLLATE "C" NOT NULL,
+    memory_id  TEXT COLLATE "C" NOT NULL,
+    version    BIGINT NOT NULL,
+    text       TEXT NOT NULL,
+    ts         TEXT NOT NULL,
+    metadata   TEXT NOT NULL,
+    changed    TEXT NOT NULL,
+    written_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (user_id, memory_id, version)
+)
+"""
+
+_INSERT = (
+    "INSERT INTO memory_history (user_id, memory_id, version, text, ts, metadata, changed, "
+    "written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_VERSIONS = (
+    "SELECT version, text, ts, metadata, changed, written_at FROM memory_history "
+    "WHERE user_id = ? AND memory_id = ? ORDER BY version"
+)
+
+
+class HistoryTables(Extension):
+    """The extension: the schema, and the versions written in the update's transaction."""
+
+    def on_update(
+        self, tx: Tx, user_id: str, old: StoredMemory, new: StoredMemory, changed: tuple[str, ...]
+    ) -> None:
+        top = tx.one(
+            "SELECT MAX(version) FROM memory_history WHERE user_id = ? AND memory_id = ?",
+            (user_id, old.id),
+        )
+        last = int(top[0]) if top and top[0] is not None else 0
+        rows = []
+        if last == 0:  # the first update: the memory as added is version 1
+            made = tx.one(
+                "SELECT created_at FROM memories WHERE user_id = ? AND id = ?", (user_id, old.id)
+            )
+            rows.append(_row(user_id, old, 1, (), float(made[0]) if made else 0.0))
+            last = 1
+        now = datetime.now(timezone.utc).timestamp()
+        rows.append(_row(user_id, new, last + 1, changed, now))
+        tx.many(_INSERT, rows)
+
+
+def _row(user_id: str, m: StoredMemory, version: int, changed: tuple[str, ...], at: float) -> tuple:
+    return (
+        user_id,
+        m.id,
+        version,
+        m.text,
+        m.timestamp.isoformat(),
+        json.dumps(m.metadata, ensure_ascii=False),
+        json.dumps(list(changed)),
+        at,
+    )
+
+
+HISTORY_TABLES = register_extension(
+    HistoryTables(
+        name="history",
+        migrations={"sqlite": [(1, _SQLITE_V1)], "postgres": [(1, _POSTGRES_V1)]},
+        user_tables=("memory_history",),
+        memory_refs=(("memory_history", "memory_id"),),
+        doc="the versions of each updated memory (Memory.history)",
+        keep_on_update=True,
+    )
+)  # every Memory attaches it: any delete erases the history
+
+
+def versions(tables: Tables, user_id: str, memory_id: str) -> list[Version] | None:
+    """The memory's versions, oldest first (one snapshot: the memory and its rows
+    agree); None when the user has no such memory."""
+    with tables.snapshot() as tx:
+        row = tx.one(
+            "SELECT text, ts, metadata, created_at FROM memories WHERE user_id = ? AND id = ?",
+            (user_id, memory_id),
+        )
+        if row is None:
+            return None
+        rows = tx.all(_VERSIONS, (user_id, memory_id))
+    if not rows:
+        text, ts, meta, made = row
+        return [_version(1, text, ts, meta, "[]", made)]
+    return [_version(*r) for r in rows]
+
+
+def _version(version: int, text: str, ts: str, meta: str, changed: str, at: float) -> Version:
+    return Version(
+        version=int(version),
+        text=text,
+        metadata=json.loads(meta) if meta else {},
+        timestamp=datetime.fromisoformat(ts),
+        changed=tuple(json.loads(changed)),
+        at=datetime.fromtimestamp(float(at), timezone.utc),
+    )
