@@ -321,3 +321,21 @@ def test_in_n_units_is_a_time_ahead_only_where_the_clause_looks_ahead() -> None:
     asked = "What was the increase in followers I experienced in two weeks?"
     assert read_times(asked, MONDAY, asking=True) == []
     assert len(read_times("What will I be doing in two weeks?", MONDAY, asking=True)) == 1
+
+
+@pytest.mark.parametrize(
+    "words, text, start",
+    [
+        ("the first weekend of August 2023", "At the lake {}.", date(2023, 8, 5)),
+        ("the last week of October 2023", "In Tokyo {}.", date(2023, 10, 25)),
+        ("the last weekend of September 2023", "We moved {}.", date(2023, 9, 30)),
+        ("last weekend", "She decided {} after the fight.", date(2024, 5, 4)),
+    ],
+)
+def test_weeks_counted_in_a_month_and_a_step_before_an_event(words, text, start) -> None:
+    found = event_times(text.format(words), MONDAY)
+    assert [(e.start.date(), e.words) for e in found] == [(start, words)]
+
+
+def test_a_week_named_by_an_event_is_not_last_week() -> None:
+    assert event_times("The last week before the trip was hectic.", MONDAY) == []

@@ -90,8 +90,7 @@ _DAYWORD = re.compile(
     re.I,
 )
 _UNIT = re.compile(
-    r"\b(this|next|last|past|previous)\s+(week|weekend|month|year)\b"
-    r"(?!\s+(?:of|before|after)\b)"
+    r"\b(this|next|last|past|previous)\s+(week|weekend|month|year)\b(?!\s+of\b)"
     r"|\b(the)\s+(weekend)\b(?!\s+(?:before\s+last|after\s+next)\b)"
     r"|\bthe\s+(weekend|week|month|year)\s+(before\s+last|after\s+next)\b",
     re.I,
@@ -385,10 +384,19 @@ def _units(text: str, low: str, win: Windows) -> list[Found]:
         if m.group(5):
             step = -2 if m.group(6).lower().startswith("before") else 2
             out.append(Found(m.start(), m.end(), "unit", (str(step), m.group(5).lower())))
-        else:
+        elif not (
+            m.group(1) and _NAMED_BY_EVENT.match(text, m.end()) and _THE.search(text, 0, m.start())
+        ):
             which, unit = (m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4)).lower()
             out.append(Found(m.start(), m.end(), "unit", (which, unit)))
     return out
+
+
+#: "the last week before the trip" names a week by an event (``anchors.py``), not
+#: the week before this one; without "the", "last weekend after the fight" is last
+#: weekend and the rest says when in it
+_NAMED_BY_EVENT = re.compile(r"\s+(?:before|after)\b", re.I)
+_THE = re.compile(r"\bthe\s+$", re.I)
 
 
 def _offsets(text: str, low: str, win: Windows) -> list[Found]:
