@@ -102,6 +102,8 @@ class AsyncMemory:
 
     add = _InThread(Memory.add)
     add_many = _InThread(Memory.add_many)
+    update = _InThread(Memory.update)
+    history = _InThread(Memory.history)
     delete = _InThread(Memory.delete)
     delete_user = _InThread(Memory.delete_user)
     scrub = _InThread(Memory.scrub)

@@ -24,7 +24,7 @@ from .embed import Embedder, create_embedder
 from .embed.base import CheckedEmbedder
 from .engines import EngineContext, create_engine
 from .engines.base import EngineInfo
-from .errors import ErasureIncompleteError, InvalidInputError, StoreError
+from .errors import ErasureIncompleteError, StoreError
 from .filters import Filters, check_filters
 from .index.cache import IndexCache
 from .llm import LLM, LazyLLM
@@ -39,10 +39,10 @@ from .validation import (
     build_batch,
     build_memory,
     check_between,
+    check_changes,
     check_count,
     check_id,
     check_k,
-    check_metadata,
     check_path,
     check_switch,
     check_text,
@@ -228,11 +228,7 @@ class Memory:
         :class:`~remem.errors.InvalidInputError` when nothing is given to change."""
         user_id = check_user_id(user_id)
         memory_id = check_id(memory_id, "memory id")
-        if text is None and metadata is None and timestamp is None:
-            raise InvalidInputError("update needs text, metadata or timestamp to change")
-        text = None if text is None else check_text(text, self.max_text_chars)
-        metadata = None if metadata is None else check_metadata(metadata)
-        when = None if timestamp is None else parse_timestamp(timestamp)
+        text, metadata, when = check_changes(text, metadata, timestamp, self.max_text_chars)
         self._check_open()
         row = self._writer.update(user_id, memory_id, text=text, metadata=metadata, timestamp=when)
         return self._recaller.events.hits(user_id, [row], [1.0])[0]

@@ -190,6 +190,15 @@ class Version:
         out["changed"] = list(self.changed)
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Version:
+        """The inverse of :meth:`to_dict` (as :meth:`Hit.from_dict`)."""
+        known = _known_fields(cls, data)
+        known["timestamp"] = datetime.fromisoformat(known["timestamp"])
+        known["at"] = datetime.fromisoformat(known["at"])
+        known["changed"] = tuple(known.get("changed", ()))
+        return cls(**known)
+
 
 @dataclass(frozen=True)
 class NewMemory:

@@ -331,6 +331,20 @@ def build_memory(
     )
 
 
+def check_changes(
+    text: Any, metadata: Any, timestamp: Any, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+) -> tuple[str | None, dict[str, Any] | None, datetime | None]:
+    """An update's fields checked (``Memory.update`` and ``remem.Client``'s alike):
+    each None is kept, not cleared; all three None is nothing to change, refused."""
+    if text is None and metadata is None and timestamp is None:
+        raise InvalidInputError("update needs text, metadata or timestamp to change")
+    return (
+        None if text is None else check_text(text, max_text_chars),
+        None if metadata is None else check_metadata(metadata),
+        None if timestamp is None else parse_timestamp(timestamp),
+    )
+
+
 _ITEM_KEYS = frozenset({"text", "speaker", "timestamp", "session_id", "metadata"})
 
 

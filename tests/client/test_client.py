@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -27,6 +28,7 @@ from remem import (
     NotFoundError,
     RemoteError,
     StoreError,
+    Version,
 )
 from remem.client import calls, clients
 from remem.serve.schema import MAX_PAGE
@@ -43,9 +45,16 @@ def test_a_tenant_sees_only_its_own_memories(served):
         ]
         assert globex.get(mine, "bob") is None
         assert globex.delete(mine, "bob") is False
+        with pytest.raises(NotFoundError):
+            globex.update(mine, "bob", text="I adopted a cat.")
+        with pytest.raises(NotFoundError):
+            globex.history(mine, "bob")
         assert globex.count("bob") == 1 and globex.users() == ["bob"]
         assert globex.delete_user("bob") == 1
         assert acme.get(mine, "bob") is not None and acme.count("bob") == 1
+        assert [v.text for v in acme.history(mine, "bob")] == [
+            "I adopted a greyhound named Biscuit."
+        ]
 
 
 def test_a_tenants_users_are_stored_under_its_name(served):
@@ -251,6 +260,20 @@ def test_every_method_of_memory_is_on_the_clients_with_its_signature(cls: type):
         assert [(p.name, p.kind, p.default) for p in have] == [
             (p.name, p.kind, p.default) for p in want
         ], name
+
+
+def test_a_version_comes_back_from_its_json():
+    version = Version(
+        version=2,
+        text="I moved to Porto.",
+        metadata={"tags": ["move"]},
+        timestamp=datetime(2023, 5, 8, 15, 56, tzinfo=timezone(timedelta(hours=2))),
+        changed=("text", "timestamp"),
+        at=datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc),
+    )
+    sent = json.loads(json.dumps(version.to_dict()))
+    assert Version.from_dict({**sent, "from_a_newer_server": 1}) == version
+    assert Version.from_dict(sent).timestamp.utcoffset() == timedelta(hours=2)
 
 
 def test_a_page_is_the_servers_page():

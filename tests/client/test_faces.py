@@ -19,9 +19,11 @@ from remem import (
     InvalidFilterError,
     InvalidInputError,
     InvalidTypeError,
+    NotFoundError,
     Recall,
     TextTooLongError,
     Trace,
+    Version,
 )
 
 TURNS = [
@@ -143,6 +145,90 @@ def test_export_and_import_round_trip(face: Any, tmp_path: Path):
     assert sorted(face.users()) == ["ann", "bob", "cy"]
 
 
+def test_update_then_history_shows_both_versions_oldest_first(face: Any):
+    ids = _stored(face)
+    old, new = TURNS[0]["text"], "I adopted a retired racing whippet named Pretzel."
+    hit = face.update(ids[0], "bob", text=new)
+    assert isinstance(hit, Hit) and (hit.id, hit.text, hit.score) == (ids[0], new, 1.0)
+    assert (hit.speaker, hit.session_id, hit.metadata) == ("Bob", "s1", TURNS[0]["metadata"])
+    assert face.get(ids[0], "bob") == hit
+    versions = face.history(ids[0], "bob")
+    assert [type(v) for v in versions] == [Version, Version]
+    assert [(v.version, v.text, v.changed) for v in versions] == [
+        (1, old, ()),
+        (2, new, ("text",)),
+    ]
+    assert versions[0].at <= versions[1].at and versions[1].at.utcoffset() is not None
+    assert {v.timestamp for v in versions} == {datetime.fromisoformat(TURNS[0]["timestamp"])}
+
+
+def test_search_finds_the_new_text_and_not_the_old(face: Any):
+    ids = _stored(face)
+    face.update(ids[0], "bob", text="I adopted a retired racing whippet named Pretzel.")
+    top = face.search("What is the name of Bob's whippet?", "bob", k=1)[0]
+    assert (top.id, top.text) == (ids[0], "I adopted a retired racing whippet named Pretzel.")
+    hits = face.search("greyhound Biscuit", "bob", k=3)
+    assert all("Biscuit" not in h.text and "greyhound" not in h.text for h in hits)
+
+
+def test_update_metadata_and_time_travel(face: Any):
+    ids = _stored(face)
+    # the same instant in another zone is another time of saying: the offset must arrive
+    later = "2023-05-08T15:56:00+02:00"
+    hit = face.update(ids[0], "bob", metadata={}, timestamp=later)
+    assert hit.metadata == {} and hit.timestamp == datetime.fromisoformat(later)
+    assert hit.timestamp.utcoffset() == timedelta(hours=2)
+    last = face.history(ids[0], "bob")[-1]
+    assert (last.version, last.changed, last.metadata) == (2, ("metadata", "timestamp"), {})
+    assert face.update(ids[1], "bob", metadata={"n": 2}).metadata == {"n": 2}
+
+
+def _not_found(call: Any) -> str:
+    with pytest.raises(NotFoundError) as caught:
+        call()
+    assert type(caught.value) is NotFoundError
+    return str(caught.value)
+
+
+def test_a_wrong_user_gets_the_same_not_found_as_a_missing_id(face: Any):
+    ids = _stored(face)
+    face.add("the intruder's own memory", "intruder")
+    missing = "0" * 32
+    for verb, kwargs in (("update", {"text": "stolen"}), ("history", {})):
+        theirs = _not_found(lambda v=verb, k=kwargs: getattr(face, v)(ids[0], "intruder", **k))
+        absent = _not_found(lambda v=verb, k=kwargs: getattr(face, v)(missing, "intruder", **k))
+        assert theirs.replace(ids[0], "ID") == absent.replace(missing, "ID")
+        assert "bob" not in theirs
+    assert face.get(ids[0], "bob").text == TURNS[0]["text"]
+    assert len(face.history(ids[0], "bob")) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"text": ""}, InvalidInputError),
+        ({"text": " \u200b "}, InvalidInputError),
+        ({}, InvalidInputError),
+        ({"text": None, "metadata": None, "timestamp": None}, InvalidInputError),
+        ({"timestamp": "yesterday"}, InvalidInputError),
+        ({"timestamp": 1700000000}, InvalidTypeError),
+        ({"text": 42}, InvalidTypeError),
+        ({"metadata": "topic=job"}, InvalidTypeError),
+        ({"text": "x" * 100_001}, TextTooLongError),
+    ],
+)
+def test_a_bad_update_raises_the_same_error_and_changes_nothing(
+    face: Any, kwargs: dict, error: type[Exception]
+):
+    ids = _stored(face)
+    before = face.get(ids[0], "bob")
+    with pytest.raises(error) as caught:
+        face.update(ids[0], "bob", **kwargs)
+    assert type(caught.value) is error
+    assert face.get(ids[0], "bob") == before
+    assert len(face.history(ids[0], "bob")) == 1
+
+
 def test_ping_answers(face: Any):
     assert face.ping() is None
 
@@ -174,6 +260,12 @@ BAD = [
     ),  # noqa: E501
     ("get", ("", "bob"), {}, InvalidInputError),
     ("delete", (None, "bob"), {}, InvalidTypeError),
+    ("update", ("", "bob"), {"text": "x"}, InvalidInputError),
+    ("update", ("some-id", "bob"), {}, InvalidInputError),
+    ("update", ("some-id", "bob"), {"text": ""}, InvalidInputError),
+    ("update", ("some-id", "bob"), {"timestamp": "not a time"}, InvalidInputError),
+    ("history", (None, "bob"), {}, InvalidTypeError),
+    ("history", ("some-id", ""), {}, InvalidInputError),
     ("memories", ("bob",), {"limit": 0}, InvalidInputError),
     ("memories", ("bob",), {"offset": -1}, InvalidInputError),
     ("short_term", ("bob",), {}, InvalidInputError),  # hybrid has no short-term memory

@@ -18,19 +18,20 @@ from typing import Any
 from ..answer.reader import Answer
 from ..errors import StoreError
 from ..filters import Filters
-from ..types import Added, Hit, Recall, Trace
+from ..types import Added, Hit, Recall, Trace, Version
 from ..validation import (
     MAX_TRACE_NODES,
     build_batch,
     build_memory,
     check_between,
+    check_changes,
     check_count,
     check_path,
     check_switch,
     check_user_id,
 )
 from .exchange import Exchange, Request
-from .wire import UNCAPPED, filters_json, memory_json, memory_path, query_json
+from .wire import UNCAPPED, filters_json, jsonable, memory_json, memory_path, query_json
 
 PAGE = 1000
 """The most memories one listing request asks for: the server's cap on a page
@@ -85,6 +86,26 @@ def delete(memory_id: str, user_id: str) -> Exchange[bool]:
     path = memory_path(memory_id)
     reply = yield Request("DELETE", path, params={"user_id": user}, missing=True)
     return reply is not None and bool(reply["deleted"])
+
+
+def update(
+    memory_id: str,
+    user_id: str,
+    *,
+    text: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    timestamp: Any = None,
+) -> Exchange[Hit]:
+    """Change a memory's text, metadata or time of saying (None: kept; metadata is
+    replaced whole) and return it as it now is (score 1.0). ``NotFoundError`` when
+    the user has no memory with that id; ``InvalidInputError`` when nothing is given
+    to change."""
+    user = check_user_id(user_id)
+    path = memory_path(memory_id)
+    text, metadata, when = check_changes(text, metadata, timestamp, UNCAPPED)
+    changes = {"text": text, "metadata": metadata, "timestamp": when}
+    body = {"user_id": user, **jsonable({k: v for k, v in changes.items() if v is not None})}
+    return Hit.from_dict((yield Request("PATCH", path, body=body)))
 
 
 def delete_user(user_id: str) -> Exchange[int]:
@@ -174,6 +195,15 @@ def get(memory_id: str, user_id: str) -> Exchange[Hit | None]:
     path = memory_path(memory_id)
     reply = yield Request("GET", path, params={"user_id": user}, missing=True)
     return None if reply is None else Hit.from_dict(reply)
+
+
+def history(memory_id: str, user_id: str) -> Exchange[list[Version]]:
+    """The memory's versions, oldest first (the last is the memory as it is now);
+    ``NotFoundError`` as :func:`update`."""
+    user = check_user_id(user_id)
+    path = memory_path(memory_id) + "/history"
+    reply = yield Request("GET", path, params={"user_id": user})
+    return [Version.from_dict(v) for v in reply["versions"]]
 
 
 def memories(

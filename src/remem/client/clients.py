@@ -129,6 +129,8 @@ class Client:
 
     add = _Blocking(calls.add)
     add_many = _Blocking(calls.add_many)
+    update = _Blocking(calls.update)
+    history = _Blocking(calls.history)
     delete = _Blocking(calls.delete)
     delete_user = _Blocking(calls.delete_user)
     import_data = _Blocking(calls.import_data)
@@ -179,6 +181,8 @@ class AsyncClient:
 
     add = _Awaited(calls.add)
     add_many = _Awaited(calls.add_many)
+    update = _Awaited(calls.update)
+    history = _Awaited(calls.history)
     delete = _Awaited(calls.delete)
     delete_user = _Awaited(calls.delete_user)
     import_data = _Awaited(calls.import_data)
