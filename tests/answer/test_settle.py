@@ -10,6 +10,7 @@ import pytest
 from answer_cases import NECKLACE, WHERE
 from remem.answer.settle import (
     REFUSAL,
+    about,
     asked_keys,
     clean,
     date_span,
@@ -264,3 +265,17 @@ def test_asked_keys_leave_out_the_words_that_ask_and_the_names():
     assert asked_keys("Where does Ana's sister live?", "Ana") == {"sister", "liv"}
     assert asked_keys("How old is my cat?") == {"old", "cat"}
     assert asked_keys("Who? What? When? Why? Which? Whose? Whom?") == set()
+
+
+@pytest.mark.parametrize(
+    "text, whose",
+    [
+        ("We tried a scuba diving lesson last Friday!", "Jolene"),  # "we" holds the speaker
+        ("Our trip to Rio was great.", "Jolene"),
+        ("What got you into diving?", "Deborah"),  # the other one of two
+        ("You and I should go diving.", None),  # both
+        ("The dive shop opened in May.", None),  # nobody's by its pronouns
+    ],
+)
+def test_whose_a_line_is_by_its_pronouns(text: str, whose: str | None) -> None:
+    assert about("Jolene", text, {"Jolene", "Deborah"}) == whose

@@ -629,7 +629,10 @@ def best_sentence(
                 if not (overlap or window):
                     continue  # the speaker alone, or a time alone, says nothing asked
                 overlap += told_by_asked(sentence, h, q) + window
-                overlap += _when_told(parts, timed, at, asked) if when else 0.0
+                told = _when_told(parts, timed, at, asked) if when else 0.0
+                if rank >= _EXTRACT_DEPTH and not told:
+                    continue  # read that deep for a time only: its day alone is no answer
+                overlap += told
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
