@@ -859,7 +859,7 @@ def test_unknown_memory_route_and_method(api: Api):
         assert r.status_code == 404 and _error_code(r) == "no_route", path
     for method, path in (
         ("PUT", "/v1/memories"),
-        ("PATCH", "/v1/memories/abc"),
+        ("PUT", "/v1/memories/abc"),  # PATCH updates (issue 39)
         ("GET", "/v1/search"),
         ("POST", "/v1/users"),
         ("DELETE", "/v1/export"),

@@ -118,10 +118,13 @@ class Recaller:
             latest = max(idx.times, default=None)
         if latest is None:
             return question
-        # from the epoch by addition: fromtimestamp fails before 1970 on some platforms
-        when = _EPOCH + timedelta(seconds=latest)
         zone = window.start.tzinfo
-        moved = window.placed(when.astimezone(zone) if zone else when.replace(tzinfo=None))
+        try:  # from the epoch by addition: fromtimestamp fails before 1970 on some platforms
+            when = _EPOCH + timedelta(seconds=latest)
+            when = when.astimezone(zone) if zone else when.replace(tzinfo=None)
+        except OverflowError:  # a memory at the very ends of the datetime range
+            return question
+        moved = window.placed(when)
         return question if moved is window else replace(question, window=moved)
 
     def restriction(self, user_id: str, filters: Checked | None) -> Restriction | None:
