@@ -21,6 +21,7 @@ from ..store.base import Store
 from ..time import TimeStage
 from ..time.arrange import ArrangeConfig
 from .events import EventsStage
+from .versions import VersionsStage
 
 
 class Stage(Protocol):
@@ -83,10 +84,16 @@ def default_stages(
     embedder: Embedder | None = None,
 ) -> list[Stage]:
     """The stages every recall runs, in order: time, exact identifiers (an
-    identifier names one memory whatever the window says), then the events a
+    identifier names one memory whatever the window says), a second session's
+    telling for a question about a value that changes (``versions.py``), then the events a
     question compares (``events.py``, when there is an ``embedder`` for their
     phrases): last, so that neither of the others, which each favour one event's
     words, decides the cut alone; it is handed their output and the rest of the
     engine's candidates (``deep``)."""
     last: list[Stage] = [EventsStage(embedder, store, indexes)] if embedder is not None else []
-    return [TimeStage(time, store, indexes), ExactStage(exact, indexes), *last]
+    return [
+        TimeStage(time, store, indexes),
+        ExactStage(exact, indexes),
+        VersionsStage(indexes),
+        *last,
+    ]
