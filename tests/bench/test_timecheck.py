@@ -1,12 +1,14 @@
 """The time check (bench/timecheck.py, data/time_check.json): conversations written
 to check answers about time and change, asked through the public API with the
-default reader and no LLM, graded by content."""
+reader without a model and with the default one (``auto``: ``routed`` with the
+bundled model, where it is installed), graded by content."""
 
 from __future__ import annotations
 
 import pytest
 
 from remem.bench.timecheck import grade, run_time_check
+from remem.llm import local_available
 
 #: questions the default reader is known to get wrong (none since "Also I switched to
 #: an iPhone 15 this week" is read as a change of the phone "My phone is" set: issue 36)
@@ -25,9 +27,13 @@ def test_grades_read_the_answer_not_the_words_it_shares():
     assert grade({"kind": "never"}, "Not mentioned in the conversation", refused=True)
 
 
+_LOCAL = pytest.mark.skipif(not local_available(), reason="the local model is not installed")
+
+
+@pytest.mark.parametrize("llm", ["none", pytest.param("auto", marks=_LOCAL)])
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
-def test_dates_last_weekdays_and_what_is_true_now(open_memory, engine):
-    rows = run_time_check(lambda user: open_memory(engine=engine))
+def test_dates_last_weekdays_and_what_is_true_now(open_memory, engine, llm):
+    rows = run_time_check(lambda user: open_memory(engine=engine, llm=llm))
     wrong = [
         (r.kind, r.question, r.answer)
         for r in rows

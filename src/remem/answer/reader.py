@@ -541,7 +541,22 @@ def routed_to_sentence(question: Question | str, evidence: Sequence[Hit]) -> boo
     +0.003 to +0.008 for each engine on conversations 6-10) or when the sentence
     :func:`said` what the question asks."""
     q = as_question(question)
-    return q.answer_type == "date" or said(q, evidence)
+    return q.answer_type == "date" or said(q, evidence) or tells_of_window(q, evidence)
+
+
+def tells_of_window(question: Question | str, evidence: Sequence[Hit]) -> bool:
+    """Whether the extractive answer's sentence tells of a time inside the window the
+    question names ("What did Ben do last Sunday?" and "Tonight I saw Khruangbin in
+    concert", said that Sunday): the time is what the question asks about and the
+    sentence holds it, though it shares none of the question's words; the small model
+    reading all the notes answered it with a project nobody mentioned."""
+    q = as_question(question)
+    if q.window is None:
+        return False
+    sentence, hit = best_sentence(q, evidence)
+    if not sentence or not isinstance(hit, Hit):
+        return False
+    return in_window(event_times(sentence, hit.timestamp), q)
 
 
 def said(question: Question | str, evidence: Sequence[Hit]) -> bool:
