@@ -111,6 +111,7 @@ class AsyncMemory:
     recall = _InThread(Memory.recall)
     trace = _InThread(Memory.trace)
     answer = _InThread(Memory.answer)
+    context = _InThread(Memory.context)
     short_term = _InThread(Memory.short_term)
     stats = _InThread(Memory.stats)
     flush = _InThread(Memory.flush)

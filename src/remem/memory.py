@@ -18,6 +18,7 @@ from typing import Any
 
 from . import table
 from .answer import Answer, Answerer
+from .answer.context import build_context
 from .answer.verdict import VerdictModel, verdict_model
 from .config import MemoryConfig
 from .embed import Embedder, create_embedder
@@ -377,6 +378,38 @@ class Memory:
             extra_calls=recalled.llm_calls,
             started=t0,
         )
+
+    def context(
+        self,
+        query: str,
+        user_id: str,
+        *,
+        k: int = 10,
+        max_tokens: int = 1000,
+        now: Any = None,
+        filters: Mapping[str, Any] | Filters | None = None,
+    ) -> str:
+        """A prompt-ready block of the user's memory for an agent's next LLM call (a
+        system message), at most ``max_tokens`` by :func:`remem.tokens.estimate_tokens`.
+
+        The :meth:`recall` of ``query`` (``k``, ``now``, ``filters`` as there), its
+        memories best first, each with its date and speaker; one the time stage found
+        superseded says so, and the newer one is kept. Where the engine keeps a
+        short-term memory (ILSTMA) its summary, profile and recent turns come first,
+        under short headings. No LLM is called or loaded. An empty string when nothing
+        is recalled (a user without memories). ``answer/context.py`` says how the block
+        is fitted."""
+        question, user_id, k = self._question(query, user_id, k, now, what="query")
+        max_tokens = check_count(max_tokens, "max_tokens")
+        restrict = self._recaller.restriction(user_id, check_filters(filters))
+        recalled = self._recaller.recall(user_id, question, k, explain=False, restrict=restrict)
+        return build_context(recalled.recall, max_tokens, lambda ids: self._rows(user_id, ids))
+
+    def _rows(self, user_id: str, ids: list[str]) -> list[Hit]:
+        """The user's memories of ``ids`` that exist, as hits (score 1.0)."""
+        rows = self._store.get(user_id, ids) if ids else {}
+        found = [rows[i] for i in ids if i in rows]
+        return self._recaller.events.hits(user_id, found, [1.0] * len(found))
 
     def _question(
         self, query: Any, user_id: Any, k: Any, now: Any, *, what: str

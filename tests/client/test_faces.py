@@ -107,6 +107,28 @@ def test_now_and_filters_travel(face: Any):
     assert [h.id for h in listed] == ids[:2]
 
 
+def test_context_gives_the_same_block_on_every_face(face: Any):
+    assert face.context("What is the name of Bob's greyhound?", "bob") == ""
+    _stored(face)
+    block = face.context("What is the name of Bob's greyhound?", "bob", k=2, max_tokens=60)
+    assert isinstance(block, str) and len(block) <= 4 * 60
+    assert f"[8 May 2023] Bob: {TURNS[0]['text']}" in block.splitlines()
+    assert face.context("greyhound", "bob", filters={"session_id": "s2"}).count("\n") == 1
+    assert face.context("greyhound", "someone else") == ""
+    face.add_many(
+        [
+            {"text": "I live in Lisbon", "timestamp": "2023-01-10T12:00:00+00:00"},
+            {"text": "I moved to Porto", "timestamp": "2023-06-10T12:00:00+00:00"},
+        ],
+        "ana",
+    )
+    lines = face.context("Where do I live now?", "ana", k=2, now="2023-07-01").splitlines()
+    assert lines[1:] == [
+        "[10 June 2023, latest] I moved to Porto",
+        "[10 January 2023, superseded by a later memory] I live in Lisbon",
+    ]
+
+
 def test_listing_pages_and_counts(face: Any):
     ids = _stored(face)
     assert [h.id for h in face.memories("bob")] == ids
@@ -252,6 +274,13 @@ BAD = [
     ("search", ("q", "bob"), {"filters": "s1"}, InvalidFilterError),
     ("recall", ("q", "bob"), {"now": "soon"}, InvalidInputError),
     ("trace", ("q", "bob"), {"limit": 0}, InvalidInputError),
+    ("context", ("", "bob"), {}, InvalidInputError),
+    ("context", ("q", ""), {}, InvalidInputError),
+    ("context", ("q", "bob"), {"max_tokens": 0}, InvalidInputError),
+    ("context", ("q", "bob"), {"max_tokens": "100"}, InvalidTypeError),
+    ("context", ("q", "bob"), {"max_tokens": True}, InvalidTypeError),
+    ("context", ("q", "bob"), {"k": 0}, InvalidInputError),
+    ("context", ("q", "bob"), {"filters": {"colour": "red"}}, InvalidFilterError),
     (
         "answer",
         ("q", "bob"),

@@ -84,6 +84,7 @@ TEMPLATES = {
     "/v1/search",
     "/v1/recall",
     "/v1/answer",
+    "/v1/context",
     "/v1/export",
     "/v1/import",
     "/v1/trace",

@@ -50,6 +50,7 @@ V1_ROUTES = {
     ("/v1/search", "post"),
     ("/v1/recall", "post"),
     ("/v1/answer", "post"),
+    ("/v1/context", "post"),
     ("/v1/export", "get"),
     ("/v1/import", "post"),
     ("/v1/trace", "post"),

@@ -47,6 +47,7 @@ TOOLS = {
     "recall_memory",
     "list_memories",
     "answer_question",
+    "memory_context",
     "get_memory",
     "forget",
     "forget_user",

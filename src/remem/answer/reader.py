@@ -51,7 +51,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -171,6 +171,48 @@ def versions(explanations: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def fit_lines(
+    hits: Sequence[Hit],
+    notes: Sequence[str],
+    marks: Mapping[str, str],
+    budget: int,
+    count: Callable[[str], int],
+) -> tuple[list[str], list[tuple[Hit, str]]]:
+    """What of ``notes`` and ``hits`` fits ``budget`` tokens by ``count``, each line
+    costing its tokens plus one for its line break: the notes (clipped, at most half
+    the budget together), then the memories best first as :func:`format_memory`
+    writes them (``marks``: a hit id's version note). A memory that does not fit is
+    skipped (a shorter, lower-ranked one may still fit), but the best one is always
+    kept, cut to what is left, so there is some evidence. The one fitting of memory
+    into a budget: the reader's context (:meth:`Answerer.fit`) and the block
+    ``Memory.context`` gives an agent (``answer/context.py``)."""
+
+    def clip(text: str, tokens: int) -> str:
+        return clip_tokens(text, max(1, tokens), count)
+
+    lines: list[str] = []
+    used = 0
+    for note in (n for n in notes if n):
+        room = budget // 2 - used
+        if room <= 1:
+            break
+        note = clip(note, room - 1)
+        lines.append(note)
+        used += count(note) + 1
+    kept: list[tuple[Hit, str]] = []
+    for h in hits:
+        line = format_memory(h, marks.get(h.id, ""))
+        n = count(line) + 1
+        if used + n > budget:
+            if kept:
+                continue  # a shorter, lower-ranked memory may still fit
+            line = clip(line, budget - used - 1)
+            n = count(line) + 1
+        kept.append((h, line))
+        used += n
+    return lines, kept
+
+
 class Answerer:
     def __init__(
         self,
@@ -223,41 +265,17 @@ class Answerer:
         marks: Mapping[str, str] | None = None,
     ) -> tuple[list[Hit], str, int]:
         """The evidence that fits the budget (best first), its context text (notes
-        first, then the memories in ``order``), and that text's token count.
-
-        Notes (ILSTMA's summary and profile) get at most half the budget; the best
-        memory is always kept, cut to what is left, so the reader sees some evidence."""
-        budget = self.max_context_tokens
-        lines: list[str] = []
-        used = 0
-        for note in (n for n in notes if n):
-            room = budget // 2 - used
-            if room <= 1:
-                break
-            note = self._clip(note, room - 1)
-            lines.append(note)
-            used += self.llm.count_tokens(note) + 1
-        kept: list[tuple[Hit, str]] = []
-        for h in hits:
-            line = format_memory(h, (marks or {}).get(h.id, ""))
-            n = self.llm.count_tokens(line) + 1
-            if used + n > budget:
-                if kept:
-                    continue  # a shorter, lower-ranked memory may still fit
-                line = self._clip(line, budget - used - 1)
-                n = self.llm.count_tokens(line) + 1
-            kept.append((h, line))
-            used += n
+        first, then the memories in ``order``), and that text's token count
+        (:func:`fit_lines` chooses what fits, by the LLM's own count)."""
+        lines, kept = fit_lines(
+            hits, notes, marks or {}, self.max_context_tokens, self.llm.count_tokens
+        )
         if self.order == "rank":  # best last, next to the question
             ordered = kept[::-1]
         else:  # naive times are UTC (as in storage); sorting mixed ones raw would raise
             ordered = sorted(kept, key=lambda x: timestamp_epoch(x[0].timestamp))
         text = "\n".join(lines + [line for _, line in ordered])
         return [h for h, _ in kept], text, self.llm.count_tokens(text) if text else 0
-
-    def _clip(self, text: str, tokens: int) -> str:
-        """``text`` cut (at a word) to at most ``tokens`` (at least 1) of the LLM's count."""
-        return clip_tokens(text, max(1, tokens), self.llm.count_tokens)
 
     def _settle(
         self, draft: str, question: Question, context: str, evidence: list[Hit]

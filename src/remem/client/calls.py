@@ -189,6 +189,22 @@ def answer(
     return Answer.from_dict((yield Request("POST", "/v1/answer", body=body)))
 
 
+def context(
+    query: str,
+    user_id: str,
+    *,
+    k: int = 10,
+    max_tokens: int = 1000,
+    now: Any = None,
+    filters: FiltersArg = None,
+) -> Exchange[str]:
+    """A prompt-ready block of the user's memory within ``max_tokens`` ("" when
+    nothing is recalled)."""
+    body = query_json("query", query, user_id, k, now, filters)
+    body["max_tokens"] = check_count(max_tokens, "max_tokens")
+    return str((yield Request("POST", "/v1/context", body=body))["context"])
+
+
 def get(memory_id: str, user_id: str) -> Exchange[Hit | None]:
     """One memory by id (score 1.0), or None; another user's id looks missing."""
     user = check_user_id(user_id)

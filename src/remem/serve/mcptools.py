@@ -1,6 +1,7 @@
 """The MCP server's tools, one small function per area: storing memories, reading
-them, changing one (and reading its versions), and forgetting (with the list of
-users). ``mcp.py`` builds the server; this module only names each tool's method on
+them, giving them as a block for the agent's own prompt, changing one (and reading
+its versions), and forgetting (with the list of users). ``mcp.py`` builds the
+server; this module only names each tool's method on
 :class:`~remem.serve.tenant.TenantMemory`, describes it for the agent, and pairs it
 with the ``schema.py`` model that checks its arguments.
 
@@ -43,7 +44,13 @@ def tools(view: Callable[[], TenantMemory]) -> list[Tool]:
     ``schema.py`` it is listed with, before the function runs: the signatures only
     name them."""
     call = _caller(view)
-    specs = [*_storing(call), *_reading(call), *_changing(call), *_forgetting(call)]
+    specs = [
+        *_storing(call),
+        *_reading(call),
+        *_prompting(call),
+        *_changing(call),
+        *_forgetting(call),
+    ]
     return [
         _strict(Tool.from_function(fn, title=title, annotations=annotations), model)
         for fn, model, title, annotations in specs
@@ -205,6 +212,31 @@ def _reading(call: Call) -> list[Spec]:
         (answer_question, schema.AnswerRequest, "Answer from memory", READ),
         (get_memory, schema.MemoryRequest, "Read a memory", READ),
     ]
+
+
+def _prompting(call: Call) -> list[Spec]:
+    """The tool that hands the agent its memory ready for its own prompt."""
+
+    async def memory_context(
+        user_id: str,
+        query: str,
+        k: int = 10,
+        max_tokens: int = 1000,
+        now: str | None = None,
+        filters: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A ready-to-read block of what memory holds about a user for a topic, to
+        put in your own context before you reply.
+
+        Returns {"context": text}: the relevant memories best first, one a line as
+        "[date, note] speaker: text" (a note "superseded by a later memory" marks a
+        fact that changed: trust the "latest" one), within max_tokens (about four
+        characters each); "" when nothing is remembered. filters: as search_memory."""
+        return await call(
+            "context", user_id, query, k=k, max_tokens=max_tokens, now=now, filters=filters
+        )
+
+    return [(memory_context, schema.ContextRequest, "Memory for a prompt", READ)]
 
 
 def _changing(call: Call) -> list[Spec]:

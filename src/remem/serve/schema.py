@@ -140,6 +140,15 @@ class TraceRequest(QueryRequest):
     )
 
 
+class ContextRequest(QueryRequest):
+    max_tokens: StrictInt = Field(
+        1000,
+        ge=1,
+        le=MAX_COUNT,
+        description="The block's budget in tokens (about four characters each).",
+    )
+
+
 class AnswerRequest(Strict):
     user_id: UserId
     question: StrictStr = Field(description="The question, in plain language.")

@@ -124,6 +124,21 @@ class TenantMemory:
         user = self._user(user_id)
         return self.mem.answer(question, user_id=user, k=k, now=now, filters=filters).to_dict()
 
+    def context(
+        self,
+        user_id: str,
+        query: str,
+        k: int = 10,
+        max_tokens: int = 1000,
+        now: Any = None,
+        filters: Any = None,
+    ) -> dict[str, Any]:
+        user = self._user(user_id)
+        block = self.mem.context(
+            query, user_id=user, k=k, max_tokens=max_tokens, now=now, filters=filters
+        )
+        return {"context": block}
+
     def get(self, user_id: str, memory_id: str) -> dict[str, Any] | None:
         hit = self.mem.get(memory_id, user_id=self._user(user_id))
         return self._hit(hit) if hit else None

@@ -97,6 +97,10 @@ class RecallOut(BaseModel):
     not_in_memory: bool
 
 
+class ContextOut(BaseModel):
+    context: str = Field(description='The block, "" when nothing is recalled.')
+
+
 class AnswerOut(BaseModel):
     text: str
     refused: bool

@@ -1,5 +1,5 @@
 """Routes that read a user's memory for a question: search, recall, trace, the
-short-term memory, and answer."""
+short-term memory, answer, and the context block for an agent's prompt."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from ..schema import AnswerRequest, QueryRequest, TraceRequest
+from ..schema import AnswerRequest, ContextRequest, QueryRequest, TraceRequest
 from .deps import Tenant, UserQ
-from .models import KEYED, AnswerOut, RecallOut, SearchOut, TraceOut
+from .models import KEYED, AnswerOut, ContextOut, RecallOut, SearchOut, TraceOut
 
 router = APIRouter(tags=["retrieval"])
 
@@ -45,3 +45,12 @@ def short_term(t: Tenant, user_id: UserQ) -> dict[str, Any]:
 def answer(body: AnswerRequest, t: Tenant) -> dict[str, Any]:
     """Answer from the user's memory or refuse ("Not mentioned in the conversation")."""
     return t.answer(body.user_id, body.question, body.k, body.now, body.filters)
+
+
+@router.post("/v1/context", response_model=ContextOut, responses=KEYED)
+def context(body: ContextRequest, t: Tenant) -> dict[str, Any]:
+    """A prompt-ready block of the user's memory for the agent's next LLM call,
+    within max_tokens: the relevant memories best first with date and speaker
+    (superseded ones marked), after ILSTMA's summary, profile and recent turns;
+    "" when nothing is recalled."""
+    return t.context(body.user_id, body.query, body.k, body.max_tokens, body.now, body.filters)
