@@ -1,6 +1,8 @@
 """Conversations shared by several test modules. ``TURNS``: ten turns for the ILSTMA
 and table tests, one rare topic per turn, so position i is table index i and each turn
-can be asked about alone. ``RECURRING``: memories whose names recur, for graph tests."""
+can be asked about alone. ``RECURRING``: memories whose names recur, for graph tests.
+``BOB``: three items of one user as every face takes them (text, speaker, time,
+session, metadata), for the HTTP, client and context tests."""
 
 from __future__ import annotations
 
@@ -34,3 +36,27 @@ RECURRING = [
 """(text, session) of one person's memories whose names recur (Biscuit, greyhound,
 Lisbon, Porto): SYNAPSE makes a concept of a label only once two memories share it, so
 these give the trace and explorer tests a graph with concepts."""
+
+
+BOB = [
+    {
+        "text": "I adopted a retired racing greyhound named Biscuit last spring.",
+        "speaker": "Bob",
+        "timestamp": "2023-05-08T13:56:00+00:00",
+        "session_id": "s1",
+        "metadata": {"source": "chat", "turn": 1, "tags": ["pets", "dog"]},
+    },
+    {
+        "text": "My sister is getting married in Lisbon next September.",
+        "speaker": "Bob",
+        "timestamp": "2023-05-09T10:00:00+00:00",
+        "session_id": "s1",
+    },
+    {
+        "text": "I'm allergic to penicillin, so I always tell new doctors.",
+        "speaker": "Bob",
+        "timestamp": "2023-06-01T09:30:00+00:00",
+        "session_id": "s2",
+        "metadata": {"source": "intake form"},
+    },
+]

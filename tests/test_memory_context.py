@@ -12,27 +12,9 @@ from remem.answer.context import MEMORIES, SUPERSEDED, build_context
 from remem.answer.reader import fit_lines
 from remem.tokens import estimate_tokens
 from remem.types import Hit, Recall
+from sample_conversation import BOB
 
-TURNS = [
-    {
-        "text": "I adopted a retired racing greyhound named Biscuit last spring.",
-        "speaker": "Bob",
-        "timestamp": "2023-05-08T13:56:00+00:00",
-        "session_id": "s1",
-    },
-    {
-        "text": "My sister is getting married in Lisbon next September.",
-        "speaker": "Bob",
-        "timestamp": "2023-05-09T10:00:00+00:00",
-        "session_id": "s1",
-    },
-    {
-        "text": "I'm allergic to penicillin, so I always tell new doctors.",
-        "speaker": "Bob",
-        "timestamp": "2023-06-01T09:30:00+00:00",
-        "session_id": "s2",
-    },
-]
+TURNS = BOB
 MOVES = [
     {"text": "I live in Lisbon", "speaker": "Ana", "timestamp": "2023-01-10T12:00:00+00:00"},
     {"text": "My dog is called Rex", "speaker": "Ana", "timestamp": "2023-03-10T12:00:00+00:00"},

@@ -25,29 +25,9 @@ from remem import (
     Trace,
     Version,
 )
+from sample_conversation import BOB
 
-TURNS = [
-    {
-        "text": "I adopted a retired racing greyhound named Biscuit last spring.",
-        "speaker": "Bob",
-        "timestamp": "2023-05-08T13:56:00+00:00",
-        "session_id": "s1",
-        "metadata": {"source": "chat", "turn": 1, "tags": ["pets", "dog"]},
-    },
-    {
-        "text": "My sister is getting married in Lisbon next September.",
-        "speaker": "Bob",
-        "timestamp": "2023-05-09T10:00:00+00:00",
-        "session_id": "s1",
-    },
-    {
-        "text": "I'm allergic to penicillin, so I always tell new doctors.",
-        "speaker": "Bob",
-        "timestamp": "2023-06-01T09:30:00+00:00",
-        "session_id": "s2",
-        "metadata": {"source": "intake form"},
-    },
-]
+TURNS = BOB
 
 
 def _stored(face: Any, user: str = "bob") -> list[str]:

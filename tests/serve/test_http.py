@@ -35,33 +35,13 @@ from remem import Memory
 from remem.keys import KeyRing
 from remem.serve.http import create_app
 from remem.serve.schema import MAX_K
+from sample_conversation import BOB
 
 ENGINES = ["hybrid", "synapse", "ilstma"]
 TENANTS = ("acme", "globex")
 
 # A's user "bob": three facts, as a client would send them
-BOB_A = [
-    {
-        "text": "I adopted a retired racing greyhound named Biscuit last spring.",
-        "speaker": "Bob",
-        "timestamp": "2023-05-08T13:56:00+00:00",
-        "session_id": "s1",
-        "metadata": {"source": "chat", "turn": 1, "tags": ["pets", "dog"]},
-    },
-    {
-        "text": "My sister is getting married in Lisbon next September.",
-        "speaker": "Bob",
-        "timestamp": "2023-05-09T10:00:00+00:00",
-        "session_id": "s1",
-    },
-    {
-        "text": "I'm allergic to penicillin, so I always tell new doctors.",
-        "speaker": "Bob",
-        "timestamp": "2023-06-01T09:30:00+00:00",
-        "session_id": "s2",
-        "metadata": {"source": "intake form"},
-    },
-]
+BOB_A = BOB
 # B's user of the same name: nothing in common with A's
 BOB_B = [
     {
