@@ -193,6 +193,21 @@ def same_value(have: Any, want: Scalar) -> bool:
     return type(have) is type(want) and have == want
 
 
+def value_key(value: Any) -> tuple[str, Any] | None:
+    """A hashable key that two values share exactly when :func:`same_value` calls them
+    equal (1 and 1.0 share one, True and 1 do not); None for a value no key stands
+    for (a list, a mapping, NaN), which is compared one by one."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        return None if value != value else ("number", value)
+    if isinstance(value, str):
+        return ("str", value)
+    if value is None:
+        return ("null", None)
+    return None
+
+
 def metadata_passes(metadata: Mapping[str, Any], wanted: Checked) -> bool:
     """Whether a memory's metadata meets every metadata condition."""
     for key, values in wanted.metadata:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..filters import Checked, metadata_passes
+from ..filters import Checked, metadata_passes, value_key
 from .cache import UserIndex
 
 
@@ -60,8 +60,7 @@ class Restriction:
             if f.before is not None:
                 allowed &= times < f.before
         if f.metadata:
-            for p in np.flatnonzero(allowed).tolist():
-                allowed[p] = metadata_passes(idx.metadata[p], f)
+            allowed &= _metadata(idx, f, n, allowed)
         if self.event_ids is not None:
             ids = self.event_ids
             for p in np.flatnonzero(allowed).tolist():
@@ -81,6 +80,25 @@ class Restriction:
     def positions(self, idx: UserIndex) -> np.ndarray:
         """The passing positions, in insertion order."""
         return np.flatnonzero(self.mask(idx))
+
+
+def _metadata(idx: UserIndex, f: Checked, n: int, allowed: np.ndarray) -> np.ndarray:
+    """Which of the first ``n`` positions meet every metadata condition: a key whose
+    values all have codes (``UserIndex.metadata_column``) by one vector comparison,
+    any other (a list, a mapping or NaN among them) by :func:`metadata_passes`' rule
+    at the positions still allowed."""
+    out = np.ones(n, dtype=bool)
+    for key, values in f.metadata:
+        col = idx.metadata_column(key, n)
+        wanted = [value_key(v) for v in values]
+        if col is None or any(w is None for w in wanted):
+            one = Checked(metadata=((key, values),))
+            for p in np.flatnonzero(allowed & out).tolist():
+                out[p] = metadata_passes(idx.metadata[p], one)
+            continue
+        codes = [col.table[w] for w in wanted if w is not None and w in col.table]
+        out &= np.isin(col.codes[:n], np.array(codes, dtype=np.int64))
+    return out
 
 
 def _coded(codes: np.ndarray, known: dict[str, int], names: tuple[str, ...]) -> np.ndarray:
