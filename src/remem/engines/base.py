@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -65,6 +65,10 @@ class Scored:
     note: str = ""
     #: the memory that set the same slot to a newer value (``time/current.py``)
     superseded_by: str | None = None
+
+    def noted(self, note: str) -> Scored:
+        """This hit with ``note`` added to what the stages already said of it."""
+        return replace(self, note=f"{self.note}; {note}" if self.note else note)
 
 
 @dataclass(frozen=True)

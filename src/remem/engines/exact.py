@@ -31,7 +31,7 @@ question ("Xiomara said ...") is not told from any other capitalised first word.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidTypeError
@@ -123,7 +123,7 @@ def lift_exact(
         if hit is None:
             hit = _scored(memory_id, top)
         said = "holds " + ", ".join(f'"{t}"' for t in held[p])
-        lifted.append(replace(hit, note=f"{hit.note}; {said}" if hit.note else said))
+        lifted.append(hit.noted(said))
     moved = {h.id for h in lifted}
     return (lifted + [h for h in hits if h.id not in moved])[:k]
 

@@ -25,8 +25,6 @@ LoCoMo's tables unchanged (hybrid category 2 @5 0.580 -> 0.582).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from ..embed import Embedder
@@ -132,9 +130,5 @@ def _interleaved(
             if i in seen:
                 continue
             seen.add(i)
-            out.append(_noted(hits[i], f"ranked for the event '{phrase}'"))
+            out.append(hits[i].noted(f"ranked for the event '{phrase}'"))
     return out
-
-
-def _noted(h: Scored, note: str) -> Scored:
-    return replace(h, note=f"{h.note}; {note}" if h.note else note)

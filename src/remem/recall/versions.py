@@ -22,8 +22,6 @@ MemoryBank; docs/benchmarks.md, issue 36 fourth round).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..engines.base import Scored
 from ..index.cache import IndexCache
 from ..question import Question
@@ -70,8 +68,7 @@ class VersionsStage:
             return hits[:k]
         for i in range(k, len(hits)):
             if sessions[i] not in first and sessions[i] != -1:
-                note = "another conversation's telling of a value asked"
-                other = replace(hits[i], note=f"{hits[i].note}; {note}" if hits[i].note else note)
+                other = hits[i].noted("another conversation's telling of a value asked")
                 return [*hits[: k - 1], other]
         return hits[:k]
 

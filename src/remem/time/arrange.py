@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -169,7 +169,7 @@ def _apply_window(
     if not inside:
         return hits  # the window holds none of them: nothing to go on
     fused.sort(key=lambda x: (-x[0], x[1]))
-    return [_noted(h, within) if within else h for _, _, h, within in fused]
+    return [h.noted(within) if within else h for _, _, h, within in fused]
 
 
 #: the longest window (seconds) whose slack counts as inside it for the memories made
@@ -289,10 +289,6 @@ def _order_versions(
                 break
     word = "an older" if oldest_first else "a newer"
     return [
-        _noted(hits[i], f"{word} version of {hits[moved[i]].id}") if i in moved else hits[i]
+        hits[i].noted(f"{word} version of {hits[moved[i]].id}") if i in moved else hits[i]
         for i in order
     ]
-
-
-def _noted(h: Scored, note: str) -> Scored:
-    return replace(h, note=f"{h.note}; {note}" if h.note else note)

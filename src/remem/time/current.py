@@ -878,8 +878,7 @@ def _order_chain(
             at = min(fresh)
             note = f"a newer version of {hits[top].id} (the current {attribute})"
             if note not in hits[at].note:
-                h = hits[at]
-                hits[at] = replace(h, note=f"{h.note}; {note}" if h.note else note)
+                hits[at] = hits[at].noted(note)
             return hits
         target = (
             hits[min(fresh)].id if fresh else next(m for m in reversed(ids) if m not in stale_ids)
