@@ -45,6 +45,10 @@ _DAYWORD = {
     "tomorrow": 1, "the day after tomorrow": 2,
 }  # fmt: skip
 _STEP = {"this": 0, "next": 1, "last": -1, "past": -1, "previous": -1, "-2": -2, "2": 2}
+#: step words counting back from the moment said ("last Friday", "this past summer",
+#: "last August") and forward from it ("next Friday", "this coming May")
+BACK = frozenset(("last", "past", "previous", "this past"))
+AHEAD = frozenset(("next", "coming", "this coming"))
 _SURE, _TENSED, _GUESS = 0.9, 0.8, 0.5
 #: the confidence of a time said with a vague quantity ("a few years ago"): the
 #: interval is the likeliest one, and the reader states the words, not the interval
@@ -94,9 +98,9 @@ def _weekday(which: str, wd: int, today: int, tense: int) -> Days:
     now = weekday(today)
     before = today - ((now - wd - 1) % 7 + 1)  # strictly before today
     after = today + ((wd - now - 1) % 7 + 1)  # strictly after today
-    if which in ("last", "past", "previous", "this past"):
+    if which in BACK:
         day, sure = before, _SURE
-    elif which in ("next", "coming", "this coming"):
+    elif which in AHEAD:
         day, sure = after, 0.7
     elif which == "this":
         back, ahead = today - (now - wd) % 7, today + (wd - now) % 7
@@ -156,9 +160,9 @@ def _season(fields: tuple[object, ...], today: int, tense: int) -> Days:
         sure = _GUESS if name == "winter" else _SURE
     elif ago is not None:
         start, sure = last + 12 * (int(str(ago)) + 1), _TENSED
-    elif which in ("last", "past", "previous", "this past"):
+    elif which in BACK:
         start = last
-    elif which in ("next", "coming", "this coming"):
+    elif which in AHEAD:
         start = nxt
     elif (now - first) % 12 < 3:
         start, sure = now - (now - first) % 12, _SURE if which else _TENSED
@@ -202,9 +206,9 @@ def _step_month(which: str, month: int, today: int) -> Days:
     after it; "this August" this year's, under way, past or to come."""
     now = month_of(today)
     this_year = now - now % 12 + month
-    if which in ("last", "past", "previous", "this past"):
+    if which in BACK:
         number = this_year if this_year < now else this_year - 12
-    elif which in ("next", "coming", "this coming"):
+    elif which in AHEAD:
         number = this_year if this_year > now else this_year + 12
     else:
         number = this_year

@@ -34,6 +34,7 @@ from .anchors import Candidate, find_anchored, resolve_anchored
 from .calendar import LAST_DAY, as_datetimes, day_number
 from .events import read_times
 from .patterns import Found, quantity
+from .resolve import AHEAD, BACK
 
 DAY = timedelta(days=1)
 #: the slack a window of each granularity gets each side when ranking (days): a
@@ -178,17 +179,13 @@ def time_window(question: str, now: datetime) -> TimeWindow | None:
 
 
 #: season words that count from the moment asked ("last summer"), not the calendar
-_DEICTIC = frozenset(
-    ("last", "past", "previous", "this past", "next", "coming", "this coming", "this")
-)
+_DEICTIC = BACK | AHEAD | {"this"}
 
 
 def _yearless(f: Found) -> bool:
     """Whether expression ``f`` names a month, a season or a day of the calendar and
     no year (``TimeWindow.yearless``)."""
-    if f.kind == "month":
-        return f.fields[0] is None
-    if f.kind == "monthday":
+    if f.kind in ("month", "monthday"):
         return f.fields[0] is None
     if f.kind == "monthweek":
         return f.fields[2] is None
