@@ -556,25 +556,26 @@ def routed_to_sentence(question: Question | str, evidence: Sequence[Hit]) -> boo
     """Whether the ``routed`` reader answers with the extractive sentence: when the
     question asks for a date (the memory's own date, as the extractive reader gives
     it, beat the small model's date arithmetic on both halves of LoCoMo: F1 1-4
-    +0.003 to +0.008 for each engine on conversations 6-10) or when the sentence
-    :func:`said` what the question asks."""
+    +0.003 to +0.008 for each engine on conversations 6-10), or when the sentence
+    (read once, by :func:`best_sentence`) :func:`said` what the question asks or
+    :func:`tells_of_window` the time it names."""
     q = as_question(question)
-    return q.answer_type == "date" or said(q, evidence) or tells_of_window(q, evidence)
-
-
-def tells_of_window(question: Question | str, evidence: Sequence[Hit]) -> bool:
-    """Whether the extractive answer's sentence tells of a time inside the window the
-    question names ("What did Ben do last Sunday?" and "Tonight I saw Khruangbin in
-    concert", said that Sunday): the time is what the question asks about and the
-    sentence holds it, though it shares none of the question's words; the small model
-    reading all the notes answered it with a project nobody mentioned."""
-    q = as_question(question)
-    if q.window is None:
-        return False
+    if q.answer_type == "date":
+        return True
     sentence, hit = best_sentence(q, evidence)
-    if not sentence or not isinstance(hit, Hit):
+    return _covers(q, sentence, evidence) or tells_of_window(q, sentence, hit)
+
+
+def tells_of_window(question: Question, sentence: str, hit: Any) -> bool:
+    """Whether ``sentence`` (the extractive answer's, of ``hit``) tells of a time
+    inside the window the question names ("What did Ben do last Sunday?" and
+    "Tonight I saw Khruangbin in concert", said that Sunday): the time is what the
+    question asks about and the sentence holds it, though it shares none of the
+    question's words; the small model reading all the notes answered it with a
+    project nobody mentioned."""
+    if question.window is None or not sentence or not isinstance(hit, Hit):
         return False
-    return in_window(event_times(sentence, hit.timestamp), q)
+    return in_window(event_times(sentence, hit.timestamp), question)
 
 
 def said(question: Question | str, evidence: Sequence[Hit]) -> bool:
@@ -585,8 +586,12 @@ def said(question: Question | str, evidence: Sequence[Hit]) -> bool:
     favourite band); below that the words of memory and question differ, and the
     model's reading of the notes does better than word overlap."""
     q = as_question(question)
-    sentence, _ = best_sentence(q, evidence)
-    asked = asked_keys(q, " ".join({h.speaker for h in evidence if h.speaker}))
+    return _covers(q, best_sentence(q, evidence)[0], evidence)
+
+
+def _covers(question: Question, sentence: str, evidence: Sequence[Hit]) -> bool:
+    """:func:`said`'s test of an already chosen ``sentence``."""
+    asked = asked_keys(question, " ".join({h.speaker for h in evidence if h.speaker}))
     if not sentence or not asked:
         return False
     return len(asked & content_keys(sentence)) / len(asked) >= _ROUTE_COVERAGE
