@@ -96,7 +96,7 @@ def _metadata(idx: UserIndex, f: Checked, n: int, allowed: np.ndarray) -> np.nda
             for p in np.flatnonzero(allowed & out).tolist():
                 out[p] = metadata_passes(idx.metadata[p], one)
             continue
-        codes = [col.table[w] for w in wanted if w is not None and w in col.table]
+        codes = [col.table[w] for w in wanted if w in col.table]
         out &= np.isin(col.codes[:n], np.array(codes, dtype=np.int64))
     return out
 
