@@ -43,6 +43,7 @@ LAYERS = [
     ("remem.engines", 3),
     ("remem.time", 4),
     ("remem.table", 4),
+    ("remem.transfer", 4),
     ("remem.answer", 4),
     ("remem.recall", 5),
     ("remem.config", 5),

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict
 from functools import cached_property
-from typing import Any
+from typing import IO, Any
 
-from . import table
+from . import table, transfer
 from .answer import Answer, Answerer
 from .answer.context import build_context
 from .answer.verdict import VerdictModel, verdict_model
@@ -25,7 +25,7 @@ from .embed import Embedder, create_embedder
 from .embed.base import CheckedEmbedder
 from .engines import EngineContext, create_engine
 from .engines.base import EngineInfo
-from .errors import ErasureIncompleteError, StoreError
+from .errors import ErasureIncompleteError, InvalidTypeError, StoreError
 from .filters import Filters, check_filters
 from .index.cache import IndexCache
 from .llm import LLM, LazyLLM
@@ -41,6 +41,7 @@ from .validation import (
     build_memory,
     check_between,
     check_changes,
+    check_choice,
     check_count,
     check_id,
     check_k,
@@ -519,6 +520,73 @@ class Memory:
         dim, limit = self._embedder.dim, self.max_text_chars
         parsed = read(source, embedder_id(self._embedder), dim, limit, skip_blank=skip)
         return self._writer.import_parsed(parsed, user_id)
+
+    def export_jsonl(
+        self, user_id: str, target: str | os.PathLike[str] | IO[Any], *, vectors: bool = False
+    ) -> int:
+        """Write every memory of the user, with its id, times, session, speaker,
+        metadata and history, as versioned JSONL (``remem.transfer`` says the format)
+        to ``target``, a path (written atomically) or an open file; returns the number
+        of memories. Streams: a page of memories at a time, whatever their number.
+        ``vectors=True`` adds each memory's vector (an import by the same embedder
+        then embeds nothing)."""
+        if not isinstance(target, (str, os.PathLike)) and not hasattr(target, "write"):
+            raise InvalidTypeError(
+                f"target must be a path or an open file, not {type(target).__name__}"
+            )
+        return transfer.write(self.export_lines(user_id, vectors=vectors), target)
+
+    def export_lines(
+        self, user_id: str, *, vectors: bool = False, as_user: str | None = None
+    ) -> Iterator[str]:
+        """:meth:`export_jsonl`'s lines, each ending in a newline, as a lazy iterator
+        (a server streams them as its answer). Arguments are checked now, the store
+        read as the lines are. ``as_user``: the user id the file names (default
+        ``user_id``; a server writes its tenant's own name, never the stored one)."""
+        user_id = self._user(user_id)
+        vectors = check_switch(vectors, "vectors")
+        name = user_id if as_user is None else check_id(as_user, "as_user")
+        head = transfer.header(
+            name, embedder_id(self._embedder), self._embedder.dim, self.engine_name, vectors
+        )
+        return transfer.export_lines(self._store, user_id, head)
+
+    def import_jsonl(
+        self, source: str | os.PathLike[str] | IO[Any], user_id: str, *, on_conflict: str = "error"
+    ) -> int:
+        """Add the memories of a JSONL export (:meth:`export_jsonl`; a path or an open
+        file) to ``user_id``, keeping their ids, times, sessions, speakers, metadata and
+        history; every engine derives its own state from them as from an ``add``.
+        Returns the number added. Vectors in the file are used when its embedder is
+        this Memory's, else the texts are embedded again.
+
+        Every line is checked before anything is written when the source can be read
+        twice (a path, a seekable file): a bad line (not JSON, a newer version, no
+        text, a bad time, ...) is an :class:`~remem.errors.InvalidInputError` naming
+        it, and nothing is imported. A pipe is read once: batches of
+        ``transfer.BATCH`` memories are then each all or nothing, and those before a
+        bad line stay. ``on_conflict``: ``"error"`` refuses a memory id the user has
+        already (checked with the lines), ``"skip"`` leaves such lines out (so an
+        interrupted import can run again). An id another user of this store holds
+        gets a new id."""
+        user_id = check_user_id(user_id)
+        skip = check_choice(on_conflict, "on_conflict", ("error", "skip")) == "skip"
+        self._check_open()
+        start = transfer.rewind(source)
+        if start is not None:  # every line checked first: a bad one imports nothing
+            for batch in self._import_batches(source):
+                self._writer.check_batch(user_id, batch, skip)
+            if not isinstance(source, (str, os.PathLike)):
+                source.seek(start)
+        return sum(
+            self._writer.import_batch(user_id, batch, skip)
+            for batch in self._import_batches(source)
+        )
+
+    def _import_batches(self, source: Any) -> Iterator[list[transfer.Record]]:
+        embedder, dim, limit = embedder_id(self._embedder), self._embedder.dim, self.max_text_chars
+        with transfer.opened(source) as fh:
+            yield from transfer.batches(transfer.read(fh, embedder, dim, limit))
 
     def attach(self, extension: Extension) -> Tables:
         """Keep ``extension``'s own tables in this memory's database (the store's one

@@ -171,11 +171,12 @@ def parse(
             last = timestamp_epoch(memories[-1].timestamp)
         meta.append((times, last))
         if same_embedder:
-            vec = _vector(e.get("embedding"), dim)
+            vec = check_vector(e.get("embedding"), dim)
             if vec is None:
                 raise InvalidInputError(f"entry {i}: embedding must be {VECTOR_RULE % dim}")
             vectors.append(vec)
-            passages.append(_passages(e, i, dim, len(memories[-1].text)))
+            spans, vecs = e.get("passages"), e.get("passage_embeddings")
+            passages.append(check_passages(spans, vecs, f"entry {i}", dim, len(memories[-1].text)))
     arr = np.stack(vectors) if same_embedder and vectors else None
     return ImportedTable(memories, arr, meta, passages if arr is not None else None, skipped)
 
@@ -189,16 +190,16 @@ def _recall_times(e: dict[str, Any], i: int) -> int:
     return times
 
 
-def _passages(e: dict[str, Any], i: int, dim: int, length: int) -> Passages | None:
-    """An entry's passages, checked (spans inside its text, one vector each)."""
-    spans, vecs = e.get("passages"), e.get("passage_embeddings")
+def check_passages(spans: Any, vecs: Any, where: str, dim: int, length: int) -> Passages | None:
+    """A memory's passages as a file gives them, checked (spans inside its text of
+    ``length`` characters, one vector each); ``where`` names it in messages."""
     if spans is None and vecs is None:
         return None
-    problem = f"entry {i}: passages must be [start, end] spans of its text, each with "
-    problem += f"{VECTOR_RULE % dim} in passage_embeddings"
+    problem = f"{where}: passages must be [start, end] spans of its text, each with "
+    problem += f"{VECTOR_RULE % dim} in its passage vectors"
     if not isinstance(spans, list) or not isinstance(vecs, list) or len(spans) != len(vecs):
         raise InvalidInputError(problem)
-    checked = [_vector(vec, dim) for vec in vecs]
+    checked = [check_vector(vec, dim) for vec in vecs]
     for span, vec in zip(spans, checked, strict=True):
         if (
             not isinstance(span, list)
@@ -212,7 +213,7 @@ def _passages(e: dict[str, Any], i: int, dim: int, length: int) -> Passages | No
     return Passages(tuple((int(a), int(b)) for a, b in spans), np.stack(arrays))
 
 
-def _vector(raw: Any, dim: int) -> np.ndarray | None:
+def check_vector(raw: Any, dim: int) -> np.ndarray | None:
     """A vector of the file as float32, or None unless it is ``dim`` numbers (not
     booleans) that stay finite in float32 and make a vector no longer than a unit one
     (``embed.base.usable``): a component of 1e39 is finite in JSON and infinite in

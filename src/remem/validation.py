@@ -355,6 +355,15 @@ def check_switch(value: Any, what: str) -> bool:
     return value
 
 
+def check_choice(value: Any, what: str, choices: tuple[str, ...]) -> str:
+    """One of a few named choices (``on_conflict``)."""
+    if not isinstance(value, str):
+        raise InvalidTypeError(f"{what} must be a str, not {shown(value)}")
+    if value not in choices:
+        raise InvalidInputError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
 def is_blank_item(item: Any, position: int, max_text_chars: int) -> bool:
     """For ``skip_blank``: whether an ``add_many`` item (or a table entry) is to be
     left out, its text a str that :func:`is_blank`. The rest of such an item is

@@ -10,13 +10,15 @@ state from the store, so a crash after it loses nothing.
 from __future__ import annotations
 
 import threading
+import time
+import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from . import table
+from . import table, transfer
 from .embed.base import Embedder
 from .engines.base import Engine, EngineContext, UserLocks
 from .errors import (
@@ -30,9 +32,9 @@ from .index.passages import PassagePlan, embed_memories
 from .recall import Recaller
 from .store import Store, UserState
 from .store.base import UpdateConflict
-from .store.history import HISTORY_TABLES, versions
+from .store.history import HISTORY_TABLES, restore, versions
 from .time.current import slot_book
-from .types import Added, NewMemory, StoredMemory, Version
+from .types import Added, NewMemory, Passages, StoredMemory, Version
 from .validation import MAX_BATCH
 
 #: how often an update reads its memory again after another process updated it
@@ -100,9 +102,17 @@ class Writer:
         return found
 
     def insert(
-        self, user_id: str, new: list, vectors: Any = None, passages: Any = None
+        self,
+        user_id: str,
+        new: list,
+        vectors: Any = None,
+        passages: Any = None,
+        *,
+        ids: Sequence[str] | None = None,
+        created_at: Sequence[float] | None = None,
     ) -> list[StoredMemory]:
-        """Store validated memories (embedding them unless ``vectors`` are given)."""
+        """Store validated memories (embedding them unless ``vectors`` are given);
+        ``ids`` and ``created_at``: kept as given (``Store.add``)."""
         if vectors is None:
             vectors, passages = embed_memories(self._embedder, new, self._passages)
         if not self._embedder_recorded:  # once per Memory: not a round trip per add
@@ -114,7 +124,9 @@ class Writer:
             # the index is brought current and extended here, on the write path, so
             # the first search after a write is as fast as the rest
             before = self._indexes.get(user_id).state
-            stored = self._store.add(user_id, new, vectors, passages)
+            stored = self._store.add(
+                user_id, new, vectors, passages, ids=ids, created_at=created_at
+            )
             after = self._indexes.added(user_id, stored, before)
             # the slots they set were written in the add's transaction; the cached
             # view of them takes the add in place (``time/current.py``)
@@ -257,14 +269,56 @@ class Writer:
         if vectors is not None and passages is not None:
             vectors, passages = self._complete_passages(parsed.memories, vectors, passages)
         stored = self.insert(user_id, parsed.memories, vectors, passages)
-        try:
-            table.write_meta(
-                self._store,
-                user_id,
-                [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)],
+        meta = [(m.id, n, t) for m, (n, t) in zip(stored, parsed.meta, strict=True)]
+        self._taking_back(user_id, stored, lambda: table.write_meta(self._store, user_id, meta))
+        return Added([m.id for m in stored], parsed.skipped)
+
+    def check_batch(self, user_id: str, batch: Sequence[transfer.Record], skip: bool) -> set[str]:
+        """The ids of a batch of imported memories the user has already (to leave
+        out, with ``skip``; else an InvalidInputError naming the first such line); a
+        batch naming one id twice is an InvalidInputError naming the second line."""
+        seen: set[str] = set()
+        for r in batch:
+            if r.id in seen:
+                raise InvalidInputError(f"line {r.line}: memory id {r.id!r} appears twice")
+            seen.add(r.id)
+        mine = set(self._store.get(user_id, list(seen)))
+        if mine and not skip:
+            first = next(r for r in batch if r.id in mine)
+            raise InvalidInputError(
+                f"line {first.line}: the user has a memory {first.id!r} already "
+                "(on_conflict='skip' leaves such lines out)"
             )
+        return mine
+
+    def import_batch(self, user_id: str, batch: Sequence[transfer.Record], skip: bool) -> int:
+        """Add a batch of imported memories in one transaction, with their ids, times
+        and history (all or nothing); returns how many were added. An id the user has
+        already: as :meth:`check_batch`; an id another user of this store holds (the
+        same file imported for two users) gets a new id."""
+        mine = self.check_batch(user_id, batch, skip)
+        todo = [r for r in batch if r.id not in mine]
+        if not todo:
+            return 0
+        elsewhere = set(self._store.taken([r.id for r in todo]))
+        ids = [uuid.uuid4().hex if r.id in elsewhere else r.id for r in todo]
+        now = time.time()
+        created = [now if r.created_at is None else r.created_at for r in todo]
+        vectors, passages = _given_vectors(todo)
+        new = [r.memory for r in todo]
+        if vectors is not None and passages is not None:
+            vectors, passages = self._complete_passages(new, vectors, passages)
+        stored = self.insert(user_id, new, vectors, passages, ids=ids, created_at=created)
+        kept = [(m.id, r.history) for m, r in zip(stored, todo, strict=True)]
+        self._taking_back(user_id, stored, lambda: restore(self._history, user_id, kept))
+        return len(stored)
+
+    def _taking_back(self, user_id: str, stored: list[StoredMemory], then: Any) -> None:
+        """Run ``then`` after an import's insert; if it fails, take the inserted
+        memories back out before its error propagates (all or nothing)."""
+        try:
+            then()
         except BaseException as exc:
-            # all or nothing: take the entries back out before the error propagates
             try:
                 self.remove(user_id, [m.id for m in stored])
             except ErasureIncompleteError as pending:
@@ -273,7 +327,6 @@ class Writer:
                 if note is not None:
                     note(f"remem: the entries taken back out: {pending}")
             raise
-        return Added([m.id for m in stored], parsed.skipped)
 
     def _complete_passages(
         self, memories: Sequence[Any], vectors: np.ndarray, passages: list
@@ -294,6 +347,16 @@ class Writer:
             for j, i in enumerate(todo):
                 vectors[i], passages[i] = vecs[j], parts[j]
         return vectors, passages
+
+
+def _given_vectors(
+    batch: Sequence[transfer.Record],
+) -> tuple[np.ndarray | None, list[Passages | None] | None]:
+    """A batch's vectors from its file when every line brings them (else None: the
+    batch is embedded again, as ``add`` would)."""
+    if not batch or any(r.vector is None for r in batch):
+        return None, None
+    return np.stack([r.vector for r in batch if r.vector is not None]), [r.passages for r in batch]
 
 
 def _changed(old: StoredMemory, new: NewMemory) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ import json
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -60,10 +60,39 @@ class Store(ABC):
         memories: Sequence[NewMemory],
         embeddings: np.ndarray | None,
         passages: Sequence[Passages | None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        created_at: Sequence[float] | None = None,
     ) -> list[StoredMemory]:
         """Insert all memories in one transaction, in order, and return them with ids;
         ``passages`` (one entry per memory, None for a one-passage memory) are stored
-        with their memory's row, so a delete removes every passage."""
+        with their memory's row, so a delete removes every passage. ``ids`` and
+        ``created_at`` (seconds since 1970, when each row was written) are kept as
+        given instead of new ones (an import keeps the exported memories'): an id
+        already in the store is a :class:`~remem.errors.StoreError` (the caller checks
+        with :meth:`taken` first)."""
+
+    @abstractmethod
+    def taken(self, ids: Sequence[str]) -> list[str]:
+        """Which of ``ids`` name a memory in this store, of any user (memory ids are
+        unique across users): for an import keeping ids, never shown to a user."""
+
+    def pages(
+        self, user_id: str, size: int = 500, *, with_embeddings: bool = False
+    ) -> Iterator[list[StoredMemory]]:
+        """The user's memories in insertion order, ``size`` at a time, each page read
+        after the last one's sequence number (a cursor, not an offset: constant memory
+        and constant cost per page, for a million memories too). Not one snapshot: a
+        memory added meanwhile is listed if its page is still to come, and one updated
+        meanwhile moves to the end (listed again if its old place was passed)."""
+        after = -1
+        while True:
+            page = self.load(user_id, after, with_embeddings, limit=size)
+            if page:
+                yield page
+            if len(page) < size:
+                return
+            after = page[-1].seq
 
     @abstractmethod
     def update(
@@ -180,9 +209,11 @@ def new_rows(
     seq0: int,
     passages: Sequence[Passages | None] | None = None,
     ids: Sequence[str] | None = None,
+    created_at: Sequence[float] | None = None,
 ) -> list[tuple[StoredMemory, list[Any]]]:
     """The stored memories an add creates (new ids unless ``ids`` are given: an
-    update keeps its memory's; sequence numbers from ``seq0``) and their
+    update keeps its memory's, an import the exported ones; sequence numbers from
+    ``seq0``; written now unless ``created_at`` says when) and their
     ``INSERT_COLUMNS`` values, the same for every backend."""
     now = time.time()
     out = []
@@ -216,7 +247,7 @@ def new_rows(
             mem.session_id,
             json.dumps(mem.metadata, ensure_ascii=False),
             None if vec is None else vec.tobytes(),
-            now,
+            now if created_at is None else float(created_at[i]),
             None if parts is None else json.dumps([list(s) for s in parts.spans]),
             None if parts is None or parts.vectors is None else parts.vectors.tobytes(),
         ]

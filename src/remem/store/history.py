@@ -25,6 +25,7 @@ Choices, and why:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from ..types import StoredMemory, Version
@@ -142,3 +143,57 @@ def _version(version: int, text: str, ts: str, meta: str, changed: str, at: floa
         changed=tuple(json.loads(changed)),
         at=datetime.fromtimestamp(float(at), timezone.utc),
     )
+
+
+def page_versions(
+    tables: Tables, user_id: str, rows: Sequence[StoredMemory]
+) -> dict[str, list[Version]]:
+    """:func:`versions` of a page of the user's memories in two reads (an export
+    lists a million memories: not a read per memory). A memory never updated is
+    version 1 as its row holds it; one gone meanwhile is absent."""
+    ids = [m.id for m in rows]
+    if not ids:
+        return {}
+    with tables.snapshot() as tx:
+        made = tx.rows_in(
+            "SELECT id, created_at FROM memories WHERE user_id = ? AND id {in}", (user_id,), ids
+        )
+        kept = tx.rows_in(
+            "SELECT memory_id, version, text, ts, metadata, changed, written_at FROM "
+            "memory_history WHERE user_id = ? AND memory_id {in}",
+            (user_id,),
+            ids,
+        )
+    out: dict[str, list[Version]] = {}
+    for memory_id, *row in sorted(kept, key=lambda r: (r[0], int(r[1]))):
+        out.setdefault(memory_id, []).append(_version(*row))
+    created = dict(made)
+    for m in rows:
+        if m.id not in out and m.id in created:
+            meta = json.dumps(m.metadata, ensure_ascii=False)
+            out[m.id] = [_version(1, m.text, m.timestamp.isoformat(), meta, "[]", created[m.id])]
+    return out
+
+
+def restore(tables: Tables, user_id: str, kept: Sequence[tuple[str, Sequence[Version]]]) -> None:
+    """Write the versions of imported memories (``kept``: memory id and its versions,
+    oldest first), in one transaction. A memory of one version needs no rows: its
+    row is its history (dated by its row's ``created_at``, which the import keeps)."""
+    rows = [
+        (
+            user_id,
+            memory_id,
+            v.version,
+            v.text,
+            v.timestamp.isoformat(),
+            json.dumps(v.metadata, ensure_ascii=False),
+            json.dumps(list(v.changed)),
+            v.at.timestamp(),
+        )
+        for memory_id, history in kept
+        if len(history) > 1
+        for v in history
+    ]
+    if rows:
+        with tables.write(user_id) as tx:
+            tx.many(_INSERT, rows)

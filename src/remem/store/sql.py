@@ -276,11 +276,15 @@ class SqlStore(Store):
         memories: Sequence[NewMemory],
         embeddings: np.ndarray | None,
         passages: Sequence[Passages | None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        created_at: Sequence[float] | None = None,
     ) -> list[StoredMemory]:
-        if embeddings is not None and len(embeddings) != len(memories):
-            raise StoreError("one embedding per memory is required")
-        if passages is not None and len(passages) != len(memories):
-            raise StoreError("one passages entry per memory is required")
+        for given, what in ((embeddings, "embedding"), (passages, "passages entry")):
+            if given is not None and len(given) != len(memories):
+                raise StoreError(f"one {what} per memory is required")
+        if ids is not None and (len(ids) != len(memories) or len(set(ids)) != len(ids)):
+            raise StoreError("one distinct id per memory is required")
         with self._write(user_id) as tx:
             tx.run(
                 "INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES (?, ?, 0, 0) "
@@ -289,8 +293,10 @@ class SqlStore(Store):
             )
             row = tx.one(f"SELECT next_seq FROM users WHERE user_id = ?{tx.for_update}", (user_id,))
             seq0 = row[0] if row else 0
-            rows = new_rows(user_id, memories, embeddings, seq0, passages)
+            rows = new_rows(user_id, memories, embeddings, seq0, passages, ids, created_at)
             if rows:
+                if ids is not None and tx.rows_in("SELECT id FROM memories WHERE id {in}", (), ids):
+                    raise StoreError("a memory with one of these ids exists already")
                 self._insert_memories(tx.con, rows)
                 added = [stored for stored, _ in rows]
                 for ext in list(self._attached.values()):
@@ -464,6 +470,14 @@ class SqlStore(Store):
         if with_embeddings:
             return [row_to_memory(r[:-2], r[-2], r[-1]) for r in rows]
         return [row_to_memory(r) for r in rows]
+
+    def taken(self, ids: Sequence[str]) -> list[str]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return []
+        with self._read() as tx:
+            have = {r[0] for r in tx.rows_in("SELECT id FROM memories WHERE id {in}", (), unique)}
+        return [i for i in unique if i in have]
 
     def user_state(self, user_id: str) -> UserState | None:
         row = self._one("SELECT epoch, next_seq, del_rev FROM users WHERE user_id = ?", (user_id,))
