@@ -119,6 +119,8 @@ class AsyncMemory:
     export_data = _InThread(Memory.export_data)
     import_table = _InThread(Memory.import_table)
     import_data = _InThread(Memory.import_data)
+    export_jsonl = _InThread(Memory.export_jsonl)
+    import_jsonl = _InThread(Memory.import_jsonl)
     attach = _InThread(Memory.attach)
     warm_up = _InThread(Memory.warm_up)
     ping = _InThread(Memory.ping)
@@ -139,4 +141,6 @@ LEFT_OUT = {
     "engine_name": "a plain attribute: read it from memory",
     "path": "a plain attribute: read it from memory",
     "max_text_chars": "a plain attribute: read it from memory",
+    "export_lines": "a lazy iterator that reads the store as it is iterated: use "
+    "export_jsonl, or iterate memory.export_lines in a thread",
 }

@@ -405,6 +405,45 @@ def import_table(args: argparse.Namespace) -> None:
             _say_skipped(ids.skipped)
 
 
+@commands.command(
+    "export",
+    help="write a user's memories as versioned JSONL (ids, times, history)",
+    args=[
+        arg("path", help="the JSONL file to write ('-': standard output)"),
+        USER,
+        arg("--vectors", action="store_true", help="add each memory's vector"),
+    ],
+)
+def export_jsonl(args: argparse.Namespace) -> None:
+    with _memory(args) as mem:
+        if args.path == "-":
+            n = mem.export_jsonl(args.user, sys.stdout, vectors=args.vectors)
+            print(f"remem: exported {n} memories", file=sys.stderr)
+        else:
+            print(mem.export_jsonl(args.user, args.path, vectors=args.vectors))
+
+
+@commands.command(
+    "import",
+    help="add the memories of a JSONL export to a user, keeping ids, times and history",
+    args=[
+        arg("path", help="a file written by 'remem export' ('-': standard input)"),
+        USER,
+        arg(
+            "--on-conflict",
+            choices=("error", "skip"),
+            default="error",
+            help="a memory id the user has already: refuse the import (default) or "
+            "leave that line out (to run an interrupted import again)",
+        ),
+    ],
+)
+def import_jsonl(args: argparse.Namespace) -> None:
+    source = sys.stdin.buffer if args.path == "-" else args.path
+    with _memory(args, create=True) as mem:
+        print(mem.import_jsonl(source, args.user, on_conflict=args.on_conflict))
+
+
 def _say_skipped(positions: Sequence[int]) -> None:
     """The blank entries an import left out, on stderr (stdout keeps the count)."""
     n = len(positions)

@@ -349,3 +349,27 @@ def batches(records: Iterator[Header | Record], size: int = BATCH) -> Iterator[l
                 batch = []
     if batch:
         yield batch
+
+
+def parts(fh: IO[Any], limit: int) -> Iterator[bytes]:
+    """An export's lines as request bodies of about ``limit`` bytes, each starting
+    with the header line (a client sends a large export in several requests)."""
+    head: bytes | None = None
+    part: list[bytes] = []
+    size = 0
+    for raw in fh:
+        line = raw.encode("utf-8") if isinstance(raw, str) else raw
+        if not line.strip():
+            continue
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        if head is None:
+            head = line
+            continue
+        if part and size + len(line) > limit:
+            yield head + b"".join(part)
+            part, size = [], 0
+        part.append(line)
+        size += len(line)
+    if head is not None and part:
+        yield head + b"".join(part)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import IO, Any
 
 from ..answer.reader import Answer
-from ..errors import StoreError
+from ..errors import InvalidTypeError, StoreError
 from ..filters import Filters
 from ..types import Added, Hit, Recall, Trace, Version
 from ..validation import (
@@ -25,6 +25,7 @@ from ..validation import (
     build_memory,
     check_between,
     check_changes,
+    check_choice,
     check_count,
     check_path,
     check_switch,
@@ -36,6 +37,11 @@ from .wire import UNCAPPED, filters_json, jsonable, memory_json, memory_path, qu
 PAGE = 1000
 """The most memories one listing request asks for: the server's cap on a page
 (``serve/schema.py``'s ``MAX_PAGE``; a test holds the two equal)."""
+
+IMPORT_PART_BYTES = 4 << 20
+"""The most bytes of memory lines one import request carries: half the server's
+default body cap (8 MiB), so the header line and a long last line still fit."""
+NDJSON = "application/x-ndjson"
 
 FiltersArg = Mapping[str, Any] | Filters | None
 
@@ -133,8 +139,8 @@ def import_table(
     return (yield from import_data(data, user_id, skip_blank=skip_blank))
 
 
-def _flag(value: Any) -> str:
-    return "true" if check_switch(value, "skip_blank") else "false"
+def _flag(value: Any, what: str = "skip_blank") -> str:
+    return "true" if check_switch(value, what) else "false"
 
 
 # -- reads ------------------------------------------------------------------------------
@@ -281,6 +287,55 @@ def export_table(user_id: str, path: str | os.PathLike[str]) -> Exchange[int]:
     data = yield from export_data(user_id)
     write_json(data, path)
     return len(data["entries"])
+
+
+def export_jsonl(
+    user_id: str, target: str | os.PathLike[str] | IO[Any], *, vectors: bool = False
+) -> Exchange[int]:
+    """The user's JSONL export (``GET /v1/export/jsonl``) written to ``target`` on the
+    client's machine (a path, written atomically, or an open file); returns the
+    number of memories. The answer is read whole before it is written."""
+    from ..transfer import write
+
+    params = {"user_id": check_user_id(user_id), "vectors": _flag(vectors, "vectors")}
+    if not isinstance(target, (str, os.PathLike)) and not hasattr(target, "write"):
+        raise InvalidTypeError(
+            f"target must be a path or an open file, not {type(target).__name__}"
+        )
+    text = yield Request("GET", "/v1/export/jsonl", params=params, raw=True)
+    return write(str(text).splitlines(keepends=True), target)
+
+
+def import_jsonl(
+    source: str | os.PathLike[str] | IO[Any], user_id: str, *, on_conflict: str = "error"
+) -> Exchange[int]:
+    """Add a JSONL export read here (a path or an open file) to the user; returns the
+    number added. Every line is checked here first when the file can be read twice
+    (a bad one sends nothing); it is then sent in parts under the server's body cap
+    (:data:`IMPORT_PART_BYTES`), each with the header line and each all or nothing on
+    the server, so a conflict the server finds in a later part leaves the earlier
+    parts imported (``on_conflict="skip"`` runs it again)."""
+    from .. import transfer
+
+    params = {
+        "user_id": check_user_id(user_id),
+        "on_conflict": check_choice(on_conflict, "on_conflict", ("error", "skip")),
+    }
+    start = transfer.rewind(source)
+    if start is not None:
+        with transfer.opened(source) as fh:
+            for _ in transfer.read(fh, "", 0, UNCAPPED):
+                pass
+        if not isinstance(source, (str, os.PathLike)):
+            source.seek(start)
+    n = 0
+    with transfer.opened(source) as fh:
+        for part in transfer.parts(fh, IMPORT_PART_BYTES):
+            reply = yield Request(
+                "POST", "/v1/import/jsonl", params=params, content=part, content_type=NDJSON
+            )
+            n += int(reply["imported"])
+    return n
 
 
 def ping() -> Exchange[None]:

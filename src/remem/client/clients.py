@@ -147,6 +147,8 @@ class Client:
     short_term = _Blocking(calls.short_term)
     export_data = _Blocking(calls.export_data)
     export_table = _Blocking(calls.export_table)
+    export_jsonl = _Blocking(calls.export_jsonl)
+    import_jsonl = _Blocking(calls.import_jsonl)
     ping = _Blocking(calls.ping)
 
 
@@ -200,6 +202,8 @@ class AsyncClient:
     short_term = _Awaited(calls.short_term)
     export_data = _Awaited(calls.export_data)
     export_table = _Awaited(calls.export_table)
+    export_jsonl = _Awaited(calls.export_jsonl)
+    import_jsonl = _Awaited(calls.import_jsonl)
     ping = _Awaited(calls.ping)
 
 
@@ -219,4 +223,5 @@ LEFT_OUT = {
     "engine_name": "an attribute of the server's Memory",
     "path": "an attribute of the server's Memory",
     "max_text_chars": "the server's setting: a text over it is TextTooLongError",
+    "export_lines": "export_jsonl writes the route's lines to a file here",
 }

@@ -19,16 +19,21 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class Request:
-    """One HTTP request of a method: ``body`` is JSON (None: no body), ``params`` the
-    query string. ``missing``: a 404 ``not_found`` answers None instead of raising
-    (``get`` and ``delete`` return None and False for a missing memory, as
-    ``Memory`` does)."""
+    """One HTTP request of a method: ``body`` is JSON (None: no body; ``content``:
+    raw bytes instead), ``params`` the query string. ``missing``: a 404 ``not_found``
+    answers None instead of raising (``get`` and ``delete`` return None and False for
+    a missing memory, as ``Memory`` does)."""
 
     method: str
     path: str
     params: Mapping[str, Any] | None = None
     body: Any = None
     missing: bool = False
+    #: a body sent as these bytes, of ``content_type``, instead of ``body`` as JSON
+    content: bytes | None = None
+    content_type: str = "application/json"
+    #: the answer of a success returned as text (an export's lines), not decoded JSON
+    raw: bool = False
 
 
 #: a method's exchange: yields requests, is sent their decoded answers, returns R

@@ -30,11 +30,19 @@ def answer(request: Request, response: httpx.Response) -> Any:
     None for a missing memory the request allows (``Request.missing``), else the
     library's error for it raised."""
     if response.is_success:
-        return _json(response)
+        return response.text if request.raw else _json(response)
     payload = _json(response, strict=False)
     if request.missing and response.status_code == 404 and _code(payload) == "not_found":
         return None
     raise error_for(response.status_code, payload)
+
+
+def sent(request: Request) -> dict[str, Any]:
+    """httpx's arguments for a request's query and body (JSON, or raw bytes)."""
+    if request.content is None:
+        return {"params": request.params, "json": request.body}
+    headers = {"Content-Type": request.content_type}
+    return {"params": request.params, "content": request.content, "headers": headers}
 
 
 def _json(response: httpx.Response, *, strict: bool = True) -> Any:
@@ -75,9 +83,7 @@ class Sender:
 
     def _once(self, request: Request) -> httpx.Response:
         try:
-            return self.http.request(
-                request.method, request.path, params=request.params, json=request.body
-            )
+            return self.http.request(request.method, request.path, **sent(request))
         except httpx.TransportError as exc:
             raise unreachable(str(self.http.base_url), exc) from exc
 
@@ -103,8 +109,6 @@ class AsyncSender:
 
     async def _once(self, request: Request) -> httpx.Response:
         try:
-            return await self.http.request(
-                request.method, request.path, params=request.params, json=request.body
-            )
+            return await self.http.request(request.method, request.path, **sent(request))
         except httpx.TransportError as exc:
             raise unreachable(str(self.http.base_url), exc) from exc

@@ -9,7 +9,8 @@ machine) passes user ids through unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import io
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError, InvalidTypeError
@@ -155,6 +156,16 @@ class TenantMemory:
         if self.tenant is not None:
             names = [u for u in (unscoped_user(self.tenant, n) for n in names) if u is not None]
         return {"users": names}
+
+    def export_lines(self, user_id: str, vectors: bool = False) -> Iterator[str]:
+        """The user's JSONL export, naming the user by the tenant's own name."""
+        user = self._user(user_id)
+        return self.mem.export_lines(user, vectors=vectors, as_user=user_id)
+
+    def import_jsonl(self, user_id: str, body: bytes, on_conflict: str = "error") -> dict[str, Any]:
+        """A JSONL export sent whole (a request body) added to the user."""
+        user = self._user(user_id)
+        return {"imported": self.mem.import_jsonl(io.BytesIO(body), user, on_conflict=on_conflict)}
 
     def export_table(self, user_id: str) -> dict[str, Any]:
         data = self.mem.export_data(self._user(user_id))

@@ -48,6 +48,10 @@ class AddedOut(BaseModel):
     )
 
 
+class ImportedOut(BaseModel):
+    imported: int = Field(description="how many memories were added")
+
+
 class VersionOut(BaseModel):
     """One version of a memory (:class:`remem.types.Version`, as its ``to_dict``)."""
 
