@@ -278,8 +278,15 @@ def check_record(obj: dict[str, Any], n: int, head: Header, dim: int, max_chars:
         history = _history(obj.get("history"), memory, max_chars)
         vector, passages = _vectors(obj, head, dim, len(memory.text))
     except (InvalidInputError, InvalidTypeError) as exc:
-        raise type(exc)(f"line {n}: {exc}") from None
+        raise _in_file(exc, f"line {n}") from None
     return Record(n, memory_id, memory, history, vector, passages)
+
+
+def _in_file(exc: Exception, where: str) -> InvalidInputError:
+    """A field's error as the file's: an InvalidInputError (a wrong type in a file is
+    bad input, not a caller's wrong argument) saying where."""
+    kind = type(exc) if isinstance(exc, InvalidInputError) else InvalidInputError
+    return kind(f"{where}: {exc}")
 
 
 def _history(raw: Any, memory: NewMemory, max_chars: int) -> tuple[Version, ...]:
@@ -315,7 +322,7 @@ def _version(v: Any, number: int, max_chars: int) -> Version:
         )
         at = parse_timestamp(v.get("at"), what="at")
     except (InvalidInputError, InvalidTypeError) as exc:
-        raise type(exc)(f"history: version {number}: {exc}") from None
+        raise _in_file(exc, f"history: version {number}") from None
     if v.get("timestamp") is None or v.get("at") is None:
         raise InvalidInputError(f"history: version {number} needs 'timestamp' and 'at'")
     if at.tzinfo is None:
@@ -338,8 +345,12 @@ def _vectors(
     )
 
 
-def batches(records: Iterator[Header | Record], size: int = BATCH) -> Iterator[list[Record]]:
-    """The memory lines of :func:`read`, ``size`` at a time (the header dropped)."""
+def batches(
+    records: Iterator[Header | Record], size: int | None = None
+) -> Iterator[list[Record]]:
+    """The memory lines of :func:`read`, ``size`` (default :data:`BATCH`) at a time
+    (the header dropped)."""
+    size = size or BATCH
     batch: list[Record] = []
     for item in records:
         if isinstance(item, Record):

@@ -147,6 +147,37 @@ def test_export_and_import_round_trip(face: Any, tmp_path: Path):
     assert sorted(face.users()) == ["ann", "bob", "cy"]
 
 
+def test_jsonl_export_and_import_keep_ids_times_and_history(face: Any, tmp_path: Path):
+    ids = _stored(face)
+    face.update(ids[0], "bob", text="I adopted a retired racing whippet named Pretzel.")
+    path = tmp_path / "bob.jsonl"
+    assert face.export_jsonl("bob", path, vectors=True) == 3
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0]["format"] == "remem-jsonl" and lines[0]["user_id"] == "bob"
+    assert {r["id"] for r in lines[1:]} == set(ids)
+    assert all(r["user_id"] == "bob" and len(r["vector"]) == 384 for r in lines[1:])
+    assert face.import_jsonl(path, "ann") == 3
+    # the ids are bob's in this store: ann's memories get ids of their own
+    assert not {h.id for h in face.memories("ann")} & set(ids)
+    by_text = {h.text: h for h in face.memories("ann")}
+    for hit in face.memories("bob"):
+        twin = by_text[hit.text]
+        assert (twin.timestamp, twin.speaker, twin.session_id, twin.metadata) == (
+            hit.timestamp, hit.speaker, hit.session_id, hit.metadata)
+        mine, theirs = face.history(hit.id, "bob"), face.history(twin.id, "ann")
+        assert [(v.text, v.changed, v.at) for v in mine] == [
+            (v.text, v.changed, v.at) for v in theirs]
+    with pytest.raises(InvalidInputError, match="line 1"):
+        face.import_jsonl(_bad(tmp_path), "cy")
+    assert face.count("cy") == 0
+
+
+def _bad(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"format": "remem-jsonl", "version": 99}\n')
+    return path
+
+
 def test_update_then_history_shows_both_versions_oldest_first(face: Any):
     ids = _stored(face)
     old, new = TURNS[0]["text"], "I adopted a retired racing whippet named Pretzel."

@@ -9,6 +9,12 @@ Imported only when a server is built (``mcp.create_server``): it needs the MCP S
 which ``remem --help`` must not. The tools are closures over ``call`` because the SDK
 reads each tool's arguments from its function's signature, and the view they act on
 is the calling request's, known only when the server runs.
+
+No tool exports or imports a user (``Memory.export_jsonl``/``import_jsonl``): that is
+bulk data for an operator moving a store, not something an agent reasons over: a
+whole user's memories would flood the model's context (and an import would need the
+file's every line passed through it). The CLI, the HTTP routes and the clients carry
+them.
 """
 
 import functools
