@@ -84,16 +84,17 @@ def test_round_trip_every_engine(open_memory, tmp_path, engine):
     assert [v.version for v in dst.history(ids[2], "a")] == [1, 2, 3]
 
 
-def test_sqlite_to_postgres_and_back(open_memory, tmp_path, pg_url):
+def test_sqlite_to_postgres_and_back(open_memory, tmp_path, pg_url, embedder):
     lite = open_memory(tmp_path / "one.db", "synapse")
     _fill(lite)
     there = tmp_path / "to-pg.jsonl"
     lite.export_jsonl("a", there, vectors=True)
-    pg = open_memory(pg_url, "synapse")
-    assert pg.import_jsonl(there, "a") == len(TURNS)
-    _same(lite, pg)
     back = tmp_path / "from-pg.jsonl"
-    assert pg.export_jsonl("a", back, vectors=True) == len(TURNS)
+    # closed here, before the fixture drops its database
+    with Memory(pg_url, engine="synapse", embedder=embedder, llm="none") as pg:
+        assert pg.import_jsonl(there, "a") == len(TURNS)
+        _same(lite, pg)
+        assert pg.export_jsonl("a", back, vectors=True) == len(TURNS)
     again = open_memory(tmp_path / "two.db", "synapse")
     assert again.import_jsonl(back, "a") == len(TURNS)
     _same(lite, again)
@@ -170,7 +171,10 @@ def test_export_streams_in_bounded_memory(open_memory, tmp_path):
     """20,000 memories: the export holds a page at a time, not the user."""
     db = tmp_path / "big.db"
     store = SQLiteStore(db)
-    news = [NewMemory(f"memory number {i} about topic {i % 97}", None, BASE, None, {}) for i in range(20_000)]
+    news = [
+        NewMemory(f"memory number {i} about topic {i % 97}", None, BASE, None, {})
+        for i in range(20_000)
+    ]
     for i in range(0, len(news), 5000):
         store.add("big", news[i : i + 5000], None)
     store.close()

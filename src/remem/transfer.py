@@ -108,7 +108,8 @@ def record(
 
 def _floats(vectors: np.ndarray) -> list[list[float]]:
     """float32 values as exact doubles: the file round-trips bit for bit."""
-    return np.asarray(vectors, dtype=np.float32).tolist()  # type: ignore[no-any-return]
+    out: list[list[float]] = np.asarray(vectors, dtype=np.float32).tolist()
+    return out
 
 
 def _dumps(obj: Any) -> str:
@@ -345,9 +346,7 @@ def _vectors(
     )
 
 
-def batches(
-    records: Iterator[Header | Record], size: int | None = None
-) -> Iterator[list[Record]]:
+def batches(records: Iterator[Header | Record], size: int | None = None) -> Iterator[list[Record]]:
     """The memory lines of :func:`read`, ``size`` (default :data:`BATCH`) at a time
     (the header dropped)."""
     size = size or BATCH

@@ -163,10 +163,15 @@ def test_jsonl_export_and_import_keep_ids_times_and_history(face: Any, tmp_path:
     for hit in face.memories("bob"):
         twin = by_text[hit.text]
         assert (twin.timestamp, twin.speaker, twin.session_id, twin.metadata) == (
-            hit.timestamp, hit.speaker, hit.session_id, hit.metadata)
+            hit.timestamp,
+            hit.speaker,
+            hit.session_id,
+            hit.metadata,
+        )
         mine, theirs = face.history(hit.id, "bob"), face.history(twin.id, "ann")
         assert [(v.text, v.changed, v.at) for v in mine] == [
-            (v.text, v.changed, v.at) for v in theirs]
+            (v.text, v.changed, v.at) for v in theirs
+        ]
     with pytest.raises(InvalidInputError, match="line 1"):
         face.import_jsonl(_bad(tmp_path), "cy")
     assert face.count("cy") == 0
