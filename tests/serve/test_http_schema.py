@@ -7,6 +7,7 @@ Examples are bounded and derandomized so the file stays fast and repeatable.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -53,10 +54,22 @@ V1_ROUTES = {
     ("/v1/context", "post"),
     ("/v1/export", "get"),
     ("/v1/import", "post"),
+    ("/v1/export/jsonl", "get"),
+    ("/v1/import/jsonl", "post"),
     ("/v1/trace", "post"),
     ("/v1/short-term", "get"),
     ("/v1/engine", "get"),
 }
+
+
+@schemathesis.serializer("application/x-ndjson")
+def _ndjson(ctx, value):
+    """The JSONL import's body: the text the schema's ``string`` generates, as UTF-8;
+    anything else (negative cases) as its JSON (``bytes(n)`` of a large int would
+    allocate n bytes)."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text.encode("utf-8", "surrogatepass")
+
 
 MAY_ALL_MISS = {
     ("/v1/short-term", "get"),  # the served engine (hybrid) has no short-term memory: 422
@@ -65,6 +78,7 @@ MAY_ALL_MISS = {
     ("/v1/memories/{memory_id}/history", "get"),
     ("/v1/memories/{memory_id}", "delete"),
     ("/v1/import", "post"),
+    ("/v1/import/jsonl", "post"),  # a random body is no export: 422
 }
 
 
