@@ -102,6 +102,31 @@ def test_add_get_load_round_trip(store):
     assert all(m.embedding is None for m in store.load("u", with_embeddings=False))
 
 
+def test_pages_walk_one_user_in_order_by_cursor(store):
+    store.add("u", [_new(f"m{i}") for i in range(7)], _vecs(7))
+    store.add("other", [_new("theirs")], _vecs(1))
+    gone = store.load("u")[2].id
+    store.delete("u", [gone])
+    pages = list(store.pages("u", 3, with_embeddings=True))
+    assert [[m.text for m in p] for p in pages] == [["m0", "m1", "m3"], ["m4", "m5", "m6"]]
+    assert all(m.embedding is not None for p in pages for m in p)
+    assert [len(p) for p in store.pages("u", 6)] == [6]
+    assert list(store.pages("nobody", 3)) == []
+
+
+def test_add_keeps_given_ids_and_times_and_refuses_a_taken_id(store):
+    kept = store.add("u", [_new("a"), _new("b")], _vecs(2), ids=["id-a", "id-b"],
+                     created_at=[1000.0, 2000.0])  # fmt: skip
+    assert [m.id for m in kept] == ["id-a", "id-b"]
+    assert set(store.get("u", ["id-a", "id-b"])) == {"id-a", "id-b"}
+    assert store.taken(["id-b", "id-x", "id-a"]) == ["id-b", "id-a"]
+    with pytest.raises(StoreError, match="exists already"):
+        store.add("v", [_new("c")], _vecs(1), ids=["id-a"])  # another user's id too
+    with pytest.raises(StoreError, match="one distinct id"):
+        store.add("v", [_new("c"), _new("d")], _vecs(2), ids=["same", "same"])
+    assert store.count("v") == 0 and store.taken(["same"]) == []
+
+
 def test_values_round_trip_exactly(store):
     """Bit-exact float32 (extremes, subnormals, -0.0), metadata key order and unicode,
     naive and offset timestamps, None fields."""
