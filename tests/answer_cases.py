@@ -18,6 +18,7 @@ ANSWER_FIELDS = {
     "explanations",
     "timings",
     "draft",
+    "source_id",
 }
 
 WHERE = "Where does Ana's sister live?"

@@ -371,6 +371,7 @@ class Memory:
         recalled = self._recall(
             question, user_id, k, now, explain=True, what="question", filters=filters
         )
+        user_id = check_user_id(user_id)
         return self._reader.answer(
             recalled.question,
             recalled.recall,
@@ -378,6 +379,8 @@ class Memory:
             prepared=recalled.prepared,
             extra_calls=recalled.llm_calls,
             started=t0,
+            neighbours=lambda hits: self._recaller.next_turns(user_id, hits),
+            nearness=lambda words, hits: self._recaller.nearness(user_id, words, hits),
         )
 
     def context(

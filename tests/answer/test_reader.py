@@ -29,6 +29,7 @@ from scripted_llm import ScriptedLLM
 ENGINES = engine_names()
 ILSTMA = [e for e in ENGINES if e.startswith("ilstma")]
 BASSOON = "Who plays the bassoon in a jazz quartet?"  # answered by TURNS[1] alone
+BASSOONIST = "Ezekiel"  # the typed reader's answer: the person, cut from TURNS[1]
 UNRELATED = "xylophone zebra quantum"  # no word shared with any turn
 Scripted = ScriptedLLM  # replies scripted, calls recorded (tests/scripted_llm.py)
 
@@ -82,7 +83,7 @@ def test_every_engine_answers_and_refuses(open_memory, tmp_path, engine):
     assert a.refused is False
     assert a.llm_calls == 0
     assert a.evidence and a.evidence[0].id == ids[1]
-    assert a.text == TURNS[1][1]  # the extractive answer: the evidence sentence
+    assert a.text == BASSOONIST and a.source_id == ids[1]  # the person asked, cut from it
     if not engine.startswith("ilstma"):
         # the reader's context is exactly the evidence, one line each, best last
         assert a.context_tokens == estimate_tokens(_context_lines(a.evidence))
@@ -115,7 +116,7 @@ def test_context_budget_holds(open_memory, engine):
     assert len(a_small.evidence) <= len(a_full.evidence)
     # the best-ranked memory is kept first
     assert a_small.evidence[0].id == ids_small[1] and a_full.evidence[0].id == ids_full[1]
-    assert a_small.text == TURNS[1][1]
+    assert a_small.text == BASSOONIST
     if engine in ("dense", "hybrid"):  # ten memories recalled, three of them fit
         assert len(a_small.evidence) < len(a_full.evidence)
 
@@ -655,7 +656,9 @@ def test_reader_error_falls_back_to_extractive():
 def test_no_reader_answers_extractively():
     llm = create_llm("none")
     a = Answerer(llm).answer("Where did Ana's sister move?", _recall())
-    assert a.text == HITS[0].text and a.llm_calls == 0
+    assert a.text == "Paris" and a.source_id == HITS[0].id and a.llm_calls == 0
+    whole = Answerer(llm, mode="extract").answer("Where did Ana's sister move?", _recall())
+    assert whole.text == HITS[0].text and whole.source_id == HITS[0].id
     r = Answerer(llm).answer("xylophone zebra", _recall())
     assert r.refused is True and r.text == REFUSAL and r.evidence == HITS
 
@@ -700,7 +703,7 @@ def test_answer_with_naive_and_aware_timestamps_for_one_user(open_memory):
     mem.add("I adopted a greyhound named Biscuit", user_id="u", timestamp="2023-05-08T13:56:00")
     mem.add("My sister lives in Lisbon", user_id="u")
     a = mem.answer("What is my dog's name?", user_id="u")
-    assert a.text == "I adopted a greyhound named Biscuit" and not a.refused
+    assert a.text == "Biscuit" and not a.refused
     assert len(a.evidence) == 2
 
 

@@ -53,6 +53,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import cache
 from typing import Any
 
 from .. import words
@@ -68,6 +69,7 @@ from ..time.events import EventTime, event_times
 from ..time.tense import Clauses
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
+from . import nlp
 from .settle import (
     REFUSAL,
     asked_keys,
@@ -79,6 +81,7 @@ from .settle import (
     settle,
     unwritten,
 )
+from .typed import Nearness, Neighbours, asks_name, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -109,6 +112,9 @@ class Answer:
     #: the reader's own reply before the refusal checks (for audits); "" without one
     draft: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    #: the id of the memory the answer's words were taken from ("" when the reader
+    #: wrote them, or refused)
+    source_id: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,6 +130,7 @@ class Answer:
             "explanations": self.explanations,
             "timings": self.timings,
             "draft": self.draft,
+            "source_id": self.source_id,
         }
 
     @classmethod
@@ -300,10 +307,15 @@ class Answerer:
         prepared: str | None = None,
         extra_calls: int = 0,
         started: float | None = None,
+        neighbours: Neighbours | None = None,
+        nearness: Nearness | None = None,
     ) -> Answer:
         """Answer from ``recall``. ``prepared`` is an answer the engine's flow already
         produced (ILSTMA's LLM judge on a hit), which costs no further call.
-        ``question`` is the one the pipeline read (a str is read here)."""
+        ``question`` is the one the pipeline read (a str is read here).
+        ``neighbours`` gives the turns said after some memories (the typed reader
+        reads the reply to a turn that asks: ``answer/typed.py``), ``nearness`` how
+        near in meaning a memory comes to what a question asks of."""
         t0 = started if started is not None else time.perf_counter()
         question = as_question(question)
         evidence, context, ctx_tokens = self.fit(recall.hits, notes, versions(recall.explanations))
@@ -337,11 +349,11 @@ class Answerer:
                 **base,
             )
         if (
-            self.mode in ("extract", "span")
+            self.mode in ("extract", "span", "typed")
             or not self.llm.generates
             or (self.mode == "routed" and routed_to_sentence(question, evidence))
         ):
-            return self._extract(question, evidence, base, extra_calls, t0)
+            return self._extract(question, evidence, base, extra_calls, t0, (neighbours, nearness))
         return self._generate(question, evidence, context, base, extra_calls, t0)
 
     def _generate(
@@ -411,13 +423,17 @@ class Answerer:
         base: dict[str, Any],
         extra_calls: int,
         t0: float,
+        around: tuple[Neighbours | None, Nearness | None] = (None, None),
     ) -> Answer:
         """The extractive answer (``mode="extract"``, or any mode without a generating
-        LLM), with ``mode="span"`` cut by the reader to the words of it that answer.
-        A question asking for a date gets the sentence's own date, else its memory's
-        day ("8 May 2023"; relative times such as "yesterday" are left to the reader,
-        which is told them in ``generate`` mode)."""
+        LLM): with ``mode="typed"`` the span of the kind asked (``answer/typed.py``),
+        with ``mode="span"`` the sentence cut by the reader to the words of it that
+        answer, else the sentence. A question asking for a date gets the sentence's
+        own date, else the time it tells resolved against when it was said, else its
+        memory's day ("Saturday 8 March 2025")."""
         sentence, hit = best_sentence(question, evidence, replaced(base["explanations"]))
+        if hit is not None and self.mode == "typed" and question.answer_type != "date":
+            sentence, hit = self._typed(question, evidence, around, (sentence, hit))
         if hit is None:
             return Answer(
                 REFUSAL,
@@ -443,12 +459,34 @@ class Answerer:
             text,
             draft=c.text if c is not None else "",
             refused=False,
+            source_id=hit.id if isinstance(hit, Hit) else "",
             llm_calls=calls,
             latency_s=time.perf_counter() - t0,
             prompt_tokens=c.prompt_tokens if c is not None else 0,
             completion_tokens=c.completion_tokens if c is not None else 0,
             **base,
         )
+
+    def _typed(
+        self,
+        question: Question,
+        evidence: list[Hit],
+        around: tuple[Neighbours | None, Nearness | None],
+        sentence: tuple[str, Any],
+    ) -> tuple[str, Any]:
+        """The typed reader's span and its memory; the extractive ``sentence`` (and
+        its memory) when the question wants no typed answer; ("", None), a refusal,
+        when it asks for a name that no memory about its subject gives. Without the
+        NLP pipeline installed, the sentence."""
+        if not nlp.available():
+            _warn_once(
+                "the typed reader needs spaCy: pip install 'remem[local]'; answering with sentences"
+            )
+            return sentence
+        found = typed_answer(question, evidence, *around)
+        if found is not None:
+            return found
+        return ("", None) if asks_name(question) else sentence
 
     def _span(self, question: Question, sentence: str) -> tuple[str, Completion | None]:
         """The words of ``sentence`` the reader picks as the answer, and its call: the
@@ -485,7 +523,12 @@ class Answerer:
 
 
 #: how the reader answers (``mode`` on :class:`Answerer`)
-MODES = ("generate", "extract", "span", "routed")
+MODES = ("generate", "extract", "span", "routed", "typed")
+
+
+@cache
+def _warn_once(message: str) -> None:
+    log.warning(message)
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,21 @@ class UserIndex:
             for row in range(a, b):
                 self.passages.remove(row)
 
+    def next_in_session(self, memory_id: str) -> str | None:
+        """The memory added next in ``memory_id``'s session (a deleted one skipped),
+        None when there is none or it has no session: the turn that answers a turn
+        asking ("Who's teaching you?" -> "Her name is Ines Duarte"), which the
+        typed reader reads (``answer/typed.py``)."""
+        p = self.pos.get(memory_id)
+        if p is None or self.session[p] < 0:
+            return None
+        for q in range(p + 1, len(self.ids)):
+            if self.session[q] != self.session[p]:
+                return None
+            if self.ids[q] in self.pos:
+                return self.ids[q]
+        return None
+
     @property
     def session_codes(self) -> dict[str, int]:
         """Session id -> the small integer :attr:`session` holds."""

@@ -110,9 +110,9 @@ class LLM(ABC):
     #: whether ``json_schema`` is enforced by the backend (grammar / structured output)
     enforces_schema: bool = False
     #: how the answering layer reads memory with this model when its ``mode`` is
-    #: "auto" (``remem.answer.reader.MODES``): a model generates the answer from the
-    #: notes (the bundled small one only where the words differ: ``routed``); without
-    #: one (``none``) the answer is extracted
+    #: "auto" (``remem.answer.reader.MODES``): a capable model generates the answer
+    #: from the notes; without one (``none``), and with the bundled small one, the
+    #: typed extractive reader cuts it from the evidence (``typed``)
     answer_mode: str = "generate"
     #: the sampling seed a sampled call (temperature > 0) derives its own from; None
     #: sends none (the backend picks)

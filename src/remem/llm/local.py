@@ -67,10 +67,11 @@ class LocalLLM(LLM):
     repeats too."""
 
     enforces_schema = True
-    #: a 135M model reads a sentence that says the question's words worse than the
-    #: sentence itself does: it answers only where words differ (remem.answer.reader's
-    #: ``routed``; chosen on LoCoMo by the numbers in docs/benchmarks.md)
-    answer_mode = "routed"
+    #: a 135M model writes things no memory holds (a car make, a university, for
+    #: people who never named one): by default it answers nothing itself, and the typed
+    #: extractive reader (remem.answer.typed) cuts the answer from the evidence;
+    #: ``answer_options={"mode": "routed"}`` restores its generating route
+    answer_mode = "typed"
 
     def __init__(
         self,

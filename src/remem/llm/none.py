@@ -9,7 +9,7 @@ from .base import LLM, Completion, Request
 class NoLLM(LLM):
     name = "none"
     generates = False
-    answer_mode = "extract"
+    answer_mode = "typed"
     context_window = 4096
 
     def _complete(self, req: Request) -> Completion:

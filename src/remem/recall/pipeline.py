@@ -22,7 +22,7 @@ cannot forget a step and a step is added, replaced or switched off in one place
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 
@@ -199,6 +199,27 @@ class Recaller:
             h if r.superseded_by is None else replace(h, superseded_by=r.superseded_by)
             for h, r in zip(hits, kept, strict=True)
         ]
+
+    def next_turns(self, user_id: str, hits: Sequence[Hit]) -> dict[str, Hit]:
+        """Each hit's id -> the memory said next in its session, as a hit (score 0),
+        for those that have one (``UserIndex.next_in_session``)."""
+        with self._ctx.indexes.use(user_id) as idx:
+            nexts = {h.id: n for h in hits if (n := idx.next_in_session(h.id)) is not None}
+        rows = self._store.get(user_id, list(set(nexts.values()))) if nexts else {}
+        found = {i: rows[n] for i, n in nexts.items() if n in rows}
+        made = self.events.hits(user_id, list(found.values()), [0.0] * len(found))
+        return dict(zip(found, made, strict=True))
+
+    def nearness(self, user_id: str, words: str, hits: Sequence[Hit]) -> dict[str, float]:
+        """The cosine of ``words`` to each hit's vector (hits no longer indexed left
+        out): how near in meaning a memory comes to what a question asks of, as the
+        verdict's premise check reads it (``answer.verdict.premises``)."""
+        vec = self._embedder.embed_one(words)
+        with self._ctx.indexes.use(user_id) as idx:
+            kept = [h.id for h in hits if h.id in idx.pos]
+            at = np.array([idx.pos[i] for i in kept], dtype=np.int64)
+            cos = idx.dense.cosines(at, vec) if kept else np.zeros(0)
+        return {i: float(c) for i, c in zip(kept, cos, strict=True)}
 
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Memories deleted in this process: every stage drops what it kept of them."""

@@ -1,0 +1,231 @@
+"""Candidate answers in a parsed sentence: the phrases a typed reader chooses among.
+
+Each function takes a sentence parsed by :mod:`remem.answer.nlp` (a spaCy ``Span``)
+and returns phrases of it, each with what its kind of phrase adds to its score
+(:mod:`remem.answer.typed` adds the sentence's fit and the phrase's nearness):
+
+- entities of the kind asked (``want.LABELS``), and for a person also runs of proper
+  nouns and a name given as one ("a greyhound named Biscuit"), which the small
+  tagger leaves unlabelled or labels wrong;
+- for a thing: any entity, a quoted title, the noun phrases (the one whose noun the
+  question asks for first), the phrases a question word of the sentence governs (its
+  object, its complement, a preposition's object), the phrase that plays the asked
+  thing's role for the question's verb, and for "What did X do?" the verb phrases.
+
+Every phrase is a run of the sentence's own words: the reader cuts, never writes.
+The weights are round numbers in one order (a wanted kind and a role > a governed
+phrase or a quoted title > a doing verb > any entity > any noun phrase), chosen on
+LoCoMo conversations 1-5 and held on 6-10 (docs/benchmarks.md, "The typed reader").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .. import words
+from ..question import Question
+from .want import LABELS, ROLES, STRICT, Want
+
+#: what an entity of the wanted kind adds (a name given as one too)
+KIND_FIT = 1.5
+#: what a phrase playing the asked thing's role for the question's verb adds
+ROLE_FIT = 1.5
+#: what a phrase governed by a verb of the question adds (half for a noun's)
+GOVERNED_FIT = 1.0
+#: a quoted title ('called "Cyberpunk 2077"'), and a verb phrase for "what did X do"
+QUOTED_FIT = 1.0
+DOING_FIT = 0.8
+#: the longest candidate phrase, in words
+LONGEST = 16
+
+#: the dependencies whose phrase a question word governs
+_GOVERNED = frozenset({"dobj", "attr", "oprd", "acomp", "xcomp", "pobj", "ccomp", "npadvmod"})
+#: what a verb's phrase keeps as its objects
+_OBJECTS = frozenset({"dobj", "dative", "prt", "attr", "acomp", "xcomp", "ccomp", "oprd"})
+#: words a candidate is trimmed of at its start ("my old car" -> "old car")
+_LEADING = frozenset(
+    "a an the my our your his her their its this that these those some".split()  # noqa: SIM905
+)
+_TIMELY = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"})
+_QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
+#: "What did X do?", "What was Sam doing?" (not "Do you...?", not "do they")
+DOING = re.compile(r"(?<!^)\b(?:do|doing)\b(?!\s+(?:you|they|we|i|he|she|it)\b)", re.I)
+#: a name given as one: "a greyhound named Biscuit", "a band called The Wombats"
+_NAMED = re.compile(r"\b(?:named|called|name is|name's)\s+((?:[A-Z][\w'-]*\s?){1,4})")
+_FREQUENCY = re.compile(
+    r"\b((?:once|twice|three times|four times|\w+ times|every other|every|each)\s+"
+    r"(?:a\s+|per\s+|every\s+|other\s+)?(?:day|week|month|year|morning|night|evening|"
+    r"weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|daily|weekly|"
+    r"monthly|yearly|every day|everyday)\b",
+    re.I,
+)
+
+
+def phrases(
+    sent: Any, want: Want, matched: list[Any], question: Question
+) -> list[tuple[Any, float]]:
+    """The candidate phrases of ``sent`` with what their kind of phrase adds."""
+    labels = LABELS[want.kind]
+    out = [(e, KIND_FIT) for e in sent.ents if e.label_ in labels]
+    if want.kind == "person":  # a name the tagger left unlabelled or mislabelled
+        out += [(s, KIND_FIT / 2) for s in _proper_runs(sent)]
+        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _NAMED)]
+    if want.kind == "frequency":
+        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _FREQUENCY)]
+    if want.kind in STRICT:
+        return out
+    out += [(e, KIND_FIT / 3) for e in sent.ents if e.label_ not in ("DATE", "TIME")]
+    out += [(s, QUOTED_FIT) for s in _pattern_spans(sent, _QUOTES)]
+    out += [(c, _chunk_fit(c, want)) for c in sent.noun_chunks if c.root.pos_ != "PRON"]
+    out += _governed(matched)
+    out += _played(sent, want)
+    if DOING.search(question.text):
+        out += _verb_phrases(sent)
+    return out
+
+
+def _chunk_fit(chunk: Any, want: Want) -> float:
+    """What a noun phrase adds: the noun the question asks for, with words of its
+    own ("What kind of water?": "flavored seltzer water"), adds as a wanted kind."""
+    return KIND_FIT if want.head and chunk.root.lemma_.lower() == want.head else 0.0
+
+
+def _governed(matched: list[Any]) -> list[tuple[Any, float]]:
+    """The phrases a question word of the sentence governs (its object, complement,
+    or a preposition's object), a verb's counting more than a noun's."""
+    out = []
+    for t in matched:
+        if t.lemma_ == "do":  # "doing good": what "do" takes is no activity
+            continue
+        fit = GOVERNED_FIT if t.pos_ in ("VERB", "AUX") else GOVERNED_FIT / 2
+        near = [(c, fit) for c in t.children]
+        if t.dep_ in ("nsubj", "nsubjpass") and t.head.lemma_ == "be":
+            # what the subject is: "My partner Sam is a carpenter"
+            near += [(c, ROLE_FIT) for c in t.head.children if c.dep_ in ("attr", "acomp")]
+        for c, fit in near:
+            if c.dep_ not in _GOVERNED and not (c.dep_ == "prep" and t.pos_ in ("VERB", "NOUN")):
+                continue
+            sub = c.doc[c.left_edge.i : c.right_edge.i + 1]
+            if c.dep_ == "prep":
+                sub = sub[1:]  # the preposition's object, not "on car mods"
+            if 0 < len(sub) <= LONGEST:
+                out.append((sub, fit))
+    return out
+
+
+def _played(sent: Any, want: Want) -> list[tuple[Any, float]]:
+    """The phrases that play, for the question's verb in the sentence, the role the
+    asked thing plays in the question ("What fuels Calvin's soul?": the subject of
+    "fuels" in "Performing live always fuels my soul")."""
+    if not want.role[0]:
+        return []
+    verb, role, prep = want.role
+    out = []
+    for t in sent:
+        if words.word_key(t.lemma_.lower()) != verb:
+            continue
+        for c in t.children:
+            if role == "prep" and c.dep_ == "prep" and c.lower_ == prep:
+                out += [
+                    (c.doc[g.left_edge.i : g.right_edge.i + 1], ROLE_FIT)
+                    for g in c.children
+                    if g.dep_ == "pobj"
+                ]
+            elif c.dep_ in ROLES.get(role, ()):
+                out.append((c.doc[c.left_edge.i : c.right_edge.i + 1], ROLE_FIT))
+    return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
+
+
+def _verb_phrases(sent: Any) -> list[tuple[Any, float]]:
+    """Each main verb of ``sent`` with its objects, or its first prepositional phrase
+    when it has none ("joined a gym", "volunteering at a pet shelter"): the answer to
+    "What did X do?". A subordinate clause's verb counts half ("Speaking of new
+    things, I attended a Weight Watchers meeting")."""
+    out = []
+    for t in sent:
+        if t.pos_ != "VERB" or t.dep_ in ("aux", "auxpass", "amod"):
+            continue
+        right = [c for c in t.children if c.i > t.i and c.dep_ in _OBJECTS]
+        if not right:
+            right = [c for c in t.children if c.i > t.i and c.dep_ == "prep"][:1]
+        end = max((c.right_edge.i for c in right), default=t.i)
+        if end - t.i + 1 <= LONGEST:
+            main = t.dep_ in ("ROOT", "conj")  # the clause's own verb, not "Speaking of"
+            out.append((t.doc[t.i : end + 1], DOING_FIT if main else DOING_FIT / 2))
+    return out
+
+
+def _proper_runs(sent: Any) -> list[Any]:
+    """The runs of proper nouns in ``sent`` (not at its start, where any word is
+    capitalised)."""
+    out, start = [], None
+    for t in [*sent, None]:
+        if t is not None and t.pos_ == "PROPN" and t.i > sent.start and not _timely(t):
+            start = t.i if start is None else start
+            continue
+        if start is not None:
+            out.append(sent.doc[start : t.i if t is not None else sent.end])
+            start = None
+    return out
+
+
+def _timely(token: Any) -> bool:
+    """Whether ``token`` is part of a time or a number ("Monday", "2023")."""
+    return token.ent_type_ in _TIMELY
+
+
+def _pattern_spans(sent: Any, rule: re.Pattern[str]) -> list[Any]:
+    """The spans of ``sent`` that ``rule`` matches (snapped to its tokens)."""
+    out = []
+    for m in rule.finditer(sent.text):
+        span = sent.char_span(m.start(1), m.end(1), alignment_mode="expand")
+        if span is not None and len(span):
+            out.append(span)
+    return out
+
+
+def near(span: Any, matched: list[Any]) -> float:
+    """1 / (1 + the parse distance from the span's root to the nearest question
+    word of its sentence); 0 when the sentence holds none."""
+    if not matched:
+        return 0.0
+    root = span.root
+    best = min(_distance(root, m) for m in matched)
+    return 1.0 / (1.0 + best)
+
+
+def _distance(a: Any, b: Any) -> int:
+    """Steps between two tokens of one parse, through their lowest common head."""
+    up_a = [a, *a.ancestors]
+    up_b = {t.i: n for n, t in enumerate([b, *b.ancestors])}
+    for n, t in enumerate(up_a):
+        if t.i in up_b:
+            return n + up_b[t.i]
+    return len(up_a) + len(up_b)
+
+
+def trim(span: Any) -> str:
+    """The span's words without a leading article or possessive and without the
+    punctuation at its ends."""
+    tokens = list(span)
+    while tokens and (tokens[0].lower_ in _LEADING or tokens[0].is_punct):
+        tokens = tokens[1:]
+    while tokens and tokens[-1].is_punct:
+        tokens = tokens[:-1]
+    if not tokens:
+        return ""
+    doc = tokens[0].doc
+    return doc[tokens[0].i : tokens[-1].i + 1].text.strip(" \"'")
+
+
+def thing(span: Any, keys: frozenset[str], want: Want) -> bool:
+    """Whether ``span`` can answer a question for a thing: no time ("last week" is
+    when, not what), no bare number, and something new besides adjectives ("great
+    news" to "What news did she share?"), unless the question asks what kind."""
+    if span.root.ent_type_ in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
+        return False
+    new = [
+        t for t in span if not t.is_stop and not t.is_punct and words.word_key(t.lower_) not in keys
+    ]
+    return want.kind_of or any(t.pos_ != "ADJ" for t in new)

@@ -1,0 +1,246 @@
+"""The typed extractive reader: the span of the evidence that answers, of the kind asked.
+
+Asked "Who's teaching you?" the answer is "Ines Duarte", not the sentence "Her name
+is Ines Duarte", and when that sentence is the reply to the question turn ranked
+first, the reader must look at the reply. So, for a question that wants a typed
+answer (:func:`remem.answer.want.wanted`):
+
+1. **Where to look**: the sentences of the top evidence that share a word with the
+   question, and their dialogue neighbours: the turn after a turn that asks ("Who's
+   teaching you?" -> "Her name is Ines Duarte") inherits the asking turn's fit.
+2. **Candidates**: the named entities of the wanted kind (spaCy's labels,
+   ``want.LABELS``); for a thing, also the noun phrases and the phrases a verb of the
+   question governs ("What did Maria donate?": "my old car" in "I donated my old car
+   to a homeless shelter"). A candidate must hold a content word the question does
+   not (the question's own words are never its answer).
+3. **Fit**: the sentence's fit to the question (shared words, the asked person
+   speaking of themself, the asking turn before it), the candidate's nearness in the
+   parse to the question's words in the sentence, its kind, and who it names: a
+   person answer that is the name of a speaker of the evidence counts less, one the
+   question names is never the answer.
+
+Every word of the answer is a word of a memory: nothing is written, only cut. A
+question that asks for a name (or another entity kind) when no sentence about its
+subject holds one gets ``None`` and the reader refuses: the attribute was never given
+("What is my landlord's name?" when only the rent was mentioned).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .. import words
+from ..question import Question
+from ..time.events import event_times
+from ..types import Hit
+from . import nlp
+from .spans import near, phrases, thing, trim
+from .verdict import RELATED_MIN
+from .want import STRICT, Want, wanted
+
+#: the memories read (best first) for candidates, and how much a worse rank costs
+DEPTH = 6
+_RANK_COST = 0.05
+#: what the turn after an asking turn inherits of the asking turn's fit
+_REPLY_SHARE = 0.8
+#: what a sentence inherits of the fit of the one before it in the same memory
+#: ("Last Fri I took my kids to a pottery workshop. We all made our own pots")
+_NEXT_SHARE = 0.5
+#: what naming a speaker costs a person answer ("Who is teaching you?" is rarely
+#: answered by the name of one of the two talking)
+_SPEAKER_COST = 1.5
+#: what each of the question's own words inside a candidate costs
+_ASKED_COST = 0.7
+#: candidates longer than this many words cost a little each extra word
+_SHORT = 4
+_LENGTH_COST = 0.08
+#: a list answer keeps candidates within this of the best score, at most this many
+_LIST_SLACK = 1.0
+_LIST_MAX = 4
+#: kinds asked as an attribute of something, refused when never given (a count is
+#: not: LoCoMo's "how many" answers are counted over memories, not said in one)
+_ATTRIBUTES = frozenset({"age"})
+#: words that say what kind of answer is asked, not whose
+_KIND_KEYS = frozenset(
+    words.content_keys("name names named called old age many much long often far time number")
+)
+
+#: the turns said next after some memories: their ids -> the next turn of each
+#: (``Recaller.next_turns``); the typed reader asks once per answer
+Neighbours = Callable[[Sequence[Hit]], Mapping[str, Hit]]
+#: how near in meaning some words come to each memory: (words, hits) -> id -> cosine
+#: (``Recaller.nearness``)
+Nearness = Callable[[str, Sequence[Hit]], Mapping[str, float]]
+#: a memory to read, what it inherits of another's fit, and its rank
+Source = tuple[Hit, float, int]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A candidate answer: its words, score, and the memory it is from."""
+
+    text: str
+    score: float
+    hit: Hit
+
+
+def typed_answer(
+    question: Question,
+    evidence: Sequence[Hit],
+    neighbours: Neighbours | None = None,
+    nearness: Nearness | None = None,
+) -> tuple[str, Hit] | None:
+    """The best span of the wanted kind and the memory it is from; None when the
+    question wants no typed answer, or wants an entity no sentence about it holds.
+    ``nearness`` tells how near in meaning each memory is to what the question asks
+    of (:func:`_about_subject`); without it, only words count."""
+    want = wanted(question)
+    if not want.kind:
+        return None
+    sources = _sources(question, evidence, neighbours)
+    if want.kind in STRICT:
+        sources = _about_subject(question, sources, nearness)
+    found = _candidates(question, want, sources)
+    if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name":
+        # no entity of the kind: the phrase in the asked role ("Where did they meet?"
+        # -> "at a festival"); a name asked for and never given stays unanswered
+        found = _candidates(question, replace(want, kind="thing"), sources)
+    if not found:
+        return None
+    found.sort(key=lambda s: -s.score)
+    best = found[0]
+    if not want.many:
+        return best.text, best.hit
+    kept: list[str] = []
+    for s in found:
+        if s.score < best.score - _LIST_SLACK or len(kept) >= _LIST_MAX:
+            break
+        if not any(s.text.lower() in k.lower() or k.lower() in s.text.lower() for k in kept):
+            kept.append(s.text)
+    return ", ".join(kept), best.hit
+
+
+def asks_name(question: Question) -> bool:
+    """Whether the question asks for a name, an age or a count ("What is my
+    landlord's name?", "How old is my cat?"): then finding none in what memory says
+    of its subject means it was never given."""
+    want = wanted(question)
+    return want.head == "name" or want.kind in _ATTRIBUTES
+
+
+def _sources(
+    question: Question, evidence: Sequence[Hit], neighbours: Neighbours | None
+) -> list[Source]:
+    """(memory, inherited fit, rank) to read: the top evidence, then the turn after
+    each of them that asks, carrying that turn's fit."""
+    top = list(evidence[:DEPTH])
+    asking = [h for h in top if h.text.rstrip().endswith("?")]
+    replies = neighbours(asking) if neighbours is not None and asking else {}
+    out: list[Source] = []
+    seen: set[str] = set()
+    for rank, h in enumerate(top):
+        if h.id not in seen:
+            out.append((h, 0.0, rank))
+            seen.add(h.id)
+        n = replies.get(h.id)
+        if n is not None and n.id not in seen and n.speaker != h.speaker:
+            out.append((n, _REPLY_SHARE * _fit(question, h.text, h), rank))
+            seen.add(n.id)
+    return out
+
+
+def _fit(question: Question, sentence: str, hit: Hit) -> float:
+    """How well ``sentence`` of ``hit`` speaks to the question: shared content words,
+    one more when the asked person speaks of themself, one more when it tells of a
+    time inside the window the question names ("What was Sam doing on 4 December?":
+    "I attended a Weight Watchers meeting yesterday", said on the 5th), as the
+    extractive reader counts them (``reader.best_sentence``)."""
+    from .reader import in_window, told_by_asked
+
+    keys = question.keys - words.ASKING
+    shared = len(keys & words.content_keys(sentence))
+    window = question.window is not None and in_window(
+        event_times(sentence, hit.timestamp), question
+    )
+    return shared + told_by_asked(sentence, hit, keys) + window
+
+
+def _candidates(question: Question, want: Want, sources: list[Source]) -> list[Span]:
+    """Every candidate phrase of every source sentence that speaks to the question,
+    scored."""
+    keys = question.keys - words.ASKING
+    out: list[Span] = []
+    for hit, sent, fit, rank in _sentences(question, sources):
+        matched = [t for t in sent if words.word_key(t.lower_) in keys and not t.is_stop]
+        for span, kind_fit in phrases(sent, want, matched, question):
+            text = trim(span)
+            if not _answers(question, want, span, text):
+                continue
+            score = fit + kind_fit + near(span, matched) - _RANK_COST * rank
+            out.append(Span(text, score - _cost(question, want, text, sources), hit))
+    return out
+
+
+def _sentences(question: Question, sources: list[Source]) -> Iterator[tuple[Hit, Any, float, int]]:
+    """(memory, sentence, fit, rank) of each source sentence that speaks to the
+    question (:func:`_fit`), one after such a sentence inheriting part of its fit."""
+    for hit, inherited, rank in sources:
+        before = 0.0
+        for sent in nlp.parse(hit.text).sents:
+            own = _fit(question, sent.text, hit)
+            fit = max(own, _NEXT_SHARE * before) + inherited
+            before = own
+            if fit > 0:
+                yield hit, sent, fit, rank
+
+
+def _answers(question: Question, want: Want, span: object, text: str) -> bool:
+    """Whether phrase ``text`` (of ``span``) can answer at all: it says something
+    the question does not, names no one the question names, and, for a thing, is
+    no time or bare number (:func:`spans.thing`)."""
+    keys = question.keys - words.ASKING
+    if not text or not words.content_keys(text) - keys:
+        return False
+    low = text.lower()
+    named = {n.lower() for n in question.names}
+    if low in named or any(n in low.split() for n in named):
+        return False
+    return want.kind != "thing" or thing(span, keys, want)
+
+
+def _cost(question: Question, want: Want, text: str, sources: list[Source]) -> float:
+    """What a phrase's words cost it: the question's own words in it, its length
+    past a few words, and for a person, being the name of one who speaks."""
+    keys = question.keys - words.ASKING
+    cost = _ASKED_COST * len(words.content_keys(text) & keys)
+    cost += _LENGTH_COST * max(0, len(text.split()) - _SHORT)
+    if want.kind == "person" and text.lower() in {
+        h.speaker.lower() for h, _, _ in sources if h.speaker
+    }:
+        cost += _SPEAKER_COST
+    return cost
+
+
+def _about_subject(
+    question: Question, sources: list[Source], nearness: Nearness | None
+) -> list[Source]:
+    """For a question asking an entity (a name, an age, a number), the sources that
+    speak of what it is asked of: by a word of it other than the names the question
+    gives and the words naming the kind, or near it in meaning (``nearness``, by the
+    verdict's premise threshold: "my dog" and "I adopted a greyhound named Biscuit").
+    A reply inherits its asking turn's standing. "What is the name of Priya's
+    brother?": a memory about Priya's cello teacher names no brother."""
+    subject = question.topic_keys - _KIND_KEYS
+    if not subject:
+        return sources
+    said = [w for w, k in question.content if k in subject]
+    near = nearness(" ".join(said), [h for h, _, _ in sources]) if nearness and said else {}
+    kept, standing = [], False
+    for hit, inherited, rank in sources:
+        own = bool(subject & words.content_keys(hit.text)) or near.get(hit.id, 0.0) >= RELATED_MIN
+        standing = own or (inherited > 0 and standing)
+        if standing:
+            kept.append((hit, inherited, rank))
+    return kept

@@ -1,0 +1,168 @@
+"""What answer a question wants: its kind, the noun it asks for, one thing or several.
+
+The typed reader (:mod:`remem.answer.typed`) looks in the evidence for a span of the
+wanted kind, so the kind is read finer than ``words.answer_type`` (which routes the
+pipeline): a person, a place, an organisation, a number, a duration, a frequency, a
+time of day, a thing (the noun a "what"/"which" asks for, when it asks for one), or
+nothing typed (yes/no and dates, which other readers answer). The rules are the
+question's asking words; the noun after "what"/"which" comes from the parse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..question import Question
+
+#: entity labels (spaCy's OntoNotes set) that answer each kind
+LABELS: dict[str, frozenset[str]] = {
+    "person": frozenset({"PERSON"}),
+    "place": frozenset({"GPE", "LOC", "FAC"}),
+    "org": frozenset({"ORG"}),
+    "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
+    "money": frozenset({"MONEY", "CARDINAL"}),
+    "age": frozenset({"DATE", "CARDINAL"}),
+    "duration": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
+    "frequency": frozenset({"DATE", "TIME", "CARDINAL"}),
+    "time": frozenset({"TIME"}),
+    "distance": frozenset({"QUANTITY", "CARDINAL"}),
+    "thing": frozenset(),
+}
+
+#: kinds whose answer must be an entity of their labels (a thing may be any phrase)
+STRICT = frozenset(LABELS) - {"thing"}
+
+_ASKS = (
+    ("money", re.compile(r"^\W*how\s+much\s+(?:money|did|does|do|is|was|would|will|can)\b", re.I)),
+    ("number", re.compile(r"^\W*how\s+(?:many|much)\b", re.I)),
+    ("age", re.compile(r"^\W*how\s+old\b", re.I)),
+    ("duration", re.compile(r"^\W*how\s+long\b|\bfor\s+how\s+long\b", re.I)),
+    ("frequency", re.compile(r"^\W*how\s+often\b", re.I)),
+    ("distance", re.compile(r"^\W*how\s+far\b", re.I)),
+    ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b", re.I)),
+    ("person", re.compile(r"^\W*(?:who|whom|whose)\b", re.I)),
+    ("place", re.compile(r"^\W*where\b", re.I)),
+)
+
+#: the noun after "what"/"which" that names the kind
+_HEAD_KINDS = {
+    "name": "person",
+    "city": "place",
+    "country": "place",
+    "town": "place",
+    "state": "place",
+    "place": "place",
+    "location": "place",
+    "company": "org",
+    "organization": "org",
+    "organisation": "org",
+    "employer": "org",
+    "firm": "org",
+    "university": "org",
+    "college": "org",
+}
+
+#: "why" and "how did she feel": a reason or a manner, which a sentence tells better
+#: than any one span of it
+_REASON = re.compile(r"^\W*(?:why|how\s+(?!many|much|old|long|often|far)\w+)\b", re.I)
+_ASKING = re.compile(r"^\W*(?:what|which|who|whom|whose|where|how|name|tell)\b", re.I)
+_WHAT = re.compile(r"^\W*(?:what|which)\b", re.I)
+#: "what kind of", "which type of": the noun after them is the one asked for
+_KIND_OF = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "form", "forms"})
+
+
+@dataclass(frozen=True)
+class Want:
+    """What the question wants: ``kind`` (a key of :data:`LABELS`, or "" for none the
+    typed reader answers), ``head`` (the noun asked for: "movie" of "What movie did
+    Sam watch?"; "" when none), ``many`` (a list: "What are Joanna's hobbies?")."""
+
+    kind: str
+    head: str = ""
+    many: bool = False
+    #: it asks what kind or type ("What kind of online group?"): a modifier answers
+    kind_of: bool = False
+    #: the part the asked thing plays: (the verb's key, its role, the preposition)
+    #: ("What did Maria donate?" -> ("donate", "object", "")); empty when none is read
+    role: tuple[str, str, str] = ("", "", "")
+
+
+def wanted(question: Question) -> Want:
+    """What ``question`` wants (:class:`Want`)."""
+    if question.answer_type in ("date", "yes/no") or _REASON.search(question.text):
+        return Want("")
+    if "?" not in question.text and not _ASKING.search(question.text):
+        return Want("")  # words to look up ("Ezekiel bassoon jazz quartet"), no question
+    text = question.text
+    head, many = _asked_noun(question)
+    role = _role(question)
+    for kind, rule in _ASKS:
+        if rule.search(text):
+            return Want(kind, head, many and kind in ("person", "place"), role=role)
+    if head in _HEAD_KINDS and _WHAT.search(text):
+        return Want(_HEAD_KINDS[head], head, many, role=role)
+    if re.search(r"\bname\b", text, re.I):
+        return Want("person", "name", many, role=role)
+    kind_of = bool(re.search(r"\b(?:kind|kinds|type|types|sort|sorts)\s+of\b", text, re.I))
+    return Want("thing", head, many, kind_of, role)
+
+
+_NO_ROLE = ("", "", "")
+#: dependency labels by the role they play for their verb
+ROLES = {
+    "subject": frozenset({"nsubj", "nsubjpass", "csubj"}),
+    "object": frozenset({"dobj", "dative", "attr", "oprd", "xcomp", "ccomp", "acomp"}),
+    "prep": frozenset({"pobj"}),
+}
+
+
+def _role(question: Question) -> tuple[str, str, str]:
+    """The verb the asking word (or the noun it picks: "What movie") hangs on, the
+    role it plays there, and its preposition ("What was her audition for?" ->
+    ("audition", "prep", "for")); empty strings when the parse gives none."""
+    from .. import words
+    from .nlp import parse
+
+    doc = parse(question.text)
+    wh = next((t for t in doc if t.lower_ in ("what", "which", "who", "whom")), None)
+    if wh is None:
+        return _NO_ROLE
+    x = wh.head if wh.dep_ == "det" else wh  # "What movie": the noun plays the part
+    prep = ""
+    head = x.head
+    if x.dep_ == "pobj":
+        prep, head = head.lower_, head.head
+    if head is x or head.lemma_ in ("be", "do"):
+        # a copula's subject and attribute are read in typed.py; what "do" takes
+        # ("What was Sam doing?") is an activity, a verb phrase of its own
+        return _NO_ROLE
+    for name, deps in ROLES.items():
+        if x.dep_ in deps or (prep and name == "prep"):
+            return words.word_key(head.lemma_.lower()), name, prep
+    return _NO_ROLE
+
+
+def _asked_noun(question: Question) -> tuple[str, bool]:
+    """The noun the question asks for and whether it is plural: the noun after
+    "what"/"which" ("What movie ...", "What kind of books ..."), else the subject or
+    attribute of "What is/are ..." ("What are Joanna's hobbies?"); ("", False)."""
+    from .nlp import parse
+
+    doc = parse(question.text)
+    wh = next((t for t in doc if t.lower_ in ("what", "which", "who", "where", "how")), None)
+    if wh is None:
+        return "", False
+    noun = None
+    if wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN"):
+        noun = wh.head
+        if noun.lower_ in _KIND_OF:
+            inner = [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"]
+            objs = [g for p in inner for g in p.children if g.dep_ == "pobj"]
+            noun = objs[0] if objs else noun
+    elif wh.lower_ == "what" and wh.head.lemma_ == "be":
+        subj = [c for c in wh.head.children if c.dep_ in ("nsubj", "attr") and c != wh]
+        noun = subj[0] if subj and subj[0].pos_ == "NOUN" else None
+    if noun is None:
+        return "", False
+    return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS")
