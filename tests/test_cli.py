@@ -194,12 +194,14 @@ def test_demo_runs_and_finds_evidence(capsys):
     assert "ILSTMA cache" in out
     # every answer is graded and the counts add up to the questions asked
     graded = re.search(
-        r"Answers to the 10 answerable questions: (\d+) right, (\d+) partly right, "
-        r"(\d+) wrong, (\d+) refused",
+        r"(\d+) of 10 right \((\d+) of the wrong refused although the conversation says it\), "
+        r"(\d+) of 2 never-mentioned questions refused",
         " ".join(out.split()),
     )
     assert graded, out[-800:]
-    assert sum(int(x) for x in graded.groups()) == 10
+    right, refused_wrongly, _ = (int(x) for x in graded.groups())
+    assert right + refused_wrongly <= 10
+    assert "PARTLY" not in out
     assert "expected: Ines Duarte" in out and re.search(r"evidence D2:5 (ranked \d|not in)", out)
 
 

@@ -651,6 +651,28 @@ def ingest(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
 
 
 @benchmark(
+    "answers",
+    help="answers graded by content on conversations written for it (issue 37): right "
+    "names, numbers, places and days, refusals of what was never said, invented words",
+    args=[
+        arg(
+            "--engines",
+            type=names,
+            default=["hybrid", "synapse"],
+            help="engines, comma-separated (default hybrid,synapse)",
+        ),
+        arg("--llm", default="auto", help="reader backend (default auto, Memory's own)"),
+        *OUT,
+    ],
+)
+def answers(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
+    from .answercheck import run_answer_check, tables
+
+    result = run_answer_check(args.engines, llm=args.llm, progress=_progress)
+    return result, tables(result)
+
+
+@benchmark(
     "time",
     help="event times at ingest and question windows: exact intervals on the hand-labelled sets",
     args=[

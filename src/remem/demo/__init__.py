@@ -4,9 +4,10 @@ The conversation (``conversation.json``, written for this project) spans six
 sessions over seven weeks; its questions have known evidence turns, and two ask
 about things never said. The demo ingests it through the public API, then for each
 question shows the answer (the bundled local model, or extractive without one)
-and whether it matches the expected answer (LoCoMo's token F1: right at 0.5 or
-more, partly right above 0, else wrong), the rank at which the evidence came back,
-the evidence and how SYNAPSE reached it (an anchor or an activation path), whether
+and whether it is right (by content: every key word of the expected answer in it as
+a whole word, an expected day named by its day and month; a refusal of something
+the conversation says is wrong), the rank at which the evidence came back, the
+evidence and how SYNAPSE reached it (an anchor or an activation path), whether
 ILSTMA's short-term cache would have answered, and what was refused and whether it
 should have been. Nothing here is tuned to the reader: the questions, expected
 answers and verdict rules are fixed, and a wrong answer is shown as wrong.
@@ -15,15 +16,14 @@ answers and verdict rules are fixed, and a wrong answer is shown as wrong.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..answer.settle import date_forms, named_day
-from ..bench.qa_metrics import token_f1
 from ..memory import Memory
 
 DATA = Path(__file__).parent / "conversation.json"
@@ -35,6 +35,11 @@ class DemoQuestion:
     answer: str | None
     evidence: tuple[str, ...]
     kind: str
+    #: the words a right answer holds, all of them (or one of ``alternatives``)
+    keys: tuple[str, ...] = ()
+    alternatives: tuple[str, ...] = ()
+    #: the day a right answer names, for a "when" question
+    day: date | None = None
 
 
 def load_demo(
@@ -58,7 +63,15 @@ def load_demo(
             ]
         )
     questions = [
-        DemoQuestion(q["question"], q["answer"], tuple(q["evidence"]), q["kind"])
+        DemoQuestion(
+            q["question"],
+            q["answer"],
+            tuple(q["evidence"]),
+            q["kind"],
+            tuple(q.get("keys", ())),
+            tuple(q.get("any", ())),
+            date.fromisoformat(q["date"]) if "date" in q else None,
+        )
         for q in raw["questions"]
     ]
     return raw, sessions, questions
@@ -103,12 +116,11 @@ def run_demo(engine: str = "synapse", k: int = 5, llm: str = "auto") -> int:
             cache.close()
             mem.close()
     console.print(
-        f"\nAnswers to the {stats.asked} answerable questions: {stats.right} right, "
-        f"{stats.partly} partly right, {stats.wrong} wrong, {stats.refused_wrongly} "
-        f"refused although the conversation says it.\n"
+        f"\n{stats.right} of {stats.asked} right ({stats.refused_wrongly} of the wrong "
+        f"refused although the conversation says it), {stats.refused_right} of "
+        f"{stats.refusals} never-mentioned questions refused.\n"
         f"Evidence in the top {k} for {stats.found} of {stats.asked} answerable questions "
-        f"(ranked first for {stats.first}; [green]*[/green] marks an evidence turn); "
-        f"{stats.refused_right} of {stats.refusals} never-mentioned questions refused."
+        f"(ranked first for {stats.first}; [green]*[/green] marks an evidence turn)."
     )
     return 0
 
@@ -121,34 +133,41 @@ class DemoStats:
     found: int = 0  # evidence in the top k
     first: int = 0  # evidence ranked first
     right: int = 0
-    partly: int = 0
-    wrong: int = 0
-    refused_wrongly: int = 0  # answerable, yet refused
+    refused_wrongly: int = 0  # answerable, yet refused (wrong)
     refusals: int = 0  # never-mentioned questions
     refused_right: int = 0
 
 
-def grade(answer: str, refused: bool, expected: str | None) -> tuple[str, float | None]:
-    """The demo's verdict on one answer: ``right``, ``partly``, ``wrong`` or
-    ``refused`` for an answerable question (by LoCoMo's token F1 against the expected
-    answer, returned with it), and ``right`` or ``wrong`` for a never-mentioned one
-    (only a refusal is right). An expected day is graded by content: the answer must
-    write that day ("Saturday 8 March 2025", "March 8, 2025"); the right month alone
-    is partly right, any other date wrong, however many words it shares."""
-    if expected is None:
-        return ("right" if refused else "wrong"), None
+def grade(answer: str, refused: bool, q: DemoQuestion) -> bool:
+    """Whether the answer is right, by what it says: a never-mentioned question only
+    when refused; an answerable one never when refused, else when it names the
+    expected day (its day and month; a year it writes must be the right one) or holds
+    every key word, or one of the alternatives, as a whole word."""
+    if q.answer is None:
+        return refused
     if refused:
-        return "refused", 0.0
-    f1 = token_f1(answer, expected)
-    day = named_day(expected)
-    if day is not None:
-        low = answer.lower()
-        if any(form.lower() in low for form in date_forms(day)):
-            return "right", f1
-        said = named_day(answer)
-        month = said is None and day.strftime("%B %Y").lower() in low
-        return ("partly" if month else "wrong"), f1
-    return ("right" if f1 >= 0.5 else "partly" if f1 > 0 else "wrong"), f1
+        return False
+    if q.day is not None:
+        return names_day(answer, q.day)
+    held = bool(q.keys) and all(_has(w, answer) for w in q.keys)
+    return held or any(_has(w, answer) for w in q.alternatives)
+
+
+def _has(word: str, text: str) -> bool:
+    """``word`` in ``text`` as a whole word ("Halden's" holds "Halden"), case aside."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?:'?s)?(?!\w)", text, re.I) is not None
+
+
+def names_day(answer: str, day: date) -> bool:
+    """Whether ``answer`` names ``day``: "8 March", "March 8th, 2025", "2025-03-08"."""
+    if day.isoformat() in answer:
+        return True
+    n, month = rf"0?{day.day}(?:st|nd|rd|th)?", day.strftime("%B")
+    year = r"(?:,?\s+(?P<year>\d{4}))?"
+    for form in (rf"(?<!\d){n}\s+(?:of\s+)?{month}\b{year}", rf"\b{month}\s+{n}(?!\d){year}"):
+        if any(m["year"] in (None, str(day.year)) for m in re.finditer(form, answer, re.I)):
+            return True
+    return False
 
 
 def evidence_rank(evidence_ids: list[str | None], expected: tuple[str, ...]) -> int | None:
@@ -157,14 +176,6 @@ def evidence_rank(evidence_ids: list[str | None], expected: tuple[str, ...]) -> 
         if turn in expected:
             return i
     return None
-
-
-_VERDICT = {
-    "right": "[green]RIGHT[/green]",
-    "partly": "[yellow]PARTLY RIGHT[/yellow]",
-    "wrong": "[red]WRONG[/red]",
-    "refused": "[red]REFUSED[/red] although the conversation says it",
-}
 
 
 def _ask_all(console, Table, mem, cache, user, questions, k) -> DemoStats:
@@ -187,32 +198,27 @@ def _ask_all(console, Table, mem, cache, user, questions, k) -> DemoStats:
             f"{a.context_tokens} context tokens, {a.llm_calls} LLM call(s); "
             f"ILSTMA cache {'hit' if flow.cache_hit else 'miss'})[/dim]"
         )
-        verdict, f1 = grade(a.text, a.refused, q.answer)
+        right = grade(a.text, a.refused, q)
+        verdict = "[green]RIGHT[/green]" if right else "[red]WRONG[/red]"
         if q.evidence:
             stats.asked += 1
-            if verdict == "refused":
-                stats.refused_wrongly += 1
-            else:
-                setattr(stats, verdict, getattr(stats, verdict) + 1)
+            stats.right += right
+            stats.refused_wrongly += a.refused
             rank = evidence_rank([h.metadata.get("dia_id") for h in a.evidence], q.evidence)
             stats.found += rank is not None
             stats.first += rank == 1
             where = f"ranked {rank} of {len(a.evidence)}" if rank else f"not in the top {k}"
-            score = f" (F1 {f1:.2f})" if verdict != "refused" else ""
+            why = " (refused although the conversation says it)" if a.refused else ""
             console.print(
-                f"   {_VERDICT[verdict]}{score}; expected: {q.answer}; "
-                f"evidence {', '.join(q.evidence)} {where}"
+                f"   {verdict}{why}; expected: {q.answer}; evidence {', '.join(q.evidence)} {where}"
             )
         else:
             stats.refusals += 1
-            stats.refused_right += verdict == "right"
+            stats.refused_right += right
             console.print(
                 "   never mentioned in the conversation: only a refusal is right -> "
-                + (
-                    "[green]RIGHT[/green] (refused)"
-                    if verdict == "right"
-                    else "[red]WRONG[/red] (answered)"
-                )
+                + verdict
+                + (" (refused)" if a.refused else " (answered)")
             )
         if not a.evidence:
             continue
