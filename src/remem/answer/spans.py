@@ -48,6 +48,14 @@ _LEADING = frozenset(
     "a an the my our your his her their its this that these those some".split()  # noqa: SIM905
 )
 _TIMELY = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"})
+_LOCATIVE = frozenset({"in", "at", "from", "to", "near"})
+_NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
+#: a time on a clock or a stopwatch ("7:58", "1:53:48") and a duration in units
+_CLOCK = re.compile(
+    r"\b(\d{1,2}:\d{2}(?::\d{2})?|\d+(?:\.\d+)?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?"
+    r"|days?|weeks?|months?|years?))\b",
+    re.I,
+)
 _QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 #: "What did X do?", "What was Sam doing?" (not "Do you...?", not "do they")
 DOING = re.compile(r"(?<!^)\b(?:do|doing)\b(?!\s+(?:you|they|we|i|he|she|it)\b)", re.I)
@@ -66,23 +74,73 @@ def phrases(
     sent: Any, want: Want, matched: list[Any], question: Question
 ) -> list[tuple[Any, float]]:
     """The candidate phrases of ``sent`` with what their kind of phrase adds."""
-    labels = LABELS[want.kind]
-    out = [(e, KIND_FIT) for e in sent.ents if e.label_ in labels]
-    if want.kind == "person":  # a name the tagger left unlabelled or mislabelled
-        out += [(s, KIND_FIT / 2) for s in _proper_runs(sent)]
-        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _NAMED)]
-    if want.kind == "frequency":
-        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _FREQUENCY)]
     if want.kind in STRICT:
-        return out
-    out += [(e, KIND_FIT / 3) for e in sent.ents if e.label_ not in ("DATE", "TIME")]
+        return _entities(sent, want, matched)
+    out = [(e, KIND_FIT / 3) for e in sent.ents if e.label_ not in ("DATE", "TIME")]
     out += [(s, QUOTED_FIT) for s in _pattern_spans(sent, _QUOTES)]
+    out += [(s, _given_fit(s, want)) for s in _pattern_spans(sent, _NAMED)]
     out += [(c, _chunk_fit(c, want)) for c in sent.noun_chunks if c.root.pos_ != "PRON"]
     out += _governed(matched)
     out += _played(sent, want)
     if DOING.search(question.text):
         out += _verb_phrases(sent)
     return out
+
+
+def _entities(sent: Any, want: Want, matched: list[Any]) -> list[tuple[Any, float]]:
+    """The phrases of an entity kind: its labelled entities; for a person also a
+    name given as one ("a greyhound named Biscuit") and the proper nouns the tagger
+    left unlabelled, or labelled otherwise when they stand beside a word of the
+    question ("my neighbour Oksana"); for a place or organisation the unlabelled
+    proper nouns; for a duration a clock time or a number of units ("7:58")."""
+    out = [(e, KIND_FIT) for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
+    if want.kind == "person":
+        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _NAMED)]
+        out += [(s, KIND_FIT / 2) for s in _proper_runs(sent) if _unnamed(s)]
+    elif want.kind in ("place", "org"):
+        out += [(s, KIND_FIT / 2) for s in _proper_runs(sent) if _unlabelled(s, want)]
+    elif want.kind == "frequency":
+        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _FREQUENCY)]
+    elif want.kind in ("duration", "time"):
+        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _CLOCK)]
+    return out
+
+
+def _fits(entity: Any, want: Want) -> bool:
+    """Whether a labelled entity is of the kind: a duration's DATE is a length ("three
+    years", "7:58"), not a day ("yesterday", "last week")."""
+    if want.kind != "duration" or entity.label_ != "DATE":
+        return True
+    return bool(_CLOCK.search(entity.text))
+
+
+def _unnamed(run: Any) -> bool:
+    """Whether a run of proper nouns may be a person's name: unlabelled, or labelled
+    as something else but standing beside a noun as its name ("my neighbour Oksana",
+    "my cousin Ezekiel", which the small tagger calls a nationality and a company);
+    not one after "in" ("the conference in Aarhus")."""
+    if not any(t.ent_type_ in _NOT_PEOPLE for t in run):
+        return True
+    root = run.root
+    return root.dep_ in ("appos", "compound") and root.head.pos_ == "NOUN"
+
+
+def _unlabelled(run: Any, want: Want) -> bool:
+    """Whether a run of proper nouns may be a place or an organisation the tagger did
+    not label so: unlabelled, or for a place, the object of "in", "at", "from" or
+    "to" ("They still live in Maribor", labelled an organisation)."""
+    if not run.root.ent_type_:
+        return True
+    root = run.root
+    return want.kind == "place" and root.dep_ == "pobj" and root.head.lower_ in _LOCATIVE
+
+
+def _given_fit(span: Any, want: Want) -> float:
+    """What a name given as one adds to a thing: as a wanted kind, twice when it names
+    the noun asked for ("a novel called The Glass Orchard" to "Which novel?")."""
+    before = span.doc[span.start - 2] if span.start >= 2 else None
+    asked = before is not None and want.head and before.lemma_.lower() == want.head
+    return KIND_FIT * (2 if asked else 1)
 
 
 def _chunk_fit(chunk: Any, want: Want) -> float:

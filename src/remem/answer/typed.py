@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import words
 from ..question import Question
+from ..store.base import timestamp_epoch
 from ..time.events import event_times
 from ..types import Hit
 from . import nlp
@@ -56,6 +57,8 @@ _ASKED_COST = 0.7
 #: candidates longer than this many words cost a little each extra word
 _SHORT = 4
 _LENGTH_COST = 0.08
+#: what being the newest memory, said last in it, adds for a question about now
+_LATER = 1.0
 #: a list answer keeps candidates within this of the best score, at most this many
 _LIST_SLACK = 1.0
 _LIST_MAX = 4
@@ -100,7 +103,7 @@ def typed_answer(
     if not want.kind:
         return None
     sources = _sources(question, evidence, neighbours)
-    if want.kind in STRICT:
+    if _refusing(want):
         sources = _about_subject(question, sources, nearness)
     found = _candidates(question, want, sources)
     if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name":
@@ -126,7 +129,11 @@ def asks_name(question: Question) -> bool:
     """Whether the question asks for a name, an age or a count ("What is my
     landlord's name?", "How old is my cat?"): then finding none in what memory says
     of its subject means it was never given."""
-    want = wanted(question)
+    return _refusing(wanted(question))
+
+
+def _refusing(want: Want) -> bool:
+    """:func:`asks_name` of a read :class:`Want`."""
     return want.head == "name" or want.kind in _ATTRIBUTES
 
 
@@ -171,6 +178,7 @@ def _candidates(question: Question, want: Want, sources: list[Source]) -> list[S
     """Every candidate phrase of every source sentence that speaks to the question,
     scored."""
     keys = question.keys - words.ASKING
+    later = _later(question, sources)
     out: list[Span] = []
     for hit, sent, fit, rank in _sentences(question, sources):
         matched = [t for t in sent if words.word_key(t.lower_) in keys and not t.is_stop]
@@ -179,8 +187,21 @@ def _candidates(question: Question, want: Want, sources: list[Source]) -> list[S
             if not _answers(question, want, span, text):
                 continue
             score = fit + kind_fit + near(span, matched) - _RANK_COST * rank
+            score += _LATER * later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             out.append(Span(text, score - _cost(question, want, text, sources), hit))
     return out
+
+
+def _later(question: Question, sources: list[Source]) -> dict[str, float]:
+    """For a question asking what is true now ("What bike does Tomas ride now?"),
+    each source memory's place in time, 0 the oldest to 1 the newest; a phrase's
+    score gains by it and by how late in its memory it comes ("someone stole the
+    Raleigh, so I bought a folding Brompton"). Empty for any other question."""
+    if question.order != "newest" or len(sources) < 2:
+        return {h.id: 1.0 for h, _, _ in sources} if question.order == "newest" else {}
+    times = sorted({timestamp_epoch(h.timestamp) for h, _, _ in sources})
+    span = (times[-1] - times[0]) or 1.0
+    return {h.id: (timestamp_epoch(h.timestamp) - times[0]) / span for h, _, _ in sources}
 
 
 def _sentences(question: Question, sources: list[Source]) -> Iterator[tuple[Hit, Any, float, int]]:
@@ -213,7 +234,7 @@ def _answers(question: Question, want: Want, span: object, text: str) -> bool:
 def _cost(question: Question, want: Want, text: str, sources: list[Source]) -> float:
     """What a phrase's words cost it: the question's own words in it, its length
     past a few words, and for a person, being the name of one who speaks."""
-    keys = question.keys - words.ASKING
+    keys = question.keys - words.ASKING - want.head_keys  # "Millbrook Rowing Club"
     cost = _ASKED_COST * len(words.content_keys(text) & keys)
     cost += _LENGTH_COST * max(0, len(text.split()) - _SHORT)
     if want.kind == "person" and text.lower() in {

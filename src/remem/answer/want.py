@@ -61,13 +61,13 @@ _HEAD_KINDS = {
     "firm": "org",
     "university": "org",
     "college": "org",
+    "time": "duration",
 }
 
 #: "why" and "how did she feel": a reason or a manner, which a sentence tells better
 #: than any one span of it
 _REASON = re.compile(r"^\W*(?:why|how\s+(?!many|much|old|long|often|far)\w+)\b", re.I)
 _ASKING = re.compile(r"^\W*(?:what|which|who|whom|whose|where|how|name|tell)\b", re.I)
-_WHAT = re.compile(r"^\W*(?:what|which)\b", re.I)
 #: "what kind of", "which type of": the noun after them is the one asked for
 _KIND_OF = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "form", "forms"})
 
@@ -86,6 +86,9 @@ class Want:
     #: the part the asked thing plays: (the verb's key, its role, the preposition)
     #: ("What did Maria donate?" -> ("donate", "object", "")); empty when none is read
     role: tuple[str, str, str] = ("", "", "")
+    #: the keys of the asked noun's phrase in the question ("rowing club" of "Which
+    #: rowing club did Tomas join?"): an answer may repeat them ("Millbrook Rowing Club")
+    head_keys: frozenset[str] = frozenset()
 
 
 def wanted(question: Question) -> Want:
@@ -95,17 +98,17 @@ def wanted(question: Question) -> Want:
     if "?" not in question.text and not _ASKING.search(question.text):
         return Want("")  # words to look up ("Ezekiel bassoon jazz quartet"), no question
     text = question.text
-    head, many = _asked_noun(question)
+    head, many, head_keys = _asked_noun(question)
     role = _role(question)
     for kind, rule in _ASKS:
         if rule.search(text):
             return Want(kind, head, many and kind in ("person", "place"), role=role)
-    if head in _HEAD_KINDS and _WHAT.search(text):
-        return Want(_HEAD_KINDS[head], head, many, role=role)
+    if head in _HEAD_KINDS:
+        return Want(_HEAD_KINDS[head], head, many, role=role, head_keys=head_keys)
     if re.search(r"\bname\b", text, re.I):
         return Want("person", "name", many, role=role)
     kind_of = bool(re.search(r"\b(?:kind|kinds|type|types|sort|sorts)\s+of\b", text, re.I))
-    return Want("thing", head, many, kind_of, role)
+    return Want("thing", head, many, kind_of, role, head_keys)
 
 
 _NO_ROLE = ("", "", "")
@@ -143,16 +146,18 @@ def _role(question: Question) -> tuple[str, str, str]:
     return _NO_ROLE
 
 
-def _asked_noun(question: Question) -> tuple[str, bool]:
-    """The noun the question asks for and whether it is plural: the noun after
+def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
+    """The noun the question asks for, whether it is plural, and the keys of its
+    phrase (with the nouns and adjectives that modify it): the noun after
     "what"/"which" ("What movie ...", "What kind of books ..."), else the subject or
-    attribute of "What is/are ..." ("What are Joanna's hobbies?"); ("", False)."""
+    attribute of "What is/are ..." ("What are Joanna's hobbies?"); ("", False, {})."""
+    from .. import words
     from .nlp import parse
 
     doc = parse(question.text)
     wh = next((t for t in doc if t.lower_ in ("what", "which", "who", "where", "how")), None)
     if wh is None:
-        return "", False
+        return "", False, frozenset()
     noun = None
     if wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN"):
         noun = wh.head
@@ -164,5 +169,7 @@ def _asked_noun(question: Question) -> tuple[str, bool]:
         subj = [c for c in wh.head.children if c.dep_ in ("nsubj", "attr") and c != wh]
         noun = subj[0] if subj and subj[0].pos_ == "NOUN" else None
     if noun is None:
-        return "", False
-    return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS")
+        return "", False, frozenset()
+    phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
+    keys = frozenset(words.word_key(t.lower_) for t in phrase)
+    return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
