@@ -48,7 +48,8 @@ _LEADING = frozenset(
     "a an the my our your his her their its this that these those some".split()  # noqa: SIM905
 )
 _TIMELY = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"})
-_LOCATIVE = frozenset({"in", "at", "from", "to", "near"})
+_LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
+_WHERE = frozenset({"in", "at", "on", "near"})
 _NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
 #: a time on a clock or a stopwatch ("7:58", "1:53:48") and a duration in units
 _CLOCK = re.compile(
@@ -108,21 +109,32 @@ def _entities(sent: Any, want: Want, matched: list[Any]) -> list[tuple[Any, floa
 
 def _fits(entity: Any, want: Want) -> bool:
     """Whether a labelled entity is of the kind: a duration's DATE is a length ("three
-    years", "7:58"), not a day ("yesterday", "last week")."""
+    years", "7:58"), not a day ("yesterday", "last week"); a person is not where
+    something is ("the music school on Rua Nova", which the tagger calls a person)."""
+    if want.kind == "person":
+        return not _placed(entity.root)
     if want.kind != "duration" or entity.label_ != "DATE":
         return True
     return bool(_CLOCK.search(entity.text))
+
+
+def _placed(token: Any) -> bool:
+    """Whether ``token`` is the object of "in", "at", "on" or "near": a place."""
+    return token.dep_ == "pobj" and token.head.lower_ in _WHERE
 
 
 def _unnamed(run: Any) -> bool:
     """Whether a run of proper nouns may be a person's name: unlabelled, or labelled
     as something else but standing beside a noun as its name ("my neighbour Oksana",
     "my cousin Ezekiel", which the small tagger calls a nationality and a company);
-    not one after "in" ("the conference in Aarhus")."""
+    not one after "in" or "on" ("the conference in Aarhus", "a school on Rua Nova"),
+    nor one naming a thing ("the Porto symphony")."""
+    root = run.root
+    if _placed(root):
+        return False
     if not any(t.ent_type_ in _NOT_PEOPLE for t in run):
         return True
-    root = run.root
-    return root.dep_ in ("appos", "compound") and root.head.pos_ == "NOUN"
+    return root.dep_ == "appos" and root.head.pos_ == "NOUN"
 
 
 def _unlabelled(run: Any, want: Want) -> bool:

@@ -140,22 +140,31 @@ def _refusing(want: Want) -> bool:
 def _sources(
     question: Question, evidence: Sequence[Hit], neighbours: Neighbours | None
 ) -> list[Source]:
-    """(memory, inherited fit, rank) to read: the top evidence, then the turn after
-    each of them that asks, carrying that turn's fit."""
+    """(memory, inherited fit, rank) to read: the top evidence, and the turn after
+    each of them that asks, carrying that turn's fit (:func:`_replied`), whether it
+    was ranked itself or not."""
     top = list(evidence[:DEPTH])
     asking = [h for h in top if h.text.rstrip().endswith("?")]
     replies = neighbours(asking) if neighbours is not None and asking else {}
-    out: list[Source] = []
-    seen: set[str] = set()
+    found: dict[str, Source] = {h.id: (h, 0.0, rank) for rank, h in enumerate(top)}
     for rank, h in enumerate(top):
-        if h.id not in seen:
-            out.append((h, 0.0, rank))
-            seen.add(h.id)
         n = replies.get(h.id)
-        if n is not None and n.id not in seen and n.speaker != h.speaker:
-            out.append((n, _REPLY_SHARE * _fit(question, h.text, h), rank))
-            seen.add(n.id)
-    return out
+        if n is None or n.speaker == h.speaker:
+            continue
+        inherited = _replied(question, h, n)
+        _, before, at = found.get(n.id, (n, 0.0, rank))
+        found[n.id] = (n, max(before, inherited), min(at, rank))
+    return sorted(found.values(), key=lambda s: s[2])
+
+
+def _replied(question: Question, asking: Hit, reply: Hit) -> float:
+    """What a reply inherits of the turn that asked it: part of that turn's fit, and
+    one more when the one replying is the person the question asks about (Remy's
+    "Who's teaching you?" answered by Priya tells "Who teaches Priya?", as her own
+    "I" would)."""
+    keys = question.keys - words.ASKING
+    own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
+    return _REPLY_SHARE * _fit(question, asking.text, asking) + own
 
 
 def _fit(question: Question, sentence: str, hit: Hit) -> float:

@@ -159,7 +159,10 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     if wh is None:
         return "", False, frozenset()
     noun = None
-    if wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN"):
+    after = doc[wh.i + 1] if wh.i + 1 < len(doc) else None
+    if wh.dep_ != "det" and after is not None and after.pos_ == "NOUN" and wh.lower_ != "how":
+        noun = after  # "In which city does she live?": the parser hangs "city" elsewhere
+    elif wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN"):
         noun = wh.head
         if noun.lower_ in _KIND_OF:
             inner = [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"]
