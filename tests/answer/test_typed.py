@@ -111,6 +111,14 @@ def test_a_name_never_given_refuses_though_its_subject_exists(embedder, engine):
             assert a.refused and a.text == REFUSAL, (question, a.text)
 
 
+def test_a_relation_no_memory_holds_refuses(embedder):
+    with _memory(embedder) as mem:
+        a = mem.answer("What does Remy's father do for work?", "p")
+        assert a.refused and a.text == REFUSAL, a.text
+        # the thing asked is an attribute, not a premise: "Priya's time" is answered
+        assert mem.answer("What was Priya's time in the half marathon?", "p").text == "1:53:48"
+
+
 def test_the_reply_is_read_only_through_the_next_turn():
     asking = Hit("q", "Who's teaching you the cello?", 1.0, "Remy", T0, "s1")
     reply = Hit("r", "Her name is Ines Duarte.", 0.0, "Priya", T0, "s1")

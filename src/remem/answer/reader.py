@@ -485,7 +485,7 @@ class Answerer:
             return sentence
         found = typed_answer(question, evidence, *around)
         if found is not None:
-            return found
+            return found  # a span, or NEVER: ("", None), a refusal
         return ("", None) if asks_name(question) else sentence
 
     def _span(self, question: Question, sentence: str) -> tuple[str, Completion | None]:

@@ -80,6 +80,10 @@ Nearness = Callable[[str, Sequence[Hit]], Mapping[str, float]]
 Source = tuple[Hit, float, int]
 
 
+#: what :func:`typed_answer` gives when memory holds no premise of the question
+NEVER: tuple[str, Any] = ("", None)
+
+
 @dataclass(frozen=True)
 class Span:
     """A candidate answer: its words, score, and the memory it is from."""
@@ -103,6 +107,8 @@ def typed_answer(
     if not want.kind:
         return None
     sources = _sources(question, evidence, neighbours)
+    if _unheld(question, want, sources, nearness):
+        return NEVER
     if _refusing(want):
         sources = _about_subject(question, sources, nearness)
     found = _candidates(question, want, sources)
@@ -251,6 +257,27 @@ def _cost(question: Question, want: Want, text: str, sources: list[Source]) -> f
     }:
         cost += _SPEAKER_COST
     return cost
+
+
+def _unheld(
+    question: Question, want: Want, sources: list[Source], nearness: Nearness | None
+) -> bool:
+    """Whether a thing the question says someone has ("Dana's father", "my cousin")
+    is held by no memory read, by its word or near it in meaning (the verdict's
+    premise threshold): then whatever the memories say answers another question."""
+    from .want import possessions
+
+    hits = [h for h, _, _ in sources]
+    for noun in possessions(question):
+        key = words.word_key(noun)
+        if noun == want.head or key in _KIND_KEYS:
+            continue  # the attribute asked ("Tomas's time"), not a thing presupposed
+        if any(key in words.content_keys(h.text) for h in hits):
+            continue
+        near = nearness(noun, hits) if nearness else {}
+        if not any(v >= RELATED_MIN for v in near.values()):
+            return True
+    return False
 
 
 def _about_subject(

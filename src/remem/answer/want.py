@@ -176,3 +176,16 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
     keys = frozenset(words.word_key(t.lower_) for t in phrase)
     return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
+
+
+def possessions(question: Question) -> list[str]:
+    """The nouns the question says someone has: "father" of "What does Dana's father
+    do?", "cousin" of "my cousin's name" (a noun with a possessive before it)."""
+    from .nlp import parse
+
+    out = []
+    for t in parse(question.text):
+        owner = [c for c in t.children if c.dep_ == "poss"]
+        if t.pos_ == "NOUN" and owner and (owner[0].pos_ == "PROPN" or owner[0].lower_ == "my"):
+            out.append(t.lemma_.lower())
+    return out
