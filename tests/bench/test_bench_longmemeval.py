@@ -165,19 +165,19 @@ def test_readers_answer_from_the_same_recall(oracle_file, tmp_path):
     code = main(
         [
             "bench", "longmemeval", "--data", str(oracle_file), "--engines", "hybrid",
-            "--k", "3", "--pool", "1", "--repeats", "0", "--readers", "none,none@extract",
+            "--k", "3", "--pool", "1", "--repeats", "0", "--readers", "none,none@typed",
             "--json", str(out), "--markdown", str(md),
         ]
     )  # fmt: skip
     assert code == 0
     readers = json.loads(out.read_text())["engines"]["hybrid"]["readers"]
-    assert list(readers) == ["none", "none@extract"]
+    assert list(readers) == ["none", "none@typed"]
     for r in readers.values():
         assert r["answers"] == 3  # two answerable, one abstention
         assert 0.0 <= r["containment"] <= 1.0 and 0.0 <= r["f1"] <= 1.0
         assert r["abstention_refusal"] in (0.0, 1.0) and r["latency_p50_s"] >= 0
     # one reader and the same mode by name: the same answers
-    assert readers["none"]["containment"] == readers["none@extract"]["containment"]
+    assert readers["none"]["containment"] == readers["none@typed"]["containment"]
     assert "Readers side by side over the same recall" in md.read_text()
 
 
