@@ -124,10 +124,21 @@ def grade(question: dict[str, Any], answer: str, refused: bool) -> bool:
 def invented(answer: str, memories: Iterable[str]) -> list[str]:
     """The content words of ``answer`` that no memory holds (module notes), in order,
     each once."""
+    return invented_from(answer, held_words(memories))
+
+
+def held_words(memories: Iterable[str]) -> tuple[set[str], set[str]]:
+    """The words of ``memories`` as tokens and as keys (``word_key``): what
+    :func:`invented_from` checks an answer against, built once per user."""
     tokens: set[str] = set()
     for text in memories:
         tokens.update(tokenize(text))
-    keys = {word_key(t) for t in tokens}
+    return tokens, {word_key(t) for t in tokens}
+
+
+def invented_from(answer: str, held: tuple[set[str], set[str]]) -> list[str]:
+    """:func:`invented` against words already gathered by :func:`held_words`."""
+    tokens, keys = held
     out: list[str] = []
     for w in _WORD.findall(answer.lower()):
         if len(w) < 3 or w in FUNCTION_WORDS or w in TIME_WORDS or w in out:

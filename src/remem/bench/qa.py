@@ -52,6 +52,7 @@ from ..llm.structured import ask_json
 from ..memory import Memory
 from ..redact import failure
 from ..types import Hit, Recall
+from .answercheck import held_words, invented_from
 from .dategrade import date_right
 from .locomo import Conversation, Question, load_locomo
 from .metrics import evidence_recall, mean, percentile
@@ -397,6 +398,16 @@ def scores(prediction: str, gold: object, category: int) -> dict[str, Any]:
     }
 
 
+_HELD: dict[str, tuple[set[str], set[str]]] = {}
+
+
+def _held(conv: Conversation) -> tuple[set[str], set[str]]:
+    """The words of the conversation's turns (once per conversation)."""
+    if conv.sample_id not in _HELD:
+        _HELD[conv.sample_id] = held_words(t.text for t in conv.turns)
+    return _HELD[conv.sample_id]
+
+
 def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | None) -> dict:
     gold = q.adversarial_answer if q.category == 5 else q.answer
     ids = [h.metadata.get("dia_id") for h in a.evidence]
@@ -417,6 +428,8 @@ def _row(name: str, conv: Conversation, q: Question, a: Answer, judge: LLM | Non
         "llm_calls": a.llm_calls,
         "latency_s": a.latency_s,
         "cache_hit": a.cache_hit,
+        # words of the answer no turn of the conversation holds: a hallucination
+        "invented": [] if a.refused else invented_from(a.text, _held(conv)),
     }
     if judge is not None and q.category != 5:
         row["judge"] = judge_answer(judge, q.question, str(q.answer), a.text)
@@ -484,6 +497,10 @@ def summarise(rows: list[dict[str, Any]], engines: Sequence[str]) -> dict[str, A
             ),
             "cat5_refusal": mean(float(r["refused"]) for r in adversarial),
             "false_refusal": mean(float(r["refused"]) for r in answerable),
+            # answers (refusals aside) with a content word no turn holds
+            "invented_rate": mean(
+                float(bool(r["invented"])) for r in mine if "invented" in r and not r["refused"]
+            ),
             "context_tokens_p50": percentile([r["context_tokens"] for r in mine], 50),
             "context_tokens_mean": mean(r["context_tokens"] for r in mine),
             "llm_calls_mean": mean(r["llm_calls"] for r in mine),
