@@ -75,6 +75,8 @@ def test_the_role_of_the_asked_thing_is_read_from_the_parse():
     ("question", "answer"),
     [
         ("Who is teaching Priya the cello?", "Ines Duarte"),  # the reply to "Who's teaching you?"
+        # "teacher" is held by "teaching": a word of its family
+        ("What is the name of Priya's cello teacher?", "Ines Duarte"),
         ("What was Priya's time in the half marathon?", "1:53:48"),
         ("Which company did Priya leave to join Northwind Studio?", "Brightwater Labs"),
         pytest.param(

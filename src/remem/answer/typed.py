@@ -57,6 +57,8 @@ _ASKED_COST = 0.7
 #: candidates longer than this many words cost a little each extra word
 _SHORT = 4
 _LENGTH_COST = 0.08
+#: the letters two words of one family share at their start (:func:`_kin`)
+_FAMILY = 5
 #: what being the newest memory, said last in it, adds for a question about now
 _LATER = 1.0
 #: a list answer keeps candidates within this of the best score, at most this many
@@ -272,12 +274,20 @@ def _unheld(
         key = words.word_key(noun)
         if noun == want.head or key in _KIND_KEYS:
             continue  # the attribute asked ("Tomas's time"), not a thing presupposed
-        if any(key in words.content_keys(h.text) for h in hits):
+        if any(_kin(key, words.content_keys(h.text)) for h in hits):
             continue
         near = nearness(noun, hits) if nearness else {}
         if not any(v >= RELATED_MIN for v in near.values()):
             return True
     return False
+
+
+def _kin(key: str, keys: set[str]) -> bool:
+    """Whether ``keys`` hold ``key`` or a word of its family, by a shared start of
+    five letters or more ("teacher" and "teaching", which the stemmer keeps apart)."""
+    if key in keys:
+        return True
+    return len(key) >= _FAMILY and any(k[:_FAMILY] == key[:_FAMILY] for k in keys)
 
 
 def _about_subject(
