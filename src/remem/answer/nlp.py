@@ -18,12 +18,12 @@ Parses are cached by text (a memory's text is read by many questions), bounded.
 
 from __future__ import annotations
 
-import os
 import threading
 from functools import lru_cache
 from importlib.util import find_spec
 from typing import Any
 
+from .. import env
 from ..errors import MissingDependencyError
 
 #: the pipeline packages tried in order (the official name first)
@@ -38,7 +38,7 @@ _lock = threading.Lock()
 def model_name() -> str:
     """The pipeline package to load: ``REMEM_SPACY_MODEL``, else the first of
     :data:`MODELS` installed."""
-    chosen = os.environ.get("REMEM_SPACY_MODEL", "").strip()
+    chosen = env.read("REMEM_SPACY_MODEL").strip()
     if chosen:
         return chosen
     for name in MODELS:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
@@ -433,7 +433,8 @@ class Answerer:
         memory's day ("Saturday 8 March 2025")."""
         sentence, hit = best_sentence(question, evidence, replaced(base["explanations"]))
         if hit is not None and self.mode == "typed" and question.answer_type != "date":
-            sentence, hit = self._typed(question, evidence, around, (sentence, hit))
+            stale = replaced(base["explanations"])
+            sentence, hit = self._typed(question, evidence, around, (sentence, hit), stale)
         if hit is None:
             return Answer(
                 REFUSAL,
@@ -473,6 +474,7 @@ class Answerer:
         evidence: list[Hit],
         around: tuple[Neighbours | None, Nearness | None],
         sentence: tuple[str, Any],
+        stale: Collection[str] = (),
     ) -> tuple[str, Any]:
         """The typed reader's span and its memory; the extractive ``sentence`` (and
         its memory) when the question wants no typed answer; ("", None), a refusal,
@@ -483,7 +485,7 @@ class Answerer:
                 "the typed reader needs spaCy: pip install 'remem[local]'; answering with sentences"
             )
             return sentence
-        found = typed_answer(question, evidence, *around)
+        found = typed_answer(question, evidence, *around, stale=stale)
         if found is not None:
             return found  # a span, or NEVER: ("", None), a refusal
         return ("", None) if asks_name(question) else sentence

@@ -36,6 +36,8 @@ GOVERNED_FIT = 1.0
 #: a quoted title ('called "Cyberpunk 2077"'), and a verb phrase for "what did X do"
 QUOTED_FIT = 1.0
 DOING_FIT = 0.8
+#: the shortest asked noun looked for inside a word ("phone" in "iPhone")
+_INSIDE = 4
 #: the longest candidate phrase, in words
 LONGEST = 16
 
@@ -77,10 +79,14 @@ def phrases(
     """The candidate phrases of ``sent`` with what their kind of phrase adds."""
     if want.kind in STRICT:
         return _entities(sent, want, matched)
-    out = [(e, KIND_FIT / 3) for e in sent.ents if e.label_ not in ("DATE", "TIME")]
+    # any entity a little; not a person when a thing is asked by its noun ("What
+    # phone?" is not answered by the band seen that night)
+    people = ("PERSON",) if want.head else ()
+    out = [(e, KIND_FIT / 3) for e in sent.ents if e.label_ not in ("DATE", "TIME", *people)]
     out += [(s, QUOTED_FIT) for s in _pattern_spans(sent, _QUOTES)]
     out += [(s, _given_fit(s, want)) for s in _pattern_spans(sent, _NAMED)]
-    out += [(c, _chunk_fit(c, want)) for c in sent.noun_chunks if c.root.pos_ != "PRON"]
+    chunks = [c for c in sent.noun_chunks if c.root.pos_ != "PRON"]
+    out += [(c, _chunk_fit(c, want)) for c in chunks + _numbered(sent, chunks)]
     out += _governed(matched)
     out += _played(sent, want)
     if DOING.search(question.text):
@@ -94,7 +100,9 @@ def _entities(sent: Any, want: Want, matched: list[Any]) -> list[tuple[Any, floa
     left unlabelled, or labelled otherwise when they stand beside a word of the
     question ("my neighbour Oksana"); for a place or organisation the unlabelled
     proper nouns; for a duration a clock time or a number of units ("7:58")."""
-    out = [(e, KIND_FIT) for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
+    out = [
+        (e, _entity_fit(e)) for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)
+    ]
     if want.kind == "person":
         out += [(s, KIND_FIT) for s in _pattern_spans(sent, _NAMED)]
         out += [(s, KIND_FIT / 2) for s in _proper_runs(sent) if _unnamed(s)]
@@ -105,6 +113,13 @@ def _entities(sent: Any, want: Want, matched: list[Any]) -> list[tuple[Any, floa
     elif want.kind in ("duration", "time"):
         out += [(s, KIND_FIT) for s in _pattern_spans(sent, _CLOCK)]
     return out
+
+
+def _entity_fit(entity: Any) -> float:
+    """What an entity of the wanted kind adds: a building or street counts less than
+    a town or a region for a place ("Where does Ana live?": "Porto", not "Hospital
+    Sao Joao", where she works)."""
+    return KIND_FIT * (2 / 3 if entity.label_ == "FAC" else 1)
 
 
 def _fits(entity: Any, want: Want) -> bool:
@@ -155,33 +170,60 @@ def _given_fit(span: Any, want: Want) -> float:
     return KIND_FIT * (2 if asked else 1)
 
 
+def _numbered(sent: Any, chunks: list[Any]) -> list[Any]:
+    """The noun phrases the parser's chunks miss because a number heads them ("an
+    iPhone 15"): an object whose head is a number with a noun before it."""
+    roots = {c.root.i for c in chunks}
+    out = []
+    for t in sent:
+        headed = t.pos_ == "NUM" and t.dep_ in ("dobj", "pobj", "attr") and t.i not in roots
+        if headed and any(c.dep_ == "compound" for c in t.children):
+            out.append(t.doc[t.left_edge.i : t.i + 1])
+    return out
+
+
 def _chunk_fit(chunk: Any, want: Want) -> float:
     """What a noun phrase adds: the noun the question asks for, with words of its
-    own ("What kind of water?": "flavored seltzer water"), adds as a wanted kind."""
-    return KIND_FIT if want.head and chunk.root.lemma_.lower() == want.head else 0.0
+    own ("What kind of water?": "flavored seltzer water"), or inside one of its
+    words ("What phone?": "an iPhone 15"), adds as a wanted kind."""
+    if not want.head:
+        return 0.0
+    if chunk.root.lemma_.lower() == want.head:
+        return KIND_FIT
+    inside = len(want.head) >= _INSIDE and any(want.head in t.lower_ for t in chunk)
+    return KIND_FIT if inside else 0.0
 
 
 def _governed(matched: list[Any]) -> list[tuple[Any, float]]:
     """The phrases a question word of the sentence governs (its object, complement,
-    or a preposition's object), a verb's counting more than a noun's."""
+    or a preposition's object), a verb's counting more than a noun's; and across a
+    copula, what the asked thing is (:func:`_copula`)."""
     out = []
     for t in matched:
         if t.lemma_ == "do":  # "doing good": what "do" takes is no activity
             continue
         fit = GOVERNED_FIT if t.pos_ in ("VERB", "AUX") else GOVERNED_FIT / 2
-        near = [(c, fit) for c in t.children]
-        if t.dep_ in ("nsubj", "nsubjpass") and t.head.lemma_ == "be":
-            # what the subject is: "My partner Sam is a carpenter"
-            near += [(c, ROLE_FIT) for c in t.head.children if c.dep_ in ("attr", "acomp")]
-        for c, fit in near:
+        for c in t.children:
             if c.dep_ not in _GOVERNED and not (c.dep_ == "prep" and t.pos_ in ("VERB", "NOUN")):
                 continue
             sub = c.doc[c.left_edge.i : c.right_edge.i + 1]
             if c.dep_ == "prep":
                 sub = sub[1:]  # the preposition's object, not "on car mods"
-            if 0 < len(sub) <= LONGEST:
-                out.append((sub, fit))
-    return out
+            out.append((sub, fit))
+        out += [(c.doc[c.left_edge.i : c.right_edge.i + 1], ROLE_FIT) for c in _copula(t)]
+    return [(sub, fit) for sub, fit in out if 0 < len(sub) <= LONGEST]
+
+
+def _copula(t: Any) -> list[Any]:
+    """Across "be" from a question word: what its subject is ("My partner Sam is a
+    carpenter"), or what is it ("Genmaicha is my absolute favourite tea")."""
+    if t.head.lemma_ != "be" or t.head is t:
+        return []
+    if t.dep_ in ("nsubj", "nsubjpass"):
+        return [c for c in t.head.children if c.dep_ in ("attr", "acomp")]
+    if t.dep_ == "attr":
+        return [c for c in t.head.children if c.dep_ == "nsubj"]
+    return []
 
 
 def _played(sent: Any, want: Want) -> list[tuple[Any, float]]:

@@ -27,7 +27,7 @@ subject holds one gets ``None`` and the reader refuses: the attribute was never 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,6 +35,8 @@ from .. import words
 from ..question import Question
 from ..store.base import timestamp_epoch
 from ..time.events import event_times
+from ..time.patterns import CALENDAR_WORDS
+from ..time.resolve import AHEAD, BACK
 from ..types import Hit
 from . import nlp
 from .spans import near, phrases, thing, trim
@@ -57,6 +59,16 @@ _ASKED_COST = 0.7
 #: candidates longer than this many words cost a little each extra word
 _SHORT = 4
 _LENGTH_COST = 0.08
+#: the keys of the words that ask for the current or the first value
+_ORDER_KEYS = frozenset(
+    words.content_keys("current currently now latest recent recently nowadays still anymore")
+    | words.content_keys("initially originally first formerly")
+)
+#: the keys of the words that name a time ("last Sunday", "next May", "this week")
+_TIME_KEYS = frozenset(
+    words.content_keys(" ".join(sorted(CALENDAR_WORDS | BACK | AHEAD)))
+    | words.content_keys("this week weekend month year day today yesterday tomorrow ago")
+)
 #: the letters two words of one family share at their start (:func:`_kin`)
 _FAMILY = 5
 #: what being the newest memory, said last in it, adds for a question about now
@@ -100,15 +112,20 @@ def typed_answer(
     evidence: Sequence[Hit],
     neighbours: Neighbours | None = None,
     nearness: Nearness | None = None,
+    stale: Collection[str] = (),
 ) -> tuple[str, Hit] | None:
     """The best span of the wanted kind and the memory it is from; None when the
     question wants no typed answer, or wants an entity no sentence about it holds.
     ``nearness`` tells how near in meaning each memory is to what the question asks
-    of (:func:`_about_subject`); without it, only words count."""
+    of (:func:`_about_subject`); without it, only words count. ``stale``: ids of
+    memories whose value a newer one replaced, for a question about it (the time
+    stage's notes: "I live in Lisbon" when "I moved to Porto" is in the evidence);
+    they are not read (a question about before reads them: no such notes then)."""
     want = wanted(question)
     if not want.kind:
         return None
-    sources = _sources(question, evidence, neighbours)
+    current = [h for h in evidence if h.id not in stale]
+    sources = _sources(question, current, neighbours)
     if _unheld(question, want, sources, nearness):
         return NEVER
     if _refusing(want):
@@ -165,12 +182,23 @@ def _sources(
     return sorted(found.values(), key=lambda s: s[2])
 
 
+def _asked(question: Question) -> frozenset[str]:
+    """The keys of what the question asks about: its content words, the words that
+    ask and the words that ask for the current value ("now", "these days") aside,
+    which a sentence need not hold ("I moved to Porto" answers "Where do I live
+    now?", "I now work at Hospital Sao Joao" does not), and when it names a time,
+    the words naming it (the window is read by time: "the battery barely lasts"
+    says nothing of "last Sunday")."""
+    keys = question.keys - words.ASKING - _ORDER_KEYS
+    return keys - _TIME_KEYS if question.window is not None else keys
+
+
 def _replied(question: Question, asking: Hit, reply: Hit) -> float:
     """What a reply inherits of the turn that asked it: part of that turn's fit, and
     one more when the one replying is the person the question asks about (Remy's
     "Who's teaching you?" answered by Priya tells "Who teaches Priya?", as her own
     "I" would)."""
-    keys = question.keys - words.ASKING
+    keys = _asked(question)
     own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
     return _REPLY_SHARE * _fit(question, asking.text, asking) + own
 
@@ -183,7 +211,7 @@ def _fit(question: Question, sentence: str, hit: Hit) -> float:
     extractive reader counts them (``reader.best_sentence``)."""
     from .reader import in_window, told_by_asked
 
-    keys = question.keys - words.ASKING
+    keys = _asked(question)
     shared = len(keys & words.content_keys(sentence))
     window = question.window is not None and in_window(
         event_times(sentence, hit.timestamp), question
@@ -194,7 +222,7 @@ def _fit(question: Question, sentence: str, hit: Hit) -> float:
 def _candidates(question: Question, want: Want, sources: list[Source]) -> list[Span]:
     """Every candidate phrase of every source sentence that speaks to the question,
     scored."""
-    keys = question.keys - words.ASKING
+    keys = _asked(question)
     later = _later(question, sources)
     out: list[Span] = []
     for hit, sent, fit, rank in _sentences(question, sources):
@@ -223,13 +251,16 @@ def _later(question: Question, sources: list[Source]) -> dict[str, float]:
 
 def _sentences(question: Question, sources: list[Source]) -> Iterator[tuple[Hit, Any, float, int]]:
     """(memory, sentence, fit, rank) of each source sentence that speaks to the
-    question (:func:`_fit`), one after such a sentence inheriting part of its fit."""
+    question (:func:`_fit`), one after such a sentence inheriting part of the words
+    it shares (not its time: "I booked climbing on Saturday. My phone is an old
+    Pixel" does not tell what was done on Saturday)."""
+    keys = _asked(question)
     for hit, inherited, rank in sources:
         before = 0.0
         for sent in nlp.parse(hit.text).sents:
             own = _fit(question, sent.text, hit)
             fit = max(own, _NEXT_SHARE * before) + inherited
-            before = own
+            before = float(len(keys & words.content_keys(sent.text)))
             if fit > 0:
                 yield hit, sent, fit, rank
 
@@ -238,7 +269,7 @@ def _answers(question: Question, want: Want, span: object, text: str) -> bool:
     """Whether phrase ``text`` (of ``span``) can answer at all: it says something
     the question does not, names no one the question names, and, for a thing, is
     no time or bare number (:func:`spans.thing`)."""
-    keys = question.keys - words.ASKING
+    keys = _asked(question)
     if not text or not words.content_keys(text) - keys:
         return False
     low = text.lower()
@@ -251,7 +282,7 @@ def _answers(question: Question, want: Want, span: object, text: str) -> bool:
 def _cost(question: Question, want: Want, text: str, sources: list[Source]) -> float:
     """What a phrase's words cost it: the question's own words in it, its length
     past a few words, and for a person, being the name of one who speaks."""
-    keys = question.keys - words.ASKING - want.head_keys  # "Millbrook Rowing Club"
+    keys = _asked(question) - want.head_keys  # "Millbrook Rowing Club"
     cost = _ASKED_COST * len(words.content_keys(text) & keys)
     cost += _LENGTH_COST * max(0, len(text.split()) - _SHORT)
     if want.kind == "person" and text.lower() in {
