@@ -69,7 +69,7 @@ _TIME_KEYS = frozenset(
     words.content_keys(" ".join(sorted(CALENDAR_WORDS | BACK | AHEAD)))
     | words.content_keys("this week weekend month year day today yesterday tomorrow ago")
 )
-#: the letters two words of one family share at their start (:func:`_kin`)
+#: the fewest letters of the shorter of two words of one family (:func:`_kin`)
 _FAMILY = 5
 #: what being the newest memory, said last in it, adds for a question about now
 _LATER = 1.0
@@ -169,17 +169,25 @@ def _sources(
     each of them that asks, carrying that turn's fit (:func:`_replied`), whether it
     was ranked itself or not."""
     top = list(evidence[:DEPTH])
-    asking = [h for h in top if h.text.rstrip().endswith("?")]
-    replies = neighbours(asking) if neighbours is not None and asking else {}
     found: dict[str, Source] = {h.id: (h, 0.0, rank) for rank, h in enumerate(top)}
+    asking = [h for h in top if h.text.rstrip().endswith("?")]
+    after = neighbours(asking) if neighbours is not None and asking else {}
     for rank, h in enumerate(top):
-        n = replies.get(h.id)
-        if n is None or n.speaker == h.speaker:
-            continue
-        inherited = _replied(question, h, n)
-        _, before, at = found.get(n.id, (n, 0.0, rank))
-        found[n.id] = (n, max(before, inherited), min(at, rank))
+        n = after.get(h.id)
+        if n is not None and _asks(h, n):
+            _carry(found, n, _replied(question, h, n), rank)
     return sorted(found.values(), key=lambda s: s[2])
+
+
+def _asks(turn: Hit, reply: Hit) -> bool:
+    """Whether ``reply`` answers ``turn``: the turn asks, the other one replies."""
+    return turn.text.rstrip().endswith("?") and reply.speaker != turn.speaker
+
+
+def _carry(found: dict[str, Source], hit: Hit, inherited: float, rank: int) -> None:
+    """Read ``hit`` with what it inherits (the more of two), at the better rank."""
+    _, before, at = found.get(hit.id, (hit, 0.0, rank))
+    found[hit.id] = (hit, max(before, inherited), min(at, rank))
 
 
 def _asked(question: Question) -> frozenset[str]:
@@ -212,7 +220,8 @@ def _fit(question: Question, sentence: str, hit: Hit) -> float:
     from .reader import in_window, told_by_asked
 
     keys = _asked(question)
-    shared = len(keys & words.content_keys(sentence))
+    said = words.content_keys(sentence)
+    shared = sum(_kin(k, said) for k in keys)
     window = question.window is not None and in_window(
         event_times(sentence, hit.timestamp), question
     )
@@ -314,11 +323,15 @@ def _unheld(
 
 
 def _kin(key: str, keys: set[str]) -> bool:
-    """Whether ``keys`` hold ``key`` or a word of its family, by a shared start of
-    five letters or more ("teacher" and "teaching", which the stemmer keeps apart)."""
+    """Whether ``keys`` hold ``key`` or a word of its family: one key starting with
+    the other, five letters or more ("teacher" and "teach" of "teaching", "director"
+    and "direct" of "directs", which the stemmer keeps apart; not "company" and
+    "compare")."""
     if key in keys:
         return True
-    return len(key) >= _FAMILY and any(k[:_FAMILY] == key[:_FAMILY] for k in keys)
+    return any(
+        min(len(k), len(key)) >= _FAMILY and (k.startswith(key) or key.startswith(k)) for k in keys
+    )
 
 
 def _about_subject(
