@@ -190,7 +190,9 @@ def _chunk_fit(chunk: Any, want: Want) -> float:
         return 0.0
     if chunk.root.lemma_.lower() == want.head:
         return KIND_FIT
-    inside = len(want.head) >= _INSIDE and any(want.head in t.lower_ for t in chunk)
+    inside = len(want.head) >= _INSIDE and any(
+        want.head in t.lower_ and t.lemma_.lower() != want.head for t in chunk
+    )  # "iPhone", not "movie" of "movie recommendations"
     return KIND_FIT if inside else 0.0
 
 
