@@ -121,14 +121,6 @@ def test_a_relation_no_memory_holds_refuses(embedder):
         assert mem.answer("What was Priya's time in the half marathon?", "p").text == "1:53:48"
 
 
-def test_a_kind_of_thing_no_memory_names_refuses(embedder):
-    with _memory(embedder) as mem:
-        a = mem.answer("Which band does Priya like best?", "p")
-        assert a.refused and a.text == REFUSAL, a.text
-        # a kind named by no memory but near one in meaning is still answered
-        assert mem.answer("Which vehicle did Priya buy?", "p").text == "Vespa"
-
-
 def test_the_reply_is_read_only_through_the_next_turn():
     asking = Hit("q", "Who's teaching you the cello?", 1.0, "Remy", T0, "s1")
     reply = Hit("r", "Her name is Ines Duarte.", 0.0, "Priya", T0, "s1")
