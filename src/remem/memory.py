@@ -381,7 +381,6 @@ class Memory:
             started=t0,
             neighbours=lambda hits: self._recaller.next_turns(user_id, hits),
             nearness=lambda words, hits: self._recaller.nearness(user_id, words, hits),
-            holds=lambda word: self._recaller.holds(user_id, word),
         )
 
     def context(

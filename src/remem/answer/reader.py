@@ -81,7 +81,7 @@ from .settle import (
     settle,
     unwritten,
 )
-from .typed import Holds, Nearness, Neighbours, asks_name, typed_answer
+from .typed import Nearness, Neighbours, asks_name, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -309,15 +309,13 @@ class Answerer:
         started: float | None = None,
         neighbours: Neighbours | None = None,
         nearness: Nearness | None = None,
-        holds: Holds | None = None,
     ) -> Answer:
         """Answer from ``recall``. ``prepared`` is an answer the engine's flow already
         produced (ILSTMA's LLM judge on a hit), which costs no further call.
         ``question`` is the one the pipeline read (a str is read here).
         ``neighbours`` gives the turns said after some memories (the typed reader
         reads the reply to a turn that asks: ``answer/typed.py``), ``nearness`` how
-        near in meaning a memory comes to what a question asks of, ``holds`` whether
-        any memory of the user holds a word."""
+        near in meaning a memory comes to what a question asks of."""
         t0 = started if started is not None else time.perf_counter()
         question = as_question(question)
         evidence, context, ctx_tokens = self.fit(recall.hits, notes, versions(recall.explanations))
@@ -355,8 +353,7 @@ class Answerer:
             or not self.llm.generates
             or (self.mode == "routed" and routed_to_sentence(question, evidence))
         ):
-            around = (neighbours, nearness, holds)
-            return self._extract(question, evidence, base, extra_calls, t0, around)
+            return self._extract(question, evidence, base, extra_calls, t0, (neighbours, nearness))
         return self._generate(question, evidence, context, base, extra_calls, t0)
 
     def _generate(
@@ -426,7 +423,7 @@ class Answerer:
         base: dict[str, Any],
         extra_calls: int,
         t0: float,
-        around: tuple[Neighbours | None, Nearness | None, Holds | None] = (None, None, None),
+        around: tuple[Neighbours | None, Nearness | None] = (None, None),
     ) -> Answer:
         """The extractive answer (``mode="extract"``, or any mode without a generating
         LLM): with ``mode="typed"`` the span of the kind asked (``answer/typed.py``),
@@ -475,7 +472,7 @@ class Answerer:
         self,
         question: Question,
         evidence: list[Hit],
-        around: tuple[Neighbours | None, Nearness | None, Holds | None],
+        around: tuple[Neighbours | None, Nearness | None],
         sentence: tuple[str, Any],
         stale: Collection[str] = (),
     ) -> tuple[str, Any]:
@@ -488,8 +485,7 @@ class Answerer:
                 "the typed reader needs spaCy: pip install 'remem[local]'; answering with sentences"
             )
             return sentence
-        neighbours, nearness, holds = around
-        found = typed_answer(question, evidence, neighbours, nearness, stale, holds)
+        found = typed_answer(question, evidence, *around, stale=stale)
         if found is not None:
             return found  # a span, or NEVER: ("", None), a refusal
         return ("", None) if asks_name(question) else sentence

@@ -90,8 +90,6 @@ Neighbours = Callable[[Sequence[Hit]], Mapping[str, Hit]]
 #: how near in meaning some words come to each memory: (words, hits) -> id -> cosine
 #: (``Recaller.nearness``)
 Nearness = Callable[[str, Sequence[Hit]], Mapping[str, float]]
-#: whether any memory of the user holds a word (``Recaller.holds``)
-Holds = Callable[[str], bool]
 #: a memory to read, what it inherits of another's fit, and its rank
 Source = tuple[Hit, float, int]
 
@@ -115,7 +113,6 @@ def typed_answer(
     neighbours: Neighbours | None = None,
     nearness: Nearness | None = None,
     stale: Collection[str] = (),
-    holds: Holds | None = None,
 ) -> tuple[str, Hit] | None:
     """The best span of the wanted kind and the memory it is from; None when the
     question wants no typed answer, or wants an entity no sentence about it holds.
@@ -129,7 +126,7 @@ def typed_answer(
         return None
     current = [h for h in evidence if h.id not in stale]
     sources = _sources(question, current, neighbours)
-    if _unheld(question, want, sources, nearness) or _unnamed(want, evidence, nearness, holds):
+    if _unheld(question, want, sources, nearness):
         return NEVER
     if _refusing(want):
         sources = _about_subject(question, sources, nearness)
@@ -302,26 +299,6 @@ def _cost(question: Question, want: Want, text: str, sources: list[Source]) -> f
     }:
         cost += _SPEAKER_COST
     return cost
-
-
-def _unnamed(
-    want: Want,
-    evidence: Sequence[Hit],
-    nearness: Nearness | None,
-    holds: Holds | None,
-) -> bool:
-    """Whether the thing a question asks for by its noun ("What dessert did he
-    serve?", "Which band does she like?") is of a kind no memory of the user names
-    (``holds``, the whole memory, not only what was recalled) and none recalled comes
-    near in meaning: then the thing was never said. (Asking only the memories read
-    refused twice as many answerable LoCoMo questions: the kind is often named
-    elsewhere, "book" of "What book did she read?")."""
-    if holds is None or want.kind != "thing" or not want.head or want.kind_of:
-        return False
-    if holds(want.head):
-        return False
-    near = nearness(want.head, evidence) if nearness else {}
-    return not any(v >= RELATED_MIN for v in near.values())
 
 
 def _unheld(

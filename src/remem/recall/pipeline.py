@@ -43,7 +43,6 @@ from ..engines.base import (
 from ..engines.exact import ExactConfig
 from ..filters import Checked
 from ..index.restrict import Restriction
-from ..index.tokenize import tokenize
 from ..question import Question, read_question
 from ..time import StoredEvents, TimeStage
 from ..time.arrange import ArrangeConfig
@@ -221,13 +220,6 @@ class Recaller:
             at = np.array([idx.pos[i] for i in kept], dtype=np.int64)
             cos = idx.dense.cosines(at, vec) if kept else np.zeros(0)
         return {i: float(c) for i, c in zip(kept, cos, strict=True)}
-
-    def holds(self, user_id: str, word: str) -> bool:
-        """Whether any memory of the user holds ``word`` (as the lexical index reads
-        it): what the verdict asks of a name, the typed reader of the noun asked."""
-        tokens = tokenize(word)
-        with self._ctx.indexes.use(user_id) as idx:
-            return bool(tokens) and idx.bm25.df(tokens[0]) > 0
 
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Memories deleted in this process: every stage drops what it kept of them."""
