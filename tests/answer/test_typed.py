@@ -56,7 +56,8 @@ def _memory(embedder, engine: str = "hybrid") -> Memory:
         ("What are Joanna's hobbies?", "thing", "hobby", True),
         ("When did she move?", "", "", False),  # dates: the date reader's
         ("Did she like it?", "", "", False),  # yes or no: the sentence
-        ("Why did she move?", "", "", False),  # a reason: the sentence
+        ("Why did she move?", "reason", "", False),  # a "because" clause, else the sentence
+        ("How did she feel?", "", "", False),  # a manner: the sentence
         ("cello teacher Porto", "", "", False),  # words to look up, no question
     ],
 )
@@ -128,6 +129,24 @@ def test_the_reply_is_read_only_through_the_next_turn():
     assert typed_answer(question, [asking]) is None  # the asking turn names no one
     found = typed_answer(question, [asking], lambda hits: {"q": reply})
     assert found == ("Ines Duarte", reply)
+
+
+def test_why_is_answered_by_the_reason_the_memory_gives():
+    hits = [
+        Hit(
+            "a",
+            "I quit the band because the rehearsals clashed with my shifts.",
+            1.0,
+            "Priya",
+            T0,
+            "s1",
+        )
+    ]
+    found = typed_answer(as_question("Why did Priya quit the band?"), hits)
+    assert found == ("rehearsals clashed with my shifts", hits[0])  # the article trimmed
+    # "since" tells a time as often as a reason: no clause, the sentence answers
+    hits = [Hit("b", "I joined a church since we last talked.", 1.0, "Maria", T0, "s1")]
+    assert typed_answer(as_question("Why did Maria join a church?"), hits) is None
 
 
 def test_a_speaker_is_not_the_answer_to_whom_they_asked():

@@ -50,6 +50,7 @@ _LEADING = frozenset(
     "a an the my our your his her their its this that these those some".split()  # noqa: SIM905
 )
 _TIMELY = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"})
+_BECAUSE = frozenset({"because", "cause", "'cause"})
 _LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
 _WHERE = frozenset({"in", "at", "on", "near"})
 _NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
@@ -79,6 +80,8 @@ def phrases(
     """The candidate phrases of ``sent`` with what their kind of phrase adds."""
     if want.kind in STRICT:
         return _entities(sent, want, matched)
+    if want.kind == "reason":
+        return _reasons(sent)
     # any entity a little; not a person when a thing is asked by its noun ("What
     # phone?" is not answered by the band seen that night)
     people = ("PERSON",) if want.head else ()
@@ -92,6 +95,20 @@ def phrases(
     if DOING.search(question.text):
         out += _verb_phrases(sent)
     return out
+
+
+def _reasons(sent: Any) -> list[tuple[Any, float]]:
+    """The clauses that give a reason: one "because" opens ("since" and "as" tell time
+    as often: "since we last talked"), and
+    one of purpose ("to help others"); the answer to "Why...?"."""
+    out = []
+    for t in sent:
+        if t.dep_ == "mark" and t.lower_ in _BECAUSE:
+            clause = t.head
+            out.append((t.doc[t.i + 1 : clause.right_edge.i + 1], ROLE_FIT))
+        elif t.dep_ in ("advcl", "xcomp") and any(c.lower_ == "to" for c in t.children):
+            out.append((t.doc[t.i : t.right_edge.i + 1], GOVERNED_FIT))
+    return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
 
 
 def _entities(sent: Any, want: Want, matched: list[Any]) -> list[tuple[Any, float]]:

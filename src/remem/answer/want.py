@@ -28,10 +28,11 @@ LABELS: dict[str, frozenset[str]] = {
     "time": frozenset({"TIME"}),
     "distance": frozenset({"QUANTITY", "CARDINAL"}),
     "thing": frozenset(),
+    "reason": frozenset(),
 }
 
 #: kinds whose answer must be an entity of their labels (a thing may be any phrase)
-STRICT = frozenset(LABELS) - {"thing"}
+STRICT = frozenset(LABELS) - {"thing", "reason"}
 
 _ASKS = (
     ("money", re.compile(r"^\W*how\s+much\s+(?:money|did|does|do|is|was|would|will|can)\b", re.I)),
@@ -66,6 +67,7 @@ _HEAD_KINDS = {
 
 #: "why" and "how did she feel": a reason or a manner, which a sentence tells better
 #: than any one span of it
+_WHY = re.compile(r"^\W*why\b", re.I)
 _REASON = re.compile(r"^\W*(?:why|how\s+(?!many|much|old|long|often|far)\w+)\b", re.I)
 _ASKING = re.compile(r"^\W*(?:what|which|who|whom|whose|where|how|name|tell)\b", re.I)
 #: "what kind of", "which type of": the noun after them is the one asked for
@@ -93,6 +95,8 @@ class Want:
 
 def wanted(question: Question) -> Want:
     """What ``question`` wants (:class:`Want`)."""
+    if _WHY.search(question.text):
+        return Want("reason")
     if question.answer_type in ("date", "yes/no") or _REASON.search(question.text):
         return Want("")
     if "?" not in question.text and not _ASKING.search(question.text):
