@@ -81,7 +81,8 @@ from .settle import (
     settle,
     unwritten,
 )
-from .typed import Nearness, Neighbours, asks_name, typed_answer
+from .told import in_window, told_by_asked
+from .typed import Nearness, Neighbours, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -431,9 +432,9 @@ class Answerer:
         answer, else the sentence. A question asking for a date gets the sentence's
         own date, else the time it tells resolved against when it was said, else its
         memory's day ("Saturday 8 March 2025")."""
-        sentence, hit = best_sentence(question, evidence, replaced(base["explanations"]))
+        stale = replaced(base["explanations"])
+        sentence, hit = best_sentence(question, evidence, stale)
         if hit is not None and self.mode == "typed" and question.answer_type != "date":
-            stale = replaced(base["explanations"])
             sentence, hit = self._typed(question, evidence, around, (sentence, hit), stale)
         if hit is None:
             return Answer(
@@ -478,17 +479,15 @@ class Answerer:
     ) -> tuple[str, Any]:
         """The typed reader's span and its memory; the extractive ``sentence`` (and
         its memory) when the question wants no typed answer; ("", None), a refusal,
-        when it asks for a name that no memory about its subject gives. Without the
-        NLP pipeline installed, the sentence."""
+        when memory never gave what it asks (``typed.NEVER``). Without the NLP
+        pipeline installed, the sentence."""
         if not nlp.available():
             _warn_once(
                 "the typed reader needs spaCy: pip install 'remem[local]'; answering with sentences"
             )
             return sentence
         found = typed_answer(question, evidence, *around, stale=stale)
-        if found is not None:
-            return found  # a span, or NEVER: ("", None), a refusal
-        return ("", None) if asks_name(question) else sentence
+        return sentence if found is None else found
 
     def _span(self, question: Question, sentence: str) -> tuple[str, Completion | None]:
         """The words of ``sentence`` the reader picks as the answer, and its call: the
@@ -733,23 +732,9 @@ def best_sentence(
     return (best, source) if best else ("", None)
 
 
-#: the speaker in the sentence: "I", and "we" (who include the speaker: "We are
-#: planning to play it next Saturday", Jolene of herself and her partner)
-_SPEAKER_SELF = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b", re.I)
-
-
 #: what a time in the clause of the thing asked adds (below one shared word: it
 #: breaks ties between sentences that each name a time)
 _EVENT_WORD = 0.25
-
-
-def told_by_asked(sentence: str, hit: Hit, keys: frozenset[str]) -> bool:
-    """Whether ``sentence`` is the asked person speaking of themself: "I went to a
-    meeting", said by Sam, tells "What was Sam doing?" what "Hey Sam, how are you?",
-    said to Sam, does not; the name is the speaker's, not the sentence's words."""
-    if not hit.speaker or not _SPEAKER_SELF.search(sentence):
-        return False
-    return bool(keys & content_keys(hit.speaker))
 
 
 def names_time(sentence: str, times: Sequence[EventTime], question: Question) -> float:
@@ -796,22 +781,6 @@ def event_word(sentence: str, event: EventTime, question: Question) -> bool:
         return False
     lo, hi = Clauses(sentence).around(at, at + len(event.words))
     return bool(question.topic_keys & content_keys(sentence[lo:hi]))
-
-
-def in_window(times: Sequence[EventTime], question: Question) -> bool:
-    """Whether a sentence whose event times are ``times`` tells of a time inside the
-    window the question names ("What was Sam doing on 4 December?" and "I went to a
-    meeting yesterday", said on the 5th): the window's words are not in the
-    sentence, its time is. Only the sentence's own times count; when it was said is
-    the time stage's business (it ranked the memory)."""
-    window = question.window
-    if window is None:
-        return False
-    lo, hi = timestamp_epoch(window.start), timestamp_epoch(window.end)
-    if window.day is not None:  # a named day is that day, not the slack around it
-        lo = timestamp_epoch(window.day)
-        hi = lo + 86400.0
-    return any(timestamp_epoch(e.start) < hi and timestamp_epoch(e.end) > lo for e in times)
 
 
 def extractive(question: Question | str, evidence: Sequence[Hit | str]) -> str:

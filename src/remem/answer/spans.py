@@ -14,8 +14,10 @@ and returns phrases of it, each with what its kind of phrase adds to its score
 
 Every phrase is a run of the sentence's own words: the reader cuts, never writes.
 The weights are round numbers in one order (a wanted kind and a role > a governed
-phrase or a quoted title > a doing verb > any entity > any noun phrase), chosen on
-LoCoMo conversations 1-5 and held on 6-10 (docs/benchmarks.md, "The typed reader").
+phrase or a quoted title > a doing verb > any entity > any noun phrase), set by
+reading the reader's mistakes on LoCoMo, the check conversations and the demo; no
+half of LoCoMo was held out from that reading, so its figures are not held-out ones
+(docs/benchmarks.md, "Answers a person reads").
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def phrases(
 ) -> list[tuple[Any, float]]:
     """The candidate phrases of ``sent`` with what their kind of phrase adds."""
     if want.kind in STRICT:
-        return _entities(sent, want, matched)
+        return _entities(sent, want)
     if want.kind == "reason":
         return _reasons(sent)
     # any entity a little; not a person when a thing is asked by its noun ("What
@@ -98,9 +100,9 @@ def phrases(
 
 
 def _reasons(sent: Any) -> list[tuple[Any, float]]:
-    """The clauses that give a reason: one "because" opens ("since" and "as" tell time
-    as often: "since we last talked"), and
-    one of purpose ("to help others"); the answer to "Why...?"."""
+    """The clauses that give a reason, the answer to "Why...?": one "because" opens
+    ("since" and "as" tell a time as often: "since we last talked"), and one of
+    purpose ("to help others")."""
     out = []
     for t in sent:
         if t.dep_ == "mark" and t.lower_ in _BECAUSE:
@@ -111,12 +113,13 @@ def _reasons(sent: Any) -> list[tuple[Any, float]]:
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
 
 
-def _entities(sent: Any, want: Want, matched: list[Any]) -> list[tuple[Any, float]]:
+def _entities(sent: Any, want: Want) -> list[tuple[Any, float]]:
     """The phrases of an entity kind: its labelled entities; for a person also a
     name given as one ("a greyhound named Biscuit") and the proper nouns the tagger
-    left unlabelled, or labelled otherwise when they stand beside a word of the
-    question ("my neighbour Oksana"); for a place or organisation the unlabelled
-    proper nouns; for a duration a clock time or a number of units ("7:58")."""
+    left unlabelled, or labelled otherwise when they name a noun beside them ("my
+    neighbour Oksana": :func:`_unnamed`); for a place or organisation the unlabelled
+    proper nouns (:func:`_unlabelled`); for a duration a clock time or a number of
+    units ("7:58")."""
     out = [
         (e, _entity_fit(e)) for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)
     ]
@@ -225,12 +228,17 @@ def _governed(matched: list[Any]) -> list[tuple[Any, float]]:
         for c in t.children:
             if c.dep_ not in _GOVERNED and not (c.dep_ == "prep" and t.pos_ in ("VERB", "NOUN")):
                 continue
-            sub = c.doc[c.left_edge.i : c.right_edge.i + 1]
+            sub = _subtree(c)
             if c.dep_ == "prep":
                 sub = sub[1:]  # the preposition's object, not "on car mods"
             out.append((sub, fit))
-        out += [(c.doc[c.left_edge.i : c.right_edge.i + 1], ROLE_FIT) for c in _copula(t)]
+        out += [(_subtree(c), ROLE_FIT) for c in _copula(t)]
     return [(sub, fit) for sub, fit in out if 0 < len(sub) <= LONGEST]
+
+
+def _subtree(token: Any) -> Any:
+    """The phrase ``token`` heads: its whole subtree, a run of the sentence."""
+    return token.doc[token.left_edge.i : token.right_edge.i + 1]
 
 
 def _copula(t: Any) -> list[Any]:
@@ -258,13 +266,9 @@ def _played(sent: Any, want: Want) -> list[tuple[Any, float]]:
             continue
         for c in t.children:
             if role == "prep" and c.dep_ == "prep" and c.lower_ == prep:
-                out += [
-                    (c.doc[g.left_edge.i : g.right_edge.i + 1], ROLE_FIT)
-                    for g in c.children
-                    if g.dep_ == "pobj"
-                ]
+                out += [(_subtree(g), ROLE_FIT) for g in c.children if g.dep_ == "pobj"]
             elif c.dep_ in ROLES.get(role, ()):
-                out.append((c.doc[c.left_edge.i : c.right_edge.i + 1], ROLE_FIT))
+                out.append((_subtree(c), ROLE_FIT))
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
 
 

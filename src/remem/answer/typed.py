@@ -20,9 +20,9 @@ answer (:func:`remem.answer.want.wanted`):
    question names is never the answer.
 
 Every word of the answer is a word of a memory: nothing is written, only cut. A
-question that asks for a name (or another entity kind) when no sentence about its
-subject holds one gets ``None`` and the reader refuses: the attribute was never given
-("What is my landlord's name?" when only the rent was mentioned).
+question that asks for a name or an age when no sentence about its subject holds one
+gets :data:`NEVER` and the reader refuses: the attribute was never given ("What is my
+landlord's name?" when only the rent was mentioned).
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ from ..time.resolve import AHEAD, BACK
 from ..types import Hit
 from . import nlp
 from .spans import near, phrases, thing, trim
+from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
-from .want import STRICT, Want, wanted
+from .want import STRICT, Want, possessions, wanted
 
 #: the memories read (best first) for candidates, and how much a worse rank costs
 DEPTH = 6
@@ -115,7 +116,9 @@ def typed_answer(
     stale: Collection[str] = (),
 ) -> tuple[str, Hit] | None:
     """The best span of the wanted kind and the memory it is from; None when the
-    question wants no typed answer, or wants an entity no sentence about it holds.
+    question wants no typed answer or none of its kind is found; :data:`NEVER` when
+    memory never gave what it asks (a name or an age of its subject, a thing it
+    presupposes).
     ``nearness`` tells how near in meaning each memory is to what the question asks
     of (:func:`_about_subject`); without it, only words count. ``stale``: ids of
     memories whose value a newer one replaced, for a question about it (the time
@@ -136,7 +139,7 @@ def typed_answer(
         # -> "at a festival"); a name asked for and never given stays unanswered
         found = _candidates(question, replace(want, kind="thing"), sources)
     if not found:
-        return None
+        return NEVER if _refusing(want) else None
     found.sort(key=lambda s: -s.score)
     best = found[0]
     if not want.many:
@@ -150,15 +153,10 @@ def typed_answer(
     return ", ".join(kept), best.hit
 
 
-def asks_name(question: Question) -> bool:
-    """Whether the question asks for a name, an age or a count ("What is my
+def _refusing(want: Want) -> bool:
+    """Whether a question of ``want`` asks for a name or an age ("What is my
     landlord's name?", "How old is my cat?"): then finding none in what memory says
     of its subject means it was never given."""
-    return _refusing(wanted(question))
-
-
-def _refusing(want: Want) -> bool:
-    """:func:`asks_name` of a read :class:`Want`."""
     return want.head == "name" or want.kind in _ATTRIBUTES
 
 
@@ -174,14 +172,9 @@ def _sources(
     after = neighbours(asking) if neighbours is not None and asking else {}
     for rank, h in enumerate(top):
         n = after.get(h.id)
-        if n is not None and _asks(h, n):
+        if n is not None and n.speaker != h.speaker:  # the other one replies
             _carry(found, n, _replied(question, h, n), rank)
     return sorted(found.values(), key=lambda s: s[2])
-
-
-def _asks(turn: Hit, reply: Hit) -> bool:
-    """Whether ``reply`` answers ``turn``: the turn asks, the other one replies."""
-    return turn.text.rstrip().endswith("?") and reply.speaker != turn.speaker
 
 
 def _carry(found: dict[str, Source], hit: Hit, inherited: float, rank: int) -> None:
@@ -208,18 +201,15 @@ def _replied(question: Question, asking: Hit, reply: Hit) -> float:
     "I" would)."""
     keys = _asked(question)
     own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
-    return _REPLY_SHARE * _fit(question, asking.text, asking) + own
+    return _REPLY_SHARE * _fit(question, keys, asking.text, asking) + own
 
 
-def _fit(question: Question, sentence: str, hit: Hit) -> float:
+def _fit(question: Question, keys: frozenset[str], sentence: str, hit: Hit) -> float:
     """How well ``sentence`` of ``hit`` speaks to the question: shared content words,
     one more when the asked person speaks of themself, one more when it tells of a
     time inside the window the question names ("What was Sam doing on 4 December?":
     "I attended a Weight Watchers meeting yesterday", said on the 5th), as the
-    extractive reader counts them (``reader.best_sentence``)."""
-    from .reader import in_window, told_by_asked
-
-    keys = _asked(question)
+    extractive reader counts them (``told.py``). ``keys``: :func:`_asked`'s."""
     said = words.content_keys(sentence)
     shared = sum(_kin(k, said) for k in keys)
     window = question.window is not None and in_window(
@@ -232,17 +222,19 @@ def _candidates(question: Question, want: Want, sources: list[Source]) -> list[S
     """Every candidate phrase of every source sentence that speaks to the question,
     scored."""
     keys = _asked(question)
+    named = {n.lower() for n in question.names}
+    speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = _later(question, sources)
     out: list[Span] = []
-    for hit, sent, fit, rank in _sentences(question, sources):
+    for hit, sent, fit, rank in _sentences(question, keys, sources):
         matched = [t for t in sent if words.word_key(t.lower_) in keys and not t.is_stop]
         for span, kind_fit in phrases(sent, want, matched, question):
             text = trim(span)
-            if not _answers(question, want, span, text):
+            if not _answers(want, span, text, keys, named):
                 continue
             score = fit + kind_fit + near(span, matched) - _RANK_COST * rank
             score += _LATER * later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
-            out.append(Span(text, score - _cost(question, want, text, sources), hit))
+            out.append(Span(text, score - _cost(want, text, keys, speakers), hit))
     return out
 
 
@@ -258,45 +250,42 @@ def _later(question: Question, sources: list[Source]) -> dict[str, float]:
     return {h.id: (timestamp_epoch(h.timestamp) - times[0]) / span for h, _, _ in sources}
 
 
-def _sentences(question: Question, sources: list[Source]) -> Iterator[tuple[Hit, Any, float, int]]:
+def _sentences(
+    question: Question, keys: frozenset[str], sources: list[Source]
+) -> Iterator[tuple[Hit, Any, float, int]]:
     """(memory, sentence, fit, rank) of each source sentence that speaks to the
     question (:func:`_fit`), one after such a sentence inheriting part of the words
     it shares (not its time: "I booked climbing on Saturday. My phone is an old
     Pixel" does not tell what was done on Saturday)."""
-    keys = _asked(question)
     for hit, inherited, rank in sources:
         before = 0.0
         for sent in nlp.parse(hit.text).sents:
-            own = _fit(question, sent.text, hit)
+            own = _fit(question, keys, sent.text, hit)
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = float(len(keys & words.content_keys(sent.text)))
             if fit > 0:
                 yield hit, sent, fit, rank
 
 
-def _answers(question: Question, want: Want, span: object, text: str) -> bool:
+def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: set[str]) -> bool:
     """Whether phrase ``text`` (of ``span``) can answer at all: it says something
-    the question does not, names no one the question names, and, for a thing, is
-    no time or bare number (:func:`spans.thing`)."""
-    keys = _asked(question)
+    the question (its ``keys``) does not, names no one the question names
+    (``named``), and, for a thing, is no time or bare number (:func:`spans.thing`)."""
     if not text or not words.content_keys(text) - keys:
         return False
     low = text.lower()
-    named = {n.lower() for n in question.names}
     if low in named or any(n in low.split() for n in named):
         return False
     return want.kind != "thing" or thing(span, keys, want)
 
 
-def _cost(question: Question, want: Want, text: str, sources: list[Source]) -> float:
-    """What a phrase's words cost it: the question's own words in it, its length
-    past a few words, and for a person, being the name of one who speaks."""
-    keys = _asked(question) - want.head_keys  # "Millbrook Rowing Club"
-    cost = _ASKED_COST * len(words.content_keys(text) & keys)
+def _cost(want: Want, text: str, keys: frozenset[str], speakers: set[str]) -> float:
+    """What a phrase's words cost it: the question's own words (``keys``) in it, its
+    length past a few words, and for a person, being the name of one who speaks."""
+    asked = keys - want.head_keys  # "Millbrook Rowing Club"
+    cost = _ASKED_COST * len(words.content_keys(text) & asked)
     cost += _LENGTH_COST * max(0, len(text.split()) - _SHORT)
-    if want.kind == "person" and text.lower() in {
-        h.speaker.lower() for h, _, _ in sources if h.speaker
-    }:
+    if want.kind == "person" and text.lower() in speakers:
         cost += _SPEAKER_COST
     return cost
 
@@ -307,8 +296,6 @@ def _unheld(
     """Whether a thing the question says someone has ("Dana's father", "my cousin")
     is held by no memory read, by its word or near it in meaning (the verdict's
     premise threshold): then whatever the memories say answers another question."""
-    from .want import possessions
-
     hits = [h for h, _, _ in sources]
     for noun in possessions(question):
         key = words.word_key(noun)

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import words
 from ..question import Question
+from .nlp import parse
 
 #: entity labels (spaCy's OntoNotes set) that answer each kind
 LABELS: dict[str, frozenset[str]] = {
@@ -128,9 +130,6 @@ def _role(question: Question) -> tuple[str, str, str]:
     """The verb the asking word (or the noun it picks: "What movie") hangs on, the
     role it plays there, and its preposition ("What was her audition for?" ->
     ("audition", "prep", "for")); empty strings when the parse gives none."""
-    from .. import words
-    from .nlp import parse
-
     doc = parse(question.text)
     wh = next((t for t in doc if t.lower_ in ("what", "which", "who", "whom")), None)
     if wh is None:
@@ -155,9 +154,6 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     phrase (with the nouns and adjectives that modify it): the noun after
     "what"/"which" ("What movie ...", "What kind of books ..."), else the subject or
     attribute of "What is/are ..." ("What are Joanna's hobbies?"); ("", False, {})."""
-    from .. import words
-    from .nlp import parse
-
     doc = parse(question.text)
     wh = next((t for t in doc if t.lower_ in ("what", "which", "who", "where", "how")), None)
     if wh is None:
@@ -185,8 +181,6 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
 def possessions(question: Question) -> list[str]:
     """The nouns the question says someone has: "father" of "What does Dana's father
     do?", "cousin" of "my cousin's name" (a noun with a possessive before it)."""
-    from .nlp import parse
-
     out = []
     for t in parse(question.text):
         owner = [c for c in t.children if c.dep_ == "poss"]
