@@ -364,14 +364,13 @@ class Memory:
         Recall runs the engine's own flow (SYNAPSE's confidence gate refuses without
         calling the LLM; ILSTMA answers from its cache on a hit), the evidence is fitted
         to the context budget, and the reader answers under the verification rule. With
-        ``llm="none"`` the answer is the best evidence sentence. ``filters``: as
+        ``llm="none"`` (and the bundled model) the answer is the span of the evidence
+        that answers, of the kind asked (``answer/typed.py``). ``filters``: as
         :meth:`search`; the answer reads only the memories that pass.
         """
         t0 = time.perf_counter()
-        recalled = self._recall(
-            question, user_id, k, now, explain=True, what="question", filters=filters
-        )
-        user_id = check_user_id(user_id)
+        read, user_id, k = self._question(question, user_id, k, now, what="question")
+        recalled = self._recall_read(read, user_id, k, explain=True, filters=filters)
         return self._reader.answer(
             recalled.question,
             recalled.recall,
@@ -438,6 +437,12 @@ class Memory:
         filters: Any = None,
     ) -> Recalled:
         question, user_id, k = self._question(query, user_id, k, now, what=what)
+        return self._recall_read(question, user_id, k, explain=explain, filters=filters)
+
+    def _recall_read(
+        self, question: Question, user_id: str, k: int, *, explain: bool, filters: Any
+    ) -> Recalled:
+        """:meth:`_recall` of a question and user already checked and read."""
         restrict = self._recaller.restriction(user_id, check_filters(filters))
         return self._recaller.recall(user_id, question, k, explain=explain, restrict=restrict)
 
