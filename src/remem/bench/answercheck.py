@@ -31,6 +31,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..demo import has_word, names_day
 from ..embed import create_embedder
 from ..embed.base import Embedder
 from ..index.tokenize import STOPWORDS, tokenize
@@ -78,36 +79,13 @@ class Checked:
     invented: tuple[str, ...]
 
 
-def _has(word: str, text: str) -> bool:
-    """Whether ``text`` holds ``word`` as a whole word (a plural or possessive too:
-    "Brigid's" holds "Brigid", "17:58" does not hold "7:58"), case aside."""
-    return re.search(rf"(?<!\w){re.escape(word)}(?:'?s)?(?!\w)", text, re.I) is not None
-
-
-def names_day(answer: str, day: date) -> bool:
-    """Whether ``answer`` names ``day``: its day and month, in either order, an
-    ordinal suffix and the year optional (a year written must be ``day``'s), or the
-    ISO date."""
-    if day.isoformat() in answer:
-        return True
-    month = day.strftime("%B")
-    n = rf"0?{day.day}(?:st|nd|rd|th)?"
-    year = r"(?:,?\s+(?P<year>\d{4}))?"
-    forms = (rf"(?<!\d){n}\s+(?:of\s+)?{month}\b{year}", rf"\b{month}\s+{n}(?!\d){year}")
-    for form in forms:
-        for m in re.finditer(form, answer, re.I):
-            if m["year"] in (None, str(day.year)):
-                return True
-    return False
-
-
 def says_value(question: dict[str, Any], answer: str) -> bool:
     """Every expected word in ``answer`` (or one of the ``any`` alternatives) and no
     stale one."""
     expected = question.get("expected", [])
-    held = bool(expected) and all(_has(w, answer) for w in expected)
-    held = held or any(_has(w, answer) for w in question.get("any", []))
-    return held and not any(_has(w, answer) for w in question.get("stale", []))
+    held = bool(expected) and all(has_word(w, answer) for w in expected)
+    held = held or any(has_word(w, answer) for w in question.get("any", []))
+    return held and not any(has_word(w, answer) for w in question.get("stale", []))
 
 
 def grade(question: dict[str, Any], answer: str, refused: bool) -> bool:

@@ -149,12 +149,13 @@ def grade(answer: str, refused: bool, q: DemoQuestion) -> bool:
         return False
     if q.day is not None:
         return names_day(answer, q.day)
-    held = bool(q.keys) and all(_has(w, answer) for w in q.keys)
-    return held or any(_has(w, answer) for w in q.alternatives)
+    held = bool(q.keys) and all(has_word(w, answer) for w in q.keys)
+    return held or any(has_word(w, answer) for w in q.alternatives)
 
 
-def _has(word: str, text: str) -> bool:
-    """``word`` in ``text`` as a whole word ("Halden's" holds "Halden"), case aside."""
+def has_word(word: str, text: str) -> bool:
+    """Whether ``text`` holds ``word`` as a whole word (a plural or possessive too:
+    "Halden's" holds "Halden", "17:58" does not hold "7:58"), case aside."""
     return re.search(rf"(?<!\w){re.escape(word)}(?:'?s)?(?!\w)", text, re.I) is not None
 
 
