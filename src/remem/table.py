@@ -15,9 +15,10 @@ import contextlib
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
@@ -27,6 +28,8 @@ from .errors import InvalidInputError
 from .store.base import Store, timestamp_epoch
 from .types import NewMemory, Passages
 from .validation import build_memory_item, is_blank_item, parse_timestamp
+
+T = TypeVar("T")
 
 FORMAT = "remem.global-memory-table/1"
 DAY = 86_400.0
@@ -83,20 +86,33 @@ def _listed(vectors: np.ndarray) -> list[list[float]]:
 
 
 def write_json(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write atomically (temp file + rename): a crash never leaves half a table. A
-    path that cannot be written (no such folder, a folder, no permission) is an
-    InvalidInputError, as a table that cannot be read is, and leaves no file behind."""
+    """Write atomically (:func:`write_atomically`): a crash never leaves half a
+    table. A path that cannot be written (no such folder, a folder, no permission) is
+    an InvalidInputError, as a table that cannot be read is, and leaves no file."""
+    write_atomically(path, lambda fh: json.dump(data, fh, ensure_ascii=False), "a memory table")
+
+
+def write_atomically(path: str | os.PathLike[str], write: Callable[[IO[str]], T], what: str) -> T:
+    """``write`` into a temporary file beside ``path``, then rename it there: a
+    failure or an interruption leaves no half file and no temporary one; a path
+    that cannot be written is an InvalidInputError naming ``what`` was written.
+    Returns what ``write`` returns."""
     tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False)
+            out = write(fh)
         os.replace(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise InvalidInputError(
-            f"cannot write a memory table to {os.fspath(path)!r}: {exc.strerror or exc}"
+            f"cannot write {what} to {os.fspath(path)!r}: {exc.strerror or exc}"
         ) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    return out
 
 
 @dataclass

@@ -41,7 +41,7 @@ import numpy as np
 from .errors import InvalidInputError, InvalidTypeError
 from .store.base import Store
 from .store.history import HISTORY_TABLES, page_versions
-from .table import VECTOR_RULE, check_passages, check_vector
+from .table import VECTOR_RULE, check_passages, check_vector, write_atomically
 from .types import NewMemory, Passages, StoredMemory, Version
 from .validation import build_memory, check_id, parse_timestamp
 
@@ -122,22 +122,7 @@ def write(lines: Iterable[str], target: str | os.PathLike[str] | IO[Any]) -> int
     file (text or binary); returns the number of memories written."""
     if not isinstance(target, (str, os.PathLike)):
         return _write_to(lines, target)
-    tmp = f"{os.fspath(target)}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            n = _write_to(lines, fh)
-        os.replace(tmp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise InvalidInputError(
-            f"cannot write an export to {os.fspath(target)!r}: {exc.strerror or exc}"
-        ) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
-    return n
+    return write_atomically(target, lambda fh: _write_to(lines, fh), "an export")
 
 
 def _write_to(lines: Iterable[str], fh: IO[Any]) -> int:
