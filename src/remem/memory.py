@@ -380,6 +380,7 @@ class Memory:
             started=t0,
             neighbours=lambda hits: self._recaller.next_turns(user_id, hits),
             nearness=lambda words, hits: self._recaller.nearness(user_id, words, hits),
+            rarity=lambda text: self._recaller.rarity(user_id, text),
         )
 
     def context(

@@ -29,15 +29,32 @@ from .. import words
 from ..question import Question
 from .want import LABELS, ROLES, STRICT, Want
 
-#: what an entity of the wanted kind adds (a name given as one too)
-KIND_FIT = 1.5
-#: what a phrase playing the asked thing's role for the question's verb adds
-ROLE_FIT = 1.5
-#: what a phrase governed by a verb of the question adds (half for a noun's)
-GOVERNED_FIT = 1.0
-#: a quoted title ('called "Cyberpunk 2077"'), and a verb phrase for "what did X do"
-QUOTED_FIT = 1.0
-DOING_FIT = 0.8
+#: what each origin of a candidate phrase adds to its score, by hand, in one order (a
+#: wanted kind and a role > a governed phrase or a quoted title > a doing verb > any
+#: entity > any noun phrase); :mod:`remem.answer.rank` holds the weights fitted over
+#: these same origins, which the reader uses when they are there
+FITS: dict[str, float] = {
+    "kind": 1.5,  # an entity of the wanted kind
+    "kind_fac": 1.0,  # a building or street for a place
+    "named": 1.5,  # a name given as one ("a greyhound named Biscuit")
+    "proper": 0.75,  # an unlabelled run of proper nouns of the kind
+    "pattern": 1.5,  # a clock time, a number of units, a frequency
+    "given": 1.5,  # a name given as one, for a thing
+    "given_head": 3.0,  # ... naming the noun asked for ("a novel called X")
+    "entity": 0.5,  # any entity, for a thing
+    "quoted": 1.0,  # a quoted title
+    "head": 1.5,  # a noun phrase of the noun asked for
+    "chunk": 0.0,  # any noun phrase
+    "governed_verb": 1.0,  # a phrase a verb of the question governs
+    "governed_noun": 0.5,  # ... a noun of the question governs
+    "copula": 1.5,  # across "be" from a question word
+    "role": 1.5,  # the asked thing's role for the question's verb
+    "doing": 0.8,  # a main verb phrase, for "What did X do?"
+    "doing_sub": 0.4,  # a subordinate one
+    "because": 1.5,  # a clause "because" opens
+    "purpose": 1.0,  # a purpose ("to help others")
+    "sentence": 0.0,  # the whole sentence, for a thing no phrase names well
+}
 #: the shortest asked noun looked for inside a word ("phone" in "iPhone")
 _INSIDE = 4
 #: the longest candidate phrase, in words
@@ -53,7 +70,7 @@ _LEADING = frozenset(
 )
 _TIMELY = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"})
 _BECAUSE = frozenset({"because", "cause", "'cause"})
-_LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
+LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
 _WHERE = frozenset({"in", "at", "on", "near"})
 _NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
 #: a time on a clock or a stopwatch ("7:58", "1:53:48") and a duration in units
@@ -76,10 +93,8 @@ _FREQUENCY = re.compile(
 )
 
 
-def phrases(
-    sent: Any, want: Want, matched: list[Any], question: Question
-) -> list[tuple[Any, float]]:
-    """The candidate phrases of ``sent`` with what their kind of phrase adds."""
+def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> list[tuple[Any, str]]:
+    """The candidate phrases of ``sent``, each with its origin (a key of :data:`FITS`)."""
     if want.kind in STRICT:
         return _entities(sent, want)
     if want.kind == "reason":
@@ -87,11 +102,11 @@ def phrases(
     # any entity a little; not a person when a thing is asked by its noun ("What
     # phone?" is not answered by the band seen that night)
     people = ("PERSON",) if want.head else ()
-    out = [(e, KIND_FIT / 3) for e in sent.ents if e.label_ not in ("DATE", "TIME", *people)]
-    out += [(s, QUOTED_FIT) for s in _pattern_spans(sent, _QUOTES)]
-    out += [(s, _given_fit(s, want)) for s in _pattern_spans(sent, _NAMED)]
+    out = [(e, "entity") for e in sent.ents if e.label_ not in ("DATE", "TIME", *people)]
+    out += [(s, "quoted") for s in _pattern_spans(sent, _QUOTES)]
+    out += [(s, _given(s, want)) for s in _pattern_spans(sent, _NAMED)]
     chunks = [c for c in sent.noun_chunks if c.root.pos_ != "PRON"]
-    out += [(c, _chunk_fit(c, want)) for c in chunks + _numbered(sent, chunks)]
+    out += [(c, _chunk(c, want)) for c in chunks + _numbered(sent, chunks)]
     out += _governed(matched)
     out += _played(sent, want)
     if DOING.search(question.text):
@@ -99,7 +114,7 @@ def phrases(
     return out
 
 
-def _reasons(sent: Any) -> list[tuple[Any, float]]:
+def _reasons(sent: Any) -> list[tuple[Any, str]]:
     """The clauses that give a reason, the answer to "Why...?": one "because" opens
     ("since" and "as" tell a time as often: "since we last talked"), and one of
     purpose ("to help others")."""
@@ -107,13 +122,13 @@ def _reasons(sent: Any) -> list[tuple[Any, float]]:
     for t in sent:
         if t.dep_ == "mark" and t.lower_ in _BECAUSE:
             clause = t.head
-            out.append((t.doc[t.i + 1 : clause.right_edge.i + 1], ROLE_FIT))
+            out.append((t.doc[t.i + 1 : clause.right_edge.i + 1], "because"))
         elif t.dep_ in ("advcl", "xcomp") and any(c.lower_ == "to" for c in t.children):
-            out.append((t.doc[t.i : t.right_edge.i + 1], GOVERNED_FIT))
+            out.append((t.doc[t.i : t.right_edge.i + 1], "purpose"))
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
 
 
-def _entities(sent: Any, want: Want) -> list[tuple[Any, float]]:
+def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
     """The phrases of an entity kind: its labelled entities; for a person also a
     name given as one ("a greyhound named Biscuit") and the proper nouns the tagger
     left unlabelled, or labelled otherwise when they name a noun beside them ("my
@@ -121,25 +136,21 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, float]]:
     proper nouns (:func:`_unlabelled`); for a duration a clock time or a number of
     units ("7:58")."""
     out = [
-        (e, _entity_fit(e)) for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)
-    ]
+        (e, "kind_fac" if e.label_ == "FAC" else "kind")
+        for e in sent.ents
+        if e.label_ in LABELS[want.kind] and _fits(e, want)
+    ]  # a building or street counts less than a town for a place ("Where does Ana
+    # live?": "Porto", not "Hospital Sao Joao", where she works)
     if want.kind == "person":
-        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _NAMED)]
-        out += [(s, KIND_FIT / 2) for s in _proper_runs(sent) if _unnamed(s)]
+        out += [(s, "named") for s in _pattern_spans(sent, _NAMED)]
+        out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s)]
     elif want.kind in ("place", "org"):
-        out += [(s, KIND_FIT / 2) for s in _proper_runs(sent) if _unlabelled(s, want)]
+        out += [(s, "proper") for s in _proper_runs(sent) if _unlabelled(s, want)]
     elif want.kind == "frequency":
-        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _FREQUENCY)]
+        out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
     elif want.kind in ("duration", "time"):
-        out += [(s, KIND_FIT) for s in _pattern_spans(sent, _CLOCK)]
+        out += [(s, "pattern") for s in _pattern_spans(sent, _CLOCK)]
     return out
-
-
-def _entity_fit(entity: Any) -> float:
-    """What an entity of the wanted kind adds: a building or street counts less than
-    a town or a region for a place ("Where does Ana live?": "Porto", not "Hospital
-    Sao Joao", where she works)."""
-    return KIND_FIT * (2 / 3 if entity.label_ == "FAC" else 1)
 
 
 def _fits(entity: Any, want: Want) -> bool:
@@ -179,15 +190,15 @@ def _unlabelled(run: Any, want: Want) -> bool:
     if not run.root.ent_type_:
         return True
     root = run.root
-    return want.kind == "place" and root.dep_ == "pobj" and root.head.lower_ in _LOCATIVE
+    return want.kind == "place" and root.dep_ == "pobj" and root.head.lower_ in LOCATIVE
 
 
-def _given_fit(span: Any, want: Want) -> float:
-    """What a name given as one adds to a thing: as a wanted kind, twice when it names
-    the noun asked for ("a novel called The Glass Orchard" to "Which novel?")."""
+def _given(span: Any, want: Want) -> str:
+    """A name given as one, for a thing: "given_head" when it names the noun asked
+    for ("a novel called The Glass Orchard" to "Which novel?")."""
     before = span.doc[span.start - 2] if span.start >= 2 else None
     asked = before is not None and want.head and before.lemma_.lower() == want.head
-    return KIND_FIT * (2 if asked else 1)
+    return "given_head" if asked else "given"
 
 
 def _numbered(sent: Any, chunks: list[Any]) -> list[Any]:
@@ -202,21 +213,21 @@ def _numbered(sent: Any, chunks: list[Any]) -> list[Any]:
     return out
 
 
-def _chunk_fit(chunk: Any, want: Want) -> float:
-    """What a noun phrase adds: the noun the question asks for, with words of its
-    own ("What kind of water?": "flavored seltzer water"), or inside one of its
-    words ("What phone?": "an iPhone 15"), adds as a wanted kind."""
+def _chunk(chunk: Any, want: Want) -> str:
+    """A noun phrase's origin: "head" when it has the noun the question asks for,
+    with words of its own ("What kind of water?": "flavored seltzer water"), or
+    inside one of its words ("What phone?": "an iPhone 15")."""
     if not want.head:
-        return 0.0
+        return "chunk"
     if chunk.root.lemma_.lower() == want.head:
-        return KIND_FIT
+        return "head"
     inside = len(want.head) >= _INSIDE and any(
         want.head in t.lower_ and t.lemma_.lower() != want.head for t in chunk
     )  # "iPhone", not "movie" of "movie recommendations"
-    return KIND_FIT if inside else 0.0
+    return "head" if inside else "chunk"
 
 
-def _governed(matched: list[Any]) -> list[tuple[Any, float]]:
+def _governed(matched: list[Any]) -> list[tuple[Any, str]]:
     """The phrases a question word of the sentence governs (its object, complement,
     or a preposition's object), a verb's counting more than a noun's; and across a
     copula, what the asked thing is (:func:`_copula`)."""
@@ -224,7 +235,7 @@ def _governed(matched: list[Any]) -> list[tuple[Any, float]]:
     for t in matched:
         if t.lemma_ == "do":  # "doing good": what "do" takes is no activity
             continue
-        fit = GOVERNED_FIT if t.pos_ in ("VERB", "AUX") else GOVERNED_FIT / 2
+        fit = "governed_verb" if t.pos_ in ("VERB", "AUX") else "governed_noun"
         for c in t.children:
             if c.dep_ not in _GOVERNED and not (c.dep_ == "prep" and t.pos_ in ("VERB", "NOUN")):
                 continue
@@ -232,7 +243,7 @@ def _governed(matched: list[Any]) -> list[tuple[Any, float]]:
             if c.dep_ == "prep":
                 sub = sub[1:]  # the preposition's object, not "on car mods"
             out.append((sub, fit))
-        out += [(_subtree(c), ROLE_FIT) for c in _copula(t)]
+        out += [(_subtree(c), "copula") for c in _copula(t)]
     return [(sub, fit) for sub, fit in out if 0 < len(sub) <= LONGEST]
 
 
@@ -253,7 +264,7 @@ def _copula(t: Any) -> list[Any]:
     return []
 
 
-def _played(sent: Any, want: Want) -> list[tuple[Any, float]]:
+def _played(sent: Any, want: Want) -> list[tuple[Any, str]]:
     """The phrases that play, for the question's verb in the sentence, the role the
     asked thing plays in the question ("What fuels Calvin's soul?": the subject of
     "fuels" in "Performing live always fuels my soul")."""
@@ -266,13 +277,13 @@ def _played(sent: Any, want: Want) -> list[tuple[Any, float]]:
             continue
         for c in t.children:
             if role == "prep" and c.dep_ == "prep" and c.lower_ == prep:
-                out += [(_subtree(g), ROLE_FIT) for g in c.children if g.dep_ == "pobj"]
+                out += [(_subtree(g), "role") for g in c.children if g.dep_ == "pobj"]
             elif c.dep_ in ROLES.get(role, ()):
-                out.append((_subtree(c), ROLE_FIT))
+                out.append((_subtree(c), "role"))
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
 
 
-def _verb_phrases(sent: Any) -> list[tuple[Any, float]]:
+def _verb_phrases(sent: Any) -> list[tuple[Any, str]]:
     """Each main verb of ``sent`` with its objects, or its first prepositional phrase
     when it has none ("joined a gym", "volunteering at a pet shelter"): the answer to
     "What did X do?". A subordinate clause's verb counts half ("Speaking of new
@@ -287,7 +298,7 @@ def _verb_phrases(sent: Any) -> list[tuple[Any, float]]:
         end = max((c.right_edge.i for c in right), default=t.i)
         if end - t.i + 1 <= LONGEST:
             main = t.dep_ in ("ROOT", "conj")  # the clause's own verb, not "Speaking of"
-            out.append((t.doc[t.i : end + 1], DOING_FIT if main else DOING_FIT / 2))
+            out.append((t.doc[t.i : end + 1], "doing" if main else "doing_sub"))
     return out
 
 

@@ -28,7 +28,7 @@ landlord's name?" when only the rent was mentioned).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import words
@@ -39,27 +39,21 @@ from ..time.patterns import CALENDAR_WORDS
 from ..time.resolve import AHEAD, BACK
 from ..types import Hit
 from . import nlp
+from .rank import features as rank_features
+from .rank import score as rank_score
+from .rank import weights as rank_weights
 from .spans import near, phrases, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
 from .want import STRICT, Want, possessions, wanted
 
-#: the memories read (best first) for candidates, and how much a worse rank costs
+#: the memories read (best first) for candidates
 DEPTH = 6
-_RANK_COST = 0.05
 #: what the turn after an asking turn inherits of the asking turn's fit
 _REPLY_SHARE = 0.8
 #: what a sentence inherits of the fit of the one before it in the same memory
 #: ("Last Fri I took my kids to a pottery workshop. We all made our own pots")
 _NEXT_SHARE = 0.5
-#: what naming a speaker costs a person answer ("Who is teaching you?" is rarely
-#: answered by the name of one of the two talking)
-_SPEAKER_COST = 1.5
-#: what each of the question's own words inside a candidate costs
-_ASKED_COST = 0.7
-#: candidates longer than this many words cost a little each extra word
-_SHORT = 4
-_LENGTH_COST = 0.08
 #: the keys of the words that ask for the current or the first value
 _ORDER_KEYS = frozenset(
     words.content_keys("current currently now latest recent recently nowadays still anymore")
@@ -72,8 +66,6 @@ _TIME_KEYS = frozenset(
 )
 #: the fewest letters of the shorter of two words of one family (:func:`_kin`)
 _FAMILY = 5
-#: what being the newest memory, said last in it, adds for a question about now
-_LATER = 1.0
 #: a list answer keeps candidates within this of the best score, at most this many
 _LIST_SLACK = 1.0
 _LIST_MAX = 4
@@ -91,6 +83,10 @@ Neighbours = Callable[[Sequence[Hit]], Mapping[str, Hit]]
 #: how near in meaning some words come to each memory: (words, hits) -> id -> cosine
 #: (``Recaller.nearness``)
 Nearness = Callable[[str, Sequence[Hit]], Mapping[str, float]]
+#: how rare some words are among the user's memories, 0 (in every one) to 1 (in
+#: none): a candidate of rare words says more than "a lot" or "the photo"
+#: (``Recaller.rarity``)
+Rarity = Callable[[str], float]
 #: a memory to read, what it inherits of another's fit, and its rank
 Source = tuple[Hit, float, int]
 
@@ -101,11 +97,13 @@ NEVER: tuple[str, Any] = ("", None)
 
 @dataclass(frozen=True)
 class Span:
-    """A candidate answer: its words, score, and the memory it is from."""
+    """A candidate answer: its words, score, the memory it is from, and what it was
+    scored by (:func:`remem.answer.rank.features`)."""
 
     text: str
     score: float
     hit: Hit
+    features: Mapping[str, float] = field(default_factory=dict)
 
 
 def typed_answer(
@@ -114,6 +112,7 @@ def typed_answer(
     neighbours: Neighbours | None = None,
     nearness: Nearness | None = None,
     stale: Collection[str] = (),
+    rarity: Rarity | None = None,
 ) -> tuple[str, Hit] | None:
     """The best span of the wanted kind and the memory it is from; None when the
     question wants no typed answer or none of its kind is found; :data:`NEVER` when
@@ -123,24 +122,16 @@ def typed_answer(
     of (:func:`_about_subject`); without it, only words count. ``stale``: ids of
     memories whose value a newer one replaced, for a question about it (the time
     stage's notes: "I live in Lisbon" when "I moved to Porto" is in the evidence);
-    they are not read (a question about before reads them: no such notes then)."""
+    they are not read (a question about before reads them: no such notes then).
+    ``rarity`` tells how rare a candidate's words are (:mod:`remem.answer.rank`)."""
     want = wanted(question)
     if not want.kind:
         return None
-    current = [h for h in evidence if h.id not in stale]
-    sources = _sources(question, current, neighbours)
-    if _unheld(question, want, sources, nearness):
+    found = typed_candidates(question, want, evidence, (neighbours, nearness, rarity), stale)
+    if found is None:
         return NEVER
-    if _refusing(want):
-        sources = _about_subject(question, sources, nearness)
-    found = _candidates(question, want, sources)
-    if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name":
-        # no entity of the kind: the phrase in the asked role ("Where did they meet?"
-        # -> "at a festival"); a name asked for and never given stays unanswered
-        found = _candidates(question, replace(want, kind="thing"), sources)
     if not found:
-        return NEVER if _refusing(want) else None
-    found.sort(key=lambda s: -s.score)
+        return None
     best = found[0]
     if not want.many:
         return best.text, best.hit
@@ -151,6 +142,37 @@ def typed_answer(
         if not any(s.text.lower() in k.lower() or k.lower() in s.text.lower() for k in kept):
             kept.append(s.text)
     return ", ".join(kept), best.hit
+
+
+def typed_candidates(
+    question: Question,
+    want: Want,
+    evidence: Sequence[Hit],
+    around: tuple[Neighbours | None, Nearness | None, Rarity | None],
+    stale: Collection[str] = (),
+) -> list[Span] | None:
+    """Every candidate span of the wanted kind, best first (:func:`typed_answer`'s
+    arguments; ``around``: its neighbours, nearness and rarity); None when memory
+    never gave what the question asks. ``scripts/fit_reader.py`` fits the ranking's
+    weights over these."""
+    neighbours, nearness, rarity = around
+    current = [h for h in evidence if h.id not in stale]
+    sources = _sources(question, current, neighbours)
+    if _unheld(question, want, sources, nearness):
+        return None
+    if _refusing(want):
+        sources = _about_subject(question, sources, nearness)
+    found = _candidates(question, want, sources, rarity)
+    if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name":
+        # no entity of the kind: the phrase in the asked role ("Where did they meet?"
+        # -> "at a festival"), for a place one after "in", "at", "on"...; a name asked
+        # for and never given stays unanswered
+        found = _candidates(question, replace(want, kind="thing"), sources, rarity)
+        if want.kind == "place":
+            found = [s for s in found if s.features.get("d_place")]
+    if not found and _refusing(want):
+        return None
+    return sorted(found, key=lambda s: -s.score)
 
 
 def _refusing(want: Want) -> bool:
@@ -218,24 +240,73 @@ def _fit(question: Question, keys: frozenset[str], sentence: str, hit: Hit) -> f
     return shared + told_by_asked(sentence, hit, keys) + window
 
 
-def _candidates(question: Question, want: Want, sources: list[Source]) -> list[Span]:
+def _candidates(
+    question: Question, want: Want, sources: list[Source], rarity: Rarity | None
+) -> list[Span]:
     """Every candidate phrase of every source sentence that speaks to the question,
-    scored."""
+    scored (:mod:`remem.answer.rank`); a phrase found by several rules is one
+    candidate with all its origins."""
     keys = _asked(question)
     named = {n.lower() for n in question.names}
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = _later(question, sources)
-    out: list[Span] = []
-    for hit, sent, fit, rank in _sentences(question, keys, sources):
+    weights = rank_weights()
+    found: dict[tuple[str, int, int], tuple[Any, Hit, dict[str, float], list[str]]] = {}
+    for hit, sent, fits, at in _sentences(question, keys, sources):
         matched = [t for t in sent if words.word_key(t.lower_) in keys and not t.is_stop]
-        for span, kind_fit in phrases(sent, want, matched, question):
+        for span, origin in _phrases(sent, want, matched, question):
+            key = (hit.id, span.start, span.end)
+            if key in found:
+                found[key][3].append(origin)
+                continue
             text = trim(span)
             if not _answers(want, span, text, keys, named):
                 continue
-            score = fit + kind_fit + near(span, matched) - _RANK_COST * rank
-            score += _LATER * later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
-            out.append(Span(text, score - _cost(want, text, keys, speakers), hit))
+            cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), rarity)
+            cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
+            cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
+            found[key] = (span, hit, cues, [origin])
+    out = []
+    for span, hit, cues, origins in found.values():
+        feats = rank_features(span, origins, cues)
+        out.append(Span(trim(span), rank_score(feats, weights), hit, feats))
     return out
+
+
+def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> list[Any]:
+    """The sentence's candidate phrases (:func:`spans.phrases`), and for a thing or a
+    reason the sentence itself, when no phrase of it answers well; not for a
+    question about now, whose sentence often tells the old value beside the new
+    ("Someone stole the Raleigh, so I bought a folding Brompton")."""
+    out = phrases(sent, want, matched, question)
+    whole = want.kind in ("thing", "reason") and question.order != "newest"
+    return [*out, (sent, "sentence")] if whole else out
+
+
+def _cues(
+    want: Want,
+    span: Any,
+    text: str,
+    keys: frozenset[str],
+    measured: tuple[tuple[float, float], int, float],
+    rarity: Rarity | None,
+) -> dict[str, float]:
+    """The numbers a candidate is scored by (:func:`rank.features`): its sentence's
+    own fit and what it inherits, its memory's rank, its nearness to the question's
+    words, the question's own words in it, its length, and how rare its new words
+    are."""
+    (own, fit), at, nearness = measured
+    said = words.content_keys(text)
+    new = " ".join(w for w in text.split() if words.word_key(w.lower()) not in keys)
+    return {
+        "fit": own,
+        "inherited": fit - own,
+        "near": nearness,
+        "rank": float(at),
+        "asked": float(len(said & (keys - want.head_keys))),  # "Millbrook Rowing Club"
+        "words": float(len(text.split())),
+        "rarity": rarity(new) if rarity is not None and new else 0.0,
+    }
 
 
 def _later(question: Question, sources: list[Source]) -> dict[str, float]:
@@ -252,8 +323,8 @@ def _later(question: Question, sources: list[Source]) -> dict[str, float]:
 
 def _sentences(
     question: Question, keys: frozenset[str], sources: list[Source]
-) -> Iterator[tuple[Hit, Any, float, int]]:
-    """(memory, sentence, fit, rank) of each source sentence that speaks to the
+) -> Iterator[tuple[Hit, Any, tuple[float, float], int]]:
+    """(memory, sentence, (its own fit, its fit), rank) of each source sentence that speaks to the
     question (:func:`_fit`), one after such a sentence inheriting part of the words
     it shares (not its time: "I booked climbing on Saturday. My phone is an old
     Pixel" does not tell what was done on Saturday)."""
@@ -264,7 +335,7 @@ def _sentences(
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = float(len(keys & words.content_keys(sent.text)))
             if fit > 0:
-                yield hit, sent, fit, rank
+                yield hit, sent, (own, fit), rank
 
 
 def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: set[str]) -> bool:
@@ -277,17 +348,6 @@ def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: s
     if low in named or any(n in low.split() for n in named):
         return False
     return want.kind != "thing" or thing(span, keys, want)
-
-
-def _cost(want: Want, text: str, keys: frozenset[str], speakers: set[str]) -> float:
-    """What a phrase's words cost it: the question's own words (``keys``) in it, its
-    length past a few words, and for a person, being the name of one who speaks."""
-    asked = keys - want.head_keys  # "Millbrook Rowing Club"
-    cost = _ASKED_COST * len(words.content_keys(text) & asked)
-    cost += _LENGTH_COST * max(0, len(text.split()) - _SHORT)
-    if want.kind == "person" and text.lower() in speakers:
-        cost += _SPEAKER_COST
-    return cost
 
 
 def _unheld(

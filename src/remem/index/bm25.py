@@ -130,6 +130,17 @@ class BM25Index:
         df = self._df[tid] if tid is not None else 0
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
+    def rarity(self, text: str) -> float:
+        """How rare the rarest word of ``text`` is here: its IDF over the largest an
+        IDF can be (a word no live document holds), 0 for a text of no word. The
+        typed reader prefers answers of rare words ("a bullet journal") to common
+        ones ("a lot", "the photo"), as rare for this user's memories."""
+        terms = tokenize(text)
+        if not terms:
+            return 0.0
+        top = math.log(1.0 + (self._n_alive + 0.5) / 0.5)
+        return max(self.idf(t) for t in terms) / top
+
     def query_weights(self, query: str) -> dict[str, float]:
         """Each distinct term of the query with its IDF."""
         return {t: self.idf(t) for t in set(tokenize(query))}

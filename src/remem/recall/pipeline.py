@@ -221,6 +221,12 @@ class Recaller:
             cos = idx.dense.cosines(at, vec) if kept else np.zeros(0)
         return {i: float(c) for i, c in zip(kept, cos, strict=True)}
 
+    def rarity(self, user_id: str, text: str) -> float:
+        """How rare the rarest word of ``text`` is among the user's memories, 0 to 1
+        (``BM25Index.rarity``): what the typed reader weighs a candidate's words by."""
+        with self._ctx.indexes.use(user_id) as idx:
+            return idx.bm25.rarity(text)
+
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Memories deleted in this process: every stage drops what it kept of them."""
         for stage in self.stages:

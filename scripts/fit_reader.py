@@ -1,0 +1,201 @@
+"""Fit the typed reader's ranking weights (src/remem/answer/rank.py) on LoCoMo.
+
+    python scripts/fit_reader.py RUN.jsonl [--data ../shared/data/locomo/locomo10.json]
+        [--train 5] [--out src/remem/answer/data/reader_weights.json]
+
+RUN.jsonl is a LoCoMo answer run (``remem bench locomo ... --answer --jsonl RUN.jsonl``):
+each row's evidence (the recalled turns, best first) is read again here, so the
+weights are fitted on what recall really gives, for every engine in the run. Only the
+first ``--train`` conversations are read for the fit; the rest are reported as
+held out, with the first-round weights (``rank.HAND``) beside the fitted ones on the
+same candidates.
+
+The model is a conditional logit: for each question of categories 1-4 with a typed
+answer, the candidates of :func:`remem.answer.typed.typed_candidates` compete in one
+softmax, and the fit raises the share of those holding the gold answer (a gain, half
+token F1 and half containment, at least 0.8 of the best candidate's and 0.3). An L2
+penalty pulls each weight towards its first-round value, so a feature that rarely
+fires keeps its hand weight. Each conversation is one user: neighbours are the next
+turn of the session, nearness is MiniLM's cosine, rarity is BM25's over its turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+
+from remem.answer import rank
+from remem.answer.typed import typed_candidates
+from remem.answer.want import wanted
+from remem.bench.locomo import load_locomo
+from remem.bench.qa_metrics import containment, locomo_f1
+from remem.embed import create_embedder
+from remem.index.bm25 import BM25Index
+from remem.question import as_question
+from remem.types import Hit
+
+#: a candidate holds the answer when its gain is at least this share of the best
+#: candidate's, and at least the floor
+_SHARE, _FLOOR = 0.8, 0.3
+#: the L2 pull towards the first-round weights
+_PULL = 0.002
+
+
+def conversations(path: str) -> dict[str, dict]:
+    """Per conversation: its turns as hits, their order, and its BM25 index."""
+    out = {}
+    for conv in load_locomo(path):
+        hits = [
+            Hit(t.dia_id, t.text, 0.0, t.speaker, t.timestamp, t.session_id, {"dia_id": t.dia_id})
+            for t in conv.turns
+        ]
+        bm25 = BM25Index()
+        bm25.add([h.text for h in hits])
+        out[conv.sample_id] = {
+            "hits": hits,
+            "at": {h.id: i for i, h in enumerate(hits)},
+            "bm25": bm25,
+        }
+    return out
+
+
+@cache
+def _vector(text: str) -> np.ndarray:
+    v = _embedder().embed([text])[0]
+    return v / (np.linalg.norm(v) or 1.0)
+
+
+@cache
+def _embedder():  # noqa: ANN202
+    return create_embedder("minilm")
+
+
+def around(conv: dict):  # noqa: ANN201
+    """The reader's neighbours, nearness and rarity over one conversation."""
+    hits, at = conv["hits"], conv["at"]
+
+    def neighbours(some):  # noqa: ANN001, ANN202
+        out = {}
+        for h in some:
+            i = at[h.id]
+            if i + 1 < len(hits) and hits[i + 1].session_id == h.session_id:
+                out[h.id] = hits[i + 1]
+        return out
+
+    def nearness(words, some):  # noqa: ANN001, ANN202
+        return {h.id: float(_vector(words) @ _vector(h.text)) for h in some}
+
+    return neighbours, nearness, conv["bm25"].rarity
+
+
+def gain(text: str, gold: object, category: int) -> float:
+    """Half the official F1, half containment."""
+    return 0.5 * locomo_f1(text, gold, category) + 0.5 * (containment(text, gold, category) or 0.0)
+
+
+def collect(run: str, convs: dict[str, dict]) -> list[dict]:
+    """One group per question of categories 1-4 that the typed reader answers: its
+    candidates' features and gains."""
+    groups = []
+    for line in Path(run).read_text().splitlines():
+        row = json.loads(line)
+        if row["category"] == 5 or row.get("refused"):
+            continue
+        conv = convs[row["conversation"]]
+        question = as_question(row["question"])
+        want = wanted(question)
+        if not want.kind:
+            continue
+        hits = [conv["hits"][conv["at"][e]] for e in row["evidence"] if e in conv["at"]]
+        found = typed_candidates(question, want, hits, around(conv))
+        if not found:
+            continue
+        gains = [gain(s.text, row["gold"], row["category"]) for s in found]
+        groups.append(
+            {
+                "conversation": row["conversation"],
+                "feats": [s.features for s in found],
+                "gains": gains,
+            }
+        )
+    return groups
+
+
+def matrices(
+    groups: list[dict], names: list[str]
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per group: features (candidates x names), gains, and which hold the answer."""
+    out = []
+    for g in groups:
+        x = np.array([[f.get(n, 0.0) for n in names] for f in g["feats"]])
+        y = np.array(g["gains"])
+        best = y.max()
+        out.append((x, y, (y >= max(_FLOOR, _SHARE * best)) & (best >= _FLOOR)))
+    return out
+
+
+def fit(data: list, names: list[str]) -> np.ndarray:
+    """The weights maximising the answers' share of each softmax, pulled to HAND."""
+    w0 = np.array([rank.HAND.get(n, 0.0) for n in names])
+    usable = [(x, pos) for x, _, pos in data if pos.any()]
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        total, grad = 0.0, np.zeros_like(w)
+        for x, pos in usable:
+            s = x @ w
+            s -= s.max()
+            p = np.exp(s)
+            p /= p.sum()
+            q = p * pos
+            total -= np.log(q.sum())
+            grad -= x.T @ (q / q.sum() - p)
+        d = w - w0
+        return total / len(usable) + _PULL * d @ d, grad / len(usable) + 2 * _PULL * d
+
+    return minimize(loss, w0, jac=True, method="L-BFGS-B").x
+
+
+def report(label: str, data: list, w: np.ndarray) -> str:
+    """Mean gain of the top candidate, and how often it holds the answer."""
+    top = [(y[int(np.argmax(x @ w))], pos[int(np.argmax(x @ w))]) for x, y, pos in data]
+    gains, holds = np.mean([t[0] for t in top]), np.mean([t[1] for t in top])
+    return f"{label}: {len(top)} questions, top gain {gains:.3f}, holds {holds:.3f}"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("run")
+    p.add_argument("--data", default="../shared/data/locomo/locomo10.json")
+    p.add_argument("--train", type=int, default=5, help="the first N conversations fit")
+    p.add_argument("--out", default=None, help="write the weights here (JSON)")
+    args = p.parse_args()
+    convs = conversations(args.data)
+    train_ids = list(convs)[: args.train]
+    groups = collect(args.run, convs)
+    names = sorted({n for g in groups for f in g["feats"] for n in f} | set(rank.HAND))
+    train = matrices([g for g in groups if g["conversation"] in train_ids], names)
+    test = matrices([g for g in groups if g["conversation"] not in train_ids], names)
+    w = fit(train, names)
+    hand = np.array([rank.HAND.get(n, 0.0) for n in names])
+    for label, data in (("train", train), ("held out", test)):
+        print(report(f"{label}, hand", data, hand))
+        print(report(f"{label}, fitted", data, w))
+    if args.out:
+        weights = {n: round(float(v), 4) for n, v in zip(names, w, strict=True)}
+        body = {
+            "command": "python scripts/fit_reader.py " + " ".join(sys.argv[1:]),
+            "trained_on": train_ids,
+            "weights": weights,
+        }
+        Path(args.out).write_text(json.dumps(body, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,93 @@
+"""How the typed reader ranks its candidate phrases: named features, one weight each.
+
+A candidate (:class:`remem.answer.typed.Span`) is described by a few numbers: how
+well its sentence speaks to the question and what it inherits (from the sentence
+before it, or the turn that asked), its nearness in the parse to the question's
+words, the rank of its memory, where it stands in time for a question about now, the
+question's own words in it, its length, whether it names one of those talking, how
+rare its words are among the user's memories, what made it a candidate (its origin,
+``spans.FITS``), and what it is in its sentence's parse. The score is the weighted
+sum.
+
+Two sets of weights: :data:`HAND`, the reader's first round, set by reading its
+mistakes (a wanted kind and a role > a governed phrase > any noun phrase), and the
+weights fitted by ``scripts/fit_reader.py`` (a conditional logit: the phrase that
+holds the gold answer against the other candidates of its question) on LoCoMo
+conversations 1-5 only, kept in ``data/reader_weights.json`` with the command that
+made them. The fitted ones are used when that file is there; conversations 6-10, the
+check conversations and the demo are what they are measured on
+(docs/benchmarks.md, "Answers a person reads").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from .spans import FITS, LOCATIVE
+
+#: candidates longer than this many words count the log of the extra words in ``long``
+SHORT = 4
+
+#: the reader's first-round weights, by hand (the origins' are ``spans.FITS``)
+HAND: dict[str, float] = {
+    "fit": 1.0,
+    "inherited": 1.0,
+    "near": 1.0,
+    "rank": -0.05,
+    "later": 1.0,
+    "asked": -0.7,
+    "long": -0.3,
+    "speaker": -1.5,
+    **{f"o_{k}": v for k, v in FITS.items()},
+    "o_sentence": -5.0,  # the first round never answered with a whole sentence
+}
+
+#: the file of fitted weights, beside this module
+_FITTED = "reader_weights.json"
+
+
+def features(span: Any, origins: list[str], cues: Mapping[str, float]) -> dict[str, float]:
+    """The candidate's features: ``cues`` (the numbers the reader measured: fit,
+    inherited, near, rank, later, asked, words, speaker, rarity), its best origin as
+    a one-hot (the best by :data:`spans.FITS`: the first round's rule of taking the
+    best of a phrase's origins) with how many more it has, and its root's part in
+    the sentence's parse."""
+    best = max(origins, key=lambda o: FITS[o])
+    root = span.root
+    sent = span.sent
+    out = dict(cues)
+    n = out.pop("words")
+    out["short"] = min(n, SHORT) / SHORT  # bounded both ways: a fitted weight per word
+    out["long"] = math.log1p(max(0.0, n - SHORT))  # would reward pasting the evidence
+    out["one_word"] = float(n == 1)
+    out[f"o_{best}"] = 1.0
+    out["origins"] = float(len(set(origins)) - 1)
+    out["d_dobj"] = float(root.dep_ == "dobj")
+    out["d_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
+    out["d_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))
+    out["d_attr"] = float(root.dep_ in ("attr", "acomp"))
+    out["proper"] = float(root.pos_ == "PROPN")
+    out["entity"] = float(bool(root.ent_type_))
+    out["late"] = (span.start - sent.start) / max(1, len(sent))
+    return out
+
+
+def score(feats: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    """The weighted sum of ``feats``; a feature without a weight counts nothing."""
+    return sum(weights.get(k, 0.0) * v for k, v in feats.items())
+
+
+@cache
+def weights() -> Mapping[str, float]:
+    """The fitted weights when ``data/reader_weights.json`` is installed, else
+    :data:`HAND`."""
+    try:
+        text = resources.files("remem.answer").joinpath("data").joinpath(_FITTED).read_text()
+    except (FileNotFoundError, OSError):
+        return HAND
+    return dict(json.loads(text)["weights"])
