@@ -47,6 +47,9 @@ HAND: dict[str, float] = {
     "o_sentence": -5.0,  # the first round never answered with a whole sentence
 }
 
+#: the origins of an entity asked by its kind ("Her name is Ines Duarte": an
+#: attribute in the parse, a person all the same)
+_ENTITY = ("kind", "named", "proper", "pattern")
 #: the file of fitted weights, beside this module
 _FITTED = "reader_weights.json"
 
@@ -67,10 +70,11 @@ def features(span: Any, origins: list[str], cues: Mapping[str, float]) -> dict[s
     out["one_word"] = float(n == 1)
     out[f"o_{best}"] = 1.0
     out["origins"] = float(len(set(origins)) - 1)
-    out["d_dobj"] = float(root.dep_ == "dobj")
-    out["d_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
-    out["d_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))
-    out["d_attr"] = float(root.dep_ in ("attr", "acomp"))
+    if not best.startswith(_ENTITY):  # an entity's kind says what it is, not its role
+        out["d_dobj"] = float(root.dep_ == "dobj")
+        out["d_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
+        out["d_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))
+        out["d_attr"] = float(root.dep_ in ("attr", "acomp"))
     out["proper"] = float(root.pos_ == "PROPN")
     out["entity"] = float(bool(root.ent_type_))
     out["late"] = (span.start - sent.start) / max(1, len(sent))
