@@ -32,7 +32,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from remem.answer import rank
-from remem.answer.typed import typed_candidates
+from remem.answer.typed import Around, typed_candidates
 from remem.answer.want import wanted
 from remem.bench.locomo import load_locomo
 from remem.bench.qa_metrics import containment, locomo_f1
@@ -54,10 +54,7 @@ _PULL = 0.002
 #: Duarte"); fitted freely, they sank and the demo's teacher became a studio. The
 #: verb phrases of "What did X do?" too: fitted, a subordinate one ("Speaking of new
 #: things") came to outweigh the clause's own verb
-FIXED = frozenset(
-    {"inherited", "speaker", "o_kind", "o_kind_fac", "o_named", "o_proper", "o_pattern"}
-    | {"o_doing", "o_doing_sub"}
-)
+FIXED = frozenset({"inherited", "speaker", "o_doing", "o_doing_sub"})
 
 
 def conversations(path: str) -> dict[str, dict]:
@@ -89,7 +86,7 @@ def _embedder():  # noqa: ANN202
     return create_embedder("minilm")
 
 
-def around(conv: dict):  # noqa: ANN201
+def around(conv: dict) -> Around:
     """The reader's neighbours, nearness and rarity over one conversation."""
     hits, at = conv["hits"], conv["at"]
 
@@ -104,7 +101,7 @@ def around(conv: dict):  # noqa: ANN201
     def nearness(words, some):  # noqa: ANN001, ANN202
         return {h.id: float(_vector(words) @ _vector(h.text)) for h in some}
 
-    return neighbours, nearness, conv["bm25"].rarity
+    return Around(neighbours, nearness, conv["bm25"].rarity)
 
 
 def gain(text: str, gold: object, category: int) -> float:

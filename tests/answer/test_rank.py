@@ -42,7 +42,7 @@ def test_features_name_the_best_origin_and_the_parse_role_of_a_phrase():
     assert feats["origins"] == 1.0 and feats["d_dobj"] == 1.0
     assert feats["short"] == 0.75 and feats["long"] == 0.0
     # an entity of the kind asked is judged by its kind, not by its place in the parse
-    assert "d_dobj" not in rank.features(span, ["kind"], cues)
+    assert rank.features(span, ["kind"], cues)["e_dobj"] == 1.0
     assert rank.features(span, ["sentence"], {**cues, "words": 30.0})["long"] == pytest.approx(
         np.log1p(26)
     )

@@ -13,7 +13,7 @@ import pytest
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
-from remem.answer.typed import typed_answer
+from remem.answer.typed import Around, typed_answer
 from remem.answer.want import wanted
 from remem.question import as_question
 from remem.types import Hit
@@ -127,7 +127,7 @@ def test_the_reply_is_read_only_through_the_next_turn():
     reply = Hit("r", "Her name is Ines Duarte.", 0.0, "Priya", T0, "s1")
     question = as_question("Who teaches Priya the cello?")
     assert typed_answer(question, [asking]) is None  # the asking turn names no one
-    found = typed_answer(question, [asking], lambda hits: {"q": reply})
+    found = typed_answer(question, [asking], Around(neighbours=lambda hits: {"q": reply}))
     assert found == ("Ines Duarte", reply)
 
 

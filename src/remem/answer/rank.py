@@ -70,11 +70,13 @@ def features(span: Any, origins: list[str], cues: Mapping[str, float]) -> dict[s
     out["one_word"] = float(n == 1)
     out[f"o_{best}"] = 1.0
     out["origins"] = float(len(set(origins)) - 1)
-    if not best.startswith(_ENTITY):  # an entity's kind says what it is, not its role
-        out["d_dobj"] = float(root.dep_ == "dobj")
-        out["d_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
-        out["d_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))
-        out["d_attr"] = float(root.dep_ in ("attr", "acomp"))
+    # an entity of the kind asked and any other phrase weigh their role apart ("Her
+    # name is Ines Duarte" answers, "It's a great way to relax" seldom does)
+    role = "e" if best.startswith(_ENTITY) else "d"
+    out[f"{role}_dobj"] = float(root.dep_ == "dobj")
+    out[f"{role}_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
+    out[f"{role}_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))
+    out[f"{role}_attr"] = float(root.dep_ in ("attr", "acomp"))
     out["proper"] = float(root.pos_ == "PROPN")
     out["entity"] = float(bool(root.ent_type_))
     out["late"] = (span.start - sent.start) / max(1, len(sent))

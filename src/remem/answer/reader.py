@@ -82,7 +82,7 @@ from .settle import (
     unwritten,
 )
 from .told import in_window, told_by_asked
-from .typed import Nearness, Neighbours, Rarity, typed_answer
+from .typed import ALONE, Around, Nearness, Neighbours, Rarity, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -318,7 +318,7 @@ class Answerer:
         ``neighbours`` gives the turns said after some memories (the typed reader
         reads the reply to a turn that asks: ``answer/typed.py``), ``nearness`` how
         near in meaning a memory comes to what a question asks of, ``rarity`` how
-        rare a phrase's words are among the user's memories."""
+        rare a phrase's words are among the user's memories (``typed.Around``)."""
         t0 = started if started is not None else time.perf_counter()
         question = as_question(question)
         evidence, context, ctx_tokens = self.fit(recall.hits, notes, versions(recall.explanations))
@@ -356,7 +356,7 @@ class Answerer:
             or not self.llm.generates
             or (self.mode == "routed" and routed_to_sentence(question, evidence))
         ):
-            around = (neighbours, nearness, rarity)
+            around = Around(neighbours, nearness, rarity)
             return self._extract(question, evidence, base, extra_calls, t0, around)
         return self._generate(question, evidence, context, base, extra_calls, t0)
 
@@ -427,7 +427,7 @@ class Answerer:
         base: dict[str, Any],
         extra_calls: int,
         t0: float,
-        around: tuple[Neighbours | None, Nearness | None, Rarity | None] = (None, None, None),
+        around: Around = ALONE,
     ) -> Answer:
         """The extractive answer (``mode="extract"``, or any mode without a generating
         LLM): with ``mode="typed"`` the span of the kind asked (``answer/typed.py``),
@@ -476,7 +476,7 @@ class Answerer:
         self,
         question: Question,
         evidence: list[Hit],
-        around: tuple[Neighbours | None, Nearness | None, Rarity | None],
+        around: Around,
         sentence: tuple[str, Any],
         stale: Collection[str] = (),
     ) -> tuple[str, Any]:
@@ -489,8 +489,7 @@ class Answerer:
                 "the typed reader needs spaCy: pip install 'remem[local]'; answering with sentences"
             )
             return sentence
-        neighbours, nearness, rarity = around
-        found = typed_answer(question, evidence, neighbours, nearness, stale, rarity)
+        found = typed_answer(question, evidence, around, stale)
         return sentence if found is None else found
 
     def _span(self, question: Question, sentence: str) -> tuple[str, Completion | None]:

@@ -154,14 +154,15 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
 
 
 def _fits(entity: Any, want: Want) -> bool:
-    """Whether a labelled entity is of the kind: a duration's DATE is a length ("three
-    years", "7:58"), not a day ("yesterday", "last week"); a person is not where
+    """Whether a labelled entity is of the kind: a duration's DATE, number or quantity
+    is a length ("three years", "7:58"), not a day ("yesterday", "last week") or a
+    distance ("the last 200 metres"); a person is not where
     something is ("the music school on Rua Nova", which the tagger calls a person)."""
     if want.kind == "person":
         return not _placed(entity.root)
-    if want.kind != "duration" or entity.label_ != "DATE":
+    if want.kind != "duration" or entity.label_ == "TIME":
         return True
-    return bool(_CLOCK.search(entity.text))
+    return bool(_CLOCK.search(entity.text))  # not "200 metres", "three" or "last week"
 
 
 def _placed(token: Any) -> bool:

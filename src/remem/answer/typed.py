@@ -87,6 +87,24 @@ Nearness = Callable[[str, Sequence[Hit]], Mapping[str, float]]
 #: none): a candidate of rare words says more than "a lot" or "the photo"
 #: (``Recaller.rarity``)
 Rarity = Callable[[str], float]
+
+
+@dataclass(frozen=True)
+class Around:
+    """What the reader may ask of the user's memories beyond the evidence: the turns
+    said next (:data:`Neighbours`), nearness in meaning (:data:`Nearness`) and the
+    rarity of words (:data:`Rarity`); each optional, without it only the evidence's
+    words count."""
+
+    neighbours: Neighbours | None = None
+    nearness: Nearness | None = None
+    rarity: Rarity | None = None
+
+
+#: nothing beyond the evidence: only its words count
+ALONE = Around()
+
+
 #: a memory to read, what it inherits of another's fit, and its rank
 Source = tuple[Hit, float, int]
 
@@ -109,25 +127,23 @@ class Span:
 def typed_answer(
     question: Question,
     evidence: Sequence[Hit],
-    neighbours: Neighbours | None = None,
-    nearness: Nearness | None = None,
+    around: Around = ALONE,
     stale: Collection[str] = (),
-    rarity: Rarity | None = None,
 ) -> tuple[str, Hit] | None:
     """The best span of the wanted kind and the memory it is from; None when the
     question wants no typed answer or none of its kind is found; :data:`NEVER` when
     memory never gave what it asks (a name or an age of its subject, a thing it
     presupposes).
-    ``nearness`` tells how near in meaning each memory is to what the question asks
-    of (:func:`_about_subject`); without it, only words count. ``stale``: ids of
-    memories whose value a newer one replaced, for a question about it (the time
-    stage's notes: "I live in Lisbon" when "I moved to Porto" is in the evidence);
-    they are not read (a question about before reads them: no such notes then).
-    ``rarity`` tells how rare a candidate's words are (:mod:`remem.answer.rank`)."""
+    ``around`` holds what else the reader may ask of the memories (:class:`Around`):
+    nearness tells how near in meaning each memory is to what the question asks of
+    (:func:`_about_subject`). ``stale``: ids of memories whose value a newer one
+    replaced, for a question about it (the time stage's notes: "I live in Lisbon"
+    when "I moved to Porto" is in the evidence); they are not read (a question about
+    before reads them: no such notes then)."""
     want = wanted(question)
     if not want.kind:
         return None
-    found = typed_candidates(question, want, evidence, (neighbours, nearness, rarity), stale)
+    found = typed_candidates(question, want, evidence, around, stale)
     if found is None:
         return NEVER
     if not found:
@@ -148,26 +164,28 @@ def typed_candidates(
     question: Question,
     want: Want,
     evidence: Sequence[Hit],
-    around: tuple[Neighbours | None, Nearness | None, Rarity | None],
+    around: Around,
     stale: Collection[str] = (),
 ) -> list[Span] | None:
     """Every candidate span of the wanted kind, best first (:func:`typed_answer`'s
-    arguments; ``around``: its neighbours, nearness and rarity); None when memory
+    arguments); None when memory
     never gave what the question asks. ``scripts/fit_reader.py`` fits the ranking's
     weights over these."""
-    neighbours, nearness, rarity = around
+    nearness = around.nearness
     current = [h for h in evidence if h.id not in stale]
-    sources = _sources(question, current, neighbours)
+    sources = _sources(question, current, around.neighbours)
     if _unheld(question, want, sources, nearness):
         return None
     if _refusing(want):
         sources = _about_subject(question, sources, nearness)
-    found = _candidates(question, want, sources, rarity)
+    meaning = _meaning(question, sources, nearness)
+    weighing = (around, meaning)
+    found = _candidates(question, want, sources, weighing)
     if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name":
         # no entity of the kind: the phrase in the asked role ("Where did they meet?"
         # -> "at a festival"), for a place one after "in", "at", "on"...; a name asked
         # for and never given stays unanswered
-        found = _candidates(question, replace(want, kind="thing"), sources, rarity)
+        found = _candidates(question, replace(want, kind="thing"), sources, weighing)
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
     if not found and _refusing(want):
@@ -240,12 +258,31 @@ def _fit(question: Question, keys: frozenset[str], sentence: str, hit: Hit) -> f
     return shared + told_by_asked(sentence, hit, keys) + window
 
 
+def _meaning(
+    question: Question, sources: list[Source], nearness: Nearness | None
+) -> dict[str, float]:
+    """Each source's nearness in meaning to the whole question (its cosine), less the
+    nearest source's: 0 for the nearest, below for the others; empty without
+    ``nearness``."""
+    if nearness is None or not sources:
+        return {}
+    near = nearness(question.text, [h for h, _, _ in sources])
+    top = max(near.values(), default=0.0)
+    return {i: v - top for i, v in near.items()}
+
+
 def _candidates(
-    question: Question, want: Want, sources: list[Source], rarity: Rarity | None
+    question: Question,
+    want: Want,
+    sources: list[Source],
+    weighing: tuple[Around, Mapping[str, float]],
 ) -> list[Span]:
     """Every candidate phrase of every source sentence that speaks to the question,
     scored (:mod:`remem.answer.rank`); a phrase found by several rules is one
-    candidate with all its origins."""
+    candidate with all its origins. ``weighing``: what the reader may ask of the
+    memories (:class:`Around`: the rarity of words) and each source's nearness in
+    meaning to the question (:func:`_meaning`)."""
+    around, meaning = weighing
     keys = _asked(question)
     named = {n.lower() for n in question.names}
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
@@ -262,9 +299,10 @@ def _candidates(
             text = trim(span)
             if not _answers(want, span, text, keys, named):
                 continue
-            cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), rarity)
+            cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
+            cues["meaning"] = meaning.get(hit.id, 0.0)
             found[key] = (span, hit, cues, [origin])
     out = []
     for span, hit, cues, origins in found.values():
