@@ -1,8 +1,8 @@
 """Candidate answers in a parsed sentence: the phrases a typed reader chooses among.
 
 Each function takes a sentence parsed by :mod:`remem.answer.nlp` (a spaCy ``Span``)
-and returns phrases of it, each with what its kind of phrase adds to its score
-(:mod:`remem.answer.typed` adds the sentence's fit and the phrase's nearness):
+and returns phrases of it, each with its origin, the rule that found it (a key of
+:data:`FITS`; :mod:`remem.answer.rank` scores a phrase by its origin and the rest):
 
 - entities of the kind asked (``want.LABELS``), and for a person also runs of proper
   nouns and a name given as one ("a greyhound named Biscuit"), which the small
@@ -13,11 +13,11 @@ and returns phrases of it, each with what its kind of phrase adds to its score
   thing's role for the question's verb, and for "What did X do?" the verb phrases.
 
 Every phrase is a run of the sentence's own words: the reader cuts, never writes.
-The weights are round numbers in one order (a wanted kind and a role > a governed
-phrase or a quoted title > a doing verb > any entity > any noun phrase), set by
-reading the reader's mistakes on LoCoMo, the check conversations and the demo; no
-half of LoCoMo was held out from that reading, so its figures are not held-out ones
-(docs/benchmarks.md, "Answers a person reads").
+The rules were written by reading the reader's mistakes on LoCoMo, the check
+conversations and the demo; no half of LoCoMo was held out from that reading, so its
+figures are not held-out ones (docs/benchmarks.md, "Answers a person reads"). The
+hand weights of :data:`FITS` are round numbers in one order; the fitted ones, on
+LoCoMo conversations 1-5, replace them where the reader's weights file is installed.
 """
 
 from __future__ import annotations
