@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .. import words
 from ..question import Question
@@ -167,7 +168,7 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
         if noun.lower_ in _KIND_OF:
             inner = [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"]
             objs = [g for p in inner for g in p.children if g.dep_ == "pobj"]
-            noun = objs[0] if objs else noun
+            noun = _verbless(objs[0]) if objs else noun
     elif wh.lower_ == "what" and wh.head.lemma_ == "be":
         subj = [c for c in wh.head.children if c.dep_ in ("nsubj", "attr") and c != wh]
         noun = subj[0] if subj and subj[0].pos_ == "NOUN" else None
@@ -176,6 +177,17 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
     keys = frozenset(words.word_key(t.lower_) for t in phrase)
     return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
+
+
+def _verbless(noun: Any) -> Any:
+    """The noun a kind is asked of when the parse hangs it on the question's verb:
+    in "What sort of animal shares Priya's home?" the tagger reads "shares" as a
+    verb but the parser as the object of "of", with "animal" before it; then
+    "animal" is the noun asked for."""
+    if noun.pos_ != "VERB":
+        return noun
+    compounds = [c for c in noun.children if c.dep_ == "compound" and c.pos_ == "NOUN"]
+    return compounds[0] if compounds else noun
 
 
 def possessions(question: Question) -> list[str]:
