@@ -12,7 +12,6 @@ import pytest
 
 from remem import Memory
 from remem.answer import nlp
-from remem.engines.ilstma.config import TYPED_SHARE, TYPED_THRESHOLD
 from remem.engines.ilstma.judge import TypedJudge
 from remem.engines.ilstma.stm import Dialogue
 from remem.question import as_question
@@ -34,12 +33,16 @@ TALK = [
 ]
 #: a name asked for, held by the cached reply "Her name is Ines Duarte"
 NAME_ASKED = "What is the name of Priya's cello teacher?"
+#: the judge's floors here (below the defaults, which are tuned on LoCoMo: the
+#: tests are about what the judge does, not where its floors sit)
+SCORE, SHARE = 5.0, 0.5
 #: asked first: a miss that retrieves the cello turn and caches the turns around it
 OPENING = "When did Priya start her cello lessons at the music school?"
 
 
 def _memory(open_memory, **options) -> tuple[Memory, list[str]]:
-    mem = open_memory(":memory:", "ilstma", engine_options={"judge": "typed", **options})
+    floors = {"typed_threshold": SCORE, "typed_share": SHARE}
+    mem = open_memory(":memory:", "ilstma", engine_options={"judge": "typed", **floors, **options})
     ids = [
         mem.add(text, "p", speaker=who, timestamp=T0 + timedelta(minutes=i), session_id="s1")
         for i, (who, text) in enumerate(TALK)
@@ -83,11 +86,11 @@ def test_the_judge_returns_the_dialogue_its_span_came_from(open_memory):
     used = judge.judge(question, cache, _no_vector)
     assert [d.memory_id for d in used] == [ids[2]]
     assert judge.span is not None and "Ines Duarte" in judge.span.text
-    assert judge.span.score >= TYPED_THRESHOLD and judge.span.share >= TYPED_SHARE
+    assert judge.span.score >= SCORE and judge.span.share >= SHARE
     # the same span under a floor above its score, or above its share: a miss
     for strict in (
-        TypedJudge(judge.find, judge.span.score + 0.01, TYPED_SHARE),
-        TypedJudge(judge.find, TYPED_THRESHOLD, judge.span.share + 0.01),
+        TypedJudge(judge.find, judge.span.score + 0.01, SHARE),
+        TypedJudge(judge.find, SCORE, judge.span.share + 0.01),
     ):
         assert strict.judge(question, cache, _no_vector) == [] and strict.span == judge.span
 
@@ -109,9 +112,10 @@ def test_without_the_reader_the_typed_judge_judges_lexically(open_memory, caplog
 
 
 def test_typed_is_a_judge_setting_with_its_own_threshold(open_memory):
-    mem, _ = _memory(open_memory, typed_threshold=7.5)
+    mem, _ = _memory(open_memory, typed_threshold=7.5, typed_share=0.25)
     config = mem.engine_info.config
     assert config["judge"] == "typed" and config["typed_threshold"] == 7.5
+    assert config["typed_share"] == 0.25
     assert config["hit_threshold"] == 0.6  # the lexical and embedding judges' own
 
 
@@ -119,7 +123,7 @@ def _judge(mem: Memory, question: str) -> TypedJudge:
     """The engine's typed judge for ``question`` (the reader the facade handed down)."""
     spans = mem._engine.ctx.spans
     assert spans is not None
-    return TypedJudge(partial(spans, "p", as_question(question)), TYPED_THRESHOLD, TYPED_SHARE)
+    return TypedJudge(partial(spans, "p", as_question(question)), SCORE, SHARE)
 
 
 def _dialogues(mem: Memory, ids: list[str]) -> list[Dialogue]:
