@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import IO, Any
 
 from . import table, transfer
-from .answer import Answer, Answerer
+from .answer import Answer, Answerer, nlp
 from .answer.context import build_context
 from .answer.verdict import VerdictModel, verdict_model
 from .config import MemoryConfig
@@ -118,6 +118,8 @@ class Memory:
                 verdict=config.verdict
                 or verdict_model(self._engine.verdict, f"engine {engine!r}'s declared verdict"),
             )
+            if nlp.available():  # the typed reader, handed down to the engines
+                ctx.spans = self._recaller.best_span
             self._writer = Writer(ctx, self._engine, self._recaller, self._passages)
         except BaseException:
             self._store.close()

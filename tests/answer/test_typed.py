@@ -13,7 +13,7 @@ import pytest
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
-from remem.answer.typed import Around, typed_answer
+from remem.answer.typed import Around, best_span, fit_share, typed_answer
 from remem.answer.want import wanted
 from remem.question import as_question
 from remem.types import Hit
@@ -151,6 +151,20 @@ def test_why_is_answered_by_the_reason_the_memory_gives():
     hits = [Hit("b", "I joined a church since we last talked.", 1.0, "Maria", T0, "s1")]
     found = typed_answer(as_question("Why did Maria join a church?"), hits)
     assert found == ("I joined a church since we last talked", hits[0])
+
+
+def test_the_best_span_is_the_typed_answer_with_its_score_and_share():
+    asking = Hit("q", "Who's teaching you the cello?", 1.0, "Remy", T0, "s1")
+    reply = Hit("r", "Her name is Ines Duarte.", 0.0, "Priya", T0, "s1")
+    question = as_question("Who teaches Priya the cello?")
+    around = Around(neighbours=lambda hits: {"q": reply})
+    span = best_span(question, [asking], around)
+    assert span is not None and (span.text, span.hit) == typed_answer(question, [asking], around)
+    # the reply speaks to the question through the turn that asked it: its share
+    # counts what it inherits, over the words asked (teaches, Priya, cello)
+    assert 0 < fit_share(question, span) <= 1
+    assert best_span(as_question("Did Priya like the cello?"), [asking], around) is None
+    assert best_span(question, [asking]) is None  # no one named
 
 
 def test_a_speaker_is_not_the_answer_to_whom_they_asked():

@@ -160,6 +160,34 @@ def typed_answer(
     return ", ".join(kept), best.hit
 
 
+def best_span(
+    question: Question,
+    evidence: Sequence[Hit],
+    around: Around = ALONE,
+) -> Span | None:
+    """The best candidate span of the wanted kind with its score, or None when the
+    question wants no typed answer, memory never gave what it asks, or no span of
+    the kind is there: what a judge of whether ``evidence`` answers the question
+    reads (ILSTMA's "typed" hit judge weighs the score; :func:`typed_answer` keeps
+    only the words and the memory)."""
+    want = wanted(question)
+    if not want.kind:
+        return None
+    found = typed_candidates(question, want, evidence, around)
+    return found[0] if found else None
+
+
+def fit_share(question: Question, span: Span) -> float:
+    """The share of what the question asks about (:func:`_asked`) that ``span``'s
+    sentence speaks to, with what it inherits (the asking turn before a reply):
+    its fit over the number of asked words. The score ranks a question's candidates
+    against each other (the weights are a conditional logit's), so it does not say
+    whether the sentence is about the question at all; this does."""
+    asked = len(_asked(question))
+    fit = span.features.get("fit", 0.0) + span.features.get("inherited", 0.0)
+    return fit / asked if asked else 0.0
+
+
 def typed_candidates(
     question: Question,
     want: Want,
@@ -168,9 +196,8 @@ def typed_candidates(
     stale: Collection[str] = (),
 ) -> list[Span] | None:
     """Every candidate span of the wanted kind, best first (:func:`typed_answer`'s
-    arguments); None when memory
-    never gave what the question asks. ``scripts/fit_reader.py`` fits the ranking's
-    weights over these."""
+    arguments); None when memory never gave what the question asks.
+    ``scripts/fit_reader.py`` fits the ranking's weights over these."""
     nearness = around.nearness
     current = [h for h in evidence if h.id not in stale]
     sources = _sources(question, current, around.neighbours)

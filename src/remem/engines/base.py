@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
@@ -45,6 +45,26 @@ if TYPE_CHECKING:
 X = TypeVar("X")
 
 
+@dataclass(frozen=True)
+class FoundSpan:
+    """The typed reader's best answer span in some memories: its words, its score
+    (``remem.answer.rank``'s weighted sum), the memory it was cut from, and the
+    share of the question's asked words its sentence speaks to
+    (``remem.answer.typed.fit_share``)."""
+
+    text: str
+    score: float
+    memory_id: str
+    share: float
+
+
+#: The typed reader run on given memories only: (user id, question, memory ids best
+#: first) -> its best span of the kind the question wants, or None (no kind wanted,
+#: none found, or what is asked was never given). The reader lives above the engines
+#: (``remem.answer``), so the facade hands it down, as it does the LLM.
+SpanFinder = Callable[[str, "Question", Sequence[str]], FoundSpan | None]
+
+
 @dataclass
 class EngineContext:
     store: Store
@@ -52,6 +72,9 @@ class EngineContext:
     indexes: IndexCache
     #: the Memory's LLM, created on first call (engines ask only when configured to)
     llm: Callable[[], LLM] = field(default=lambda: create_llm("none"))
+    #: the typed reader over given memories (ILSTMA's "typed" hit judge); None where
+    #: the facade gives none (no spaCy pipeline installed, or a bare context)
+    spans: SpanFinder | None = None
 
 
 @dataclass(frozen=True)

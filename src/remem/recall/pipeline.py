@@ -25,15 +25,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
+from functools import partial
 
 import numpy as np
 
+from ..answer.typed import Around, best_span, fit_share
 from ..answer.verdict import VerdictModel
 from ..engines.base import (
     Activation,
     Engine,
     EngineContext,
     Found,
+    FoundSpan,
     GraphTrace,
     Recalls,
     Scored,
@@ -226,6 +229,24 @@ class Recaller:
         (``BM25Index.rarity``): what the typed reader weighs a candidate's words by."""
         with self._ctx.indexes.use(user_id) as idx:
             return idx.bm25.rarity(text)
+
+    def best_span(self, user_id: str, question: Question, ids: Sequence[str]) -> FoundSpan | None:
+        """The typed reader's best span in the memories ``ids`` alone, best first (the
+        engines' :data:`~remem.engines.base.SpanFinder`: ILSTMA's "typed" judge asks
+        whether its cache answers). A reply inherits the fit of the turn that asked
+        it only when both are among ``ids``: nothing outside them is read."""
+        hits = self.hits(user_id, [Scored(i, 0.0) for i in ids])
+        within = {h.id for h in hits}
+
+        def neighbours(asking: Sequence[Hit]) -> dict[str, Hit]:
+            after = self.next_turns(user_id, asking)
+            return {i: n for i, n in after.items() if n.id in within}
+
+        around = Around(neighbours, partial(self.nearness, user_id), partial(self.rarity, user_id))
+        span = best_span(question, hits, around)
+        if span is None:
+            return None
+        return FoundSpan(span.text, span.score, span.hit.id, fit_share(question, span))
 
     def forget(self, user_id: str, ids: list[str]) -> None:
         """Memories deleted in this process: every stage drops what it kept of them."""

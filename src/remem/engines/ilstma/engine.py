@@ -34,7 +34,7 @@ import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -62,7 +62,7 @@ from ..base import (
 from ..retries import LLMFailures
 from .config import IlstmaConfig
 from .forgetting import prefetch_score
-from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge
+from .judge import EmbeddingJudge, HitJudge, LexicalJudge, LLMJudge, TypedJudge
 from .stm import Dialogue, ShortTermMemory
 from .storage import ILSTMA_TABLES, IlstmaStorage, NoteRow
 from .summaries import (
@@ -146,6 +146,7 @@ class IlstmaEngine(Engine):
             "LLM summary", "extractive fallback", self.cfg.llm_attempts, log
         )
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="remem-ilstma")
+        self._warned_typed = False
 
     def config(self) -> dict[str, Any]:
         return asdict(self.cfg)
@@ -495,7 +496,7 @@ class IlstmaEngine(Engine):
         recall counts as they were."""
         if restrict is not None:
             return self._filtered(user_id, question.text, query_vec, k, restrict)
-        return self._flow(user_id, question.text, query_vec, k, question.now)
+        return self._flow(user_id, question, query_vec, k)
 
     def _filtered(
         self,
@@ -524,19 +525,15 @@ class IlstmaEngine(Engine):
         )
 
     def _flow(
-        self,
-        user_id: str,
-        query: str,
-        query_vec: np.ndarray | None,
-        k: int,
-        now: datetime | None = None,
+        self, user_id: str, question: Question, query_vec: np.ndarray | None, k: int
     ) -> Found:
         """The question through the flow (module notes): the hits come from the cache
         on a hit (possibly fewer than k, :meth:`_cache_hit`), else from index-checked
         retrieval (:meth:`_cache_miss`); a hit's score is its rank's reciprocal, the
-        top one the confidence. ``now`` is the clock for days since last recall
-        (default: the time of the user's newest memory, so a replayed history ages as
-        it did live)."""
+        top one the confidence. The question's ``now`` is the clock for days since
+        last recall (default: the time of the user's newest memory, so a replayed
+        history ages as it did live)."""
+        query, now = question.text, question.now
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         vec: list[np.ndarray] = [] if query_vec is None else [query_vec]
@@ -559,7 +556,7 @@ class IlstmaEngine(Engine):
             judge: Any = None
             if self.cfg.cache and stm.cache:
                 t = time.perf_counter()
-                judge = self._judge(user_id, stm)
+                judge = self._judge(user_id, stm, question)
                 used = judge.judge(query, stm.cache, lazy_vec)
                 timings["judge_s"] = time.perf_counter() - t
             calls = getattr(judge, "calls", 0)
@@ -721,9 +718,11 @@ class IlstmaEngine(Engine):
         rows = self.ctx.store.get(user_id, ids)
         return {i: (m.index_text, m.seq) for i, m in rows.items()}
 
-    def _judge(self, user_id: str, stm: ShortTermMemory) -> HitJudge:
+    def _judge(self, user_id: str, stm: ShortTermMemory, question: Question) -> HitJudge:
         cfg = self.cfg
         idx = self.ctx.indexes.get(user_id)
+        if cfg.judge == "typed":
+            return self._typed_judge(user_id, question, idx)
         if cfg.judge == "llm":
             llm = self.ctx.llm()
             offline = LexicalJudge(idx.bm25.idf, cfg.hit_threshold)
@@ -752,6 +751,19 @@ class IlstmaEngine(Engine):
                 )
 
         return EmbeddingJudge(vectors, cfg.hit_threshold)
+
+    def _typed_judge(self, user_id: str, question: Question, idx: UserIndex) -> HitJudge:
+        """The typed reader over the cache (:class:`TypedJudge`), handed down by the
+        facade (``ctx.spans``); without it (no spaCy pipeline) the lexical judge,
+        with a warning once."""
+        spans = self.ctx.spans
+        if spans is None:
+            if not self._warned_typed:
+                self._warned_typed = True
+                log.warning("the typed hit judge needs spaCy; judging lexically")
+            return LexicalJudge(idx.bm25.idf, self.cfg.hit_threshold)
+        cfg = self.cfg
+        return TypedJudge(partial(spans, user_id, question), cfg.typed_threshold, cfg.typed_share)
 
     # -- inspection -----------------------------------------------------------------
 

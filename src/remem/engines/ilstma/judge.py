@@ -3,14 +3,15 @@
 One interface, :class:`HitJudge`; the offline judges need no LLM. The paper asks the
 LLM itself (answer from the short-term memory and general knowledge, then say
 whether that sufficed); that judge plugs in through the same interface once an LLM
-is configured. A judge returns the cached dialogues it relied on, so their recall
-metadata can be updated (deferred) on a hit.
+is configured; the typed judge asks remem's typed extractive reader instead, handed
+down by the facade (``EngineContext.spans``). A judge returns the cached dialogues
+it relied on, so their recall metadata can be updated (deferred) on a hit.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,6 +21,7 @@ from ...errors import LLMError
 from ...index.tokenize import stem, tokenize
 from ...llm import LLM, ask_json, prompts
 from ...redact import failure
+from ..base import FoundSpan
 from .stm import Dialogue
 
 log = logging.getLogger("remem.ilstma")
@@ -79,6 +81,37 @@ class EmbeddingJudge:
         sims = self.vectors(cache) @ query_vec()
         order = np.argsort(-sims, kind="stable")
         return [cache[i] for i in order if sims[i] >= self.threshold]
+
+
+class TypedJudge:
+    """Hit when the typed reader, reading the cached dialogues alone, finds a
+    confident span of the kind the question wants ("Who's teaching you?" and a
+    cached "Her name is Ines Duarte"): its score reaches ``threshold`` and its
+    sentence speaks to at least ``share`` of the question's asked words (the score
+    ranks one question's candidates against each other; the share says whether
+    the cache is about the question at all). A question that wants no typed answer
+    (yes/no, when, why) is a miss. The dialogue the span was cut from is the one
+    used. ``find`` is the reader over some memory ids, best first (the engine
+    context's ``spans`` with the user and question bound)."""
+
+    def __init__(
+        self, find: Callable[[Sequence[str]], FoundSpan | None], threshold: float, share: float
+    ):
+        self.find = find
+        self.threshold = threshold
+        self.share = share
+        self.span: FoundSpan | None = None  # the last judgment's best span, if any
+
+    def confident(self, span: FoundSpan) -> bool:
+        return span.score >= self.threshold and span.share >= self.share
+
+    def judge(
+        self, question: str, cache: list[Dialogue], query_vec: Callable[[], np.ndarray]
+    ) -> list[Dialogue]:
+        self.span = self.find([d.memory_id for d in cache]) if cache else None
+        if self.span is None or not self.confident(self.span):
+            return []
+        return [d for d in cache if d.memory_id == self.span.memory_id]
 
 
 HIT_SCHEMA: dict[str, Any] = {
