@@ -19,6 +19,7 @@ from typing import IO, Any
 from . import table, transfer
 from .answer import Answer, Answerer, nlp
 from .answer.context import build_context
+from .answer.typed import Around
 from .answer.verdict import VerdictModel, verdict_model
 from .config import MemoryConfig
 from .embed import Embedder, create_embedder
@@ -370,20 +371,43 @@ class Memory:
         that answers, of the kind asked (``answer/typed.py``). ``filters``: as
         :meth:`search`; the answer reads only the memories that pass.
         """
+        answers = self._answers({"": self._reader}, question, user_id, k, now, filters)
+        return answers[""]
+
+    def _answers(
+        self,
+        readers: Mapping[str, Answerer],
+        question: str,
+        user_id: str,
+        k: int = 10,
+        now: Any = None,
+        filters: Mapping[str, Any] | Filters | None = None,
+    ) -> dict[str, Answer]:
+        """One recall of ``question`` read by each of ``readers``, exactly as
+        :meth:`answer` reads it (its notes, its flow's prepared answer, the reader's
+        view of the user's memories): the benchmark's readers side by side. Each
+        answer's latency is the recall's plus its reader's own."""
         t0 = time.perf_counter()
         read, user_id, k = self._question(question, user_id, k, now, what="question")
         recalled = self._recall_read(read, user_id, k, explain=True, filters=filters)
-        return self._reader.answer(
-            recalled.question,
-            recalled.recall,
-            notes=recalled.notes,
-            prepared=recalled.prepared,
-            extra_calls=recalled.llm_calls,
-            started=t0,
+        recall_s = time.perf_counter() - t0
+        around = Around(
             neighbours=lambda hits: self._recaller.next_turns(user_id, hits),
             nearness=lambda words, hits: self._recaller.nearness(user_id, words, hits),
             rarity=lambda text: self._recaller.rarity(user_id, text),
         )
+        return {
+            name: reader.answer(
+                recalled.question,
+                recalled.recall,
+                notes=recalled.notes,
+                prepared=recalled.prepared,
+                extra_calls=recalled.llm_calls,
+                started=time.perf_counter() - recall_s,
+                around=around,
+            )
+            for name, reader in readers.items()
+        }
 
     def context(
         self,

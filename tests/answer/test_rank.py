@@ -39,7 +39,9 @@ def test_features_name_the_best_origin_and_the_parse_role_of_a_phrase():
     cues = {"fit": 1.0, "inherited": 0.0, "near": 1.0, "rank": 0.0, "words": 3.0}
     feats = rank.features(span, ["chunk", "governed_verb"], cues)
     assert feats["o_governed_verb"] == 1.0 and "o_chunk" not in feats
-    assert feats["origins"] == 1.0 and feats["d_dobj"] == 1.0
+    # a phrase a question word governs weighs its parse role apart from a bare chunk
+    assert feats["origins"] == 1.0 and feats["a_dobj"] == 1.0
+    assert rank.features(span, ["chunk"], cues)["d_dobj"] == 1.0
     assert feats["short"] == 0.75 and feats["long"] == 0.0
     # an entity of the kind asked is judged by its kind, not by its place in the parse
     assert rank.features(span, ["kind"], cues)["e_dobj"] == 1.0
@@ -54,7 +56,7 @@ def test_the_installed_weights_are_fitted_and_say_how():
     assert len(body["trained_on"]) == 5
     assert rank.weights() == body["weights"]
     fixed = _fit_script().FIXED
-    assert all(body["weights"][k] == rank.HAND[k] for k in fixed)
+    assert all(body["weights"][k] == rank.HAND.get(k, 0.0) for k in fixed)
 
 
 def test_rarity_is_high_for_a_word_few_memories_hold():

@@ -50,6 +50,10 @@ HAND: dict[str, float] = {
 #: the origins of an entity asked by its kind ("Her name is Ines Duarte": an
 #: attribute in the parse, a person all the same)
 _ENTITY = ("kind", "named", "proper", "pattern")
+#: the origins that tie a phrase to the question's words through the parse
+_ANCHORED = frozenset(
+    {"copula", "role", "governed_verb", "governed_noun", "doing", "doing_sub", "because", "purpose"}
+)
 #: the file of fitted weights, beside this module
 _FITTED = "reader_weights.json"
 
@@ -70,9 +74,11 @@ def features(span: Any, origins: list[str], cues: Mapping[str, float]) -> dict[s
     out["one_word"] = float(n == 1)
     out[f"o_{best}"] = 1.0
     out["origins"] = float(len(set(origins)) - 1)
-    # an entity of the kind asked and any other phrase weigh their role apart ("Her
-    # name is Ines Duarte" answers, "It's a great way to relax" seldom does)
-    role = "e" if best.startswith(_ENTITY) else "d"
+    # an entity of the kind asked, a phrase found by its tie to the question's words
+    # (across "be", a role, a governed object), and any other phrase weigh their
+    # parse role apart: "Her name is Ines Duarte" and "My partner Sam is a carpenter"
+    # answer, "It's a great way to relax" seldom does
+    role = "e" if best.startswith(_ENTITY) else "a" if best in _ANCHORED else "d"
     out[f"{role}_dobj"] = float(root.dep_ == "dobj")
     out[f"{role}_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
     out[f"{role}_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))

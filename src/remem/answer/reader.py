@@ -82,7 +82,7 @@ from .settle import (
     unwritten,
 )
 from .told import in_window, told_by_asked
-from .typed import ALONE, Around, Nearness, Neighbours, Rarity, typed_answer
+from .typed import ALONE, Around, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -308,17 +308,14 @@ class Answerer:
         prepared: str | None = None,
         extra_calls: int = 0,
         started: float | None = None,
-        neighbours: Neighbours | None = None,
-        nearness: Nearness | None = None,
-        rarity: Rarity | None = None,
+        around: Around = ALONE,
     ) -> Answer:
         """Answer from ``recall``. ``prepared`` is an answer the engine's flow already
         produced (ILSTMA's LLM judge on a hit), which costs no further call.
         ``question`` is the one the pipeline read (a str is read here).
-        ``neighbours`` gives the turns said after some memories (the typed reader
-        reads the reply to a turn that asks: ``answer/typed.py``), ``nearness`` how
-        near in meaning a memory comes to what a question asks of, ``rarity`` how
-        rare a phrase's words are among the user's memories (``typed.Around``)."""
+        ``around`` is what the typed reader may ask of the user's memories beyond
+        the evidence (``typed.Around``: the turn said after one that asks, nearness
+        in meaning, the rarity of words); ``Memory`` gives its own."""
         t0 = started if started is not None else time.perf_counter()
         question = as_question(question)
         evidence, context, ctx_tokens = self.fit(recall.hits, notes, versions(recall.explanations))
@@ -356,7 +353,6 @@ class Answerer:
             or not self.llm.generates
             or (self.mode == "routed" and routed_to_sentence(question, evidence))
         ):
-            around = Around(neighbours, nearness, rarity)
             return self._extract(question, evidence, base, extra_calls, t0, around)
         return self._generate(question, evidence, context, base, extra_calls, t0)
 

@@ -276,11 +276,9 @@ def _run_readers(
             return
         answerers = {r: Answerer(llm, **_with_mode(opts, r)) for r, llm in readers.items()}
         for q in questions:
-            t0 = time.perf_counter()
-            rec = mem.recall(q.question, conv.sample_id, k)
-            recall_s = time.perf_counter() - t0
-            for rname, answerer in answerers.items():
-                a = answerer.answer(q.question, rec, started=time.perf_counter() - recall_s)
+            # one recall, read by every reader as Memory.answer reads it
+            read = mem._answers(answerers, q.question, conv.sample_id, k)  # noqa: SLF001
+            for rname, a in read.items():
                 yield _row(f"{name}/{rname}", conv, q, a, judge)
 
 
