@@ -61,8 +61,10 @@ _PULL = 0.002
 #: things") came to outweigh the clause's own verb. And what "be" ties to a question
 #: word ("My partner Sam is a carpenter" to "What does my partner do?"): LoCoMo's such
 #: attributes are mostly "It's a great way to relax", and fitted, the fact set's
-#: carpenter and greyhound lost to the names beside them
-FIXED = frozenset({"inherited", "speaker", "o_doing", "o_doing_sub", "a_attr"})
+#: carpenter and greyhound lost to the names beside them. And what a building costs
+#: a place, which LoCoMo rarely asks ("Where does Ana live?": "Porto", not "Hospital
+#: Sao Joao", where she works)
+FIXED = frozenset({"inherited", "speaker", "o_doing", "o_doing_sub", "a_attr", "facility"})
 
 
 def conversations(path: str) -> dict[str, dict]:

@@ -43,6 +43,7 @@ HAND: dict[str, float] = {
     "asked": -0.7,
     "long": -0.3,
     "speaker": -1.5,
+    "facility": -0.5,
     **{f"o_{k}": v for k, v in FITS.items()},
     "o_sentence": -5.0,  # the first round never answered with a whole sentence
 }
@@ -69,16 +70,21 @@ def features(span: Any, origins: list[str], cues: Mapping[str, float]) -> dict[s
     sent = span.sent
     out = dict(cues)
     n = out.pop("words")
-    out["short"] = min(n, SHORT) / SHORT  # bounded both ways: a fitted weight per word
+    entity = best.startswith(_ENTITY)
+    if not entity:  # a short name is no vaguer than a long one; a short phrase often is
+        out["short"] = min(n, SHORT) / SHORT  # bounded: a fitted weight per word
+        out["one_word"] = float(n == 1)
     out["long"] = math.log1p(max(0.0, n - SHORT))  # would reward pasting the evidence
-    out["one_word"] = float(n == 1)
+    # a building or street is less of a place than a town ("Where does Ana live?":
+    # "Porto", not "Hospital Sao Joao", where she works), as a kind's share
+    out["facility"] = float(entity and span.label_ == "FAC")
     out[f"o_{best}"] = 1.0
     out["origins"] = float(len(set(origins)) - 1)
     # an entity of the kind asked, a phrase found by its tie to the question's words
     # (across "be", a role, a governed object), and any other phrase weigh their
     # parse role apart: "Her name is Ines Duarte" and "My partner Sam is a carpenter"
     # answer, "It's a great way to relax" seldom does
-    role = "e" if best.startswith(_ENTITY) else "a" if best in _ANCHORED else "d"
+    role = "e" if entity else "a" if best in _ANCHORED else "d"
     out[f"{role}_dobj"] = float(root.dep_ == "dobj")
     out[f"{role}_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
     out[f"{role}_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))

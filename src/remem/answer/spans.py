@@ -35,7 +35,6 @@ from .want import LABELS, ROLES, STRICT, Want
 #: these same origins, which the reader uses when they are there
 FITS: dict[str, float] = {
     "kind": 1.5,  # an entity of the wanted kind
-    "kind_fac": 1.0,  # a building or street for a place
     "named": 1.5,  # a name given as one ("a greyhound named Biscuit")
     "proper": 0.75,  # an unlabelled run of proper nouns of the kind
     "pattern": 1.5,  # a clock time, a number of units, a frequency
@@ -135,12 +134,7 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
     neighbour Oksana": :func:`_unnamed`); for a place or organisation the unlabelled
     proper nouns (:func:`_unlabelled`); for a duration a clock time or a number of
     units ("7:58")."""
-    out = [
-        (e, "kind_fac" if e.label_ == "FAC" else "kind")
-        for e in sent.ents
-        if e.label_ in LABELS[want.kind] and _fits(e, want)
-    ]  # a building or street counts less than a town for a place ("Where does Ana
-    # live?": "Porto", not "Hospital Sao Joao", where she works)
+    out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s)]
