@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from remem.bench import lme_runner
 from remem.bench.longmemeval import is_oracle, load_longmemeval, parse_date, pooled, spread
 from remem.bench.metrics import first_seen, ndcg, recall_all, recall_any
 from remem.cli import main
@@ -159,6 +160,7 @@ def test_the_benchmark_runs_engines_side_by_side(oracle_file, tmp_path, capsys):
 def test_readers_answer_from_the_same_recall(oracle_file, tmp_path):
     data = json.loads(oracle_file.read_text())
     data[0]["answer"] = "turquoise"
+    data[1]["answer"] = "in Lisbon, since last week, by the sea"  # more than 4 words
     oracle_file.write_text(json.dumps(data))
     out = tmp_path / "lme.json"
     md = tmp_path / "lme.md"
@@ -176,9 +178,27 @@ def test_readers_answer_from_the_same_recall(oracle_file, tmp_path):
         assert r["answers"] == 3  # two answerable, one abstention
         assert 0.0 <= r["containment"] <= 1.0 and 0.0 <= r["f1"] <= 1.0
         assert r["abstention_refusal"] in (0.0, 1.0) and r["latency_p50_s"] >= 0
+        # containment on the short gold answers: only "turquoise"
+        assert r["short_answers"] == 1 and 0.0 <= r["containment_short"] <= 1.0
     # one reader and the same mode by name: the same answers
     assert readers["none"]["containment"] == readers["none@typed"]["containment"]
-    assert "Readers side by side over the same recall" in md.read_text()
+    text = md.read_text()
+    assert "Readers side by side over the same recall" in text
+    assert "containment, short answers (≤4 words)" in text and "(n=1)" in text
+
+
+def test_short_answer_containment_counts_only_answerable_short_gold():
+    reading = lme_runner._Reading
+    rows = [
+        reading(False, False, 1.0, 1.0, 0.1, True),  # short, contained
+        reading(False, True, 1.0, 1.0, 0.1, True),  # short, refused: scores 0
+        reading(False, False, 0.0, 0.2, 0.1, False),  # long gold: not in the short figure
+        reading(True, True, 0.0, 0.0, 0.1, True),  # abstention: never in it
+    ]
+    summary = lme_runner._reader_summary(rows)
+    assert summary["short_answers"] == 2 and summary["containment_short"] == 0.5
+    assert summary["containment"] == 1 / 3
+    assert lme_runner._reader_summary(rows[2:])["containment_short"] is None
 
 
 @pytest.mark.skipif(DEV is None, reason="LongMemEval development split not available")

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..answer.reader import Answerer
 from ..embed import Embedder, create_embedder
@@ -45,6 +45,22 @@ from .qa_metrics import containment, token_f1
 from .sysinfo import peak_rss_mb, rss_mb
 
 METRICS = ("evidence", "any_turn", "all_turn", "any_session", "all_session", "ndcg")
+
+#: a gold answer of at most this many words is a short one (readers' containment on
+#: them is reported apart: a long gold answer is seldom contained word for word)
+SHORT_ANSWER_WORDS = 4
+
+
+class _Reading(NamedTuple):
+    """One reader's answer to one question."""
+
+    abstention: bool
+    refused: bool
+    containment: float
+    f1: float
+    seconds: float
+    #: the gold answer has at most SHORT_ANSWER_WORDS words
+    short: bool
 
 
 @dataclass
@@ -63,8 +79,8 @@ class _Run:
     #: the "not in memory" verdict (Recall.not_in_memory) on each kind of question
     verdict_abs: list[bool] = field(default_factory=list)
     verdict_other: list[bool] = field(default_factory=list)
-    #: reader spec -> one (abstention, refused, containment, F1, seconds) per question
-    answers: dict[str, list[tuple[bool, bool, float, float, float]]] = field(default_factory=dict)
+    #: reader spec -> one reading per question
+    answers: dict[str, list[_Reading]] = field(default_factory=dict)
     #: per question type: whether the newest evidence turn ranked above the oldest
     #: (questions with evidence in two or more sessions, both in the ranking)
     newest_first: dict[str, list[bool]] = field(default_factory=dict)
@@ -198,15 +214,17 @@ def _ask(
         # calibrated), and the confidence gate's own refusal where there is one
         rec = mem.recall(q.question, user_id=q.question_id, k=10, now=now, explain=False)
         (run.verdict_abs if q.abstention else run.verdict_other).append(rec.not_in_memory)
-        for spec, answerer in answerers.items():
-            a = answerer.answer(q.question, rec)
+        # every reader reads one recall as Memory.answer reads it
+        read = mem._answers(answerers, q.question, q.question_id, 10, now)  # noqa: SLF001
+        for spec, a in read.items():
             run.answers.setdefault(spec, []).append(
-                (
+                _Reading(
                     q.abstention,
                     a.refused,
                     containment(a.text, q.answer, 4) or 0.0,
                     token_f1(a.text, q.answer),
                     a.latency_s,
+                    len(q.answer.split()) <= SHORT_ANSWER_WORDS,
                 )
             )
         if gate:
@@ -241,16 +259,23 @@ def _answerers(readers: Sequence[str]) -> dict[str, Answerer]:
     return out
 
 
-def _reader_summary(rows: list[tuple[bool, bool, float, float, float]]) -> dict[str, Any]:
-    """A reader's scores; a refused answerable question scores 0 on both metrics."""
-    answerable = [r for r in rows if not r[0]]
-    abstention = [r for r in rows if r[0]]
+def _reader_summary(rows: list[_Reading]) -> dict[str, Any]:
+    """A reader's scores; a refused answerable question scores 0 on both metrics.
+    ``containment_short`` is containment on the answerable questions whose gold answer
+    has at most SHORT_ANSWER_WORDS words (``short_answers`` of them; None if none)."""
+    answerable = [r for r in rows if not r.abstention]
+    abstention = [r for r in rows if r.abstention]
+    short = [r for r in answerable if r.short]
     return {
-        "containment": mean(0.0 if r[1] else r[2] for r in answerable),
-        "f1": mean(0.0 if r[1] else r[3] for r in answerable),
-        "false_refusal": mean(float(r[1]) for r in answerable),
-        "abstention_refusal": mean(float(r[1]) for r in abstention) if abstention else None,
-        "latency_p50_s": percentile([r[4] for r in rows], 50),
+        "containment": mean(0.0 if r.refused else r.containment for r in answerable),
+        "containment_short": (
+            mean(0.0 if r.refused else r.containment for r in short) if short else None
+        ),
+        "short_answers": len(short),
+        "f1": mean(0.0 if r.refused else r.f1 for r in answerable),
+        "false_refusal": mean(float(r.refused) for r in answerable),
+        "abstention_refusal": mean(float(r.refused) for r in abstention) if abstention else None,
+        "latency_p50_s": percentile([r.seconds for r in rows], 50),
         "answers": len(rows),
     }
 
@@ -332,4 +357,5 @@ def _summarise(
         "wall_s": wall_s,
         "reuse_embeddings": reuse,
         "repeats": repeats,
+        "short_answer_words": SHORT_ANSWER_WORDS,
     }

@@ -724,11 +724,13 @@ def _lme_efficiency(result: dict[str, Any]) -> Table:
 
 def _lme_readers(result: dict[str, Any]) -> list[Table]:
     """The readers side by side over the same recall (no readers run: no table)."""
+    words = result.get("short_answer_words", 4)
     answers = [
         [
             name,
             spec,
             _fmt(r["containment"]),
+            _short_containment(r),
             _fmt(r["f1"]),
             _fmt(r["false_refusal"], 2),
             _rate(r["abstention_refusal"]),
@@ -743,12 +745,14 @@ def _lme_readers(result: dict[str, Any]) -> list[Table]:
         (
             "Readers side by side over the same recall (k=10): gold-answer containment "
             "and token F1 on the answerable questions (a refusal scores 0; not "
-            "LongMemEval's LLM-judged accuracy), false refusal, refusal of the "
-            "abstention questions, reading latency",
+            "LongMemEval's LLM-judged accuracy), containment also on those whose gold "
+            f"answer has at most {words} words (n of them), false refusal, refusal of "
+            "the abstention questions, reading latency",
             [
                 "engine",
                 "reader",
                 "containment",
+                f"containment, short answers (≤{words} words)",
                 "F1",
                 "false refusal",
                 "abstention refused",
@@ -757,6 +761,13 @@ def _lme_readers(result: dict[str, Any]) -> list[Table]:
             answers,
         )
     ]
+
+
+def _short_containment(reader: dict[str, Any]) -> str:
+    """A reader's containment on the short gold answers, with their count."""
+    value = reader.get("containment_short")
+    n = reader.get("short_answers", 0)
+    return f"{_fmt(value)} (n={n})" if value is not None else "-"
 
 
 def _lme_newest_first(result: dict[str, Any]) -> list[Table]:
