@@ -19,7 +19,6 @@ from typing import IO, Any
 from . import table, transfer
 from .answer import Answer, Answerer, nlp
 from .answer.context import build_context
-from .answer.typed import Around
 from .answer.verdict import VerdictModel, verdict_model
 from .config import MemoryConfig
 from .embed import Embedder, create_embedder
@@ -391,11 +390,7 @@ class Memory:
         read, user_id, k = self._question(question, user_id, k, now, what="question")
         recalled = self._recall_read(read, user_id, k, explain=True, filters=filters)
         recall_s = time.perf_counter() - t0
-        around = Around(
-            neighbours=lambda hits: self._recaller.next_turns(user_id, hits),
-            nearness=lambda words, hits: self._recaller.nearness(user_id, words, hits),
-            rarity=lambda text: self._recaller.rarity(user_id, text),
-        )
+        around = self._recaller.around(user_id)
         return {
             name: reader.answer(
                 recalled.question,

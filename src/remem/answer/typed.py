@@ -315,13 +315,13 @@ def _candidates(
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = _later(question, sources)
     weights = rank_weights()
-    found: dict[tuple[str, int, int], tuple[Any, Hit, dict[str, float], list[str]]] = {}
+    found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
     for hit, sent, fits, at in _sentences(question, keys, sources):
         matched = [t for t in sent if words.word_key(t.lower_) in keys and not t.is_stop]
         for span, origin in _phrases(sent, want, matched, question):
             key = (hit.id, span.start, span.end)
             if key in found:
-                found[key][3].append(origin)
+                found[key][4].append(origin)
                 continue
             text = trim(span)
             if not _answers(want, span, text, keys, named):
@@ -330,11 +330,11 @@ def _candidates(
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
             cues["meaning"] = meaning.get(hit.id, 0.0)
-            found[key] = (span, hit, cues, [origin])
+            found[key] = (span, text, hit, cues, [origin])
     out = []
-    for span, hit, cues, origins in found.values():
+    for span, text, hit, cues, origins in found.values():
         feats = rank_features(span, origins, cues)
-        out.append(Span(trim(span), rank_score(feats, weights), hit, feats))
+        out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
 
 

@@ -230,6 +230,16 @@ class Recaller:
         with self._ctx.indexes.use(user_id) as idx:
             return idx.bm25.rarity(text)
 
+    def around(self, user_id: str) -> Around:
+        """What the typed reader may ask of the user's memories beyond the evidence:
+        the turn said next (:meth:`next_turns`), nearness in meaning
+        (:meth:`nearness`) and the rarity of words (:meth:`rarity`)."""
+        return Around(
+            partial(self.next_turns, user_id),
+            partial(self.nearness, user_id),
+            partial(self.rarity, user_id),
+        )
+
     def best_span(self, user_id: str, question: Question, ids: Sequence[str]) -> FoundSpan | None:
         """The typed reader's best span in the memories ``ids`` alone, best first (the
         engines' :data:`~remem.engines.base.SpanFinder`: ILSTMA's "typed" judge asks
@@ -242,8 +252,7 @@ class Recaller:
             after = self.next_turns(user_id, asking)
             return {i: n for i, n in after.items() if n.id in within}
 
-        around = Around(neighbours, partial(self.nearness, user_id), partial(self.rarity, user_id))
-        span = best_span(question, hits, around)
+        span = best_span(question, hits, replace(self.around(user_id), neighbours=neighbours))
         if span is None:
             return None
         return FoundSpan(span.text, span.score, span.hit.id, fit_share(question, span))
