@@ -51,6 +51,7 @@ def _memory(embedder, engine: str = "hybrid") -> Memory:
         ("How long did the race take?", "duration", "", False),
         ("What was her time in the race?", "duration", "time", False),
         ("In which city does she live?", "place", "city", False),
+        ("What is Ines's hometown?", "place", "hometown", False),
         ("Which company did she leave?", "org", "company", False),
         ("What novel is Tomas reading?", "thing", "novel", False),
         ("What are Joanna's hobbies?", "thing", "hobby", True),
@@ -123,6 +124,25 @@ def test_a_relation_no_memory_holds_refuses(embedder):
         assert a.refused and a.text == REFUSAL, a.text
         # the thing asked is an attribute, not a premise: "Priya's time" is answered
         assert mem.answer("What was Priya's time in the half marathon?", "p").text == "1:53:48"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_where_someone_talked_about_is_from_is_told_only_where_they_are_named(embedder, engine):
+    talk = [
+        "My neighbour Oksana waters my plants when I travel.",
+        "I grew up in Braga and moved to Lisbon for work at Fenwick Architects.",
+    ]
+    told = "Oksana is from Kharkiv, she came here in 2022."
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        for i, text in enumerate(talk):
+            mem.add(text, "p", speaker="Priya", timestamp=T0 + timedelta(minutes=i))
+        # Priya's own town and employer are not Oksana's
+        for question in ("Where does Oksana come from?", "Which company does Oksana work for?"):
+            a = mem.answer(question, "p")
+            assert a.refused and a.text == REFUSAL, (question, a.text)
+        assert mem.answer("Where did Priya grow up?", "p").text == "Braga"
+        mem.add(told, "p", speaker="Priya", timestamp=T0 + timedelta(minutes=5))
+        assert mem.answer("Where does Oksana come from?", "p").text == "Kharkiv"
 
 
 def test_the_reply_is_read_only_through_the_next_turn():

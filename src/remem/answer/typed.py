@@ -72,6 +72,12 @@ _LIST_MAX = 4
 #: kinds asked as an attribute of something, refused when never given (a count is
 #: not: LoCoMo's "how many" answers are counted over memories, not said in one)
 _ATTRIBUTES = frozenset({"age"})
+#: kinds asked of someone the user talks about, told only where they are named
+#: (:func:`_strangers`)
+_OF_SOMEONE = frozenset({"place", "org"})
+#: the parse roles of the one a question asks about ("Oksana" of "Where does Oksana
+#: come from?", of "Oksana's town")
+_WHOSE = frozenset({"nsubj", "nsubjpass", "poss", "compound"})
 #: words that say what kind of answer is asked, not whose
 _KIND_KEYS = frozenset(
     words.content_keys("name names named called old age many much long often far time number")
@@ -203,19 +209,23 @@ def typed_candidates(
     sources = _sources(question, current, around.neighbours)
     if _unheld(question, want, sources, nearness):
         return None
-    if _refusing(want):
+    strangers = _strangers(question, want, sources)
+    if strangers:
+        sources = _mentioning(strangers, sources)
+    elif _refusing(want):
         sources = _about_subject(question, sources, nearness)
     meaning = _meaning(question, sources, nearness)
     weighing = (around, meaning)
     found = _candidates(question, want, sources, weighing)
-    if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name":
+    if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name" and not strangers:
         # no entity of the kind: the phrase in the asked role ("Where did they meet?"
         # -> "at a festival"), for a place one after "in", "at", "on"...; a name asked
-        # for and never given stays unanswered
+        # for and never given stays unanswered, and so does what is asked of someone
+        # talked about (:func:`_strangers`: "neighbour" is not Oksana's company)
         found = _candidates(question, replace(want, kind="thing"), sources, weighing)
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
-    if not found and _refusing(want):
+    if not found and (_refusing(want) or strangers):
         return None
     return sorted(found, key=lambda s: -s.score)
 
@@ -225,6 +235,33 @@ def _refusing(want: Want) -> bool:
     landlord's name?", "How old is my cat?"): then finding none in what memory says
     of its subject means it was never given."""
     return want.head == "name" or want.kind in _ATTRIBUTES
+
+
+def _strangers(question: Question, want: Want, sources: list[Source]) -> frozenset[str]:
+    """For a question asking where someone is or which organisation they are with,
+    the keys of the name it asks about (the subject or owner in its parse: the
+    tagger's entity labels are unreliable on a short question) when that one says
+    none of the memories read: someone the user talks about ("Where does Oksana come
+    from?" when Dana said "My neighbour Oksana waters my plants"). Their place or
+    company is told in a memory that names them, never in one about someone else
+    (Dana's "I sing alto in the choir"). Empty for the people talking, whose own
+    turns tell of them without their names."""
+    if want.kind not in _OF_SOMEONE:
+        return frozenset()
+    speakers = {k for h, _, _ in sources if h.speaker for k in words.content_keys(h.speaker)}
+    subjects = [t for t in nlp.parse(question.text) if t.pos_ == "PROPN" and t.dep_ in _WHOSE]
+    keys = {words.word_key(t.lower_) for t in subjects}
+    return frozenset() if keys & speakers else frozenset(keys)
+
+
+def _mentioning(keys: frozenset[str], sources: list[Source]) -> list[Source]:
+    """The sources that name someone of ``keys``, and the reply to one that does."""
+    kept, standing = [], False
+    for hit, inherited, rank in sources:
+        standing = bool(keys & words.content_keys(hit.text)) or (inherited > 0 and standing)
+        if standing:
+            kept.append((hit, inherited, rank))
+    return kept
 
 
 def _sources(
@@ -389,16 +426,20 @@ def _later(question: Question, sources: list[Source]) -> dict[str, float]:
 def _sentences(
     question: Question, keys: frozenset[str], sources: list[Source]
 ) -> Iterator[tuple[Hit, Any, tuple[float, float], int]]:
-    """(memory, sentence, (its own fit, its fit), rank) of each source sentence that speaks to the
-    question (:func:`_fit`), one after such a sentence inheriting part of the words
-    it shares (not its time: "I booked climbing on Saturday. My phone is an old
-    Pixel" does not tell what was done on Saturday)."""
+    """(memory, sentence, (its own fit, its fit), rank) of each source sentence that
+    speaks to the question (:func:`_fit`), one after such a sentence inheriting part
+    of the words it shares (not its time: "I booked climbing on Saturday. My phone
+    is an old Pixel" does not tell what was done on Saturday). What a reply inherits
+    of the turn that asked fades the same way from one sentence to the next: "Does
+    Ines want you practising daily?" is answered by "Twenty minutes a day", not by
+    "I'm thinking Kyoto in late April" two sentences on."""
     for hit, inherited, rank in sources:
         before = 0.0
         for sent in nlp.parse(hit.text).sents:
             own = _fit(question, keys, sent.text, hit)
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = float(len(keys & words.content_keys(sent.text)))
+            inherited *= _NEXT_SHARE
             if fit > 0:
                 yield hit, sent, (own, fit), rank
 
