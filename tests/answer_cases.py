@@ -28,3 +28,11 @@ NECKLACE = [
     ("Caroline", "Thanks, Melanie! This necklace is a gift from my grandma in Sweden."),
     ("Melanie", "It's beautiful! I love the pottery class I joined last week."),
 ]
+
+# Priya's cello teacher, named only in the reply to Remy's question: the typed
+# reader's and ILSTMA's typed judge's tests both ask for her
+CELLO = [
+    ("Priya", "I finally started cello lessons this month, at the music school on Rua Nova."),
+    ("Remy", "That's great! Who's teaching you?"),
+    ("Priya", "Her name is Ines Duarte. She played with the Porto symphony for years."),
+]

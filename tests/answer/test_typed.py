@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from answer_cases import CELLO
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
@@ -25,9 +26,7 @@ T0 = datetime(2024, 3, 1, 18, tzinfo=timezone.utc)
 
 # a conversation of two, with the name in the reply to the question turn
 TALK = [
-    ("Priya", "I finally started cello lessons this month, at the music school on Rua Nova."),
-    ("Remy", "That's great! Who's teaching you?"),
-    ("Priya", "Her name is Ines Duarte. She played with the Porto symphony for years."),
+    *CELLO,
     ("Remy", "I paid 940 euros for the flat this month, the landlord raised the rent again."),
     ("Priya", "I ran the city half marathon on Sunday in 1:53:48, my best time."),
     ("Priya", "I used to work at Brightwater Labs, but I left them to join Northwind Studio."),

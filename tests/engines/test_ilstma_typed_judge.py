@@ -10,6 +10,7 @@ from functools import partial
 
 import pytest
 
+from answer_cases import CELLO
 from remem import Memory
 from remem.answer import nlp
 from remem.engines.ilstma.judge import TypedJudge
@@ -22,9 +23,7 @@ T0 = datetime(2024, 3, 1, 18, tzinfo=timezone.utc)
 
 # one topic a turn; the name Priya's teacher goes by is in the reply to Remy's question
 TALK = [
-    ("Priya", "I finally started cello lessons this month, at the music school on Rua Nova."),
-    ("Remy", "That's great! Who's teaching you?"),
-    ("Priya", "Her name is Ines Duarte. She played with the Porto symphony for years."),
+    *CELLO,
     ("Remy", "I repaired the vintage typewriter with a tiny screwdriver."),
     ("Priya", "The greenhouse tomatoes finally ripened after the heatwave."),
     ("Remy", "We watched a documentary about octopus camouflage together."),
