@@ -22,6 +22,8 @@ cannot forget a step and a step is added, replaced or switched off in one place
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -74,6 +76,10 @@ class Recalled:
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
+#: how many recently embedded texts a Recaller keeps (:meth:`Recaller._embed`)
+_RECENT = 16
+
+
 class Recaller:
     """Runs every read of one ``Memory``: ``rank`` for search, ``recall`` for recall,
     answer and trace (module notes)."""
@@ -104,6 +110,8 @@ class Recaller:
         self._names = exact.names
         self._identifiers = exact.lift
         self.verdict = VerdictStage(verdict, ctx.embedder, ctx.indexes)
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def read(self, text: str, now: datetime | None) -> Question:
         """The question read once (``question.read_question``)."""
@@ -217,7 +225,7 @@ class Recaller:
         """The cosine of ``words`` to each hit's vector (hits no longer indexed left
         out): how near in meaning a memory comes to what a question asks of, as the
         verdict's premise check reads it (``answer.verdict.premises``)."""
-        vec = self._embedder.embed_one(words)
+        vec = self._embed(words)
         with self._ctx.indexes.use(user_id) as idx:
             kept = [h.id for h in hits if h.id in idx.pos]
             at = np.array([idx.pos[i] for i in kept], dtype=np.int64)
@@ -337,7 +345,25 @@ class Recaller:
         """The query's embedding, unless the engine embeds only when it must."""
         if not self.engine.needs_query_vector:
             return None
-        return self._embedder.embed_one(question.text)
+        return self._embed(question.text)
+
+    def _embed(self, text: str) -> np.ndarray:
+        """``text``'s vector, kept for the next :data:`_RECENT` texts: an answer asks
+        how near the question it just recalled by comes to each memory (the typed
+        reader's meaning), which need not cost a second embedding. Read-only, as
+        shared."""
+        with self._recent_lock:
+            vec = self._recent.get(text)
+            if vec is not None:
+                self._recent.move_to_end(text)
+                return vec
+        vec = self._embedder.embed_one(text)
+        vec.setflags(write=False)
+        with self._recent_lock:
+            self._recent[text] = vec
+            while len(self._recent) > _RECENT:
+                self._recent.popitem(last=False)
+        return vec
 
 
 def _explanations(ranked: list[Scored], activation: Activation, traced: bool) -> dict[str, str]:
