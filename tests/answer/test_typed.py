@@ -83,16 +83,9 @@ def test_the_role_of_the_asked_thing_is_read_from_the_parse():
         ("What is the name of Priya's cello teacher?", "Ines Duarte"),
         ("What was Priya's time in the half marathon?", "1:53:48"),
         ("Which company did Priya leave to join Northwind Studio?", "Brightwater Labs"),
-        pytest.param(
-            "What does Priya drive now?",
-            "Vespa",
-            marks=pytest.mark.xfail(
-                reason="a change inside one memory, whose older sentence holds the "
-                "question's verb ('I drive an old Fiat ... sold it and bought a Vespa'), "
-                "is read as the older value: a known gap of issue 37",
-                strict=True,
-            ),
-        ),
+        # a change inside one memory: the sentence after "I drive an old Fiat" tells
+        # it was sold and a Vespa bought
+        ("What does Priya drive now?", "Vespa"),
     ],
 )
 def test_the_span_of_the_kind_asked(embedder, question, answer):

@@ -72,6 +72,10 @@ _LIST_MAX = 4
 #: kinds asked as an attribute of something, refused when never given (a count is
 #: not: LoCoMo's "how many" answers are counted over memories, not said in one)
 _ATTRIBUTES = frozenset({"age"})
+#: verbs that, in the past tense, tell a thing replaced by another (:func:`_last_change`)
+_CHANGES = frozenset(
+    {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
+)
 #: kinds asked of someone the user talks about, told only where they are named
 #: (:func:`_strangers`)
 _OF_SOMEONE = frozenset({"place", "org"})
@@ -435,13 +439,28 @@ def _sentences(
     "I'm thinking Kyoto in late April" two sentences on."""
     for hit, inherited, rank in sources:
         before = 0.0
-        for sent in nlp.parse(hit.text).sents:
+        sents = list(nlp.parse(hit.text).sents)
+        if question.order == "newest":
+            sents = sents[_last_change(sents) :]
+        for sent in sents:
             own = _fit(question, keys, sent.text, hit)
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = float(len(keys & words.content_keys(sent.text)))
             inherited *= _NEXT_SHARE
             if fit > 0:
                 yield hit, sent, (own, fit), rank
+
+
+def _last_change(sents: list[Any]) -> int:
+    """The index of the last sentence that tells, in the past tense, of a thing
+    replaced ("Last week someone dented it, so I sold it and bought a Vespa" after
+    "I drive an old Fiat"), 0 when none does: for a question about now the sentences
+    before it tell the old value (:data:`_CHANGES`)."""
+    last = 0
+    for i, sent in enumerate(sents):
+        if any(t.lemma_.lower() in _CHANGES and t.tag_ in ("VBD", "VBN") for t in sent):
+            last = i
+    return last
 
 
 def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: set[str]) -> bool:
