@@ -585,14 +585,15 @@ def test_version_and_help_import_no_library(tmp_path):
         assert not imported & (HEAVY | {"numpy"}), (argv, sorted(imported & (HEAVY | {"numpy"})))
 
 
-# -- exit statuses, as the README states them (issue 34, finding 12) ------------------------
+# -- exit statuses, as docs/cli.md states them (issue 34, finding 12) -----------------------
 
 
 def _readme_exit_rule(code: int) -> str:
-    """The README's list item on what exits with ``code`` ("- 2: ...", its lines joined)."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    """docs/cli.md's list item on what exits with ``code`` ("- 2: ...", its lines joined;
+    the README's until issue 41 moved the command reference there)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
     items = re.findall(rf"^- {code}: .*(?:\n  .*)*", text, flags=re.MULTILINE)
-    assert len(items) == 1, f"README states exit {code} once, as a '- {code}: ' item"
+    assert len(items) == 1, f"docs/cli.md states exit {code} once, as a '- {code}: ' item"
     return " ".join(items[0].split())
 
 
