@@ -192,7 +192,7 @@ INTERRUPTED = 128 + signal.SIGINT
 
 def run(args: argparse.Namespace) -> int:
     """Run a parsed command line. Every failure is one ``remem: ...`` line on stderr
-    and a non-zero status (README.md lists them): remem's own errors exit 2, for it
+    and a non-zero status (docs/cli.md lists them): remem's own errors exit 2, for it
     refuses what it was given (bad input, a missing database, a path that does not
     exist or cannot be written, which the library reports as bad input); what remem
     did not foresee exits 1, an ``OSError`` of the system (a full disk) or anything

@@ -2,9 +2,9 @@
 
 The bottom layer: it imports nothing from remem, so any module may read through it.
 A module reads a variable with :func:`read`; a name missing from :data:`VARIABLES` is
-a programming error (``KeyError``), so the table cannot fall behind the code. The
-README's "Environment variables" list is this table (:func:`markdown`; a test holds
-the two together).
+a programming error (``KeyError``), so the table cannot fall behind the code.
+docs/configuration.md's "Environment variables" list is this table
+(:func:`markdown`; a test holds the two together).
 
 An empty variable counts as unset, as in most tools: ``REMEM_DB= remem ...`` is the
 same as not setting it.
@@ -135,7 +135,7 @@ def read(name: str, environ: Mapping[str, str] | None = None) -> str:
 
 
 def markdown() -> str:
-    """The README's "Environment variables" list."""
+    """docs/configuration.md's "Environment variables" list."""
     lines = []
     for v in VARIABLES:
         default = f" (default `{v.default}`)" if v.default else ""
