@@ -137,6 +137,20 @@ def test_where_someone_talked_about_is_from_is_told_only_where_they_are_named(em
         assert mem.answer("Where does Oksana come from?", "p").text == "Kharkiv"
 
 
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_company_asked_for_is_no_club_and_has_a_name(embedder, engine):
+    talk = [
+        "I finally joined the rowing club down on the canal, the Millbrook Rowing Club.",
+        "Big news: I handed in my notice at Parcelwise today.",
+        "Northgate Games gave me an offer to lead testing on their puzzle team.",
+    ]
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        for i, text in enumerate(talk):
+            mem.add(text, "t", speaker="Tomas", timestamp=T0 + timedelta(minutes=i))
+        a = mem.answer("Which company did Tomas leave to join Northgate Games?", "t")
+        assert a.text == "Parcelwise", a.text
+
+
 def test_the_reply_is_read_only_through_the_next_turn():
     asking = Hit("q", "Who's teaching you the cello?", 1.0, "Remy", T0, "s1")
     reply = Hit("r", "Her name is Ines Duarte.", 0.0, "Priya", T0, "s1")

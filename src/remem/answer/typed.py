@@ -34,6 +34,7 @@ from typing import Any
 from .. import words
 from ..question import Question
 from ..store.base import timestamp_epoch
+from ..time.current import not_employers
 from ..time.events import event_times
 from ..time.patterns import CALENDAR_WORDS
 from ..time.resolve import AHEAD, BACK
@@ -76,6 +77,8 @@ _ATTRIBUTES = frozenset({"age"})
 _CHANGES = frozenset(
     {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
 )
+#: the nouns that ask for someone's employer (:func:`_no_employer`)
+_EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: kinds asked of someone the user talks about, told only where they are named
 #: (:func:`_strangers`)
 _OF_SOMEONE = frozenset({"place", "org"})
@@ -229,6 +232,8 @@ def typed_candidates(
         found = _candidates(question, replace(want, kind="thing"), sources, weighing)
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
+        elif want.head in _EMPLOYERS:  # a company has a name: not "offer", "testing"
+            found = [s for s in found if s.features.get("proper")]
     if not found and (_refusing(want) or strangers):
         return None
     return sorted(found, key=lambda s: -s.score)
@@ -365,7 +370,7 @@ def _candidates(
                 found[key][4].append(origin)
                 continue
             text = trim(span)
-            if not _answers(want, span, text, keys, named):
+            if not _answers(want, span, text, keys, named) or _no_employer(want, text):
                 continue
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
@@ -473,6 +478,15 @@ def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: s
     if low in named or any(n in low.split() for n in named):
         return False
     return want.kind != "thing" or thing(span, keys, want)
+
+
+def _no_employer(want: Want, text: str) -> bool:
+    """Whether ``text`` names a club, a gym, a choir... asked for a company ("Which
+    company did Tomas leave?": not the "Millbrook Rowing Club" he joined), by the
+    words the time layer's employer slot rejects (``time.current.not_employers``)."""
+    if want.head not in _EMPLOYERS:
+        return False
+    return bool(set(text.lower().split()) & not_employers())
 
 
 def _unheld(

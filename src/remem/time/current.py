@@ -118,6 +118,12 @@ class Rules:
     cues: dict[str, frozenset[str]]
 
 
+def not_employers() -> frozenset[str]:
+    """The words that make a place one is with no employer ("club", "gym", "choir":
+    the employer slot's ``reject``), for the typed reader's company questions too."""
+    return next(p.reject for p in rules().patterns if p.attribute == "employer")
+
+
 #: the attribute of a change that names no slot ("I switched to an iPhone 15"): the
 #: speaker's one owned-thing slot an earlier memory set (:func:`resolve`)
 OBJECT = "object"
