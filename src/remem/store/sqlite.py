@@ -34,6 +34,8 @@ Choices, and why:
   tables, API keys) version their own schemas (``store/extension.py``).
 * Multi-statement reads (an extension's ``snapshot``) run in one read transaction,
   so other processes' writes cannot land between them.
+* ``key=``: the file is encrypted, every table in it (SQLCipher through
+  ``sqlcipher3``, the same DB-API as ``sqlite3``: ``cipher.py`` says why and how).
 
 The queries themselves are in ``sql.py``, shared with PostgreSQL; this module holds
 the schema, the connection and locking, and what only SQLite does.
@@ -50,10 +52,12 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from ..errors import ErasureIncompleteError, StoreError
+from ..errors import ErasureIncompleteError, InvalidInputError, StoreError
 from ..types import StoredMemory
+from . import cipher
 from .base import INSERT_COLUMNS
 from .sql import LEGACY_KEY, SqlStore, SqlTx, chunks, script
 
@@ -144,40 +148,64 @@ class SQLiteStore(SqlStore):
         timeout_ms: int = BUSY_TIMEOUT_MS,
         scrub_wait_ms: int = SCRUB_WAIT_MS,
         create: bool = True,
+        key: str | None = None,
     ):
         """``create=False`` opens only a file that exists (to read and write): a
-        mistyped path is then a StoreError, not a new empty database."""
+        mistyped path is then a StoreError, not a new empty database. ``key``: the
+        file is encrypted with it (SQLCipher, ``store/cipher.py``); a wrong or missing
+        key is a :class:`~remem.errors.DatabaseKeyError` before anything is written."""
         self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
+        #: whether the file is encrypted (SQLCipher); the key itself is not kept
+        self.encrypted = key is not None
         self._lock = threading.RLock()
         self._timeout_ms = timeout_ms
         self._scrub_wait_ms = scrub_wait_ms
+        self._db = self._driver(key)
+        self._con = self._connect(create)
+        try:
+            if key is not None:
+                cipher.unlock(self._con, self.path, key)
+            self._setup()
+        except StoreError:
+            self._con.close()
+            raise
+        except self._db.Error as exc:
+            self._con.close()
+            raise StoreError(f"cannot use {self.path!r} as a remem database: {exc}") from exc
+
+    def _driver(self, key: str | None) -> ModuleType:
+        """stdlib ``sqlite3`` for a plain file, ``sqlcipher3`` for an encrypted one;
+        a key for the wrong kind of file (or none for an encrypted one) is refused
+        here, before anything is opened."""
+        if key is None:
+            if self.shared:
+                cipher.check_file(self.path, None)
+            return sqlite3
+        if not self.shared:
+            raise InvalidInputError("a key encrypts a database file; ':memory:' takes none")
+        cipher.check_file(self.path, key)
+        return cipher.driver()
+
+    def _connect(self, create: bool) -> Any:
         # SQLite's own "open, never create" (a URI with mode=rw), so no file can
         # appear between a check and the open
         target, uri = (self.path, False)
         if self.shared and not create:
             target, uri = (f"{Path(self.path).absolute().as_uri()}?mode=rw", True)
         try:
-            self._con = sqlite3.connect(
+            return self._db.connect(
                 target,
-                timeout=timeout_ms / 1000,
+                timeout=self._timeout_ms / 1000,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # guarded by self._lock
                 uri=uri,
             )
-        except sqlite3.Error as exc:
+        except self._db.Error as exc:
             if uri and not Path(self.path).exists():
                 raise StoreError(f"no database at {self.path!r}") from None
             raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
-        try:
-            self._setup()
-        except StoreError:
-            self._con.close()
-            raise
-        except sqlite3.Error as exc:
-            self._con.close()
-            raise StoreError(f"cannot use {self.path!r} as a remem database: {exc}") from exc
 
     def _setup(self) -> None:
         con = self._con
@@ -201,13 +229,12 @@ class SQLiteStore(SqlStore):
 
     # -- plumbing -----------------------------------------------------------------
 
-    @staticmethod
-    def _retry_locked(fn: Callable[[], object], attempts: int = 50) -> object:
+    def _retry_locked(self, fn: Callable[[], object], attempts: int = 50) -> object:
         """Switching journal mode ignores busy_timeout in some SQLite versions; retry it."""
         for i in range(attempts):
             try:
                 return fn()
-            except sqlite3.OperationalError as exc:
+            except self._db.OperationalError as exc:
                 if "locked" not in str(exc) or i == attempts - 1:
                     raise
                 time.sleep(0.05 * (i + 1))
@@ -409,7 +436,7 @@ class SQLiteStore(SqlStore):
                         )
                 finally:  # a failed scrub attempt must not keep the connection open
                     self._con.close()
-                    self._con = _Closed()  # type: ignore[assignment]
+                    self._con = _Closed()
 
 
 class _Closed:
