@@ -132,9 +132,14 @@ def unlock(con: Any, path: str, key: str) -> None:
     try:
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except con.DatabaseError as exc:
+        if "malformed" in str(exc):  # page 1 decrypted: the key is right
+            raise StoreError(
+                f"{path!r} opens with this key but is damaged (truncated or overwritten): "
+                f"restore it from a backup ({exc})"
+            ) from None
         raise DatabaseKeyError(
-            f"the key does not open {path!r}: it is the wrong key, or the file is "
-            f"damaged (truncated) or not a remem database ({exc})",
+            f"the key does not open {path!r}: it is the wrong key, or the file's first "
+            f"page is damaged, or it is not a remem database ({exc})",
             "wrong",
         ) from None
 
