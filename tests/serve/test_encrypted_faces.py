@@ -66,7 +66,7 @@ def test_a_worker_serves_an_encrypted_file(
         r = client.post(
             "/v1/search", headers=headers, json={"user_id": "bob", "query": "tea", "k": 1}
         )
-        assert r.status_code == 200 and r.json()["results"][0]["text"] == "Tea"
+        assert r.status_code == 200 and r.json()["hits"][0]["text"] == "Tea"
 
 
 def test_a_worker_without_the_key_does_not_start(
