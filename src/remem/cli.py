@@ -141,12 +141,18 @@ def _meta_value(raw: str) -> Any:
     args=[
         arg("-k", type=int, default=5, help="evidence shown per question (default %(default)s)"),
         arg("--llm", default="auto", help=f"reader: {READERS} (default %(default)s)"),
+        arg(
+            "--encrypted",
+            action="store_true",
+            help="in an encrypted database (needs the 'encrypt' extra), and show that "
+            "its bytes hold none of the conversation's words",
+        ),
     ],
 )
 def demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(engine=args.engine, k=args.k, llm=args.llm)
+    return run_demo(engine=args.engine, k=args.k, llm=args.llm, encrypted=args.encrypted)
 
 
 @commands.command(

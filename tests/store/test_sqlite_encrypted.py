@@ -352,3 +352,16 @@ def test_cli_encrypt_rekey_decrypt_with_key_files(
     monkeypatch.delenv("REMEM_DB_KEY")
     assert run("count", "--user", "ana") == 0
     assert KEY not in capsys.readouterr().err
+
+
+def test_the_demo_runs_encrypted_and_its_bytes_hold_no_word(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``remem demo --encrypted``: the same answers, over a file in which none of the
+    conversation's longer words can be found."""
+    from remem.cli import main
+
+    assert main(["demo", "--llm", "none", "--encrypted"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "The database is encrypted" in out and ", none appear in its" in out
+    assert "ILSTMA cache" in out and "never-mentioned questions refused" in out
