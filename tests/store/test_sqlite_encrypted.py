@@ -6,6 +6,7 @@ encrypt, decrypt and rekey round trips, atomic against a real SIGKILL."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -322,6 +323,75 @@ def test_a_rotation_killed_part_way_leaves_one_readable_key(encrypted: Path, emb
     _rotate(encrypted, keys[current], KEY, None)
     assert not Path(f"{encrypted}{TMP_SUFFIX}").exists()
     assert _opens_with(encrypted, KEY, embedder) == 40
+
+
+WRITER = r"""
+import json, os, sys
+from remem import Memory
+path, engine = sys.argv[1], sys.argv[2]
+with Memory(path, engine=engine, llm="none", key=os.environ["TEST_DB_KEY"]) as mem:
+    n = mem.count("ana") // 5
+    while True:  # until killed
+        items = [{"text": f"qorvandel note {n} part {j}: the kettle is in cupboard {n}",
+                  "metadata": {"batch": n}} for j in range(5)]
+        ids = mem.add_many(items, user_id="ana")
+        print(json.dumps({"batch": n, "ids": ids}), flush=True)
+        n += 1
+"""
+
+
+def _write_until_killed(db: Path, engine: str, until: int) -> dict[int, list[str]]:
+    """A writer process on the encrypted file, SIGKILLed while it writes batch
+    ``until``; the batches it acknowledged."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "TEST_DB_KEY": KEY}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db), engine], stdout=subprocess.PIPE, env=env, text=True
+    )
+    acked: dict[int, list[str]] = {}
+    try:
+        assert proc.stdout is not None
+        while len(acked) < until:
+            line = proc.stdout.readline()
+            assert line, "the writer died on its own"
+            row = json.loads(line)
+            acked[row["batch"]] = row["ids"]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    return acked
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_writer_killed_on_an_encrypted_file_loses_nothing_and_leaks_nothing(
+    tmp_path: Path, embedder, engine: str
+) -> None:
+    """SIGKILLed mid-ingest twice: the WAL it leaves (frames never checkpointed) holds
+    no plaintext, the file passes SQLite's integrity check under the key, and every
+    acknowledged batch is there, whole."""
+    db = tmp_path / "killed.db"
+    acked: dict[int, list[str]] = {}
+    for round_ in (1, 2):
+        acked.update(_write_until_killed(db, engine, 4 * round_))
+        assert Path(f"{db}-wal").exists()
+        assert _leaks(_files(db), [MARKER, "kettle", "cupboard"]) == []
+    con = sqlcipher.connect(str(db))
+    try:
+        con.execute("PRAGMA key = '{}'".format(KEY.replace("'", "''")))
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        con.close()
+    with Memory(db, engine=engine, embedder=embedder, llm="none", key=KEY) as m:
+        stored = m.memories("ana")
+        have = {h.id for h in stored}
+        assert all(i in have for ids in acked.values() for i in ids)
+        sizes: dict[int, int] = {}
+        for h in stored:
+            sizes[h.metadata["batch"]] = sizes.get(h.metadata["batch"], 0) + 1
+        assert set(sizes.values()) == {5}
+        assert m.search("kettle cupboard 2", user_id="ana", k=3)
 
 
 def test_cli_encrypt_rekey_decrypt_with_key_files(
