@@ -14,7 +14,7 @@ from remem.keys import KeyRing
 from remem.serve.http import app_from_env, create_app
 from remem.serve.settings import Settings, db_key
 
-pytest.importorskip("sqlcipher3.dbapi2", reason="the 'encrypt' extra")
+pytest.importorskip("apsw", reason="the 'encrypt' extra (apsw-sqlite3mc)")
 
 KEY = "the servers' passphrase"
 

@@ -144,7 +144,7 @@ def _encrypted_note(db: str, sessions: list[list[dict[str, Any]]]) -> str:
     found = sorted(w for w in words if w.encode() in raw)
     shown = f"{len(found)} of them appear: {', '.join(found[:5])}" if found else "none appear"
     return (
-        f"The database is encrypted (SQLCipher, with a key made for this run): of the "
+        f"The database is encrypted (ChaCha20-Poly1305, a key made for this run): of the "
         f"{len(words)} words of seven letters or more in the conversation, {shown} in "
         f"its {len(raw):,} bytes on disk.\n"
     )

@@ -1,30 +1,34 @@
-"""Encrypted SQLite files: SQLCipher (through ``sqlcipher3``) under :class:`SQLiteStore`.
+"""Encrypted SQLite files: SQLite3 Multiple Ciphers (``apsw-sqlite3mc``) under
+:class:`SQLiteStore`.
 
-Why SQLCipher, and how (docs/architecture.md has the measurements):
+Why this extension, and how (docs/architecture.md has the measurements against
+SQLCipher):
 
-* ``sqlcipher3`` is the stdlib ``sqlite3`` module's own code (pysqlite) built against
-  SQLCipher, so the store runs the same DB-API calls on either; only ``connect`` and
-  the first statement (``PRAGMA key``) differ. Every page of the main file and every
-  frame of the WAL is encrypted (AES-256-CBC, with an HMAC-SHA512 per page), so every
-  table of the store, of every engine and of every storage extension is covered by
-  one key, with nothing for an extension to do.
-* The key is a passphrase, stretched by SQLCipher's own PBKDF2 (256,000 rounds, a
-  random salt in the file): opening costs about 0.1 s, once per store.
+* Every page of the file and every frame of its WAL is encrypted and authenticated
+  (ChaCha20-Poly1305, the library's default cipher; the passphrase stretched by
+  PBKDF2-HMAC-SHA256 with a random salt kept in the file), so every table of the
+  store, of every engine and of every storage extension is covered by one key, with
+  nothing for an extension to do. Temporary tables and sorts stay in memory (the
+  wheel's build: ``SQLITE_TEMP_STORE=2``), never in a plain temporary file.
+* The store runs the same SQL on it as on ``sqlite3``: ``mcdb.py`` gives APSW's
+  connection the few DB-API calls the store makes.
 * A file's first 16 bytes tell a plain SQLite file ("SQLite format 3") from an
   encrypted one (random salt): a store given no key for an encrypted file, or a key
   for a plain one, says so before anything is opened. A wrong key is caught by the
-  first read (the HMAC of page 1 fails), before anything is written: a failed open
+  first read (the MAC of page 1 fails), before anything is written: a failed open
   never changes the file.
 * :func:`rewrite` re-encrypts a whole file (a new key, a plain file encrypted, an
   encrypted one made plain) as a new file beside it, fsynced, then renamed over the
   old one: a run killed at any point leaves the old file (old key) or the new one
-  (new key), whole. SQLCipher's in-place ``PRAGMA rekey`` rewrites the pages of the
-  live file one by one, and a kill part-way would leave pages under both keys.
+  (new key), whole. ``PRAGMA rekey`` rewrites the pages of a file one by one, so it
+  runs only on the private copy, never on the live file, where a kill part-way would
+  leave pages under both keys.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -50,18 +54,21 @@ Key = str | bytes
 
 
 def driver() -> ModuleType:
-    """The ``sqlcipher3`` DB-API module, or a clear error naming the extra."""
+    """The DB-API module over SQLite3 Multiple Ciphers (``mcdb.py``), or a clear
+    error naming the extra."""
     try:
-        from sqlcipher3 import dbapi2
+        from . import mcdb
     except ModuleNotFoundError as exc:
+        if exc.name != "apsw":
+            raise
         raise MissingDependencyError(
-            "encrypted databases need SQLCipher: pip install 'remem[encrypt]'"
+            "encrypted databases need SQLite3 Multiple Ciphers: pip install 'remem[encrypt]'"
         ) from exc
-    return dbapi2
+    return mcdb
 
 
 def check_key(key: object, name: str = "key") -> str:
-    """``key`` as the passphrase SQLCipher is given: text, or bytes that are UTF-8
+    """``key`` as the passphrase the cipher is given: text, or bytes that are UTF-8
     (a key file's content); not empty, no NUL (SQLite's strings end there)."""
     if isinstance(key, bytes):
         try:
@@ -124,10 +131,7 @@ def check_file(path: str, key: str | None) -> None:
 
 def unlock(con: Any, path: str, key: str) -> None:
     """Give ``con`` its key and read page 1, so a wrong key fails here, before any
-    write: a :class:`DatabaseKeyError`, the connection left to the caller to close.
-    SQLCipher's own log is silenced: it would print the failed HMAC of a wrong key on
-    stderr beside the error that says so."""
-    con.execute("PRAGMA cipher_log_level = NONE")
+    write: a :class:`DatabaseKeyError`, the connection left to the caller to close."""
     con.execute(key_statement(key))
     try:
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -158,16 +162,13 @@ def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> N
     tmp = target.with_name(target.name + TMP_SUFFIX)
     _remove(tmp)  # what an earlier run killed part-way left
     db = driver()
-    con = db.connect(str(target), isolation_level=None, timeout=LOCK_WAIT_S)
+    con = db.connect(str(target), timeout=LOCK_WAIT_S)
     try:
         if old is not None:
             unlock(con, str(target), old)
         _take_alone(con, db, str(target))
-        version = con.execute("PRAGMA user_version").fetchone()[0]
-        con.execute("ATTACH DATABASE ? AS rewritten KEY ?", (str(tmp), new or ""))
-        con.execute("SELECT sqlcipher_export('rewritten')")
-        con.execute(f"PRAGMA rewritten.user_version = {int(version)}")
-        con.execute("DETACH DATABASE rewritten")
+        shutil.copyfile(target, tmp)  # no one writes: the lock is ours, the WAL empty
+        _rekey(db, tmp, old, new)
         _fsync(tmp)
         os.replace(tmp, target)
         _fsync(target.parent)
@@ -178,12 +179,28 @@ def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> N
         con.close()
 
 
+def _rekey(db: ModuleType, copy: Path, old: str | None, new: str | None) -> None:
+    """Re-encrypt the private ``copy`` in place (``PRAGMA rekey``, which the cipher
+    runs in rollback-journal mode only; the store turns WAL on again at its next
+    open). An empty new key writes it plain."""
+    con = db.connect(str(copy))
+    try:
+        if old is not None:
+            con.execute(key_statement(old))
+        con.execute("PRAGMA journal_mode = DELETE").fetchone()
+        con.execute("PRAGMA rekey = '{}'".format((new or "").replace("'", "''")))
+        if con.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+            raise StoreError("the rewritten copy failed its integrity check; nothing changed")
+    finally:
+        con.close()
+
+
 def _take_alone(con: Any, db: ModuleType, path: str) -> None:
     """Hold the file's exclusive lock until ``con`` closes (no other connection may
-    read or write it meanwhile), and empty its WAL into it: after the rename, a WAL
-    left with frames would be replayed into the new file."""
+    read or write it meanwhile), and empty its WAL into it, so the file alone is
+    the whole database and a WAL left behind never belongs to the new file."""
     try:
-        con.execute("PRAGMA locking_mode = EXCLUSIVE")
+        con.execute("PRAGMA locking_mode = EXCLUSIVE").fetchone()
         con.execute("BEGIN EXCLUSIVE")
         con.execute("COMMIT")
         busy, _, _ = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()

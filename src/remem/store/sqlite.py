@@ -34,8 +34,9 @@ Choices, and why:
   tables, API keys) version their own schemas (``store/extension.py``).
 * Multi-statement reads (an extension's ``snapshot``) run in one read transaction,
   so other processes' writes cannot land between them.
-* ``key=``: the file is encrypted, every table in it (SQLCipher through
-  ``sqlcipher3``, the same DB-API as ``sqlite3``: ``cipher.py`` says why and how).
+* ``key=``: the file is encrypted, every table in it (SQLite3 Multiple Ciphers
+  through APSW, given ``sqlite3``'s calls by ``mcdb.py``; ``cipher.py`` says why and
+  how).
 
 The queries themselves are in ``sql.py``, shared with PostgreSQL; this module holds
 the schema, the connection and locking, and what only SQLite does.
@@ -152,12 +153,12 @@ class SQLiteStore(SqlStore):
     ):
         """``create=False`` opens only a file that exists (to read and write): a
         mistyped path is then a StoreError, not a new empty database. ``key``: the
-        file is encrypted with it (SQLCipher, ``store/cipher.py``); a wrong or missing
+        file is encrypted with it (``store/cipher.py``); a wrong or missing
         key is a :class:`~remem.errors.DatabaseKeyError` before anything is written."""
         self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
-        #: whether the file is encrypted (SQLCipher); the key itself is not kept
+        #: whether the file is encrypted; the key itself is not kept
         self.encrypted = key is not None
         self._lock = threading.RLock()
         self._timeout_ms = timeout_ms
@@ -176,9 +177,9 @@ class SQLiteStore(SqlStore):
             raise StoreError(f"cannot use {self.path!r} as a remem database: {exc}") from exc
 
     def _driver(self, key: str | None) -> ModuleType:
-        """stdlib ``sqlite3`` for a plain file, ``sqlcipher3`` for an encrypted one;
-        a key for the wrong kind of file (or none for an encrypted one) is refused
-        here, before anything is opened."""
+        """stdlib ``sqlite3`` for a plain file, SQLite3 Multiple Ciphers for an
+        encrypted one (``store/mcdb.py``); a key for the wrong kind of file (or none
+        for an encrypted one) is refused here, before anything is opened."""
         if key is None:
             if self.shared:
                 cipher.check_file(self.path, None)
