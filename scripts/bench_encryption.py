@@ -1,18 +1,18 @@
 """The cost of encryption at rest on SQLite (issue 40's floor: within 1.15x).
 
-    PYTHONPATH=src python scripts/bench_encryption.py [--memories 3000] [--queries 200]
+    PYTHONPATH=src python scripts/bench_encryption.py [--memories 3000] [--queries 1000]
         [--engine hybrid] [--rounds 3]
 
 The same synthetic history (several users, speakers, sessions, metadata) is ingested
 in batches into a plain SQLite file and into an encrypted one (``Memory(key=...)``,
-SQLCipher), and searched by the same questions, in one process, rounds interleaved
+SQLite3 Multiple Ciphers), and searched by the same questions, in one process, rounds interleaved
 (plain, encrypted, plain, ...) so the machine's noise falls on both. Every text (as
 remem embeds it) and question is embedded once, in an untimed first round of each
 store that also does the first ingest's lazy imports, and the vectors are replayed to
 both stores in the timed rounds: the model's time is the same on both sides and would
 only dilute the ratio, so what is timed is remem's own work over the store, where
 encryption costs. A search round opens a fresh Memory on the file first (timed apart,
-as "open": SQLCipher's key derivation, about 0.1 s, is paid there once per store), so
+as "open": the key's derivation, about 30 ms, is paid there once per store), so
 each user's first search loads its vectors from the file. Prints ingest seconds,
 search p50/p95 and the ratios (the best round of each, per store), and the process's
 peak RSS (one process holds both stores; read after each store's first timed round).
@@ -110,7 +110,7 @@ def one_round(
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--memories", type=int, default=3000)
-    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--queries", type=int, default=1000)
     p.add_argument("--engine", default="hybrid")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument(
