@@ -12,11 +12,9 @@ SQLCipher):
   wheel's build: ``SQLITE_TEMP_STORE=2``), never in a plain temporary file.
 * The store runs the same SQL on it as on ``sqlite3``: ``mcdb.py`` gives APSW's
   connection the few DB-API calls the store makes.
-* A file's first 16 bytes tell a plain SQLite file ("SQLite format 3") from an
-  encrypted one (random salt): a store given no key for an encrypted file, or a key
-  for a plain one, says so before anything is opened. A wrong key is caught by the
-  first read (the MAC of page 1 fails), before anything is written: a failed open
-  never changes the file.
+* The first read (page 1, whose MAC fails under a wrong key) tells a missing key, a
+  wrong one and a key for a plain file apart, before anything is written: a failed
+  open never changes the file.
 * :func:`rewrite` re-encrypts a whole file (a new key, a plain file encrypted, an
   encrypted one made plain) as a new file beside it, fsynced, then renamed over the
   old one: a run killed at any point leaves the old file (old key) or the new one
@@ -28,7 +26,6 @@ SQLCipher):
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -41,8 +38,6 @@ from ..errors import (
     StoreError,
 )
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
-"""The first 16 bytes of every plain SQLite file (an encrypted one starts with its salt)."""
 TMP_SUFFIX = ".rekey"
 """The new file :func:`rewrite` writes beside the old one before renaming it over."""
 LOCK_WAIT_S = 5.0
@@ -98,54 +93,64 @@ def key_statement(key: str) -> str:
     return "PRAGMA key = '{}'".format(key.replace("'", "''"))
 
 
-def file_kind(path: str | os.PathLike[str]) -> str:
-    """``"none"`` (no file, or an empty one: a new database), ``"plain"`` (a plain
-    SQLite file) or ``"other"`` (encrypted, or not a database at all)."""
+def unlock(con: Any, path: str, key: str | None) -> None:
+    """Give ``con`` its key (None: a plain file) and read page 1, so a wrong or missing
+    key fails here, before any write: a :class:`DatabaseKeyError` (a damaged file: a
+    :class:`StoreError`), the connection left to the caller to close.
+
+    The file is only ever read through SQLite, never opened beside it to look at its
+    header: closing another descriptor of a database file drops every POSIX lock the
+    process holds on it, those of the process's other connections included (SQLite's
+    "how to corrupt a database", 2.2)."""
+    if key is not None:
+        con.execute(key_statement(key))
     try:
-        with open(path, "rb") as f:
-            head = f.read(len(SQLITE_MAGIC))
-    except FileNotFoundError:
-        return "none"
-    if not head:
-        return "none"
-    return "plain" if head == SQLITE_MAGIC else "other"
+        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except con.DatabaseError as exc:
+        raise _refusal(path, key, str(exc)) from None
 
 
-def check_file(path: str, key: str | None) -> None:
-    """Refuse, before opening, a key for a plain file and no key for one that is not
-    plain (both: :class:`DatabaseKeyError`)."""
-    kind = file_kind(path)
-    if key is not None and kind == "plain":
-        raise DatabaseKeyError(
-            f"{path!r} is a plain (unencrypted) database and a key was given: encrypt it "
-            "first (remem encrypt), or open it without a key",
-            "unexpected",
+def _refusal(path: str, key: str | None, why: str) -> StoreError:
+    """Why page 1 could not be read: a damaged file, no key for an encrypted one, a
+    key for a plain one (it reads without one), or a wrong key."""
+    if "malformed" in why:  # page 1 was read: the key, if any, is right
+        return StoreError(
+            f"{path!r} opens but is damaged (truncated or overwritten): restore it from "
+            f"a backup ({why})"
         )
-    if key is None and kind == "other":
-        raise DatabaseKeyError(
+    if key is None:
+        return DatabaseKeyError(
             f"{path!r} is not a plain SQLite file: it is encrypted (give its key: "
             "Memory(key=...), REMEM_DB_KEY or --key-file), or not a database at all",
             "missing",
         )
+    if _reads_plain(path):
+        return DatabaseKeyError(
+            f"{path!r} is a plain (unencrypted) database and a key was given: encrypt it "
+            "first (remem encrypt), or open it without a key",
+            "unexpected",
+        )
+    return DatabaseKeyError(
+        f"the key does not open {path!r}: it is the wrong key, or the file's first page "
+        f"is damaged, or it is not a remem database ({why})",
+        "wrong",
+    )
 
 
-def unlock(con: Any, path: str, key: str) -> None:
-    """Give ``con`` its key and read page 1, so a wrong key fails here, before any
-    write: a :class:`DatabaseKeyError`, the connection left to the caller to close."""
-    con.execute(key_statement(key))
+def _reads_plain(path: str) -> bool:
+    """Whether the file reads as a plain database (through the cipher's own library,
+    see :func:`unlock`). Read-write but never creating: a read-only connection to a WAL
+    file would leave an empty ``-wal`` and ``-shm`` behind, which the last connection
+    to close removes."""
+    db = driver()
+    con = db.connect(f"{Path(path).absolute().as_uri()}?mode=rw", uri=True)
     try:
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except con.DatabaseError as exc:
-        if "malformed" in str(exc):  # page 1 decrypted: the key is right
-            raise StoreError(
-                f"{path!r} opens with this key but is damaged (truncated or overwritten): "
-                f"restore it from a backup ({exc})"
-            ) from None
-        raise DatabaseKeyError(
-            f"the key does not open {path!r}: it is the wrong key, or the file's first "
-            f"page is damaged, or it is not a remem database ({exc})",
-            "wrong",
-        ) from None
+        return True
+    except db.Error:
+        return False
+    finally:
+        con.close()
 
 
 def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> None:
@@ -156,18 +161,17 @@ def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> N
     target = Path(path)
     if not target.is_file():
         raise StoreError(f"no database at {str(path)!r}")
-    check_file(str(target), old)
-    if file_kind(target) == "none":
+    if target.stat().st_size == 0:
         raise StoreError(f"{str(path)!r} is empty: there is nothing to rewrite")
     tmp = target.with_name(target.name + TMP_SUFFIX)
     _remove(tmp)  # what an earlier run killed part-way left
     db = driver()
     con = db.connect(str(target), timeout=LOCK_WAIT_S)
     try:
-        if old is not None:
-            unlock(con, str(target), old)
+        unlock(con, str(target), old)
         _take_alone(con, db, str(target))
-        shutil.copyfile(target, tmp)  # no one writes: the lock is ours, the WAL empty
+        # SQLite's backup, not a file copy: see unlock (the lock is ours, the WAL empty)
+        con.copy_to(str(tmp), None if old is None else key_statement(old))
         _rekey(db, tmp, old, new)
         _fsync(tmp)
         os.replace(tmp, target)

@@ -65,6 +65,20 @@ class Connection:
     def close(self) -> None:
         self._con.close()
 
+    def copy_to(self, path: str, key_sql: str | None) -> None:
+        """Copy the whole database into a new file at ``path`` through SQLite's backup
+        (``key_sql``: the ``PRAGMA key`` the copy is written under, the source's own),
+        reading it on this connection, under the locks it holds."""
+        dest = apsw.Connection(path)
+        try:
+            if key_sql is not None:
+                dest.execute(key_sql)
+            with dest.backup("main", self._con, "main") as backup:
+                while not backup.done:
+                    backup.step(-1)
+        finally:
+            dest.close()
+
 
 def connect(
     target: str,

@@ -166,7 +166,7 @@ class SQLiteStore(SqlStore):
         self._db = self._driver(key)
         self._con = self._connect(create)
         try:
-            if key is not None:
+            if self.shared:
                 cipher.unlock(self._con, self.path, key)
             self._setup()
         except StoreError:
@@ -178,15 +178,12 @@ class SQLiteStore(SqlStore):
 
     def _driver(self, key: str | None) -> ModuleType:
         """stdlib ``sqlite3`` for a plain file, SQLite3 Multiple Ciphers for an
-        encrypted one (``store/mcdb.py``); a key for the wrong kind of file (or none
-        for an encrypted one) is refused here, before anything is opened."""
+        encrypted one (``store/mcdb.py``); the first read (``cipher.unlock``) tells a
+        key for the wrong kind of file, or none for an encrypted one."""
         if key is None:
-            if self.shared:
-                cipher.check_file(self.path, None)
             return sqlite3
         if not self.shared:
             raise InvalidInputError("a key encrypts a database file; ':memory:' takes none")
-        cipher.check_file(self.path, key)
         return cipher.driver()
 
     def _connect(self, create: bool) -> Any:
