@@ -255,11 +255,11 @@ def test_rewrite_with_the_wrong_old_key_changes_nothing(encrypted: Path) -> None
 # -- a rotation killed part-way ------------------------------------------------------------
 
 CHILD = r"""
-import sys
+import os, sys
 from remem.store.cipher import rewrite
-path, old, new = sys.argv[1:4]
+old, new = os.environ["TEST_OLD_KEY"] or None, os.environ["TEST_NEW_KEY"] or None
 print("go", flush=True)
-rewrite(path, old, new)
+rewrite(sys.argv[1], old, new)
 print("done", flush=True)
 """
 
@@ -277,12 +277,20 @@ def _ballast(db: Path, key: str, mib: int) -> None:
         con.close()
 
 
-def _rotate(db: Path, old: str, new: str, kill_after: float | None) -> tuple[bool, float]:
-    """Run a rotation in a real process, SIGKILLed ``kill_after`` seconds after it
-    starts (None: let it finish); whether it finished, and how long it ran."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+def _rotate(
+    db: Path, old: str | None, new: str | None, kill_after: float | None
+) -> tuple[bool, float]:
+    """Run a rewrite (old and new key, None: plain; in the environment, never on a
+    command line) in a real process, SIGKILLed ``kill_after`` seconds after it starts
+    (None: let it finish); whether it finished, and how long it ran."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "TEST_OLD_KEY": old or "",
+        "TEST_NEW_KEY": new or "",
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(db), old, new],
+        [sys.executable, "-c", CHILD, str(db)],
         stdout=subprocess.PIPE,
         env=env,
         text=True,
@@ -298,7 +306,7 @@ def _rotate(db: Path, old: str, new: str, kill_after: float | None) -> tuple[boo
     return proc.returncode == 0, time.monotonic() - start
 
 
-def _opens_with(db: Path, key: str, embedder) -> int | None:
+def _opens_with(db: Path, key: str | None, embedder) -> int | None:
     try:
         with Memory(db, engine="hybrid", embedder=embedder, llm="none", key=key) as m:
             return m.count("ana")
@@ -306,13 +314,16 @@ def _opens_with(db: Path, key: str, embedder) -> int | None:
         return None
 
 
-def test_a_rotation_killed_part_way_leaves_one_readable_key(encrypted: Path, embedder) -> None:
-    """Killed at points spread over a whole rotation's time: each time the file opens
-    with the old key or the new one (never neither, never both), with every memory,
-    and a killed run's leftover is cleared by the next."""
+@pytest.mark.parametrize("keys", [(KEY, NEW_KEY), (KEY, None)], ids=["rekey", "decrypt-encrypt"])
+def test_a_rotation_killed_part_way_leaves_one_readable_key(
+    encrypted: Path, embedder, keys: tuple[str, str | None]
+) -> None:
+    """Killed at points spread over a whole rewrite's time, back and forth between two
+    keys (or a key and a plain file): each time the file opens with the old key or
+    the new one (never neither, never both), with every memory, and a killed run's
+    leftover is cleared by the next."""
     _ballast(encrypted, KEY, 24)
-    keys = [KEY, NEW_KEY]
-    finished, whole = _rotate(encrypted, KEY, NEW_KEY, None)
+    finished, whole = _rotate(encrypted, keys[0], keys[1], None)
     current = 1
     killed_midway = 0
     for step in range(1, 9):
@@ -326,7 +337,11 @@ def test_a_rotation_killed_part_way_leaves_one_readable_key(encrypted: Path, emb
         killed_midway += int(not done and left)
         current = keys.index(readable[0])
     assert killed_midway >= 1, "no kill landed during a rewrite: make the ballast larger"
-    _rotate(encrypted, keys[current], KEY, None)
+    final = keys[current]
+    for new in (keys[1 - current], KEY):  # a whole run, and back to KEY if need be
+        if new != final:
+            _rotate(encrypted, final, new, None)
+            final = new
     assert not Path(f"{encrypted}{TMP_SUFFIX}").exists()
     assert _opens_with(encrypted, KEY, embedder) == 40
 
