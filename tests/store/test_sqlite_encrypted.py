@@ -455,3 +455,60 @@ def test_the_demo_runs_encrypted_and_its_bytes_hold_no_word(
     out = " ".join(capsys.readouterr().out.split())
     assert "The database is encrypted" in out and ", none appear in its" in out
     assert "ILSTMA cache" in out and "never-mentioned questions refused" in out
+
+
+RACER = r"""
+import json, os, sys, time
+from remem import Memory
+path, name, go = sys.argv[1], sys.argv[2], sys.argv[3]
+while not os.path.exists(go):  # both open the new file at once
+    time.sleep(0.005)
+ids = []
+with Memory(path, engine="hybrid", llm="none", key=os.environ["TEST_DB_KEY"]) as mem:
+    for i in range(40):
+        ids.append(mem.add(f"{name} note {i}", user_id="shared", metadata={"w": name, "i": i}))
+        if i % 20 == 10:
+            ids += mem.add_many([f"{name} batch {i} item {j}" for j in range(10)], user_id="shared")
+print(json.dumps(ids), flush=True)
+"""
+
+
+def test_two_processes_writing_one_encrypted_file_at_once_lose_nothing(
+    tmp_path: Path, embedder
+) -> None:
+    """Two writers open a new encrypted file at the same moment and interleave their
+    adds: the cipher's connections wait for each other's locks (no "database is
+    locked"), and every add is there once, in a dense sequence, in a sound file."""
+    db, go = tmp_path / "shared.db", tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "TEST_DB_KEY": KEY}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(db), name, str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        for name in ("alpha", "beta")
+    ]
+    time.sleep(3)  # both imported remem and wait
+    go.touch()
+    ids: list[str] = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-2000:]
+        ids += json.loads(out)
+    assert len(ids) == len(set(ids)) == 2 * (40 + 2 * 10)
+    with Memory(db, engine="hybrid", embedder=embedder, llm="none", key=KEY) as m:
+        stored = m.memories("shared")
+        assert {h.id for h in stored} == set(ids)
+        for name in ("alpha", "beta"):
+            mine = [h.metadata["i"] for h in stored if h.metadata.get("w") == name]
+            assert mine == list(range(40))
+    con = _raw(db, KEY)
+    try:
+        assert list(con.execute("PRAGMA integrity_check")) == [("ok",)]
+        seqs = [r[0] for r in con.execute("SELECT seq FROM memories ORDER BY seq")]
+        assert seqs == list(range(len(ids)))  # dense and unique: none lost or doubled
+    finally:
+        con.close()

@@ -135,6 +135,19 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+NEW_FILE_TRIES = 5
+"""Opens of an encrypted file that was empty when its key was given (another process
+was creating it) before "not a database" is believed."""
+
+
+def _empty(path: str) -> bool:
+    """No file, or an empty one; by ``stat``, never by opening it (``cipher.unlock``)."""
+    try:
+        return Path(path).stat().st_size == 0
+    except FileNotFoundError:
+        return True
+
+
 class SQLiteStore(SqlStore):
     """A remem database in one SQLite file (or ``:memory:``); see the module notes."""
 
@@ -164,6 +177,20 @@ class SQLiteStore(SqlStore):
         self._timeout_ms = timeout_ms
         self._scrub_wait_ms = scrub_wait_ms
         self._db = self._driver(key)
+        for attempt in range(NEW_FILE_TRIES):
+            # an encrypted file that another process creates at this very moment: the
+            # key was given to an empty file (a salt of its own), then the other's first
+            # page landed; opened again, the key reads that page's salt
+            fresh = key is not None and _empty(self.path)
+            try:
+                self._open(create, key)
+                break
+            except StoreError as exc:
+                if not fresh or "not a database" not in str(exc) or attempt == NEW_FILE_TRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    def _open(self, create: bool, key: str | None) -> None:
         self._con = self._connect(create)
         try:
             if self.shared:
