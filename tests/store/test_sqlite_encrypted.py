@@ -512,3 +512,13 @@ def test_two_processes_writing_one_encrypted_file_at_once_lose_nothing(
         assert seqs == list(range(len(ids)))  # dense and unique: none lost or doubled
     finally:
         con.close()
+
+
+def test_the_key_is_never_shown(tmp_path: Path, embedder) -> None:
+    """Not in a config's repr, a Memory's or a store's (logs and tracebacks show them)."""
+    from remem.config import MemoryConfig
+
+    config = MemoryConfig.build(tmp_path / "shown.db", key=KEY)
+    assert config.key == KEY and KEY not in repr(config)
+    with Memory(tmp_path / "shown.db", embedder=embedder, llm="none", key=KEY) as m:
+        assert KEY not in repr(m) and KEY not in str(vars(m._store))
