@@ -45,9 +45,6 @@ LOCK_WAIT_S = 5.0
 (a server, a shell) keeps it, and the rewrite must not run under one (its writes would
 go to the old file)."""
 
-Key = str | bytes
-
-
 def driver() -> ModuleType:
     """The DB-API module over SQLite3 Multiple Ciphers (``mcdb.py``), or a clear
     error naming the extra."""
@@ -107,6 +104,8 @@ def unlock(con: Any, path: str, key: str | None) -> None:
     try:
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except con.DatabaseError as exc:
+        if "not a database" not in str(exc) and "malformed" not in str(exc):
+            raise  # not about the key or the file's state (a lock held past the timeout)
         raise _refusal(path, key, str(exc)) from None
 
 
