@@ -526,3 +526,16 @@ def test_the_key_is_never_shown(tmp_path: Path, embedder) -> None:
     assert config.key == KEY and KEY not in repr(config)
     with Memory(tmp_path / "shown.db", embedder=embedder, llm="none", key=KEY) as m:
         assert KEY not in repr(m) and KEY not in str(vars(m._store))
+
+
+def test_an_apsw_without_the_cipher_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Plain APSW (the same module name, no SQLite3 Multiple Ciphers) would ignore
+    ``PRAGMA key`` and write the file in clear: it is refused before a file exists."""
+    from remem.errors import MissingDependencyError
+
+    monkeypatch.delattr(apsw, "mc_version")
+    with pytest.raises(MissingDependencyError, match="apsw-sqlite3mc"):
+        Memory(tmp_path / "clear.db", llm="none", key=KEY)
+    assert not (tmp_path / "clear.db").exists()

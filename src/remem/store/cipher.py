@@ -45,6 +45,7 @@ LOCK_WAIT_S = 5.0
 (a server, a shell) keeps it, and the rewrite must not run under one (its writes would
 go to the old file)."""
 
+
 def driver() -> ModuleType:
     """The DB-API module over SQLite3 Multiple Ciphers (``mcdb.py``), or a clear
     error naming the extra."""
@@ -56,6 +57,13 @@ def driver() -> ModuleType:
         raise MissingDependencyError(
             "encrypted databases need SQLite3 Multiple Ciphers: pip install 'remem[encrypt]'"
         ) from exc
+    if not getattr(mcdb.apsw, "mc_version", ""):
+        # plain APSW has the same module name and ignores PRAGMA key: the file would
+        # be written in clear by a caller who asked for it encrypted
+        raise MissingDependencyError(
+            "the installed apsw has no encryption (it is not apsw-sqlite3mc): pip "
+            "uninstall apsw, then pip install 'remem[encrypt]'"
+        )
     return mcdb
 
 
