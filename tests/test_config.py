@@ -205,7 +205,9 @@ def test_each_backend_section_has_its_backends_options_and_defaults():
     from remem.store.sqlite import SQLiteStore
 
     pairs: list[tuple[type, Any, tuple[str, ...]]] = [
-        (SQLiteOptions, SQLiteStore.__init__, ("path",)),
+        # the key is Memory's own argument (key=), kept out of the options, which
+        # are shown and logged
+        (SQLiteOptions, SQLiteStore.__init__, ("path", "key")),
         (LocalOptions, LocalLLM.__init__, ()),
         (OpenAIOptions, OpenAILLM.__init__, ()),
         (AnswerOptions, Answerer.__init__, ("llm",)),

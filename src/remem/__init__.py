@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import (
+    DatabaseKeyError,
     EmbedderError,
     ErasureIncompleteError,
     InvalidFilterError,
@@ -75,6 +76,7 @@ __all__ = [
     "AsyncClient",
     "AsyncMemory",
     "Client",
+    "DatabaseKeyError",
     "EmbedderError",
     "ErasureIncompleteError",
     "Filters",

@@ -19,7 +19,7 @@ from ._version import __version__
 from .bench.cli import bench
 from .commands import Commands, add_args, arg, names, run
 from .serve.mcp import mcp
-from .serve.settings import GLOBAL_ARGS, Settings, env_default
+from .serve.settings import GLOBAL_ARGS, Settings, db_key, env_default
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -34,7 +34,8 @@ keys = Commands("keys")
 
 @contextmanager
 def _memory(args: argparse.Namespace, *, create: bool = False, **options: Any) -> Iterator[Memory]:
-    """The Memory of the global options (``--db``, ``--engine``), closed afterwards.
+    """The Memory of the global options (``--db``, ``--engine``, ``--key-file``),
+    closed afterwards.
 
     Only commands that store something (``create``) make a new database file: a read
     of a mistyped ``--db`` (or of ``./remem.db`` in the wrong folder) is an error,
@@ -42,7 +43,8 @@ def _memory(args: argparse.Namespace, *, create: bool = False, **options: Any) -
     from .memory import Memory
 
     store = None if create else {"create": False}
-    with Memory(args.db, engine=args.engine, store_options=store, **options) as mem:
+    key = db_key(args.key_file)
+    with Memory(args.db, engine=args.engine, store_options=store, key=key, **options) as mem:
         yield mem
 
 
@@ -139,12 +141,18 @@ def _meta_value(raw: str) -> Any:
     args=[
         arg("-k", type=int, default=5, help="evidence shown per question (default %(default)s)"),
         arg("--llm", default="auto", help=f"reader: {READERS} (default %(default)s)"),
+        arg(
+            "--encrypted",
+            action="store_true",
+            help="in an encrypted database (needs the 'encrypt' extra), and show that "
+            "its bytes hold none of the conversation's words",
+        ),
     ],
 )
 def demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(engine=args.engine, k=args.k, llm=args.llm)
+    return run_demo(engine=args.engine, k=args.k, llm=args.llm, encrypted=args.encrypted)
 
 
 @commands.command(
@@ -452,6 +460,70 @@ def _say_skipped(positions: Sequence[int]) -> None:
     print(f"remem: left out {n} blank entr{many} {where}", file=sys.stderr)
 
 
+# -- encryption at rest -------------------------------------------------------------------
+
+NEW_KEY = arg(
+    "--new-key-file",
+    metavar="PATH",
+    required=True,
+    help="a file holding the new key (a key is never given on the command line)",
+)
+
+
+def _rewrite(args: argparse.Namespace, old: str | None, new: str | None, done: str) -> None:
+    """Write ``--db`` anew under ``new`` (``store/cipher.py``: a new file beside it,
+    fsynced, renamed over it; a run stopped part-way leaves the old file whole)."""
+    from .errors import InvalidInputError
+    from .store import is_postgres
+    from .store.cipher import rewrite
+
+    if is_postgres(args.db) or args.db == ":memory:":
+        raise InvalidInputError("encrypt, decrypt and rekey work on SQLite files")
+    rewrite(args.db, old, new)
+    print(f"{args.db}: {done}", file=sys.stderr)
+
+
+def _current_key(args: argparse.Namespace) -> str:
+    key = db_key(args.key_file)
+    if key is None:
+        from .errors import InvalidInputError
+
+        raise InvalidInputError(
+            "give the database's current key: --key-file PATH or env REMEM_DB_KEY"
+        )
+    return key
+
+
+@commands.command(
+    "encrypt",
+    help="encrypt a plain SQLite database under a new key, atomically",
+    args=[NEW_KEY],
+)
+def encrypt(args: argparse.Namespace) -> None:
+    from .store.cipher import read_key_file
+
+    _rewrite(args, None, read_key_file(args.new_key_file), "encrypted")
+
+
+@commands.command(
+    "decrypt",
+    help="write an encrypted database back as a plain one (key: --key-file or REMEM_DB_KEY)",
+)
+def decrypt(args: argparse.Namespace) -> None:
+    _rewrite(args, _current_key(args), None, "decrypted (a plain file now)")
+
+
+@commands.command(
+    "rekey",
+    help="re-encrypt a database under a new key, atomically (old key: --key-file or REMEM_DB_KEY)",
+    args=[NEW_KEY],
+)
+def rekey(args: argparse.Namespace) -> None:
+    from .store.cipher import read_key_file
+
+    _rewrite(args, _current_key(args), read_key_file(args.new_key_file), "rekeyed")
+
+
 # -- the servers and their keys -----------------------------------------------------------
 
 
@@ -516,6 +588,7 @@ def serve(args: argparse.Namespace) -> None:
     serve_http(
         Settings(
             db=args.path or args.db,
+            key_file=args.key_file or "",
             engine=args.engine,
             llm=args.llm,
             host=args.host,
@@ -546,7 +619,7 @@ def serve(args: argparse.Namespace) -> None:
 def ui(args: argparse.Namespace) -> None:
     from .serve.http import serve_local
 
-    serve_local(args.db, args.engine, args.host, args.port)
+    serve_local(args.db, args.engine, args.host, args.port, db_key(args.key_file))
 
 
 @contextmanager

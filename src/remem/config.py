@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from .llm import LLM, check_llm_name, check_llm_options
 from .options import resolve
 from .store import Store
 from .store import store_options as check_store_options
+from .store.cipher import check_key
 from .store.options import PostgresOptions, SQLiteOptions
 from .time.arrange import ArrangeConfig
 from .validation import DEFAULT_MAX_TEXT_CHARS, check_count, check_options, check_path
@@ -77,6 +78,9 @@ class MemoryConfig:
     answer: AnswerOptions
     #: the "not in memory" verdict's model; None: the one the engine declares
     verdict: VerdictModel | None
+    #: the SQLite file's encryption key (``store/cipher.py``); None: a plain file.
+    #: Out of ``repr``, so no log or traceback of a config shows it.
+    key: str | None = field(default=None, repr=False)
 
     @classmethod
     def build(
@@ -97,6 +101,7 @@ class MemoryConfig:
         time_options: Mapping[str, Any] | None = None,
         exact_options: Mapping[str, Any] | None = None,
         verdict: str | VerdictModel | Mapping[str, Any] | None = None,
+        key: str | bytes | None = None,
     ) -> MemoryConfig:
         """:class:`~remem.Memory`'s arguments (the same names and defaults: a test holds
         them together) checked, in about the order they are named; the first problem
@@ -134,7 +139,25 @@ class MemoryConfig:
             llm_config=llm_config,
             answer=resolve(AnswerOptions, answer_given, "answer_options"),
             verdict=None if verdict is None else verdict_model(verdict, "verdict"),
+            key=_key(key, target, store),
         )
+
+
+def _key(key: str | bytes | None, target: str, store: Store | None) -> str | None:
+    """The encryption key checked (text, not empty) for what it can encrypt: a SQLite
+    file remem opens itself (a Store object is opened already, PostgreSQL's
+    encryption is not built, ``:memory:`` has no file)."""
+    if key is None:
+        return None
+    checked = check_key(key)
+    if store is not None:
+        raise InvalidInputError("key= opens the database at path; a Store object is open already")
+    if target.startswith(("postgres", ":memory:")):
+        raise InvalidInputError(
+            "key= encrypts a SQLite file; ':memory:' has none, and PostgreSQL's encryption "
+            "at rest is not built yet (use the server's disk or tablespace encryption)"
+        )
+    return checked
 
 
 def _llm_config(llm: str | LLM, options: dict[str, Any]) -> object | None:

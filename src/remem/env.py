@@ -32,6 +32,17 @@ VARIABLES: tuple[Variable, ...] = (
         "remem.db",
         "the database of the CLI and the servers, a SQLite file or a postgresql:// URL (`--db`)",
     ),
+    Variable(
+        "REMEM_DB_KEY",
+        "",
+        "the key of an encrypted SQLite database (`remem[encrypt]`); `--key-file` or "
+        "`REMEM_DB_KEY_FILE` takes it from a file instead (never put a key on a command line)",
+    ),
+    Variable(
+        "REMEM_DB_KEY_FILE",
+        "",
+        "a file holding the key of an encrypted SQLite database (`--key-file`)",
+    ),
     Variable("REMEM_ENGINE", "hybrid", "the engine of the CLI and the servers (`--engine`)"),
     Variable(
         "REMEM_LLM",

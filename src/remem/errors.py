@@ -78,6 +78,19 @@ class ErasureIncompleteError(StoreError):
         self.result = result
 
 
+class DatabaseKeyError(StoreError):
+    """An encrypted database (``Memory(path, key=...)``, ``store/cipher.py``) cannot be
+    opened with the key given: no key for an encrypted file, a key for a plain one, a
+    wrong key, or a file too damaged (truncated) to tell. Raised before anything is
+    written, so the file is never changed by a failed open. ``reason`` is one of
+    ``"missing"``, ``"unexpected"``, ``"wrong"``. The message never holds the key."""
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+        self.log_detail = reason
+
+
 class EmbedderError(RememError):
     """The embedder could not be loaded or failed to embed."""
 

@@ -81,6 +81,7 @@ class Memory:
         time_options: Mapping[str, Any] | None = None,
         exact_options: Mapping[str, Any] | None = None,
         verdict: str | VerdictModel | Mapping[str, Any] | None = None,
+        key: str | bytes | None = None,
     ):
         # every argument is checked here, before a model is loaded or a file created
         # (MemoryConfig.build takes these very arguments: a test holds the two together)
@@ -92,7 +93,7 @@ class Memory:
             create_embedder(embedder) if isinstance(embedder, str) else embedder
         )
         self._passages = config.passages
-        self._store = store or open_store(config.target, **vars(config.store))
+        self._store = store or open_store(config.target, key=config.key, **vars(config.store))
         #: Where the memories live, for messages: a database URL without its password.
         self.path = str(getattr(self._store, "location", config.target))
         try:

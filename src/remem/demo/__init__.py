@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import tempfile
 import time
 from dataclasses import dataclass
@@ -77,7 +78,12 @@ def load_demo(
     return raw, sessions, questions
 
 
-def run_demo(engine: str = "synapse", k: int = 5, llm: str = "auto") -> int:
+def run_demo(
+    engine: str = "synapse", k: int = 5, llm: str = "auto", encrypted: bool = False
+) -> int:
+    """Remember the bundled conversation and answer its questions; ``encrypted``: in
+    an encrypted file (a key made for the run), and show that none of its words are
+    in the file's bytes."""
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
@@ -90,9 +96,10 @@ def run_demo(engine: str = "synapse", k: int = 5, llm: str = "auto") -> int:
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "demo.db")
         t0 = time.perf_counter()
-        mem = Memory(db, engine=engine, llm=llm)
+        key = secrets.token_urlsafe(24) if encrypted else None
+        mem = Memory(db, engine=engine, llm=llm, key=key)
         # ILSTMA reads the same store: its cache verdict is shown beside each answer
-        cache = Memory(db, engine="ilstma", llm="none")
+        cache = Memory(db, engine="ilstma", llm="none", key=key)
         load_s = time.perf_counter() - t0
         try:
             console.print(
@@ -111,6 +118,8 @@ def run_demo(engine: str = "synapse", k: int = 5, llm: str = "auto") -> int:
                 f"Remembered {n} turns from {len(sessions)} sessions in {ingest_s:.2f} s "
                 f"(models loaded in {load_s:.2f} s).\n"
             )
+            if encrypted:
+                console.print(_encrypted_note(db, sessions))
             stats = _ask_all(console, Table, mem, cache, user, questions, k)
         finally:
             cache.close()
@@ -123,6 +132,22 @@ def run_demo(engine: str = "synapse", k: int = 5, llm: str = "auto") -> int:
         f"(ranked first for {stats.first}; [green]*[/green] marks an evidence turn)."
     )
     return 0
+
+
+def _encrypted_note(db: str, sessions: list[list[dict[str, Any]]]) -> str:
+    """What the bytes of the encrypted database show of the conversation: the
+    longest words of its turns, looked for in the file, its WAL and the WAL's index."""
+    raw = b"".join(
+        p.read_bytes() for p in (Path(db), Path(f"{db}-wal"), Path(f"{db}-shm")) if p.exists()
+    )
+    words = {w for items in sessions for it in items for w in re.findall(r"\w{7,}", it["text"])}
+    found = sorted(w for w in words if w.encode() in raw)
+    shown = f"{len(found)} of them appear: {', '.join(found[:5])}" if found else "none appear"
+    return (
+        f"The database is encrypted (ChaCha20-Poly1305, a key made for this run): of the "
+        f"{len(words)} words of seven letters or more in the conversation, {shown} in "
+        f"its {len(raw):,} bytes on disk.\n"
+    )
 
 
 @dataclass

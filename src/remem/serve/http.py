@@ -161,13 +161,14 @@ def serve(settings: Settings) -> None:
     )
 
 
-def serve_local(db: str, engine: str, host: str, port: int) -> None:
+def serve_local(db: str, engine: str, host: str, port: int, key: str | None = None) -> None:
     """``remem ui``: the API and its page for one person on this machine, without
-    keys, on loopback only, in one process over an existing database."""
+    keys, on loopback only, in one process over an existing database (``key``: an
+    encrypted one's)."""
     import uvicorn
 
     check_loopback(host)
-    mem = Memory(db, engine=engine, llm="none", store_options={"create": False})
+    mem = Memory(db, engine=engine, llm="none", store_options={"create": False}, key=key)
     try:
         mem.warm_up()
         app = create_app(mem, keyless=True, metrics=False, close_memory=True)

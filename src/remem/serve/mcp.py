@@ -252,6 +252,7 @@ def mcp(args: argparse.Namespace) -> int:
     return run(
         Settings(
             db=args.db,
+            key_file=args.key_file or "",
             engine=args.engine,
             llm=args.llm,
             mcp_transport=args.transport,

@@ -67,6 +67,11 @@ class Settings:
     something, or by a server; a command that only reads refuses a missing one; the
     current directory's ``remem.db`` by default, so two commands run in one place
     share it) or a ``postgresql://`` URL."""
+    key_file: str = _env("REMEM_DB_KEY_FILE")
+    """A file holding the key of an encrypted SQLite database ("": the key is
+    ``REMEM_DB_KEY``'s, or there is none). The settings hold where the key is, never the
+    key: :meth:`to_env` hands them to worker processes, and a key is read only where
+    the database is opened (:func:`db_key`)."""
     engine: str = _env("REMEM_ENGINE")
     """The retrieval engine: ``hybrid`` (dense + BM25), :class:`remem.Memory`'s own
     default, which needs no LLM and no consolidation."""
@@ -138,6 +143,7 @@ class Settings:
             engine=self.engine,
             llm=self.llm,
             store_options={"max_size": pool} if pool else None,
+            key=db_key(self.key_file),
         )
         try:
             mem.warm_up()
@@ -145,6 +151,18 @@ class Settings:
             mem.close()
             raise
         return mem
+
+
+def db_key(key_file: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The database key of the CLI and the servers: the content of ``key_file``
+    (``--key-file``, ``REMEM_DB_KEY_FILE``) if one is named, else ``REMEM_DB_KEY``,
+    else None (a plain database). Never a command-line value: ``ps`` shows those."""
+    from ..store.cipher import check_key, read_key_file
+
+    if key_file:
+        return read_key_file(key_file)
+    key = env.read("REMEM_DB_KEY", environ)
+    return check_key(key, "REMEM_DB_KEY") if key else None
 
 
 ENGINES = (
@@ -185,6 +203,13 @@ GLOBAL_ARGS = [
         "--engine",
         default_from=env_default("engine"),
         help=LazyHelp(engine_help),
+    ),
+    arg(
+        "--key-file",
+        metavar="PATH",
+        default_from=env_default("key_file"),
+        help="a file holding the key of an encrypted SQLite database (env "
+        "REMEM_DB_KEY_FILE; without one, env REMEM_DB_KEY holds the key, if any)",
     ),
 ]
 """The options before any command: ``remem``'s, and ``python -m remem.serve.mcp``'s."""

@@ -25,16 +25,25 @@ def store_options(path: str, options: Mapping[str, Any]) -> SQLiteOptions | Post
     return resolve(SQLiteOptions, options, "store_options")
 
 
-def open_store(path: str, *, create: bool = True, **options: object) -> Store:
+def open_store(
+    path: str, *, create: bool = True, key: str | None = None, **options: object
+) -> Store:
     """``:memory:`` or a file path gives SQLite; a ``postgresql://`` (or ``postgres://``)
     URL gives PostgreSQL, which needs the ``postgres`` extra (psycopg and its pool).
     ``create=False``: a SQLite file must exist already (a PostgreSQL database always
     does: its administrator makes it, and remem only its tables). ``options`` are the
     backend's own settings (:mod:`remem.store.options`), checked by name, type and
-    range before anything is opened."""
+    range before anything is opened. ``key``: a SQLite file encrypted with it
+    (``store/cipher.py``); PostgreSQL takes none yet."""
     settings = asdict(store_options(path, {**options, "create": create}))
     if is_postgres(path):
-        from ..errors import StoreError
+        from ..errors import InvalidInputError, StoreError
+
+        if key is not None:
+            raise InvalidInputError(
+                "key= encrypts SQLite files; PostgreSQL's encryption at rest is not built "
+                "yet (use the server's own: disk or tablespace encryption)"
+            )
 
         try:
             from .postgres import PostgresStore
@@ -48,4 +57,4 @@ def open_store(path: str, *, create: bool = True, **options: object) -> Store:
         return PostgresStore(path, **settings)
     from .sqlite import SQLiteStore
 
-    return SQLiteStore(path, **settings)
+    return SQLiteStore(path, key=key, **settings)

@@ -34,6 +34,9 @@ Choices, and why:
   tables, API keys) version their own schemas (``store/extension.py``).
 * Multi-statement reads (an extension's ``snapshot``) run in one read transaction,
   so other processes' writes cannot land between them.
+* ``key=``: the file is encrypted, every table in it (SQLite3 Multiple Ciphers
+  through APSW, given ``sqlite3``'s calls by ``mcdb.py``; ``cipher.py`` says why and
+  how).
 
 The queries themselves are in ``sql.py``, shared with PostgreSQL; this module holds
 the schema, the connection and locking, and what only SQLite does.
@@ -50,10 +53,12 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from ..errors import ErasureIncompleteError, StoreError
+from ..errors import ErasureIncompleteError, InvalidInputError, StoreError
 from ..types import StoredMemory
+from . import cipher
 from .base import INSERT_COLUMNS
 from .sql import LEGACY_KEY, SqlStore, SqlTx, chunks, script
 
@@ -130,6 +135,19 @@ MIGRATIONS: list[tuple[int, Callable[[sqlite3.Connection], None]]] = [
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+NEW_FILE_TRIES = 5
+"""Opens of an encrypted file that was empty when its key was given (another process
+was creating it) before "not a database" is believed."""
+
+
+def _empty(path: str) -> bool:
+    """No file, or an empty one; by ``stat``, never by opening it (``cipher.unlock``)."""
+    try:
+        return Path(path).stat().st_size == 0
+    except FileNotFoundError:
+        return True
+
+
 class SQLiteStore(SqlStore):
     """A remem database in one SQLite file (or ``:memory:``); see the module notes."""
 
@@ -144,40 +162,75 @@ class SQLiteStore(SqlStore):
         timeout_ms: int = BUSY_TIMEOUT_MS,
         scrub_wait_ms: int = SCRUB_WAIT_MS,
         create: bool = True,
+        key: str | None = None,
     ):
         """``create=False`` opens only a file that exists (to read and write): a
-        mistyped path is then a StoreError, not a new empty database."""
+        mistyped path is then a StoreError, not a new empty database. ``key``: the
+        file is encrypted with it (``store/cipher.py``); a wrong or missing
+        key is a :class:`~remem.errors.DatabaseKeyError` before anything is written."""
         self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
+        #: whether the file is encrypted; the key itself is not kept
+        self.encrypted = key is not None
         self._lock = threading.RLock()
         self._timeout_ms = timeout_ms
         self._scrub_wait_ms = scrub_wait_ms
+        self._db = self._driver(key)
+        for attempt in range(NEW_FILE_TRIES):
+            # an encrypted file that another process creates at this very moment: the
+            # key was given to an empty file (a salt of its own), then the other's first
+            # page landed; opened again, the key reads that page's salt
+            fresh = key is not None and _empty(self.path)
+            try:
+                self._open(create, key)
+                break
+            except StoreError as exc:
+                if not fresh or "not a database" not in str(exc) or attempt == NEW_FILE_TRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    def _open(self, create: bool, key: str | None) -> None:
+        self._con = self._connect(create)
+        try:
+            if self.shared:
+                cipher.unlock(self._con, self.path, key)
+            self._setup()
+        except StoreError:
+            self._con.close()
+            raise
+        except self._db.Error as exc:
+            self._con.close()
+            raise StoreError(f"cannot use {self.path!r} as a remem database: {exc}") from exc
+
+    def _driver(self, key: str | None) -> ModuleType:
+        """stdlib ``sqlite3`` for a plain file, SQLite3 Multiple Ciphers for an
+        encrypted one (``store/mcdb.py``); the first read (``cipher.unlock``) tells a
+        key for the wrong kind of file, or none for an encrypted one."""
+        if key is None:
+            return sqlite3
+        if not self.shared:
+            raise InvalidInputError("a key encrypts a database file; ':memory:' takes none")
+        return cipher.driver()
+
+    def _connect(self, create: bool) -> Any:
         # SQLite's own "open, never create" (a URI with mode=rw), so no file can
         # appear between a check and the open
         target, uri = (self.path, False)
         if self.shared and not create:
             target, uri = (f"{Path(self.path).absolute().as_uri()}?mode=rw", True)
         try:
-            self._con = sqlite3.connect(
+            return self._db.connect(
                 target,
-                timeout=timeout_ms / 1000,
+                timeout=self._timeout_ms / 1000,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,  # guarded by self._lock
                 uri=uri,
             )
-        except sqlite3.Error as exc:
+        except self._db.Error as exc:
             if uri and not Path(self.path).exists():
                 raise StoreError(f"no database at {self.path!r}") from None
             raise StoreError(f"cannot open SQLite database {self.path!r}: {exc}") from exc
-        try:
-            self._setup()
-        except StoreError:
-            self._con.close()
-            raise
-        except sqlite3.Error as exc:
-            self._con.close()
-            raise StoreError(f"cannot use {self.path!r} as a remem database: {exc}") from exc
 
     def _setup(self) -> None:
         con = self._con
@@ -201,13 +254,12 @@ class SQLiteStore(SqlStore):
 
     # -- plumbing -----------------------------------------------------------------
 
-    @staticmethod
-    def _retry_locked(fn: Callable[[], object], attempts: int = 50) -> object:
+    def _retry_locked(self, fn: Callable[[], object], attempts: int = 50) -> object:
         """Switching journal mode ignores busy_timeout in some SQLite versions; retry it."""
         for i in range(attempts):
             try:
                 return fn()
-            except sqlite3.OperationalError as exc:
+            except self._db.OperationalError as exc:
                 if "locked" not in str(exc) or i == attempts - 1:
                     raise
                 time.sleep(0.05 * (i + 1))
@@ -409,7 +461,7 @@ class SQLiteStore(SqlStore):
                         )
                 finally:  # a failed scrub attempt must not keep the connection open
                     self._con.close()
-                    self._con = _Closed()  # type: ignore[assignment]
+                    self._con = _Closed()
 
 
 class _Closed:
