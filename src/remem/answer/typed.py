@@ -52,6 +52,11 @@ from .want import STRICT, Want, possessions, wanted
 DEPTH = 6
 #: what the turn after an asking turn inherits of the asking turn's fit
 _REPLY_SHARE = 0.8
+#: the least fit of a sentence read for candidates: half a shared word, so what a
+#: reply inherits of the turn that asked, faded over two sentences, reads no more
+#: ("Does Ines want you practising daily?" ... "I'm thinking Kyoto in late April"
+#: tells no hometown of hers)
+_READ_MIN = 0.5
 #: what a sentence inherits of the fit of the one before it in the same memory
 #: ("Last Fri I took my kids to a pottery workshop. We all made our own pots")
 _NEXT_SHARE = 0.5
@@ -452,7 +457,7 @@ def _sentences(
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = float(len(keys & words.content_keys(sent.text)))
             inherited *= _NEXT_SHARE
-            if fit > 0:
+            if fit >= _READ_MIN:
                 yield hit, sent, (own, fit), rank
 
 
