@@ -119,10 +119,13 @@ def _tool(
     input schema the agent reads is the model's, which also says that no other field
     is taken (:class:`StrictServer` holds to it)."""
 
+    fields = model.model_fields
+    if set(inspect.signature(fn).parameters) != set(fields):  # drift: fail at start-up
+        raise TypeError(f"{fn.__name__}'s parameters are not {model.__name__}'s fields")
+
     async def run(**arguments: Any) -> dict[str, Any]:
         return await fn(**arguments)
 
-    fields = model.model_fields
     run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # what the SDK reads
         [
             inspect.Parameter(
