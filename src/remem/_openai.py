@@ -9,31 +9,31 @@ between calls; a forked worker makes its own rather than share the parent's sock
 
 Retried: connection failures, timeouts, unreadable replies, 429 and 5xx, with
 exponential backoff capped at 8 s, or as long as the reply's ``Retry-After`` says
-(seconds or an HTTP date, capped at ``RETRY_AFTER_CAP_S``): a rate-limited server
-that names its wait is asked again once it has passed, not before. Not retried,
-because they do not heal: other 4xx. A 401/403 and a 404 get a message that says
+(seconds or an HTTP date, read by ``retry_after.py`` as ``remem.Client`` reads it):
+a rate-limited server that names its wait is asked again once it has passed, not
+before. A wait over ``RETRY_AFTER_CAP_S`` is not waited: the call fails at once,
+saying so, since asking sooner would only be refused again and a call must not
+hang for minutes (``remem.Client``'s rule too). Not retried, because they do not
+heal: other 4xx. A 401/403 and a 404 get a message that says
 what to check (the key; the base URL and model), since those are what a user gets
 wrong.
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from . import env
+from . import env, retry_after
 
 if TYPE_CHECKING:
     import httpx
 
-#: the longest ``Retry-After`` waited for: longer, and the call would seem hung; the
-#: wait is cut to this and the next try may well be refused again (then it fails)
+#: the longest ``Retry-After`` waited for: a longer one fails the call at once
 RETRY_AFTER_CAP_S = 30.0
 #: the longest exponential backoff between tries, when the reply names no wait
 BACKOFF_CAP_S = 8.0
@@ -91,7 +91,13 @@ def post_json(
                     last, kind = f"unreadable reply ({exc})", "unreadable reply"
             else:
                 last, kind = _refused(resp, url, error, model, reject)
-                wait = retry_after(resp.headers.get("Retry-After"))
+                wait = retry_after.seconds(resp.headers.get("Retry-After"))
+        if attempt < retries and wait is not None and wait > RETRY_AFTER_CAP_S:
+            message = (
+                f"{what} endpoint {url} failed after {attempt + 1} tries: {last} "
+                f"(it asks to wait {wait:.0f} s, more than {RETRY_AFTER_CAP_S:.0f} s)"
+            )
+            raise _failed(error, message, f"{kind}, a wait of {wait:.0f} s asked")
         if attempt < retries:
             time.sleep(wait if wait is not None else min(backoff_s * 2**attempt, BACKOFF_CAP_S))
     message = f"{what} endpoint {url} failed after {retries + 1} tries: {last}"
@@ -123,29 +129,6 @@ def _refused(
     if code < 500 and code != 429:
         raise _failed(error, f"{url}: {last}", kind)
     return last, kind
-
-
-def retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait before the next try, from a ``Retry-After`` header: a number
-    of seconds or an HTTP date (RFC 9110), at least 0 and at most
-    ``RETRY_AFTER_CAP_S``; None when absent or unreadable (then backoff decides)."""
-    if not value or not value.strip():
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:  # an HTTP date is GMT; some servers leave it unsaid
-            when = when.replace(tzinfo=timezone.utc)
-        current = datetime.now(timezone.utc).timestamp() if now is None else now
-        seconds = when.timestamp() - current
-    if seconds != seconds:  # NaN
-        return None
-    return min(max(seconds, 0.0), RETRY_AFTER_CAP_S)
 
 
 _lock = threading.Lock()

@@ -1,7 +1,8 @@
 """The OpenAI-compatible transport (``remem/_openai.py``) honours ``Retry-After``:
 against a real loopback HTTP server that answers 429/503 naming a wait (in seconds,
 or as an HTTP date), the chat client and the embedder wait that long (no longer
-than the cap), then succeed. And httpx is loaded at the first request, not before."""
+than the cap; a longer wait fails at once), then succeed. And httpx is loaded at
+the first request, not before."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from remem._openai import RETRY_AFTER_CAP_S, retry_after
+from remem._openai import RETRY_AFTER_CAP_S
 from remem.embed.openai import OpenAIEmbedder
 from remem.errors import EmbedderError, LLMError
 from remem.llm.openai import OpenAILLM
+from remem.retry_after import seconds
 
 CHAT_OK = {
     "choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}],
@@ -128,26 +130,40 @@ def test_the_last_refusal_is_reported_without_a_wait_after_it(serve) -> None:
     assert 1.0 <= time.monotonic() - t0 < 2.5  # the first wait, not the last's 20 s
 
 
+def test_a_wait_longer_than_the_cap_fails_at_once_saying_so(serve) -> None:
+    """Asking again before an hour has passed would only be refused again, and
+    waiting an hour would hang the caller: the call fails now, naming the wait."""
+    srv = serve([(429, {"Retry-After": "3600"}, {"error": "quota"})])
+    llm = OpenAILLM("m", base_url=srv.base_url, retries=3, backoff_s=0.01)
+    t0 = time.monotonic()
+    with pytest.raises(LLMError, match=r"failed after 1 tries: HTTP 429.*wait 3600 s") as info:
+        llm.complete([{"role": "user", "content": "hi"}], task="t", max_tokens=4)
+    assert time.monotonic() - t0 < 1.0 and len(srv.arrived) == 1
+    assert f"{RETRY_AFTER_CAP_S:.0f} s" in str(info.value)
+    assert "quota" not in info.value.log_detail  # type: ignore[attr-defined]  # the body stays out
+
+
 @pytest.mark.parametrize(
-    "value, seconds",
+    "value, expected",
     [
         ("7", 7.0),
-        (" 2.5 ", 2.5),
+        (" 7 ", 7.0),
         ("0", 0.0),
-        ("-3", 0.0),  # a wait cannot be negative
-        ("86400", RETRY_AFTER_CAP_S),  # a day: cut to the cap, the call must not hang
+        ("86400", 86400.0),  # read as said: the caller decides what is too long
+        ("2.5", None),  # RFC 9110's delay-seconds are whole
+        ("-3", None),
         ("Sun, 21 Oct 1990 07:28:00 GMT", 0.0),  # long past
-        ("Sun, 06 Nov 2044 08:49:37 GMT", RETRY_AFTER_CAP_S),
         ("Sun, 06 Nov 1994 08:49:47 GMT", 10.0),  # against a fixed now, below
+        ("Sun, 06 Nov 1994 08:49:47 -0000", 10.0),  # no zone said: GMT, not local time
         (None, None),
         ("", None),
         ("soon", None),
         ("nan", None),
     ],
 )
-def test_retry_after_values(value: str | None, seconds: float | None) -> None:
+def test_retry_after_values(value: str | None, expected: float | None) -> None:
     now = 784111777.0  # Sun, 06 Nov 1994 08:49:37 GMT, RFC 9110's example date
-    assert retry_after(value, now=now) == seconds
+    assert seconds(value, now=now) == expected
 
 
 def test_httpx_is_loaded_at_the_first_request_not_before(serve) -> None:
