@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -185,3 +186,25 @@ print("httpx" in sys.modules)
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     ).stdout.split()
     assert out == ["False", "True"]
+
+
+def test_a_reply_cut_short_is_retried() -> None:
+    """A reply whose body stops before its Content-Length (a proxy or server dying
+    mid-write) is a transport failure like any other, tried again; over urllib it
+    escaped the retries as ``http.client.IncompleteRead``."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer() -> None:
+        for body, declared in ((b'{"data": [', 200), (json.dumps(EMBED_OK).encode(), None)):
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)  # the request (small: one text)
+                length = declared if declared is not None else len(body)
+                head = f"HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\n".encode()
+                conn.sendall(head + body)
+        listener.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    emb = OpenAIEmbedder("m", base_url=f"http://127.0.0.1:{port}/v1", retries=1, backoff_s=0.01)
+    np.testing.assert_allclose(emb.embed(["a"]), [[0.6, 0.8]])
