@@ -1669,20 +1669,30 @@ def _search_counts(text: str) -> dict[str, float]:
     }
 
 
-def test_two_workers_metrics_are_the_servers_totals(tmp_path: Path):
+@pytest.mark.parametrize("named", [False, True], ids=["made by serve", "named by operator"])
+def test_two_workers_metrics_are_the_servers_totals(tmp_path: Path, named: bool):
     """Whichever worker a scrape reaches, /metrics reports every worker's counts
     (prometheus_client's multiprocess mode, in a directory ``remem serve`` makes in
-    the temporary folder and removes when it stops); before, each scrape saw only the
+    the temporary folder and removes when it stops, or the one the operator named in
+    ``PROMETHEUS_MULTIPROC_DIR``, used and kept); before, each scrape saw only the
     worker that answered it."""
     cli, env, made = _cli_with_a_key(tmp_path / "served.db")
     key = made.stdout.strip()
     env["TMPDIR"] = str(tmp_path / "tmp")  # where the metrics directory goes
     (tmp_path / "tmp").mkdir()
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    if named:
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(tmp_path / "operator")
+        (tmp_path / "operator").mkdir()
     log_path = tmp_path / "server.log"
     proc, base = _start_server(cli, env, log_path, workers=2)
     try:
-        (shared,) = (tmp_path / "tmp").glob("remem-metrics-*")
+        made_dirs = list((tmp_path / "tmp").glob("remem-metrics-*"))
+        if named:
+            assert made_dirs == []
+            shared = tmp_path / "operator"
+        else:
+            (shared,) = made_dirs
         status, body = _http("POST", f"{base}/v1/memories", key, {"user_id": "bob", **BOB_A[0]})
         assert status == 201, body
         done = 0
@@ -1716,7 +1726,8 @@ def test_two_workers_metrics_are_the_servers_totals(tmp_path: Path):
             proc.wait()
             raise
     assert code == 0, log_path.read_text()
-    assert not shared.exists()  # removed at exit: the next run counts from 0
+    # ours is removed at exit (the next run counts from 0); the operator's is theirs
+    assert shared.exists() == named and (not named or any(shared.iterdir()))
 
 
 def test_a_body_that_is_not_sent_as_json_is_415(api: Api):
