@@ -31,6 +31,7 @@ LAYERS = [
     ("remem.time.anchors", 0),
     ("remem.speakers", 0),
     ("remem.options", 0),
+    ("remem.retry_after", 0),
     ("remem._openai", 1),
     ("remem.store", 1),
     ("remem.index", 2),

@@ -117,6 +117,13 @@ VARIABLES: tuple[Variable, ...] = (
         "0",
         "`remem serve`: PostgreSQL connections per worker (`--pool-size`; 0: the store's 10)",
     ),
+    Variable(
+        "PROMETHEUS_MULTIPROC_DIR",
+        "",
+        "`remem serve --workers N`: the folder where the workers share their metrics "
+        "(prometheus_client's multiprocess mode); unset, `remem serve` makes one and "
+        "removes it when it stops, set, it is used and kept",
+    ),
 )
 
 _BY_NAME = {v.name: v for v in VARIABLES}

@@ -1658,6 +1658,78 @@ def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
     assert not [r for r in alive if r[1] == str(proc.pid) and not r[2].startswith("Z")]
 
 
+def _search_counts(text: str) -> dict[str, float]:
+    """``remem_requests_total`` of 200 answers to ``POST /v1/search``, per worker pid."""
+    return {
+        labels["pid"]: value
+        for name, labels, value in _samples(text)
+        if name == "remem_requests_total"
+        and labels["route"] == "/v1/search"
+        and labels["status"] == "200"
+    }
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["made by serve", "named by operator"])
+def test_two_workers_metrics_are_the_servers_totals(tmp_path: Path, named: bool):
+    """Whichever worker a scrape reaches, /metrics reports every worker's counts
+    (prometheus_client's multiprocess mode, in a directory ``remem serve`` makes in
+    the temporary folder and removes when it stops, or the one the operator named in
+    ``PROMETHEUS_MULTIPROC_DIR``, used and kept); before, each scrape saw only the
+    worker that answered it."""
+    cli, env, made = _cli_with_a_key(tmp_path / "served.db")
+    key = made.stdout.strip()
+    env["TMPDIR"] = str(tmp_path / "tmp")  # where the metrics directory goes
+    (tmp_path / "tmp").mkdir()
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    if named:
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(tmp_path / "operator")
+        (tmp_path / "operator").mkdir()
+    log_path = tmp_path / "server.log"
+    proc, base = _start_server(cli, env, log_path, workers=2)
+    try:
+        made_dirs = list((tmp_path / "tmp").glob("remem-metrics-*"))
+        if named:
+            assert made_dirs == []
+            shared = tmp_path / "operator"
+        else:
+            (shared,) = made_dirs
+        status, body = _http("POST", f"{base}/v1/memories", key, {"user_id": "bob", **BOB_A[0]})
+        assert status == 201, body
+        done = 0
+
+        def search(_: int) -> None:
+            status, body = _http("POST", f"{base}/v1/search", key, {"user_id": "bob", "query": "x"})
+            assert status == 200, body
+
+        deadline = time.monotonic() + 45
+        while True:  # fresh connections in parallel, until both workers have answered
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(search, range(16)))
+            done += 16
+            counts = _search_counts(_http("GET", f"{base}/metrics")[1])
+            if len(counts) == 2:
+                break
+            assert time.monotonic() < deadline, f"only worker(s) {counts} answered searches"
+        # every scrape, whichever worker answers it, holds both workers and the total
+        for _ in range(8):
+            counts = _search_counts(_http("GET", f"{base}/metrics")[1])
+            assert len(counts) == 2 and all(n > 0 for n in counts.values()), counts
+            assert sum(counts.values()) == done
+        assert any(shared.iterdir())  # the workers' files
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+    assert code == 0, log_path.read_text()
+    # ours is removed at exit (the next run counts from 0); the operator's is theirs
+    assert shared.exists() == named and (not named or any(shared.iterdir()))
+
+
 def test_a_body_that_is_not_sent_as_json_is_415(api: Api):
     # curl -d sends application/x-www-form-urlencoded unless told otherwise
     body = '{"user_id": "bob", "text": "hello"}'

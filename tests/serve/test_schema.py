@@ -124,3 +124,21 @@ async def test_the_bounds_themselves_are_accepted_by_both(open_memory, tmp_path)
     assert tools["search_memory"]["properties"]["k"]["maximum"] == MAX_K
     assert tools["list_memories"]["properties"]["limit"]["maximum"] == MAX_PAGE
     assert tools["list_memories"]["properties"]["offset"]["maximum"] == MAX_COUNT
+
+
+async def test_a_direct_call_is_held_to_the_schema_too(mem) -> None:
+    """``call_tool`` on the server object (no client, no request: how an embedding
+    application calls it) refuses an undeclared argument as the wire does, before the
+    tool runs; a declared call goes through."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = create_server(mem, tenant="acme", log_level="CRITICAL")
+    for tool, arguments in [
+        ("add_memory", {"user_id": "bob", "text": "hello", "tenant": "t2"}),
+        ("list_users", {"tenant": "t2"}),
+    ]:
+        with pytest.raises(ToolError, match=r"tenant\n  Extra inputs are not permitted"):
+            await server.call_tool(tool, arguments)
+    assert mem.users() == []
+    added = await server.call_tool("add_memory", {"user_id": "bob", "text": "hello"})
+    assert not added.is_error and len(mem.users()) == 1

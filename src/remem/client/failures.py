@@ -8,9 +8,6 @@ it is: a code added to the server is one line here.
 
 from __future__ import annotations
 
-import email.utils
-import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +24,7 @@ from ..errors import (
     StoreError,
     TextTooLongError,
 )
+from ..retry_after import seconds as retry_after_seconds
 
 CODES: dict[str, type[RememError]] = {
     "text_too_long": TextTooLongError,
@@ -90,19 +88,3 @@ class Retry:
         if wait is None:
             wait = self.backoff * 2**retried
         return wait if wait <= self.max_wait else None
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """``Retry-After`` in seconds (RFC 9110: delay-seconds or an HTTP-date); None when
-    absent or unreadable."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    wait = when.timestamp() - (time.time() if now is None else now)
-    return max(0.0, wait) if math.isfinite(wait) else None

@@ -2,9 +2,9 @@
 
 Works with OpenAI, Ollama, vLLM, llama.cpp's server and others. Configured by
 arguments or the usual environment variables (``OPENAI_BASE_URL``,
-``OPENAI_API_KEY``, ``REMEM_EMBED_MODEL``). Standard library only, so the base
-install stays light; transport, retries and error messages are shared with the chat
-client (``remem/_openai.py``).
+``OPENAI_API_KEY``, ``REMEM_EMBED_MODEL``). Transport (httpx, imported at the
+first request), retries (``Retry-After`` honoured) and error messages are shared
+with the chat client (``remem/_openai.py``).
 
 Servers differ in what one input's ``embedding`` is. OpenAI, Ollama and vLLM send
 one pooled vector. A llama.cpp server running a model without a pooling layer

@@ -2,12 +2,15 @@
 llama.cpp's server, LM Studio...).
 
 Configured by arguments or the usual environment variables (``OPENAI_BASE_URL``,
-``OPENAI_API_KEY``, ``REMEM_LLM_MODEL``). Standard library only, so the base
-install stays light. Structured output: servers disagree on the request shape, so
-``schema_mode="auto"`` sends OpenAI's ``json_schema`` form first and, when the
-server rejects it (HTTP 400/422), llama.cpp's ``json_object`` + ``schema`` form,
-then plain prompting; the form that worked is remembered. Transport failures and
-5xx/429 replies are retried with exponential backoff; other 4xx are not.
+``OPENAI_API_KEY``, ``REMEM_LLM_MODEL``). The transport (httpx, imported at the
+first call) is shared with the embedder in ``remem/_openai.py``.
+
+Structured output: servers disagree on the request shape, so ``schema_mode="auto"``
+sends OpenAI's ``json_schema`` form first and, when the server rejects it (HTTP
+400/422), llama.cpp's ``json_object`` + ``schema`` form, then plain prompting; the
+form that worked is remembered. Transport failures and 5xx/429 replies are retried
+with exponential backoff, or after the wait the reply's ``Retry-After`` names;
+other 4xx are not.
 """
 
 from __future__ import annotations

@@ -24,9 +24,11 @@ Choices, and why:
   (:mod:`remem.serve.accesslog`): they hold user ids, and whatever a client put there.
 * No docs page: FastAPI's ``/docs`` and ``/redoc`` load their scripts from a CDN,
   and nothing remem serves may reach another host. ``/openapi.json`` is the schema.
-* Metrics are kept per worker process in Prometheus text format (``/metrics``); with
-  several workers a scraper sees one worker per scrape, which the ``pid`` label makes
-  visible. No tenant or user appears in a metric label.
+* Metrics are Prometheus text (``/metrics``), kept by prometheus_client. With several
+  workers each writes its counts to a directory :func:`serve` makes (and removes at
+  exit), and every scrape, whichever worker answers it, merges them all: the
+  server's totals, each worker's series under its ``pid`` label. No tenant or user
+  appears in a metric label.
 * Handlers are plain functions run in the server's thread pool: the library is
   thread-safe and its work (SQLite, ONNX, llama.cpp) releases the GIL.
 
@@ -38,6 +40,8 @@ The app is assembled here from parts, each in its own module: the routers per ar
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -45,12 +49,13 @@ from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.middleware.base import BaseHTTPMiddleware
 
+from .. import env
 from .._version import __version__
 from ..keys import KeyRing
 from ..memory import Memory
 from .accesslog import hide_queries
 from .httperrors import add_error_handlers
-from .middleware import BodyLimit, ContainErrors, Metrics, observe
+from .middleware import MULTIPROC_DIR, BodyLimit, ContainErrors, Metrics, observe
 from .page import add_page, check_loopback
 from .routes import memories, ops, retrieval, users
 from .routes.deps import no_key_in_url, unique_keys
@@ -147,18 +152,34 @@ def app_from_env() -> FastAPI:
 
 def serve(settings: Settings) -> None:
     """Run uvicorn with ``settings.workers`` processes, each building its app with
-    :func:`app_from_env`; ``pool_size`` caps each worker's PostgreSQL connections."""
+    :func:`app_from_env`; ``pool_size`` caps each worker's PostgreSQL connections.
+
+    With more than one worker the metrics are shared through a fresh directory
+    (prometheus_client's multiprocess mode, :class:`~remem.serve.middleware.Metrics`),
+    named to the workers in ``PROMETHEUS_MULTIPROC_DIR`` before they start and
+    removed when the server stops: counts from an earlier run must not be added to
+    this one's. A directory the operator named there already is used as it is, and
+    left in place."""
     import uvicorn
 
     os.environ.update(settings.to_env())
-    uvicorn.run(
-        "remem.serve.http:app_from_env",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level=settings.log_level,
-    )
+    made = None
+    if settings.workers > 1 and not env.read(MULTIPROC_DIR):
+        made = tempfile.mkdtemp(prefix="remem-metrics-")
+        os.environ.update({MULTIPROC_DIR: made})
+    try:
+        uvicorn.run(
+            "remem.serve.http:app_from_env",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level=settings.log_level,
+        )
+    finally:
+        if made is not None:
+            os.environ.pop(MULTIPROC_DIR, None)
+            shutil.rmtree(made, ignore_errors=True)
 
 
 def serve_local(db: str, engine: str, host: str, port: int, key: str | None = None) -> None:

@@ -147,7 +147,8 @@ def create_server(
     """
     try:
         from mcp.server.auth.settings import AuthSettings
-        from mcp.server.mcpserver import MCPServer
+
+        from .mcptools import StrictServer, tools
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             f"the MCP server needs the MCP SDK 2.x (pip install 'remem[mcp]'): {exc}"
@@ -156,7 +157,6 @@ def create_server(
     if require_keys and tenant is not None:
         raise InvalidInputError("with require_keys the API key's tenant scopes each request")
 
-    from .mcptools import tools
     from .tenant import TenantMemory
 
     if require_keys:
@@ -184,7 +184,7 @@ def create_server(
 
     from .._version import __version__
 
-    server = MCPServer(
+    server = StrictServer(
         name,
         instructions=INSTRUCTIONS,
         version=__version__,

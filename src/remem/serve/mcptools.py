@@ -6,9 +6,15 @@ server; this module only names each tool's method on
 with the ``schema.py`` model that checks its arguments.
 
 Imported only when a server is built (``mcp.create_server``): it needs the MCP SDK,
-which ``remem --help`` must not. The tools are closures over ``call`` because the SDK
-reads each tool's arguments from its function's signature, and the view they act on
-is the calling request's, known only when the server runs.
+which ``remem --help`` must not. The tools are closures over ``call`` because the view
+they act on is the calling request's, known only when the server runs.
+
+Only the SDK's public API is used: ``Tool.from_function`` reads a function's
+signature, and each tool's is made from its ``schema.py`` model (the same types,
+strictness and bounds as the HTTP API's), so the SDK's own validation applies the
+shared rules; the input schema the agent reads is set to that model's (the public
+``Tool.parameters``); and :class:`StrictServer` refuses arguments the schema does not
+declare, which a signature cannot say (the SDK drops them silently).
 
 No tool exports or imports a user (``Memory.export_jsonl``/``import_jsonl``): that is
 bulk data for an operator moving a store, not something an agent reasons over: a
@@ -18,15 +24,17 @@ them.
 """
 
 import functools
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, create_model
+from pydantic_core import InitErrorDetails, ValidationError
 
 from ..errors import NotFoundError, RememError
 from . import schema
@@ -47,8 +55,7 @@ ERASE = ToolAnnotations(
 def tools(view: Callable[[], TenantMemory]) -> list[Tool]:
     """The tools, in the order agents list them; ``view()`` gives the calling
     request's TenantMemory. Each tool's arguments are checked by the model of
-    ``schema.py`` it is listed with, before the function runs: the signatures only
-    name them."""
+    ``schema.py`` it is listed with, before the function runs."""
     call = _caller(view)
     specs = [
         *_storing(call),
@@ -57,10 +64,31 @@ def tools(view: Callable[[], TenantMemory]) -> list[Tool]:
         *_changing(call),
         *_forgetting(call),
     ]
-    return [
-        _strict(Tool.from_function(fn, title=title, annotations=annotations), model)
-        for fn, model, title, annotations in specs
-    ]
+    return [_tool(fn, model, title, annotations) for fn, model, title, annotations in specs]
+
+
+class StrictServer(MCPServer):
+    """The SDK's server, refusing a tool call that passes an argument the tool's input
+    schema does not declare: a misspelt ``spaeker`` or an invented ``tenant`` is an
+    error, as over HTTP, never silently dropped (the SDK drops it; a dropped
+    ``tenant`` would still store). The refusal is the one pydantic gives for a model
+    that forbids extra fields, raised as the SDK raises its own argument errors."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        # read per call (13 tools: well under a millisecond), so a tool added later holds too
+        schemas = {t.name: t.input_schema for t in await self.list_tools()}
+        declared = schemas.get(name, {}).get("properties")  # None: not a tool; the SDK says so
+        unknown = [key for key in arguments if declared is not None and key not in declared]
+        if unknown:
+            errors: list[InitErrorDetails] = [
+                {"type": "extra_forbidden", "loc": (key,), "input": arguments[key]}
+                for key in unknown
+            ]
+            refused = ValidationError.from_exception_data(f"{name}Arguments", errors)
+            raise ToolError(f"Error executing tool {name}: {refused}") from refused
+        return await super().call_tool(name, arguments, context)
 
 
 def _caller(view: Callable[[], TenantMemory]) -> Call:
@@ -79,20 +107,45 @@ def _caller(view: Callable[[], TenantMemory]) -> Call:
     return call
 
 
-def _strict(tool: Tool, model: type[BaseModel]) -> Tool:
-    """``tool`` validating its arguments with ``model``, the HTTP API's own model
-    (``schema.py``): unknown fields and loose types are refused, sizes are capped, and
-    the input schema the agent reads is that model's.
+def _tool(
+    fn: Callable[..., Awaitable[dict[str, Any]]],
+    model: type[BaseModel],
+    title: str,
+    annotations: ToolAnnotations,
+) -> Tool:
+    """``fn`` as a tool whose arguments are ``model``'s fields, the HTTP API's own model
+    (``schema.py``): loose types are refused and sizes are capped by the SDK's
+    validation, since the signature it reads carries the model's annotations; the
+    input schema the agent reads is the model's, which also says that no other field
+    is taken (:class:`StrictServer` holds to it)."""
 
-    The SDK builds a tool's argument model from the function's signature, and that
-    model drops unknown fields and coerces ``"5"`` to 5; the SDK validates with the
-    tool's ``fn_metadata.arg_model``, which is swapped here for the shared model (with
-    the SDK's base for the one method it calls on it)."""
+    fields = model.model_fields
+    if set(inspect.signature(fn).parameters) != set(fields):  # drift: fail at start-up
+        raise TypeError(f"{fn.__name__}'s parameters are not {model.__name__}'s fields")
 
-    arguments = create_model(f"{tool.name}Arguments", __base__=(model, ArgModelBase))
-    metadata = tool.fn_metadata.model_copy(update={"arg_model": arguments})
-    input_schema = arguments.model_json_schema(by_alias=True)
-    return tool.model_copy(update={"fn_metadata": metadata, "parameters": input_schema})
+    async def run(**arguments: Any) -> dict[str, Any]:
+        return await fn(**arguments)
+
+    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # what the SDK reads
+        [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=field.rebuild_annotation(),
+                default=inspect.Parameter.empty if field.is_required() else field.default,
+            )
+            for name, field in fields.items()
+        ],
+        return_annotation=dict[str, Any],
+    )
+    run.__annotations__ = {name: field.rebuild_annotation() for name, field in fields.items()}
+    run.__annotations__["return"] = dict[str, Any]
+    functools.update_wrapper(run, fn, assigned=("__module__", "__name__", "__qualname__"))
+    tool = Tool.from_function(
+        run, name=fn.__name__, title=title, description=fn.__doc__, annotations=annotations
+    )
+    arguments = create_model(f"{fn.__name__}Arguments", __base__=model)
+    return tool.model_copy(update={"parameters": arguments.model_json_schema(by_alias=True)})
 
 
 def _storing(call: Call) -> list[Spec]:

@@ -8,13 +8,13 @@ after every route and handler has given up.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fastapi import Request
 
+from .. import env
 from ..redact import frames
 from .httperrors import error, log
 
@@ -124,53 +124,58 @@ class ContainErrors:
 
 _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+#: prometheus_client's switch to its multiprocess mode: ``remem serve --workers N``
+#: sets it (:func:`remem.serve.http.serve`) before the workers start
+MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
 
 class Metrics:
-    """Request counts and latency histograms per route template, in Prometheus text."""
+    """Request counts and latency histograms per route template, in Prometheus text,
+    kept by prometheus_client.
+
+    With one process they live in this object's own registry (each app counts from
+    zero, with no set-up). When ``PROMETHEUS_MULTIPROC_DIR`` names a directory, as
+    ``remem serve`` does for several workers, every worker writes its counts there
+    and :meth:`render` merges all of them: whichever worker a scrape reaches, it
+    reports the whole server. Each series keeps its worker's ``pid`` label, so a
+    scraper sums them (``sum without (pid)``) or tells workers apart."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._count: dict[tuple[str, str, int], int] = {}
-        self._hist: dict[tuple[str, str], list[float]] = {}  # buckets..., sum, count
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        self._registry = CollectorRegistry()
+        self._requests = Counter(
+            "remem_requests",
+            "HTTP requests by route and status.",
+            ["pid", "method", "route", "status"],
+            registry=self._registry,
+        )
+        self._seconds = Histogram(
+            "remem_request_seconds",
+            "HTTP request latency by route.",
+            ["pid", "method", "route"],
+            buckets=_BUCKETS,
+            registry=self._registry,
+        )
+        self._pid = str(os.getpid())
+        self._shared = env.read(MULTIPROC_DIR) or None
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         if method not in _METHODS:  # clients choose methods: keep the label set bounded
             method = "other"
-        with self._lock:
-            key = (method, route, status)
-            self._count[key] = self._count.get(key, 0) + 1
-            h = self._hist.setdefault((method, route), [0.0] * (len(_BUCKETS) + 2))
-            for i, bound in enumerate(_BUCKETS):
-                if seconds <= bound:
-                    h[i] += 1
-            h[-2] += seconds
-            h[-1] += 1
+        self._requests.labels(self._pid, method, route, str(status)).inc()
+        self._seconds.labels(self._pid, method, route).observe(seconds)
 
     def render(self) -> str:
-        pid = os.getpid()
-        lines = [
-            "# HELP remem_requests_total HTTP requests by route and status.",
-            "# TYPE remem_requests_total counter",
-        ]
-        with self._lock:
-            for (method, route, status), n in sorted(self._count.items()):
-                lines.append(
-                    f'remem_requests_total{{pid="{pid}",method="{method}",route="{route}",'
-                    f'status="{status}"}} {n}'
-                )
-            lines += [
-                "# HELP remem_request_seconds HTTP request latency by route.",
-                "# TYPE remem_request_seconds histogram",
-            ]
-            for (method, route), h in sorted(self._hist.items()):
-                labels = f'pid="{pid}",method="{method}",route="{route}"'
-                for bound, count in zip(_BUCKETS, h, strict=False):
-                    lines.append(f'remem_request_seconds_bucket{{{labels},le="{bound}"}} {count:g}')
-                lines.append(f'remem_request_seconds_bucket{{{labels},le="+Inf"}} {h[-1]:g}')
-                lines.append(f"remem_request_seconds_sum{{{labels}}} {h[-2]:.6f}")
-                lines.append(f"remem_request_seconds_count{{{labels}}} {h[-1]:g}")
-        return "\n".join(lines) + "\n"
+        from prometheus_client import CollectorRegistry, generate_latest
+
+        registry = self._registry
+        if self._shared:  # every worker's files, merged at each scrape
+            from prometheus_client.multiprocess import MultiProcessCollector
+
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry, path=self._shared)
+        return generate_latest(registry).decode()
 
 
 async def observe(request: Request, call_next: Callable[..., Awaitable[Any]]) -> Any:

@@ -39,5 +39,5 @@ metrics_router = APIRouter()
 
 @metrics_router.get("/metrics", tags=["ops"], response_class=PlainTextResponse)
 def prometheus(request: Request) -> str:
-    """Prometheus text exposition of this worker's request metrics."""
+    """Prometheus text exposition of the server's request metrics (every worker's)."""
     return str(request.app.state.metrics.render())
