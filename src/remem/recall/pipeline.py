@@ -22,6 +22,7 @@ cannot forget a step and a step is added, replaced or switched off in one place
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -110,7 +111,7 @@ class Recaller:
         self._names = exact.names
         self._identifiers = exact.lift
         self.verdict = VerdictStage(verdict, ctx.embedder, ctx.indexes)
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._recent_lock = threading.Lock()
 
     def read(self, text: str, now: datetime | None) -> Question:
@@ -351,16 +352,17 @@ class Recaller:
         """``text``'s vector, kept for the next :data:`_RECENT` texts: an answer asks
         how near the question it just recalled by comes to each memory (the typed
         reader's meaning), which need not cost a second embedding. Read-only, as
-        shared."""
+        shared; kept by a digest of the text, so no text outlives a delete here."""
+        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
         with self._recent_lock:
-            vec = self._recent.get(text)
+            vec = self._recent.get(key)
             if vec is not None:
-                self._recent.move_to_end(text)
+                self._recent.move_to_end(key)
                 return vec
         vec = self._embedder.embed_one(text)
         vec.setflags(write=False)
         with self._recent_lock:
-            self._recent[text] = vec
+            self._recent[key] = vec
             while len(self._recent) > _RECENT:
                 self._recent.popitem(last=False)
         return vec
