@@ -69,6 +69,14 @@ def test_the_kind_a_question_wants(question, kind, head, many):
     assert (want.kind, want.head, want.many) == (kind, head, many)
 
 
+def test_an_occupation_is_asked_by_living_work_or_job():
+    for asked in ("What does Sam do for a living?", "What does her father do for work?"):
+        assert wanted(as_question(asked)).occupation
+    assert wanted(as_question("What is Ana's job?")).occupation
+    assert not wanted(as_question("What happened to John's job in August?")).occupation
+    assert not wanted(as_question("What does Sam do on weekends?")).occupation
+
+
 def test_the_role_of_the_asked_thing_is_read_from_the_parse():
     assert wanted(as_question("What did Maria donate to the shelter?")).role[1] == "object"
     assert wanted(as_question("What fuels Calvin's soul?")).role[1] == "subject"
@@ -149,6 +157,20 @@ def test_a_company_asked_for_is_no_club_and_has_a_name(embedder, engine):
             mem.add(text, "t", speaker="Tomas", timestamp=T0 + timedelta(minutes=i))
         a = mem.answer("Which company did Tomas leave to join Northgate Games?", "t")
         assert a.text == "Parcelwise", a.text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_living_is_an_occupation_never_a_role_in_a_club(embedder, engine):
+    talk = [
+        "Our cox is a tiny guy called Ravi Chandran who shouts like a foghorn.",
+        "My partner Sam is a carpenter, he built our kitchen table.",
+    ]
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        for i, text in enumerate(talk):
+            mem.add(text, "t", speaker="Tomas", timestamp=T0 + timedelta(minutes=i))
+        a = mem.answer("What does Ravi Chandran do for a living?", "t")
+        assert a.refused and a.text == REFUSAL, a.text  # a cox of a crew is no living
+        assert "carpenter" in mem.answer("What does my partner do for a living?", "t").text
 
 
 def test_the_reply_is_read_only_through_the_next_turn():

@@ -34,7 +34,7 @@ from typing import Any
 from .. import words
 from ..question import Question
 from ..store.base import timestamp_epoch
-from ..time.current import not_employers
+from ..time.current import not_employers, roles
 from ..time.events import event_times
 from ..time.patterns import CALENDAR_WORDS
 from ..time.resolve import AHEAD, BACK
@@ -239,7 +239,7 @@ def typed_candidates(
             found = [s for s in found if s.features.get("d_place")]
         elif want.head in _EMPLOYERS:  # a company has a name: not "offer", "testing"
             found = [s for s in found if s.features.get("proper")]
-    if not found and (_refusing(want) or strangers):
+    if not found and (_refusing(want) or strangers or want.occupation):
         return None
     return sorted(found, key=lambda s: -s.score)
 
@@ -375,7 +375,7 @@ def _candidates(
                 found[key][4].append(origin)
                 continue
             text = trim(span)
-            if not _answers(want, span, text, keys, named) or _no_employer(want, text):
+            if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
@@ -485,13 +485,18 @@ def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: s
     return want.kind != "thing" or thing(span, keys, want)
 
 
-def _no_employer(want: Want, text: str) -> bool:
-    """Whether ``text`` names a club, a gym, a choir... asked for a company ("Which
-    company did Tomas leave?": not the "Millbrook Rowing Club" he joined), by the
-    words the time layer's employer slot rejects (``time.current.not_employers``)."""
-    if want.head not in _EMPLOYERS:
-        return False
-    return bool(set(text.lower().split()) & not_employers())
+def _not_fitting(want: Want, text: str) -> bool:
+    """Whether ``text`` cannot be what is asked, by the words the time layer reads
+    a job by (``time.current``): a club, a gym, a choir... asked for a company
+    ("Which company did Tomas leave?": not the "Millbrook Rowing Club" he joined),
+    and, asked for an occupation, a phrase naming no role ("cox" of a rowing crew is
+    no living; "a carpenter" is)."""
+    said = {w.strip(".,;:!?\"'()") for w in text.lower().split()}
+    if want.head in _EMPLOYERS:
+        return bool(said & not_employers())
+    if want.occupation:
+        return not said & (roles() | {r + "s" for r in roles()})
+    return False
 
 
 def _unheld(

@@ -79,6 +79,12 @@ _HEAD_KINDS = {
 _WHY = re.compile(r"^\W*why\b", re.I)
 _REASON = re.compile(r"^\W*(?:why|how\s+(?!many|much|old|long|often|far)\w+)\b", re.I)
 _ASKING = re.compile(r"^\W*(?:what|which|who|whom|whose|where|how|name|tell)\b", re.I)
+#: "What does Sam do for a living?", "What is Ana's job?": an occupation is asked
+_OCCUPATION = re.compile(
+    r"^\W*what\s+(?:does|did|do)\s+.+?\s+do\s+for\s+(?:a\s+)?(?:living|work)\b"
+    r"|^\W*what\s+(?:is|was)\s+.+?'s\s+(?:job|occupation|profession)\b",
+    re.I,
+)
 #: "what kind of", "which type of": the noun after them is the one asked for
 _KIND_OF = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "form", "forms"})
 
@@ -100,6 +106,9 @@ class Want:
     #: the keys of the asked noun's phrase in the question ("rowing club" of "Which
     #: rowing club did Tomas join?"): an answer may repeat them ("Millbrook Rowing Club")
     head_keys: frozenset[str] = frozenset()
+    #: it asks what someone does for a living ("What does Sam do for work?", "What is
+    #: Ana's job?"): the answer names an occupation
+    occupation: bool = False
 
 
 def wanted(question: Question) -> Want:
@@ -121,7 +130,7 @@ def wanted(question: Question) -> Want:
     if re.search(r"\bname\b", text, re.I):
         return Want("person", "name", many, role=role)
     kind_of = bool(re.search(r"\b(?:kind|kinds|type|types|sort|sorts)\s+of\b", text, re.I))
-    return Want("thing", head, many, kind_of, role, head_keys)
+    return Want("thing", head, many, kind_of, role, head_keys, bool(_OCCUPATION.search(text)))
 
 
 _NO_ROLE = ("", "", "")

@@ -118,6 +118,12 @@ class Rules:
     cues: dict[str, frozenset[str]]
 
 
+def roles() -> frozenset[str]:
+    """The nouns that name an occupation ("engineer", "nurse", "carpenter": the
+    occupation slot's roles), for the typed reader's "What does Sam do for work?"."""
+    return frozenset(r.split()[-1] for r in rules().roles)  # "social worker": "worker"
+
+
 def not_employers() -> frozenset[str]:
     """The words that make a place one is with no employer ("club", "gym", "choir":
     the employer slot's ``reject``), for the typed reader's company questions too."""
