@@ -41,6 +41,14 @@ def _memory(embedder, engine: str = "hybrid") -> Memory:
     return mem
 
 
+def _said(embedder, engine: str, speaker: str, talk: list[str]) -> Memory:
+    """A Memory of user "u" holding ``talk``, each turn said by ``speaker``."""
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    for i, text in enumerate(talk):
+        mem.add(text, "u", speaker=speaker, timestamp=T0 + timedelta(minutes=i))
+    return mem
+
+
 @pytest.mark.parametrize(
     ("question", "kind", "head", "many"),
     [
@@ -133,16 +141,14 @@ def test_where_someone_talked_about_is_from_is_told_only_where_they_are_named(em
         "I grew up in Braga and moved to Lisbon for work at Fenwick Architects.",
     ]
     told = "Oksana is from Kharkiv, she came here in 2022."
-    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
-        for i, text in enumerate(talk):
-            mem.add(text, "p", speaker="Priya", timestamp=T0 + timedelta(minutes=i))
+    with _said(embedder, engine, "Priya", talk) as mem:
         # Priya's own town and employer are not Oksana's
         for question in ("Where does Oksana come from?", "Which company does Oksana work for?"):
-            a = mem.answer(question, "p")
+            a = mem.answer(question, "u")
             assert a.refused and a.text == REFUSAL, (question, a.text)
-        assert mem.answer("Where did Priya grow up?", "p").text == "Braga"
-        mem.add(told, "p", speaker="Priya", timestamp=T0 + timedelta(minutes=5))
-        assert mem.answer("Where does Oksana come from?", "p").text == "Kharkiv"
+        assert mem.answer("Where did Priya grow up?", "u").text == "Braga"
+        mem.add(told, "u", speaker="Priya", timestamp=T0 + timedelta(minutes=5))
+        assert mem.answer("Where does Oksana come from?", "u").text == "Kharkiv"
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
@@ -152,10 +158,8 @@ def test_a_company_asked_for_is_no_club_and_has_a_name(embedder, engine):
         "Big news: I handed in my notice at Parcelwise today.",
         "Northgate Games gave me an offer to lead testing on their puzzle team.",
     ]
-    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
-        for i, text in enumerate(talk):
-            mem.add(text, "t", speaker="Tomas", timestamp=T0 + timedelta(minutes=i))
-        a = mem.answer("Which company did Tomas leave to join Northgate Games?", "t")
+    with _said(embedder, engine, "Tomas", talk) as mem:
+        a = mem.answer("Which company did Tomas leave to join Northgate Games?", "u")
         assert a.text == "Parcelwise", a.text
 
 
@@ -165,12 +169,10 @@ def test_a_living_is_an_occupation_never_a_role_in_a_club(embedder, engine):
         "Our cox is a tiny guy called Ravi Chandran who shouts like a foghorn.",
         "My partner Sam is a carpenter, he built our kitchen table.",
     ]
-    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
-        for i, text in enumerate(talk):
-            mem.add(text, "t", speaker="Tomas", timestamp=T0 + timedelta(minutes=i))
-        a = mem.answer("What does Ravi Chandran do for a living?", "t")
+    with _said(embedder, engine, "Tomas", talk) as mem:
+        a = mem.answer("What does Ravi Chandran do for a living?", "u")
         assert a.refused and a.text == REFUSAL, a.text  # a cox of a crew is no living
-        assert "carpenter" in mem.answer("What does my partner do for a living?", "t").text
+        assert "carpenter" in mem.answer("What does my partner do for a living?", "u").text
 
 
 def test_the_reply_is_read_only_through_the_next_turn():

@@ -1638,14 +1638,7 @@ def test_real_server_with_two_workers(tmp_path: Path, stop: signal.Signals):
         status, body = _http("GET", f"{base}/v1/memories/{mid}?user_id=bob", key)
         assert status == 200 and json.loads(body)["text"] == BOB_A[0]["text"]
     finally:
-        if proc.poll() is None:
-            proc.send_signal(stop)
-        try:
-            code = proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            raise
+        code = _stopped(proc, stop)
     output = log_path.read_text()
     assert code == 0, output
     assert "Finished server process" in output
@@ -1717,14 +1710,7 @@ def test_two_workers_metrics_are_the_servers_totals(tmp_path: Path, named: bool)
             assert sum(counts.values()) == done
         assert any(shared.iterdir())  # the workers' files
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            raise
+        code = _stopped(proc, signal.SIGTERM)
     assert code == 0, log_path.read_text()
     # ours is removed at exit (the next run counts from 0); the operator's is theirs
     assert shared.exists() == named and (not named or any(shared.iterdir()))
@@ -1916,3 +1902,16 @@ def test_the_access_log_holds_no_query_string(tmp_path: Path):
     # ... with nothing of their query strings or of a key in a path
     for secret_text in (key, secret, user, "api_key", "limit=5"):
         assert secret_text not in log, secret_text
+
+
+def _stopped(proc: subprocess.Popen, sig: int) -> int:
+    """Stop a server process with ``sig`` (unless it ended) and its exit status; its
+    whole group is killed when it does not stop within 30 s."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        return proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
