@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from .. import words
@@ -82,7 +83,7 @@ _ATTRIBUTES = frozenset({"age"})
 _CHANGES = frozenset(
     {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
 )
-#: the nouns that ask for someone's employer (:func:`_no_employer`)
+#: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: kinds asked of someone the user talks about, told only where they are named
 #: (:func:`_strangers`)
@@ -270,9 +271,15 @@ def _strangers(question: Question, want: Want, sources: list[Source]) -> frozens
 
 def _mentioning(keys: frozenset[str], sources: list[Source]) -> list[Source]:
     """The sources that name someone of ``keys``, and the reply to one that does."""
+    return _standing(sources, lambda hit: bool(keys & words.content_keys(hit.text)))
+
+
+def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]:
+    """The sources that ``own`` keeps, and a reply after a kept one, which inherits
+    its asking turn's standing (sources come in order, a reply after its asker)."""
     kept, standing = [], False
     for hit, inherited, rank in sources:
-        standing = bool(keys & words.content_keys(hit.text)) or (inherited > 0 and standing)
+        standing = own(hit) or (inherited > 0 and standing)
         if standing:
             kept.append((hit, inherited, rank))
     return kept
@@ -495,8 +502,14 @@ def _not_fitting(want: Want, text: str) -> bool:
     if want.head in _EMPLOYERS:
         return bool(said & not_employers())
     if want.occupation:
-        return not said & (roles() | {r + "s" for r in roles()})
+        return not said & _occupations()
     return False
+
+
+@cache
+def _occupations() -> frozenset[str]:
+    """The role nouns (``time.current.roles``) and their plurals, made once."""
+    return roles() | {r + "s" for r in roles()}
 
 
 def _unheld(
@@ -544,10 +557,9 @@ def _about_subject(
         return sources
     said = [w for w, k in question.content if k in subject]
     near = nearness(" ".join(said), [h for h, _, _ in sources]) if nearness and said else {}
-    kept, standing = [], False
-    for hit, inherited, rank in sources:
-        own = bool(subject & words.content_keys(hit.text)) or near.get(hit.id, 0.0) >= RELATED_MIN
-        standing = own or (inherited > 0 and standing)
-        if standing:
-            kept.append((hit, inherited, rank))
-    return kept
+    return _standing(
+        sources,
+        lambda hit: (
+            bool(subject & words.content_keys(hit.text)) or near.get(hit.id, 0.0) >= RELATED_MIN
+        ),
+    )

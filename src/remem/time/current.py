@@ -118,12 +118,14 @@ class Rules:
     cues: dict[str, frozenset[str]]
 
 
+@lru_cache(maxsize=1)
 def roles() -> frozenset[str]:
     """The nouns that name an occupation ("engineer", "nurse", "carpenter": the
     occupation slot's roles), for the typed reader's "What does Sam do for work?"."""
     return frozenset(r.split()[-1] for r in rules().roles)  # "social worker": "worker"
 
 
+@lru_cache(maxsize=1)
 def not_employers() -> frozenset[str]:
     """The words that make a place one is with no employer ("club", "gym", "choir":
     the employer slot's ``reject``), for the typed reader's company questions too."""
