@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..options import choice, number, switch
+from ..options import choice, number, path, switch
 
 #: pgvector's use (``PostgresStore(vector=...)``)
 VECTOR_MODES = ("auto", "pgvector", "off")
@@ -56,6 +56,10 @@ class PostgresOptions:
     which also rewrites the files without the erased text). Off: the documented MVCC
     behaviour is autovacuum's, and a full vacuum locks each table while it is copied
     (``store/postgres.py``, module notes)."""
+    keyring: str | None = path(None)
+    """the directory of the users' data keys of an encrypted store (``key=`` is its
+    master key; ``store/envelope.py``): apart from the database, so its dumps never
+    hold a key and ``delete_user`` can destroy one. None: a plain store."""
     create: bool = switch(True)
     """taken for the same ``store_options`` as SQLite and ignored: a PostgreSQL
     database always exists (its administrator makes it; remem makes only tables)."""

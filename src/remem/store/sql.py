@@ -83,6 +83,12 @@ class SqlTx:
     def rows_in(self, sql: str, args: Sequence[Any], ids: Sequence[str]) -> list[tuple]:
         return self._store._in(self.con, sql, args, ids)
 
+    def seal_text(self, user_id: str, place: str, text: str) -> str:
+        return self._store._seal_text(user_id, place, text)
+
+    def open_text(self, user_id: str, place: str, value: str) -> str:
+        return self._store._open_text(user_id, place, value)
+
     def existing(self, user_id: str, ids: Sequence[str]) -> list[str]:
         unique = list(dict.fromkeys(ids))
         if not unique:
@@ -151,6 +157,24 @@ class SqlStore(Store):
 
     def _insert_memories(self, con: Any, rows: list[tuple[StoredMemory, list[Any]]]) -> None:
         raise NotImplementedError
+
+    def _memories(self, rows: Sequence[Sequence[Any]], vectors: bool = False) -> list[StoredMemory]:
+        """Stored memories from ``MEMORY_COLUMNS`` rows (and the ``VECTOR_COLUMNS`` last,
+        with ``vectors``); an encrypting backend opens its sealed columns here."""
+        if vectors:
+            return [row_to_memory(r[:-2], r[-2], r[-1]) for r in rows]
+        return [row_to_memory(r) for r in rows]
+
+    def _seal_text(self, user_id: str, place: str, text: str) -> str:
+        """``text`` as an extension's sealed column holds it (itself: no envelope)."""
+        return text
+
+    def _open_text(self, user_id: str, place: str, value: str) -> str:
+        return value
+
+    def _forget_user(self, tx: SqlTx, user_id: str) -> None:
+        """In ``delete_user``'s transaction, after every row of the user is deleted:
+        destroy what only this user's rows needed (an envelope's data key)."""
 
     def _after_erase(self, tables: Sequence[str]) -> str | None:
         """Make erased bytes leave the files (see each backend's notes), after the
@@ -378,7 +402,7 @@ class SqlStore(Store):
             row = tx.one(sql + tx.for_update, (user_id, memory_id))
             if row is None:
                 return None
-            old = row_to_memory(row)
+            old = self._memories([row])[0]
             if old.seq != expect_seq:
                 raise UpdateConflict(f"memory {memory_id} was updated meanwhile")
             state = tx.one(
@@ -414,6 +438,7 @@ class SqlStore(Store):
             for rule, _ in self._erasure_rules(tx):
                 rows += rule.erase_user(tx, user_id)
                 tables += rule.user_tables
+            self._forget_user(tx, user_id)
             if rows:
                 self._note_erase(tx, user_id, count=n)
             else:
@@ -448,7 +473,7 @@ class SqlStore(Store):
         sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {self._uid_pk} = ? AND id {{in}}"
         with self._read() as tx:
             rows = tx.rows_in(sql, (user_id,), unique)
-        return {row[0]: row_to_memory(row) for row in rows}
+        return {m.id: m for m in self._memories(rows)}
 
     def load(
         self,
@@ -467,9 +492,7 @@ class SqlStore(Store):
         size = self._no_limit if limit is None else int(limit)
         with self._read() as tx:
             rows = self._fetch_memories(tx.con, sql, (user_id, after_seq, size, int(offset)))
-        if with_embeddings:
-            return [row_to_memory(r[:-2], r[-2], r[-1]) for r in rows]
-        return [row_to_memory(r) for r in rows]
+        return self._memories(rows, with_embeddings)
 
     def taken(self, ids: Sequence[str]) -> list[str]:
         unique = list(dict.fromkeys(ids))
