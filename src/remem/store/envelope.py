@@ -43,6 +43,9 @@ from ..errors import DatabaseKeyError, InvalidInputError, MissingDependencyError
 
 #: What a sealed value starts with (after base64 for text): the format's version.
 SEALED_V1 = b"\x01"
+#: A value sealed for lookups (:meth:`Envelope.seal_text` with ``lookup``): AES-SIV,
+#: the same words giving the same bytes, so SQL can still match them by equality.
+SEALED_LOOKUP_V1 = b"\x02"
 NONCE_BYTES = 12
 KEY_BYTES = 32
 #: PBKDF2 rounds stretching the master key (a passphrase slows a guesser down; a
@@ -255,6 +258,14 @@ class Envelope:
     @staticmethod
     def open(key: bytes, sealed: bytes, place: str) -> bytes:
         try:
+            if sealed[:1] == SEALED_LOOKUP_V1:
+                from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+                siv = hashlib.sha512(b"remem lookup v1\0" + key).digest()
+                try:
+                    return bytes(AESSIV(siv).decrypt(bytes(sealed[1:]), [place.encode("utf-8")]))
+                except _invalid_tag():
+                    raise ValueError("does not open") from None
             return _open(key, bytes(sealed), place.encode("utf-8"))
         except ValueError:
             raise DatabaseKeyError(
@@ -263,9 +274,21 @@ class Envelope:
                 "wrong",
             ) from None
 
+    @staticmethod
+    def seal_lookup(key: bytes, data: bytes, place: str) -> bytes:
+        """Deterministic sealing (AES-SIV under a key derived from the data key): equal
+        values of one user and place seal equal, so a column matched by equality in SQL
+        (a concept's label) still matches, and nothing else is told of the value."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+        siv = hashlib.sha512(b"remem lookup v1\0" + key).digest()
+        return SEALED_LOOKUP_V1 + AESSIV(siv).encrypt(data, [place.encode("utf-8")])
+
     @classmethod
-    def seal_text(cls, key: bytes, text: str, place: str) -> str:
-        return base64.b64encode(cls.seal(key, text.encode("utf-8"), place)).decode("ascii")
+    def seal_text(cls, key: bytes, text: str, place: str, *, lookup: bool = False) -> str:
+        data = text.encode("utf-8")
+        sealed = cls.seal_lookup(key, data, place) if lookup else cls.seal(key, data, place)
+        return base64.b64encode(sealed).decode("ascii")
 
     @classmethod
     def open_text(cls, key: bytes, sealed: str, place: str) -> str:

@@ -339,15 +339,26 @@ class PostgresStore(SqlStore):
             ]
         return super()._memories(rows, vectors)
 
-    def _seal_text(self, user_id: str, place: str, text: str) -> str:
+    def _seal_text(self, user_id: str, place: str, text: str, lookup: bool = False) -> str:
         if self._envelope is None:
             return text
-        return Envelope.seal_text(self._envelope.user_key(user_id, create=True), text, place)
+        key = self._envelope.user_key(user_id, create=True)
+        return Envelope.seal_text(key, text, place, lookup=lookup)
 
     def _open_text(self, user_id: str, place: str, value: str) -> str:
         if self._envelope is None:
             return value
         return Envelope.open_text(self._envelope.user_key(user_id), value, place)
+
+    def _seal_bytes(self, user_id: str, place: str, data: bytes) -> bytes:
+        if self._envelope is None:
+            return data
+        return Envelope.seal(self._envelope.user_key(user_id, create=True), data, place)
+
+    def _open_bytes(self, user_id: str, place: str, value: bytes) -> bytes:
+        if self._envelope is None:
+            return value
+        return Envelope.open(self._envelope.user_key(user_id), value, place)
 
     def _forget_user(self, tx: SqlTx, user_id: str) -> None:
         # under the user's lock, before the erase commits: an add waiting for the lock

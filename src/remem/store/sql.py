@@ -83,11 +83,17 @@ class SqlTx:
     def rows_in(self, sql: str, args: Sequence[Any], ids: Sequence[str]) -> list[tuple]:
         return self._store._in(self.con, sql, args, ids)
 
-    def seal_text(self, user_id: str, place: str, text: str) -> str:
-        return self._store._seal_text(user_id, place, text)
+    def seal_text(self, user_id: str, place: str, text: str, *, lookup: bool = False) -> str:
+        return self._store._seal_text(user_id, place, text, lookup)
 
     def open_text(self, user_id: str, place: str, value: str) -> str:
         return self._store._open_text(user_id, place, value)
+
+    def seal_bytes(self, user_id: str, place: str, data: bytes) -> bytes:
+        return self._store._seal_bytes(user_id, place, data)
+
+    def open_bytes(self, user_id: str, place: str, value: bytes) -> bytes:
+        return self._store._open_bytes(user_id, place, value)
 
     def existing(self, user_id: str, ids: Sequence[str]) -> list[str]:
         unique = list(dict.fromkeys(ids))
@@ -165,11 +171,17 @@ class SqlStore(Store):
             return [row_to_memory(r[:-2], r[-2], r[-1]) for r in rows]
         return [row_to_memory(r) for r in rows]
 
-    def _seal_text(self, user_id: str, place: str, text: str) -> str:
+    def _seal_text(self, user_id: str, place: str, text: str, lookup: bool = False) -> str:
         """``text`` as an extension's sealed column holds it (itself: no envelope)."""
         return text
 
     def _open_text(self, user_id: str, place: str, value: str) -> str:
+        return value
+
+    def _seal_bytes(self, user_id: str, place: str, data: bytes) -> bytes:
+        return data
+
+    def _open_bytes(self, user_id: str, place: str, value: bytes) -> bytes:
         return value
 
     def _forget_user(self, tx: SqlTx, user_id: str) -> None:
