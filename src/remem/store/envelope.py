@@ -29,17 +29,20 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
 import os
 import secrets
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import DatabaseKeyError, InvalidInputError, MissingDependencyError, StoreError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 #: What a sealed value starts with (after base64 for text): the format's version.
 SEALED_V1 = b"\x01"
@@ -56,7 +59,10 @@ _CHECK = b"remem keyring v1"
 _META = "keyring.json"
 
 
-def _aesgcm(key: bytes):  # type: ignore[no-untyped-def]
+@functools.lru_cache(maxsize=256)
+def _aesgcm(key: bytes) -> AESGCM:
+    """The cipher of one key, made once (a search opens tens of values of one user:
+    making it per value was a third of the envelope's cost)."""
     try:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     except ModuleNotFoundError as exc:
@@ -235,7 +241,6 @@ class Envelope:
                 "keyring must have get(user_id), create(user_id) and destroy(user_id)"
             )
         self.keyring = keyring
-        self._lock = threading.Lock()
 
     def user_key(self, user_id: str, *, create: bool = False) -> bytes:
         key = self.keyring.get(user_id)
