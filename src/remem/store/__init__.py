@@ -49,6 +49,10 @@ def open_store(
                 "PostgreSQL URLs need psycopg 3 and psycopg_pool: pip install 'remem[postgres]'"
             ) from exc
         del settings["create"]
+        if key is not None and settings.get("keyring") is None:
+            from .. import env
+
+            settings["keyring"] = env.read("REMEM_KEYRING") or None  # the CLI's, a server's
         return PostgresStore(path, key=key, **settings)
     from .sqlite import SQLiteStore
 

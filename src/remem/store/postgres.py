@@ -183,6 +183,17 @@ def _envelope(
     return Envelope(keyring)
 
 
+def _sealed_vector_mode(vector: str) -> str:
+    """pgvector's column would hold each vector in clear: an encrypted store ranks in
+    process ("off"), and refuses a caller who required pgvector."""
+    if vector == "pgvector":
+        raise InvalidInputError(
+            "vector='pgvector' ranks plain vectors in the server; an encrypted "
+            "store seals them and ranks in process (vector='auto' or 'off')"
+        )
+    return "off"
+
+
 def _user_key(env: Envelope, keys: dict[str, bytes], user_id: str) -> bytes:
     """The user's data key, fetched once per call's rows."""
     key = keys.get(user_id)
@@ -229,12 +240,7 @@ class PostgresStore(SqlStore):
     ):
         self._envelope = _envelope(key, keyring)
         if self._envelope is not None:
-            if vector == "pgvector":
-                raise InvalidInputError(
-                    "vector='pgvector' ranks plain vectors in the server; an encrypted "
-                    "store seals them and ranks in process (vector='auto' or 'off')"
-                )
-            vector = "off"
+            vector = _sealed_vector_mode(vector)
         if vector not in _VECTOR_MODES:
             raise StoreError(f"vector must be one of {', '.join(_VECTOR_MODES)}, not {vector!r}")
         if vacuum_on_erase not in (False, True, "full"):
