@@ -23,11 +23,9 @@ from remem.store.postgres import PostgresStore  # noqa: E402
 MARKER = "qorvandel"  # in no other text, id or metadata
 MASTER = "a random master key, in real life 32 bytes from /dev/urandom"
 ENGINES = ["hybrid", "dense", "bm25", "synapse", "ilstma"]
-#: Derived tables that can still hold a memory's words in clear (the words of a
-#: two-step time: sealing them through ``Tx.seal_text`` is left to do,
-#: docs/deploy.md); the needles below do not reach it, so every table is checked
-#: here, and a new table that leaks fails the test.
-NOT_SEALED_YET: set[str] = {"event_anchors"}
+#: Tables that may hold a memory's words in clear: none (every table is read below,
+#: so a new one that leaks fails the test).
+NOT_SEALED_YET: set[str] = set()
 
 
 def _fill(m: Memory, user: str) -> list[str]:
@@ -44,8 +42,12 @@ def _fill(m: Memory, user: str) -> list[str]:
         user_id=user,
     )
     m.update(ids[0], user_id=user, text=f"{MARKER.capitalize()} Vance now takes metformin")
-    for text in (f"I moved to {MARKER}ton last month.", f"My phone is a {MARKER} X2."):
-        m.add(text, user_id=user, speaker=f"speaker{MARKER}")  # the current facts' slots
+    for text in (
+        f"I moved to {MARKER}ton last month.",  # the current facts' slots
+        f"My phone is a {MARKER} X2.",
+        f"Two days after the {MARKER} wedding I flew home.",  # a two-step time
+    ):
+        m.add(text, user_id=user, speaker=f"speaker{MARKER}")
     m.consolidate(user)
     m.recall(f"what does {MARKER.capitalize()} Vance take?", user_id=user, k=5)
     m.flush(user)
@@ -109,6 +111,7 @@ def test_no_memory_text_in_the_tables_or_a_pg_dump(
         _fill(m, "someone")
     plain = _dump_tables(plain_sql)
     assert all(n in plain["memories"] + plain["memory_history"] for n in needles)
+    assert f"the {MARKER} wedding" in plain["event_anchors"]
     assert f"{MARKER} x2" in plain["cur_slots"] and f"speaker{MARKER}" in plain["cur_slots"]
     with _open(pg_url, embedder, tmp_path / "keys", engine) as m:
         _fill(m, "someone")
