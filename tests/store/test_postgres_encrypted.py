@@ -242,7 +242,13 @@ def test_an_applications_keyring_object(pg_url, pg_sql, embedder):
         mid = m.add(f"{MARKER} likes rye bread", user_id="ana")
         assert set(kms.keys) == {"ana"}
         assert m.get(mid, "ana").text == f"{MARKER} likes rye bread"
+        m.update(mid, user_id="ana", text=f"{MARKER} likes spelt bread", metadata={"k": "v"})
+        assert [(v.text, v.metadata) for v in m.history(mid, "ana")] == [
+            (f"{MARKER} likes rye bread", {}),
+            (f"{MARKER} likes spelt bread", {"k": "v"}),
+        ]
         assert MARKER not in repr(pg_sql("SELECT * FROM memories"))
+        assert MARKER not in repr(pg_sql("SELECT * FROM memory_history"))
         m.delete_user("ana")
         assert kms.keys == {}
         m.add("a new start", user_id="ana")  # a new key for the user made again
