@@ -272,3 +272,28 @@ def test_the_key_store_directory(tmp_path):
     assert ring.get("ana") is None and len(list((tmp_path / "k").iterdir())) == 1
     with pytest.raises(DatabaseKeyError):
         DirectoryKeyRing(tmp_path / "k", "another key")
+
+
+def test_langgraph_items_are_sealed(pg_url, pg_sql, embedder, tmp_path):
+    """The LangGraph store's items not indexed (their own table, through the hook):
+    written, read, deleted on an encrypted store, with no word of them in the table
+    (the control: two rows are there)."""
+    pytest.importorskip("langgraph")
+    from remem.integrations.langgraph import RememStore
+
+    with _open(pg_url, embedder, tmp_path / "keys") as m:
+        store = RememStore(m)
+        ns = ("ana", f"prefs{MARKER}")
+        store.put(ns, f"food{MARKER}", {"likes": f"{MARKER} curry"}, index=False)
+        store.put(ns, "drink", {"likes": "tea"}, index=False)
+        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}").value == {
+            "likes": f"{MARKER} curry"
+        }
+        rows = pg_sql("SELECT * FROM langgraph_items")
+        raw = repr(rows)
+        assert len(rows) == 2
+        assert MARKER not in raw and "curry" not in raw
+        store.delete(("ana", f"prefs{MARKER}"), f"food{MARKER}")
+        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}") is None
+        assert store.get(("ana", f"prefs{MARKER}"), "drink").value == {"likes": "tea"}
+        assert pg_sql("SELECT COUNT(*) FROM langgraph_items") == [(1,)]
