@@ -149,7 +149,7 @@ def test_plain_and_sealed_never_mix(pg_url, other_db, embedder, tmp_path):
     before anything is written; a key without a key store is refused before connecting."""
     with _open(pg_url, embedder, tmp_path / "keys") as m:
         m.add("sealed words", user_id="ana")
-    with pytest.raises(DatabaseKeyError, match="is encrypted"):
+    with pytest.raises(DatabaseKeyError, match="seals each user"):
         _open(pg_url, embedder, None)
     plain_url, _ = other_db
     with _open(plain_url, embedder, None) as m:

@@ -49,11 +49,17 @@ def open_store(
                 "PostgreSQL URLs need psycopg 3 and psycopg_pool: pip install 'remem[postgres]'"
             ) from exc
         del settings["create"]
-        if key is not None and settings.get("keyring") is None:
-            from .. import env
-
-            settings["keyring"] = env.read("REMEM_KEYRING") or None  # the CLI's, a server's
-        return PostgresStore(path, key=key, **settings)
+        return PostgresStore(path, key=key, **_with_keyring(key, settings))
     from .sqlite import SQLiteStore
 
-    return SQLiteStore(path, key=key, **settings)
+    return SQLiteStore(path, key=key, **_with_keyring(key, settings))
+
+
+def _with_keyring(key: str | None, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with the key store of ``REMEM_KEYRING`` (the CLI's, a server's)
+    when a key is given and the options name none."""
+    if key is not None and settings.get("keyring") is None:
+        from .. import env
+
+        settings = {**settings, "keyring": env.read("REMEM_KEYRING") or None}
+    return settings

@@ -362,4 +362,29 @@ def open_row(key: bytes, row: Sequence[Any], vectors: bool) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def make_envelope(
+    key: str | bytes | None, keyring: str | os.PathLike[str] | KeyRing | None, what: str
+) -> Envelope | None:
+    """The envelope a store's ``key`` and ``keyring`` make (None: no envelope): a
+    master key with a key store directory, or an application's :class:`KeyRing` (its
+    KMS wraps the keys: no master key here). A PostgreSQL store with a key and no key
+    store is refused: its data keys must live apart from the database."""
+    if keyring is None:
+        if key is not None and what.startswith("PostgreSQL"):
+            raise InvalidInputError(
+                "an encrypted PostgreSQL store keeps its users' data keys apart from the "
+                "database: give keyring= (a directory, or a KeyRing object) with key="
+            )
+        return None
+    if isinstance(keyring, (str, os.PathLike)):
+        if key is None:
+            raise InvalidInputError(f"keyring={str(keyring)!r} needs the master key (key=)")
+        return Envelope(DirectoryKeyRing(keyring, key))
+    if key is not None and what.startswith("PostgreSQL"):
+        raise InvalidInputError(
+            "key= wraps a keyring directory's keys; a KeyRing object wraps its own"
+        )
+    return Envelope(keyring)
+
+
 __all__ = ["DirectoryKeyRing", "Envelope", "KeyRing", "master_key", "open_row", "seal_insert"]

@@ -28,6 +28,10 @@ class SQLiteOptions:
     writes: remem's own last milliseconds, so in a busy server they finish; a snapshot
     held longer (a backup) makes the erase report its scrub pending instead of holding
     the caller for the write timeout (``store/sqlite.py``, ``SCRUB_WAIT_MS``)."""
+    keyring: str | None = path(None)
+    """the directory of the users' data keys (wrapped by ``key=``): each user's rows
+    are sealed inside the file too, so ``delete_user`` shreds the user in every copy
+    of the file taken before (``store/envelope.py``). None: the file's key only."""
     create: bool = switch(True)
     """whether a missing file is created; False (the CLI's read commands) makes a
     mistyped path an error instead of a new empty database."""

@@ -67,10 +67,10 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
-from ..errors import DatabaseKeyError, InvalidInputError, StoreError
+from ..errors import InvalidInputError, StoreError
 from ..types import StoredMemory
 from .base import INSERT_COLUMNS
-from .envelope import DirectoryKeyRing, Envelope, KeyRing, open_row, seal_insert
+from .envelope import KeyRing, make_envelope
 from .options import VECTOR_MODES as _VECTOR_MODES
 from .sql import LEGACY_KEY, SqlStore, SqlTx, script
 from .sqlite import PASSAGES_VERSION as SQLITE_PASSAGES_VERSION
@@ -159,30 +159,6 @@ def _placeholders(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
-def _envelope(
-    key: str | bytes | None, keyring: str | os.PathLike[str] | KeyRing | None
-) -> Envelope | None:
-    """The envelope a store's ``key`` and ``keyring`` make (None: a plain store): a
-    master key with a key store directory, or an application's :class:`KeyRing`
-    (its KMS wraps the keys: no master key here)."""
-    if keyring is None:
-        if key is not None:
-            raise InvalidInputError(
-                "an encrypted PostgreSQL store keeps its users' data keys apart from the "
-                "database: give keyring= (a directory, or a KeyRing object) with key="
-            )
-        return None
-    if isinstance(keyring, (str, os.PathLike)):
-        if key is None:
-            raise InvalidInputError(f"keyring={str(keyring)!r} needs the master key (key=)")
-        return Envelope(DirectoryKeyRing(keyring, key))
-    if key is not None:
-        raise InvalidInputError(
-            "key= wraps a keyring directory's keys; a KeyRing object wraps its own"
-        )
-    return Envelope(keyring)
-
-
 def _sealed_vector_mode(vector: str) -> str:
     """pgvector's column would hold each vector in clear: an encrypted store ranks in
     process ("off"), and refuses a caller who required pgvector."""
@@ -192,14 +168,6 @@ def _sealed_vector_mode(vector: str) -> str:
             "store seals them and ranks in process (vector='auto' or 'off')"
         )
     return "off"
-
-
-def _user_key(env: Envelope, keys: dict[str, bytes], user_id: str) -> bytes:
-    """The user's data key, fetched once per call's rows."""
-    key = keys.get(user_id)
-    if key is None:
-        key = keys[user_id] = env.user_key(user_id)
-    return key
 
 
 def _vec_text(vec: np.ndarray) -> str:
@@ -238,7 +206,7 @@ class PostgresStore(SqlStore):
         key: str | bytes | None = None,
         keyring: str | os.PathLike[str] | KeyRing | None = None,
     ):
-        self._envelope = _envelope(key, keyring)
+        self._envelope = make_envelope(key, keyring, "PostgreSQL store")
         if self._envelope is not None:
             vector = _sealed_vector_mode(vector)
         if vector not in _VECTOR_MODES:
@@ -309,68 +277,6 @@ class PostgresStore(SqlStore):
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.location!r})"
-
-    # -- envelope encryption (store/envelope.py) ---------------------------------------
-
-    def _check_envelope(self, con: psycopg.Connection) -> None:
-        """A database is sealed or plain for good: the first store opened with a key
-        marks an empty one sealed (meta ``envelope``); a key for a database holding
-        plain memories, or none for a sealed one, is refused before anything is
-        written (plain and sealed rows never mix)."""
-        mark = _scalar(con, "SELECT value FROM meta WHERE key = 'envelope'")
-        if self._envelope is None:
-            if mark is not None:
-                raise DatabaseKeyError(
-                    f"{self.location} is encrypted (envelope {mark}): open it with its "
-                    "master key and key store (key=, keyring=)",
-                    "missing",
-                )
-            return
-        if mark is None:
-            if _scalar(con, "SELECT 1 FROM memories LIMIT 1") is not None:
-                raise DatabaseKeyError(
-                    f"{self.location} holds plain memories; a key encrypts a new, empty "
-                    "database only (export, then import into an encrypted one)",
-                    "unexpected",
-                )
-            con.execute("INSERT INTO meta (key, value) VALUES ('envelope', 'aes-256-gcm-v1')")
-
-    def _memories(self, rows: Sequence[Sequence[Any]], vectors: bool = False) -> list[StoredMemory]:
-        env = self._envelope
-        if env is not None and rows:
-            keys: dict[str, bytes] = {}
-            rows = [
-                open_row(_user_key(env, keys, r[1]), r, vectors)  # r[1]: the user id
-                for r in rows
-            ]
-        return super()._memories(rows, vectors)
-
-    def _seal_text(self, user_id: str, place: str, text: str, lookup: bool = False) -> str:
-        if self._envelope is None:
-            return text
-        key = self._envelope.user_key(user_id, create=True)
-        return Envelope.seal_text(key, text, place, lookup=lookup)
-
-    def _open_text(self, user_id: str, place: str, value: str) -> str:
-        if self._envelope is None:
-            return value
-        return Envelope.open_text(self._envelope.user_key(user_id), value, place)
-
-    def _seal_bytes(self, user_id: str, place: str, data: bytes) -> bytes:
-        if self._envelope is None:
-            return data
-        return Envelope.seal(self._envelope.user_key(user_id, create=True), data, place)
-
-    def _open_bytes(self, user_id: str, place: str, value: bytes) -> bytes:
-        if self._envelope is None:
-            return value
-        return Envelope.open(self._envelope.user_key(user_id), value, place)
-
-    def _forget_user(self, tx: SqlTx, user_id: str) -> None:
-        # under the user's lock, before the erase commits: an add waiting for the lock
-        # then makes a new key instead of sealing with the destroyed one
-        if self._envelope is not None:
-            self._envelope.keyring.destroy(user_id)
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -494,12 +400,7 @@ class PostgresStore(SqlStore):
     ) -> None:
         cols = INSERT_COLUMNS
         marks = ", ".join(["%s"] * len(cols.split(",")))
-        params = [values for _, values in rows]
-        env = self._envelope
-        if env is not None and rows:
-            # under the user's write lock (every insert is): see _forget_user
-            key = env.user_key(rows[0][0].user_id, create=True)
-            params = [seal_insert(key, values) for values in params]
+        params = self._sealed_values(rows)
         if self.vector:
             cols, marks = cols + ", vec", marks + ", %s::vector"
             params = [
