@@ -576,3 +576,18 @@ def test_a_key_store_shreds_a_user_in_an_earlier_copy_of_the_file(tmp_path: Path
         assert [h.text for h in m.memories("bo")] == ["Bo plays the cello on Sundays"]
     with pytest.raises(DatabaseKeyError, match="seals each user"):
         Memory(db, embedder=embedder, llm="none", key=KEY)  # the key store is needed
+
+
+def test_rotating_the_key_of_a_file_with_a_key_store_is_refused(tmp_path: Path, embedder) -> None:
+    """Its key store is wrapped by the file's key: a rekey would leave it unopenable."""
+    db = tmp_path / "mem.db"
+    opts = {"keyring": str(tmp_path / "keys")}
+    with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
+        m.add("Ana is allergic to penicillin", user_id="ana")
+    before = _digest(db)
+    for new in (NEW_KEY, None):
+        with pytest.raises(StoreError, match="not supported yet"):
+            rewrite(db, KEY, new)
+    assert _digest(db) == before
+    with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
+        assert m.count("ana") == 1
