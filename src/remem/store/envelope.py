@@ -1,5 +1,6 @@
-"""Envelope encryption for PostgreSQL, and crypto-shredding: a data key per user,
-wrapped by a master key, kept in a key store apart from the database.
+"""Envelope encryption for PostgreSQL (and inside encrypted SQLite files given a key
+store), and crypto-shredding: a data key per user, wrapped by a master key, kept in a
+key store apart from the database.
 
 Why, and how:
 
@@ -23,6 +24,10 @@ Why, and how:
   open instead of reading as that row's (GCM authenticates it).
 * A wrong master key fails at once, on open, with :class:`DatabaseKeyError`: the key
   store holds a check value sealed under the master key when it is created.
+* The sealing runs at the store's one boundary (``SqlStore``: rows inserted, rows
+  read) and, for the engines' own tables, through ``Tx.seal_text``/``seal_bytes``,
+  so a SQLite file given a key store seals the same way (its file key wraps the key
+  store): per-user shredding of the file's earlier copies.
 """
 
 from __future__ import annotations
