@@ -1,7 +1,13 @@
-"""The cost of encryption at rest on SQLite (issue 40's floor: within 1.15x).
+"""The cost of encryption at rest on SQLite (issue 40's floor: within 1.15x) and on
+PostgreSQL (``--postgres``: envelope encryption, ``store/envelope.py``; within 1.25x).
 
     PYTHONPATH=src python scripts/bench_encryption.py [--memories 3000] [--queries 1000]
-        [--engine hybrid] [--rounds 3]
+        [--engine hybrid] [--rounds 3] [--postgres]
+
+``--postgres`` starts a throwaway PostgreSQL (pgserver, as the tests do) and compares
+a plain database with an encrypted one (a master key, a key store directory), each
+emptied before every round; pgvector is off on both (an encrypted store ranks in
+process, so the plain one does too: the ratio is the sealing's cost, not pgvector's).
 
 The same synthetic history (several users, speakers, sessions, metadata) is ingested
 in batches into a plain SQLite file and into an encrypted one (``Memory(key=...)``,
@@ -22,12 +28,13 @@ peak RSS (one process holds both stores; read after each store's first timed rou
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import resource
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -76,14 +83,54 @@ def history(n: int, rng: random.Random) -> list[dict]:
     ]
 
 
+class Target:
+    """Where a round's store lives: a SQLite file (removed before each round) or a
+    PostgreSQL database (emptied before each round)."""
+
+    def __init__(self, tmp: Path, postgres: object | None):
+        self.tmp, self.server = tmp, postgres
+
+    def open(self, name: str, key: str | None, embedder: Embedder, engine: str) -> Memory:
+        if self.server is None:
+            where: str | Path = self.tmp / f"{name}.db"
+            options: dict = {}
+        else:
+            where = self._url(name)
+            options = {"vector": "off"}
+            if key is not None:
+                options["keyring"] = str(self.tmp / f"{name}-keys")
+        return Memory(
+            where, engine=engine, embedder=embedder, llm="none", key=key, store_options=options
+        )
+
+    def reset(self, name: str) -> None:
+        if self.server is None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.tmp / name}.db{suffix}").unlink(missing_ok=True)
+            return
+        import psycopg
+
+        with psycopg.connect(self._url("postgres"), autocommit=True) as con:
+            con.execute(f"DROP DATABASE IF EXISTS bench_{name} WITH (FORCE)")
+            con.execute(f"CREATE DATABASE bench_{name}")
+
+    def _url(self, name: str) -> str:
+        from urllib.parse import quote
+
+        from psycopg.conninfo import conninfo_to_dict
+
+        host = str(conninfo_to_dict(self.server.get_uri())["host"])  # type: ignore[attr-defined]
+        db = name if name == "postgres" else f"bench_{name}"
+        return f"postgresql://postgres@/{db}?host={quote(host, safe='/')}"
+
+
 def one_round(
-    path: Path, key: str | None, items: list[dict], questions: list[str], args: argparse.Namespace,
-    embedder: Embedder,
+    target: Target, name: str, key: str | None, items: list[dict], questions: list[str],
+    args: argparse.Namespace, embedder: Embedder,
 ) -> dict[str, float]:  # fmt: skip
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    target.reset(name)
     per_user = len(items) // USERS
-    with Memory(path, engine=args.engine, embedder=embedder, llm="none", key=key) as mem:
+    with target.open(name, key, embedder, args.engine) as mem:
         start = time.perf_counter()  # after the open: its key derivation is "open"
         for u in range(USERS):
             mine = items[u * per_user : (u + 1) * per_user]
@@ -91,7 +138,7 @@ def one_round(
                 mem.add_many(mine[i : i + BATCH], user_id=f"user{u}")
         ingest = time.perf_counter() - start
     start = time.perf_counter()
-    with Memory(path, engine=args.engine, embedder=embedder, llm="none", key=key) as mem:
+    with target.open(name, key, embedder, args.engine) as mem:
         opened = time.perf_counter() - start
         lat = []
         for j, q in enumerate(questions):
@@ -119,6 +166,11 @@ def main() -> None:
         help="embed in the timed rounds too (what an application's ingest costs end to "
         "end), instead of replaying the vectors",
     )
+    p.add_argument(
+        "--postgres",
+        action="store_true",
+        help="compare plain and encrypted PostgreSQL databases (pgserver) instead of files",
+    )
     args = p.parse_args()
     rng = random.Random(7)
     items = history(args.memories, rng)
@@ -131,21 +183,38 @@ def main() -> None:
     embedder: Embedder = model if args.model else Replay(model)
     best: dict[str, dict[str, float]] = {}
     rss: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _server(Path(tmp), args.postgres) as server:
+        target = Target(Path(tmp), server)
         warm = items if not args.model else items[:100]  # untimed: see the notes
         for name, key in (("plain", None), ("encrypted", KEY)):
-            one_round(Path(tmp) / f"{name}.db", key, warm, questions, args, embedder)
+            one_round(target, name, key, warm, questions, args, embedder)
         for _ in range(args.rounds):
             for name, key in (("plain", None), ("encrypted", KEY)):
-                got = one_round(Path(tmp) / f"{name}.db", key, items, questions, args, embedder)
+                got = one_round(target, name, key, items, questions, args, embedder)
                 rss.setdefault(name, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
                 best[name] = {k: min(v, best.get(name, got)[k]) for k, v in got.items()}
     print(
-        f"{args.memories} memories, {USERS} users, {args.queries} searches (k=10), "
+        ("PostgreSQL (pgserver), " if args.postgres else "SQLite, ")
+        + f"{args.memories} memories, {USERS} users, {args.queries} searches (k=10), "
         f"engine {args.engine}, best of {args.rounds} interleaved rounds, "
         + ("embedding timed" if args.model else "embeddings replayed")
     )
     report(best, rss)
+
+
+@contextlib.contextmanager
+def _server(tmp: Path, postgres: bool) -> Iterator[object | None]:
+    """A throwaway PostgreSQL for ``--postgres`` (stopped after), else None."""
+    if not postgres:
+        yield None
+        return
+    import pgserver
+
+    srv = pgserver.get_server(tmp / "pgdata", cleanup_mode="stop")
+    try:
+        yield srv
+    finally:
+        srv.cleanup()
 
 
 def report(best: dict[str, dict[str, float]], rss: dict[str, float]) -> None:

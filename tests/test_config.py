@@ -217,7 +217,7 @@ def test_each_backend_section_has_its_backends_options_and_defaults():
     except ImportError:  # psycopg is an extra
         pass
     else:
-        pairs.append((PostgresOptions, PostgresStore.__init__, ("url",)))
+        pairs.append((PostgresOptions, PostgresStore.__init__, ("url", "key")))
     for cls, init, skip in pairs:
         declared_defaults = {f.name: f.default for f in fields(cls)}
         if cls is PostgresOptions:

@@ -145,18 +145,16 @@ class MemoryConfig:
 
 def _key(key: str | bytes | None, target: str, store: Store | None) -> str | None:
     """The encryption key checked (text, not empty) for what it can encrypt: a SQLite
-    file remem opens itself (a Store object is opened already, PostgreSQL's
-    encryption is not built, ``:memory:`` has no file)."""
+    file or a PostgreSQL database remem opens itself (a Store object is opened
+    already, ``:memory:`` has no file); PostgreSQL's needs ``store_options``'
+    ``keyring`` too, checked where the store opens."""
     if key is None:
         return None
     checked = check_key(key)
     if store is not None:
         raise InvalidInputError("key= opens the database at path; a Store object is open already")
-    if target.startswith(("postgres", ":memory:")):
-        raise InvalidInputError(
-            "key= encrypts a SQLite file; ':memory:' has none, and PostgreSQL's encryption "
-            "at rest is not built yet (use the server's disk or tablespace encryption)"
-        )
+    if target.startswith(":memory:"):
+        raise InvalidInputError("key= encrypts a database file; ':memory:' has none")
     return checked
 
 

@@ -35,13 +35,20 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "REMEM_DB_KEY",
         "",
-        "the key of an encrypted SQLite database (`remem[encrypt]`); `--key-file` or "
+        "the key of an encrypted SQLite database, or the master key of an encrypted "
+        "PostgreSQL one (`remem[encrypt]`); `--key-file` or "
         "`REMEM_DB_KEY_FILE` takes it from a file instead (never put a key on a command line)",
     ),
     Variable(
         "REMEM_DB_KEY_FILE",
         "",
-        "a file holding the key of an encrypted SQLite database (`--key-file`)",
+        "a file holding the key of an encrypted database (`--key-file`)",
+    ),
+    Variable(
+        "REMEM_KEYRING",
+        "",
+        "the key store directory of an encrypted PostgreSQL database: its users' data keys, "
+        "kept apart from the database (the `keyring` store option wins; docs/deploy.md)",
     ),
     Variable("REMEM_ENGINE", "hybrid", "the engine of the CLI and the servers (`--engine`)"),
     Variable(

@@ -539,3 +539,55 @@ def test_an_apsw_without_the_cipher_is_refused(
     with pytest.raises(MissingDependencyError, match="apsw-sqlite3mc"):
         Memory(tmp_path / "clear.db", llm="none", key=KEY)
     assert not (tmp_path / "clear.db").exists()
+
+
+def test_a_key_store_shreds_a_user_in_an_earlier_copy_of_the_file(tmp_path: Path, embedder) -> None:
+    """``store_options={"keyring": DIR}``: each user's rows are sealed inside the
+    encrypted file too. A copy of the file taken before ``delete_user``, put back:
+    even with the file's key, the erased user's rows are there but unreadable, another
+    user's read as before; and a raw read with the file's key shows no memory text."""
+    db, keys = tmp_path / "mem.db", tmp_path / "keys"
+
+    def memory() -> Memory:
+        return Memory(
+            db, embedder=embedder, llm="none", key=KEY, store_options={"keyring": str(keys)}
+        )
+
+    with memory() as m:
+        m.add(f"{MARKER} Ana is allergic to penicillin", user_id="ana")
+        m.add("Bo plays the cello on Sundays", user_id="bo")
+    con = _raw(db, KEY)
+    try:
+        texts = [r[0] for r in con.execute("SELECT text FROM memories")]
+    finally:
+        con.close()
+    assert len(texts) == 2 and not any(MARKER in t or "cello" in t for t in texts)
+    backup = tmp_path / "backup.db"
+    shutil.copyfile(db, backup)
+    with memory() as m:
+        assert m.delete_user("ana") == 1
+    shutil.copyfile(backup, db)  # the backup restored
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    with memory() as m:
+        assert m.count("ana") == 1  # the row is there
+        with pytest.raises(DatabaseKeyError, match="not in the key store"):
+            m.memories("ana")
+        assert [h.text for h in m.memories("bo")] == ["Bo plays the cello on Sundays"]
+    with pytest.raises(DatabaseKeyError, match="seals each user"):
+        Memory(db, embedder=embedder, llm="none", key=KEY)  # the key store is needed
+
+
+def test_rotating_the_key_of_a_file_with_a_key_store_is_refused(tmp_path: Path, embedder) -> None:
+    """Its key store is wrapped by the file's key: a rekey would leave it unopenable."""
+    db = tmp_path / "mem.db"
+    opts = {"keyring": str(tmp_path / "keys")}
+    with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
+        m.add("Ana is allergic to penicillin", user_id="ana")
+    before = _digest(db)
+    for new in (NEW_KEY, None):
+        with pytest.raises(StoreError, match="not supported yet"):
+            rewrite(db, KEY, new)
+    assert _digest(db) == before
+    with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
+        assert m.count("ana") == 1

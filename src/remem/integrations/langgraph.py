@@ -70,7 +70,7 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path  # noqa: 
 
 from ..errors import InvalidInputError, InvalidTypeError  # noqa: E402
 from ..memory import Memory  # noqa: E402
-from ..store.extension import Extension, Tables  # noqa: E402
+from ..store.extension import Extension, Tables, Tx  # noqa: E402
 from ..types import Hit  # noqa: E402
 from ..validation import check_metadata, check_text, check_user_id  # noqa: E402
 
@@ -217,8 +217,11 @@ class _Shelf:
 
     def load(self, user_id: str) -> list[dict[str, Any]]:
         with self.tables.read() as tx:
-            rows = tx.all("SELECT record FROM langgraph_items WHERE user_id = ?", (user_id,))
-        return [json.loads(r[0]) for r in rows]
+            rows = tx.all(
+                "SELECT namespace, item_key, record FROM langgraph_items WHERE user_id = ?",
+                (user_id,),
+            )
+            return [json.loads(_open_record(tx, user_id, *r)) for r in rows]
 
     def users(self) -> list[str]:
         with self.tables.read() as tx:
@@ -226,8 +229,8 @@ class _Shelf:
 
     def put(self, user_id: str, record: dict[str, Any]) -> None:
         record_json = json.dumps(record, ensure_ascii=False)
-        row = (user_id, _labels(record["namespace"]), record["key"], record_json)
         with self.tables.write(user_id) as tx:
+            row = _sealed_row(tx, user_id, _labels(record["namespace"]), record["key"], record_json)
             tx.run(
                 "INSERT INTO langgraph_items (user_id, namespace, item_key, record) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT (user_id, namespace, item_key) "
@@ -237,10 +240,31 @@ class _Shelf:
 
     def remove(self, namespace: tuple[str, ...], key: str) -> None:
         with self.tables.write(namespace[0]) as tx:
+            user_id, labels, item_key, _ = _sealed_row(
+                tx, namespace[0], _labels(namespace[1:]), key, ""
+            )
             tx.run(
                 "DELETE FROM langgraph_items WHERE user_id = ? AND namespace = ? AND item_key = ?",
-                (namespace[0], _labels(namespace[1:]), key),
+                (user_id, labels, item_key),
             )
+
+
+def _sealed_row(tx: Tx, user_id: str, labels: str, key: str, record: str) -> tuple:
+    """A row as an encrypted store keeps it (``Tx.seal_text``; itself in a plain one):
+    the namespace and key sealed for lookups (SQL matches them), the item sealed
+    bound to them."""
+    return (
+        user_id,
+        tx.seal_text(user_id, "langgraph.namespace", labels, lookup=True),
+        tx.seal_text(user_id, "langgraph.key", key, lookup=True),
+        tx.seal_text(user_id, f"langgraph_items.record:{labels}\0{key}", record) if record else "",
+    )
+
+
+def _open_record(tx: Tx, user_id: str, labels: str, key: str, record: str) -> str:
+    labels = tx.open_text(user_id, "langgraph.namespace", labels)
+    key = tx.open_text(user_id, "langgraph.key", key)
+    return tx.open_text(user_id, f"langgraph_items.record:{labels}\0{key}", record)
 
 
 _Where = tuple[tuple[str, ...], str]

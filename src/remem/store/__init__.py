@@ -34,16 +34,11 @@ def open_store(
     does: its administrator makes it, and remem only its tables). ``options`` are the
     backend's own settings (:mod:`remem.store.options`), checked by name, type and
     range before anything is opened. ``key``: a SQLite file encrypted with it
-    (``store/cipher.py``); PostgreSQL takes none yet."""
+    (``store/cipher.py``), or PostgreSQL's master key, wrapping the users' data keys
+    in the ``keyring`` directory option (``store/envelope.py``)."""
     settings = asdict(store_options(path, {**options, "create": create}))
     if is_postgres(path):
-        from ..errors import InvalidInputError, StoreError
-
-        if key is not None:
-            raise InvalidInputError(
-                "key= encrypts SQLite files; PostgreSQL's encryption at rest is not built "
-                "yet (use the server's own: disk or tablespace encryption)"
-            )
+        from ..errors import StoreError
 
         try:
             from .postgres import PostgresStore
@@ -54,7 +49,17 @@ def open_store(
                 "PostgreSQL URLs need psycopg 3 and psycopg_pool: pip install 'remem[postgres]'"
             ) from exc
         del settings["create"]
-        return PostgresStore(path, **settings)
+        return PostgresStore(path, key=key, **_with_keyring(key, settings))
     from .sqlite import SQLiteStore
 
-    return SQLiteStore(path, key=key, **settings)
+    return SQLiteStore(path, key=key, **_with_keyring(key, settings))
+
+
+def _with_keyring(key: str | None, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with the key store of ``REMEM_KEYRING`` (the CLI's, a server's)
+    when a key is given and the options name none."""
+    if key is not None and settings.get("keyring") is None:
+        from .. import env
+
+        settings = {**settings, "keyring": env.read("REMEM_KEYRING") or None}
+    return settings

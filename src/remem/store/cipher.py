@@ -176,6 +176,7 @@ def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> N
     con = db.connect(str(target), timeout=LOCK_WAIT_S)
     try:
         unlock(con, str(target), old)
+        _refuse_sealed(con, str(target), old)
         _take_alone(con, db, str(target))
         # SQLite's backup, not a file copy: see unlock (the lock is ours, the WAL empty)
         con.copy_to(str(tmp), None if old is None else key_statement(old))
@@ -188,6 +189,25 @@ def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> N
         raise
     finally:
         con.close()
+
+
+def _refuse_sealed(con: Any, path: str, old: str | None) -> None:
+    """A file whose users' rows are sealed under a key store (``store/envelope.py``)
+    is not rewritten under another key: its key store directory is wrapped by this
+    key, and rewrapping it with the file is not built. Refused before anything
+    changes (a rewritten file whose key store no longer opens would lose every user)."""
+    if old is None:
+        return
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'envelope'").fetchone()
+    except Exception:  # noqa: BLE001 - a file from before the meta table: no envelope
+        return
+    if row is not None:
+        raise StoreError(
+            f"{path!r} seals each user's rows under a key store wrapped by its key; "
+            "rotating or removing that key is not supported yet (export, then import "
+            "into a new file); the file is unchanged"
+        )
 
 
 def _rekey(db: ModuleType, copy: Path, old: str | None, new: str | None) -> None:

@@ -91,6 +91,28 @@ class Tx(Protocol):
         ``args``; in chunks where the backend needs them); the rows, for a SELECT."""
         ...
 
+    def seal_text(self, user_id: str, place: str, text: str, *, lookup: bool = False) -> str:
+        """``text`` as a column that tells (words of a memory, a name) stores it: sealed
+        under the user's data key where the store encrypts (an encrypted PostgreSQL
+        store, ``store/envelope.py``), else itself. ``place`` ("table.column:row id")
+        binds the value to its row, so it cannot be moved to another; such a column is
+        never compared or sorted in SQL (its bytes are random). ``lookup``: the same
+        text and place always seal the same (a column SQL matches by equality, with
+        ``place`` naming the column only), which tells which rows share a value."""
+        ...
+
+    def open_text(self, user_id: str, place: str, value: str) -> str:
+        """What :meth:`seal_text` sealed, given the same ``place``."""
+        ...
+
+    def seal_bytes(self, user_id: str, place: str, data: bytes) -> bytes:
+        """:meth:`seal_text` for a binary column (a vector: vectors can be inverted)."""
+        ...
+
+    def open_bytes(self, user_id: str, place: str, value: bytes) -> bytes:
+        """What :meth:`seal_bytes` sealed, given the same ``place``."""
+        ...
+
     def existing(self, user_id: str, ids: Sequence[str]) -> list[str]:
         """The given ids that are the user's memories, deduplicated, in given order."""
         ...

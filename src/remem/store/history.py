@@ -89,7 +89,7 @@ class HistoryTables(Extension):
             last = 1
         now = datetime.now(timezone.utc).timestamp()
         rows.append(_row(user_id, new, last + 1, changed, now))
-        tx.many(_INSERT, rows)
+        tx.many(_INSERT, [_sealed(tx, r) for r in rows])
 
 
 def _row(user_id: str, m: StoredMemory, version: int, changed: tuple[str, ...], at: float) -> tuple:
@@ -102,6 +102,40 @@ def _row(user_id: str, m: StoredMemory, version: int, changed: tuple[str, ...], 
         json.dumps(m.metadata, ensure_ascii=False),
         json.dumps(list(changed)),
         at,
+    )
+
+
+#: The columns of an ``_INSERT`` row that tell, sealed where the store encrypts
+#: (``Tx.seal_text``): a version is a copy of a memory's words.
+_SEALED = ((3, "text"), (4, "ts"), (5, "metadata"), (6, "changed"))
+
+
+def _sealed(tx: Tx, row: tuple) -> tuple:
+    user_id, memory_id, version = row[:3]
+    out = list(row)
+    for i, column in _SEALED:
+        out[i] = tx.seal_text(user_id, f"memory_history.{column}:{memory_id}:{version}", row[i])
+    return tuple(out)
+
+
+def _opened(tx: Tx, user_id: str, memory_id: str, row: Sequence) -> tuple:
+    """A ``_VERSIONS`` row (version, text, ts, metadata, changed, written_at) opened."""
+    version = row[0]
+    out = list(row)
+    for i, column in _SEALED:
+        place = f"memory_history.{column}:{memory_id}:{version}"
+        out[i - 2] = tx.open_text(user_id, place, row[i - 2])
+    return tuple(out)
+
+
+def _opened_memory(tx: Tx, user_id: str, memory_id: str, row: Sequence) -> tuple:
+    """A memory's (text, ts, metadata, created_at) as the plain store holds them."""
+    text, ts, meta, made = row
+    return (
+        tx.open_text(user_id, f"memories.text:{memory_id}", text),
+        tx.open_text(user_id, f"memories.ts:{memory_id}", ts),
+        tx.open_text(user_id, f"memories.metadata:{memory_id}", meta),
+        made,
     )
 
 
@@ -127,10 +161,10 @@ def versions(tables: Tables, user_id: str, memory_id: str) -> list[Version] | No
         )
         if row is None:
             return None
-        rows = tx.all(_VERSIONS, (user_id, memory_id))
-    if not rows:
-        text, ts, meta, made = row
-        return [_version(1, text, ts, meta, "[]", made)]
+        rows = [_opened(tx, user_id, memory_id, r) for r in tx.all(_VERSIONS, (user_id, memory_id))]
+        if not rows:
+            text, ts, meta, made = _opened_memory(tx, user_id, memory_id, row)
+            return [_version(1, text, ts, meta, "[]", made)]
     return [_version(*r) for r in rows]
 
 
@@ -164,6 +198,7 @@ def page_versions(
             (user_id,),
             ids,
         )
+        kept = [(r[0], *_opened(tx, user_id, r[0], r[1:])) for r in kept]
     out: dict[str, list[Version]] = {}
     for memory_id, *row in sorted(kept, key=lambda r: (r[0], int(r[1]))):
         out.setdefault(memory_id, []).append(_version(*row))
@@ -196,4 +231,4 @@ def restore(tables: Tables, user_id: str, kept: Sequence[tuple[str, Sequence[Ver
     ]
     if rows:
         with tables.write(user_id) as tx:
-            tx.many(_INSERT, rows)
+            tx.many(_INSERT, [_sealed(tx, r) for r in rows])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..options import choice, number, switch
+from ..options import choice, number, path, switch
 
 #: pgvector's use (``PostgresStore(vector=...)``)
 VECTOR_MODES = ("auto", "pgvector", "off")
@@ -28,6 +28,10 @@ class SQLiteOptions:
     writes: remem's own last milliseconds, so in a busy server they finish; a snapshot
     held longer (a backup) makes the erase report its scrub pending instead of holding
     the caller for the write timeout (``store/sqlite.py``, ``SCRUB_WAIT_MS``)."""
+    keyring: str | None = path(None)
+    """the directory of the users' data keys (wrapped by ``key=``): each user's rows
+    are sealed inside the file too, so ``delete_user`` shreds the user in every copy
+    of the file taken before (``store/envelope.py``). None: the file's key only."""
     create: bool = switch(True)
     """whether a missing file is created; False (the CLI's read commands) makes a
     mistyped path an error instead of a new empty database."""
@@ -56,6 +60,10 @@ class PostgresOptions:
     which also rewrites the files without the erased text). Off: the documented MVCC
     behaviour is autovacuum's, and a full vacuum locks each table while it is copied
     (``store/postgres.py``, module notes)."""
+    keyring: str | None = path(None)
+    """the directory of the users' data keys of an encrypted store (``key=`` is its
+    master key; ``store/envelope.py``): apart from the database, so its dumps never
+    hold a key and ``delete_user`` can destroy one. None: a plain store."""
     create: bool = switch(True)
     """taken for the same ``store_options`` as SQLite and ignored: a PostgreSQL
     database always exists (its administrator makes it; remem makes only tables)."""

@@ -56,6 +56,7 @@ Choices, and why:
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -66,9 +67,10 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
-from ..errors import StoreError
+from ..errors import InvalidInputError, StoreError
 from ..types import StoredMemory
 from .base import INSERT_COLUMNS
+from .envelope import KeyRing, make_envelope
 from .options import VECTOR_MODES as _VECTOR_MODES
 from .sql import LEGACY_KEY, SqlStore, SqlTx, script
 from .sqlite import PASSAGES_VERSION as SQLITE_PASSAGES_VERSION
@@ -157,6 +159,17 @@ def _placeholders(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
+def _sealed_vector_mode(vector: str) -> str:
+    """pgvector's column would hold each vector in clear: an encrypted store ranks in
+    process ("off"), and refuses a caller who required pgvector."""
+    if vector == "pgvector":
+        raise InvalidInputError(
+            "vector='pgvector' ranks plain vectors in the server; an encrypted "
+            "store seals them and ranks in process (vector='auto' or 'off')"
+        )
+    return "off"
+
+
 def _vec_text(vec: np.ndarray) -> str:
     """pgvector's text input; a float32's double repr parses back to the same float32."""
     return "[" + ",".join(map(repr, np.asarray(vec, dtype=np.float32).ravel().tolist())) + "]"
@@ -190,7 +203,12 @@ class PostgresStore(SqlStore):
         connect_timeout: float = 10,
         vector: str = "auto",
         vacuum_on_erase: bool | str = False,
+        key: str | bytes | None = None,
+        keyring: str | os.PathLike[str] | KeyRing | None = None,
     ):
+        self._envelope = make_envelope(key, keyring, "PostgreSQL store")
+        if self._envelope is not None:
+            vector = _sealed_vector_mode(vector)
         if vector not in _VECTOR_MODES:
             raise StoreError(f"vector must be one of {', '.join(_VECTOR_MODES)}, not {vector!r}")
         if vacuum_on_erase not in (False, True, "full"):
@@ -299,6 +317,7 @@ class PostgresStore(SqlStore):
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (str(version),),
             )
+            self._check_envelope(con)  # in the migration's transaction, under its lock
             if vector != "off":
                 self.vector = self._enable_vector(con, required=vector == "pgvector")
 
@@ -381,7 +400,7 @@ class PostgresStore(SqlStore):
     ) -> None:
         cols = INSERT_COLUMNS
         marks = ", ".join(["%s"] * len(cols.split(",")))
-        params = [values for _, values in rows]
+        params = self._sealed_values(rows)
         if self.vector:
             cols, marks = cols + ", vec", marks + ", %s::vector"
             params = [

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ErasureIncompleteError, StoreError
+from ..errors import DatabaseKeyError, ErasureIncompleteError, StoreError
 from ..types import NewMemory, Passages, StoredMemory
 from .base import (
     MEMORY_COLUMNS,
@@ -45,6 +45,7 @@ from .base import (
     new_rows,
     row_to_memory,
 )
+from .envelope import Envelope, open_row, seal_insert
 from .extension import ErasureRule, Extension, Tables, check_identifier
 
 #: ``meta`` keys of extension records: ``ext:<name>`` -> JSON (see ``ErasureRule``).
@@ -82,6 +83,18 @@ class SqlTx:
 
     def rows_in(self, sql: str, args: Sequence[Any], ids: Sequence[str]) -> list[tuple]:
         return self._store._in(self.con, sql, args, ids)
+
+    def seal_text(self, user_id: str, place: str, text: str, *, lookup: bool = False) -> str:
+        return self._store._seal_text(user_id, place, text, lookup)
+
+    def open_text(self, user_id: str, place: str, value: str) -> str:
+        return self._store._open_text(user_id, place, value)
+
+    def seal_bytes(self, user_id: str, place: str, data: bytes) -> bytes:
+        return self._store._seal_bytes(user_id, place, data)
+
+    def open_bytes(self, user_id: str, place: str, value: bytes) -> bytes:
+        return self._store._open_bytes(user_id, place, value)
 
     def existing(self, user_id: str, ids: Sequence[str]) -> list[str]:
         unique = list(dict.fromkeys(ids))
@@ -151,6 +164,91 @@ class SqlStore(Store):
 
     def _insert_memories(self, con: Any, rows: list[tuple[StoredMemory, list[Any]]]) -> None:
         raise NotImplementedError
+
+    # -- envelope encryption (store/envelope.py): identity without one -----------------
+
+    #: The per-user data keys' envelope; None: nothing is sealed (a plain store).
+    _envelope: Envelope | None = None
+
+    def _check_envelope(self, con: Any) -> None:
+        """A database is sealed or plain for good: the first store opened with a key
+        store marks an empty one sealed (meta ``envelope``); a key store for a database
+        holding plain memories, or none for a sealed one, is refused before anything
+        is written (plain and sealed rows never mix). Runs in the opening's
+        transaction, under the backend's schema lock."""
+        row = con.execute("SELECT value FROM meta WHERE key = 'envelope'").fetchone()
+        mark = row[0] if row else None
+        if self._envelope is None:
+            if mark is not None:
+                raise DatabaseKeyError(
+                    f"{self._where()} seals each user's rows (envelope {mark}): open it "
+                    "with its key store (keyring=, and the master key: key=)",
+                    "missing",
+                )
+            return
+        if mark is None:
+            if con.execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None:
+                raise DatabaseKeyError(
+                    f"{self._where()} holds plain memories; a key store seals a new, empty "
+                    "database only (export, then import into a sealed one)",
+                    "unexpected",
+                )
+            con.execute("INSERT INTO meta (key, value) VALUES ('envelope', 'aes-256-gcm-v1')")
+
+    def _sealed_values(self, rows: list[tuple[StoredMemory, list[Any]]]) -> list[list[Any]]:
+        """The ``INSERT_COLUMNS`` values of one user's new rows, sealed with an envelope;
+        called under the user's write lock (every insert is: see ``_forget_user``)."""
+        params = [values for _, values in rows]
+        env = self._envelope
+        if env is None or not rows:
+            return params
+        key = env.user_key(rows[0][0].user_id, create=True)
+        return [seal_insert(key, values) for values in params]
+
+    def _memories(self, rows: Sequence[Sequence[Any]], vectors: bool = False) -> list[StoredMemory]:
+        """Stored memories from ``MEMORY_COLUMNS`` rows (and the ``VECTOR_COLUMNS`` last,
+        with ``vectors``), their sealed columns opened (one key read per user)."""
+        env = self._envelope
+        if env is not None and rows:
+            keys: dict[str, bytes] = {}
+            opened = []
+            for r in rows:  # r[1]: the user id
+                key = keys.get(r[1]) or keys.setdefault(r[1], env.user_key(r[1]))
+                opened.append(open_row(key, r, vectors))
+            rows = opened
+        if vectors:
+            return [row_to_memory(r[:-2], r[-2], r[-1]) for r in rows]
+        return [row_to_memory(r) for r in rows]
+
+    def _seal_text(self, user_id: str, place: str, text: str, lookup: bool = False) -> str:
+        """``text`` as an extension's sealed column holds it (itself: no envelope)."""
+        if self._envelope is None:
+            return text
+        key = self._envelope.user_key(user_id, create=True)
+        return Envelope.seal_text(key, text, place, lookup=lookup)
+
+    def _open_text(self, user_id: str, place: str, value: str) -> str:
+        if self._envelope is None:
+            return value
+        return Envelope.open_text(self._envelope.user_key(user_id), value, place)
+
+    def _seal_bytes(self, user_id: str, place: str, data: bytes) -> bytes:
+        if self._envelope is None:
+            return data
+        return Envelope.seal(self._envelope.user_key(user_id, create=True), data, place)
+
+    def _open_bytes(self, user_id: str, place: str, value: bytes) -> bytes:
+        if self._envelope is None:
+            return value
+        return Envelope.open(self._envelope.user_key(user_id), value, place)
+
+    def _forget_user(self, tx: SqlTx, user_id: str) -> None:
+        """In ``delete_user``'s transaction, after every row of the user is deleted:
+        destroy the user's data key (crypto-shredding). Under the user's lock, before
+        the erase commits: an add waiting for the lock then makes a new key instead of
+        sealing with the destroyed one."""
+        if self._envelope is not None:
+            self._envelope.keyring.destroy(user_id)
 
     def _after_erase(self, tables: Sequence[str]) -> str | None:
         """Make erased bytes leave the files (see each backend's notes), after the
@@ -378,7 +476,7 @@ class SqlStore(Store):
             row = tx.one(sql + tx.for_update, (user_id, memory_id))
             if row is None:
                 return None
-            old = row_to_memory(row)
+            old = self._memories([row])[0]
             if old.seq != expect_seq:
                 raise UpdateConflict(f"memory {memory_id} was updated meanwhile")
             state = tx.one(
@@ -414,6 +512,7 @@ class SqlStore(Store):
             for rule, _ in self._erasure_rules(tx):
                 rows += rule.erase_user(tx, user_id)
                 tables += rule.user_tables
+            self._forget_user(tx, user_id)
             if rows:
                 self._note_erase(tx, user_id, count=n)
             else:
@@ -448,7 +547,7 @@ class SqlStore(Store):
         sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {self._uid_pk} = ? AND id {{in}}"
         with self._read() as tx:
             rows = tx.rows_in(sql, (user_id,), unique)
-        return {row[0]: row_to_memory(row) for row in rows}
+        return {m.id: m for m in self._memories(rows)}
 
     def load(
         self,
@@ -467,9 +566,7 @@ class SqlStore(Store):
         size = self._no_limit if limit is None else int(limit)
         with self._read() as tx:
             rows = self._fetch_memories(tx.con, sql, (user_id, after_seq, size, int(offset)))
-        if with_embeddings:
-            return [row_to_memory(r[:-2], r[-2], r[-1]) for r in rows]
-        return [row_to_memory(r) for r in rows]
+        return self._memories(rows, with_embeddings)
 
     def taken(self, ids: Sequence[str]) -> list[str]:
         unique = list(dict.fromkeys(ids))

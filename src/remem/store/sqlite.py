@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -60,6 +61,7 @@ from ..errors import ErasureIncompleteError, InvalidInputError, StoreError
 from ..types import StoredMemory
 from . import cipher
 from .base import INSERT_COLUMNS
+from .envelope import KeyRing, make_envelope
 from .sql import LEGACY_KEY, SqlStore, SqlTx, chunks, script
 
 log = logging.getLogger("remem.store")
@@ -163,11 +165,16 @@ class SQLiteStore(SqlStore):
         scrub_wait_ms: int = SCRUB_WAIT_MS,
         create: bool = True,
         key: str | None = None,
+        keyring: str | os.PathLike[str] | KeyRing | None = None,
     ):
         """``create=False`` opens only a file that exists (to read and write): a
         mistyped path is then a StoreError, not a new empty database. ``key``: the
         file is encrypted with it (``store/cipher.py``); a wrong or missing
-        key is a :class:`~remem.errors.DatabaseKeyError` before anything is written."""
+        key is a :class:`~remem.errors.DatabaseKeyError` before anything is written.
+        ``keyring``: each user's rows are sealed inside the file too, under the user's
+        data key from this key store (a directory wrapped by ``key``, or a
+        :class:`~remem.store.envelope.KeyRing`), so ``delete_user`` shreds the user in
+        every copy of the file taken before (``store/envelope.py``)."""
         self._init_extensions()
         self.path = str(path)
         self.shared = self.path != ":memory:"
@@ -189,6 +196,14 @@ class SQLiteStore(SqlStore):
                 if not fresh or "not a database" not in str(exc) or attempt == NEW_FILE_TRIES - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
+        try:
+            self._envelope = make_envelope(key, keyring, "SQLite file")
+            # a write (the file's lock) only where the mark may be written
+            with self._write() if self._envelope is not None else self._read() as tx:
+                self._check_envelope(tx.con)
+        except BaseException:
+            self.close()
+            raise
 
     def _open(self, create: bool, key: str | None) -> None:
         self._con = self._connect(create)
@@ -344,8 +359,7 @@ class SQLiteStore(SqlStore):
     ) -> None:
         marks = ", ".join("?" * len(INSERT_COLUMNS.split(",")))
         con.executemany(
-            f"INSERT INTO memories ({INSERT_COLUMNS}) VALUES ({marks})",
-            [values for _, values in rows],
+            f"INSERT INTO memories ({INSERT_COLUMNS}) VALUES ({marks})", self._sealed_values(rows)
         )
 
     def _note_erase(

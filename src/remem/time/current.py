@@ -556,21 +556,24 @@ def relink(tx: Tx, user_id: str, slots: Sequence[str] | None) -> None:
             (user_id,),
         )
         tx.run("DELETE FROM cur_superseded WHERE user_id = ?", (user_id,))
+        rows = _opened(tx, user_id, rows)
     else:
         if not slots:
             return
+        sealed = [_seal_slot(tx, user_id, slot) for slot in slots]
         rows = tx.rows_in(
             "SELECT memory_id, slot, value, said, seq FROM cur_slots "
             "WHERE user_id = ? AND slot {in}",
             (user_id,),
-            list(slots),
+            sealed,
         )
-        tx.rows_in("DELETE FROM cur_superseded WHERE user_id = ? AND slot {in}", (user_id,), slots)
+        tx.rows_in("DELETE FROM cur_superseded WHERE user_id = ? AND slot {in}", (user_id,), sealed)
+        rows = _opened(tx, user_id, rows)
     links = link(SlotRow(m, s, v, float(t), int(q)) for m, s, v, t, q in rows)
     tx.many(
         "INSERT INTO cur_superseded (user_id, memory_id, slot, superseded_by, at) "
         "VALUES (?, ?, ?, ?, ?)",
-        [(user_id, *x) for x in links],
+        [(user_id, m, _seal_slot(tx, user_id, slot), by, at) for m, slot, by, at in links],
     )
 
 
@@ -595,7 +598,10 @@ def write_slots(tx: Tx, user_id: str, memories: Sequence[StoredMemory]) -> int:
     known: set[str] = set()
     if any(f.attribute == OBJECT for _, facts in read for f in facts):
         wanted = sorted(object_attributes())
-        for (slot,) in tx.all("SELECT DISTINCT slot FROM cur_slots WHERE user_id = ?", (user_id,)):
+        for (sealed,) in tx.all(
+            "SELECT DISTINCT slot FROM cur_slots WHERE user_id = ?", (user_id,)
+        ):
+            slot = _open_slot(tx, user_id, sealed)
             if slot.rpartition("|")[2] in wanted:
                 known.add(slot)
     learned = time.time()
@@ -610,9 +616,46 @@ def write_slots(tx: Tx, user_id: str, memories: Sequence[StoredMemory]) -> int:
             known.add(slot)
             rows.append((user_id, m.id, slot, f.value, said, m.seq, since, learned))
     if rows:
-        tx.many(_INSERT, rows)
+        tx.many(_INSERT, [_sealed(tx, row) for row in rows])
         relink(tx, user_id, sorted({r[2] for r in rows}))
     return len(rows)
+
+
+#: Where slot names are sealed for lookups (``Tx.seal_text``: an encrypted store), in
+#: both tables, so SQL still matches a slot by equality; a slot names its subject (a
+#: speaker) and attribute. The values are sealed bound to their row.
+SLOT_PLACE = "cur.slot"
+
+
+def _seal_slot(tx: Tx, user_id: str, slot: str) -> str:
+    return tx.seal_text(user_id, SLOT_PLACE, slot, lookup=True)
+
+
+def _open_slot(tx: Tx, user_id: str, sealed: str) -> str:
+    return tx.open_text(user_id, SLOT_PLACE, sealed)
+
+
+def _sealed(tx: Tx, row: tuple) -> tuple:
+    """An ``_INSERT`` row with its slot and value sealed (where the store seals)."""
+    user_id, memory_id, slot, value, *rest = row
+    place = f"cur_slots.value:{memory_id}:{slot}"
+    return (
+        user_id,
+        memory_id,
+        _seal_slot(tx, user_id, slot),
+        tx.seal_text(user_id, place, value),
+        *rest,
+    )
+
+
+def _opened(tx: Tx, user_id: str, rows: Sequence[Sequence]) -> list[tuple]:
+    """``_ROWS`` rows (memory_id, slot, value, said, seq) as written, opened."""
+    out = []
+    for memory_id, sealed, value, said, seq in rows:
+        slot = _open_slot(tx, user_id, sealed)
+        place = f"cur_slots.value:{memory_id}:{slot}"
+        out.append((memory_id, slot, tx.open_text(user_id, place, value), said, seq))
+    return out
 
 
 def _became_true(m: StoredMemory) -> float:
@@ -735,6 +778,7 @@ class SlotBook:
         if any(read_slots(m.text) for m in stored):  # most adds set none: no query
             with self._tables.read() as tx:
                 rows = tx.rows_in(_ROWS + " AND memory_id {in}", (user_id,), [m.id for m in stored])
+                rows = _opened(tx, user_id, rows)
             view = view.extended(SlotRow(m, s, v, float(t), int(q)) for m, s, v, t, q in rows)
         with self._lock:
             self._views[user_id] = (after, view)
@@ -756,7 +800,7 @@ class SlotBook:
             else:
                 self._remember(user_id, state.epoch, mark)
         with self._tables.snapshot() as tx:
-            rows = tx.all(_ROWS, (user_id,))
+            rows = _opened(tx, user_id, tx.all(_ROWS, (user_id,)))
         view = SlotView.of(SlotRow(m, s, v, float(t), int(q)) for m, s, v, t, q in rows)
         with self._lock:
             self._views[user_id] = (state, view)

@@ -166,14 +166,37 @@ def rows_for(user_id: str, memory_id: str, text: str, said_at: datetime) -> list
     ]
 
 
+def sealed_rows(tx: Tx, rows: list[tuple]) -> list[tuple]:
+    """``event_times`` rows with the words naming the time sealed where the store
+    seals (``Tx.seal_text``); the times stay plain: SQL filters by them."""
+    return [(*r[:8], tx.seal_text(r[0], f"event_times.words:{r[1]}", r[8]), *r[9:]) for r in rows]
+
+
+def sealed_anchors(tx: Tx, rows: list[tuple]) -> list[tuple]:
+    """``event_anchors`` rows with their words and anchor sealed (as above)."""
+    return [
+        (
+            *r[:3],
+            tx.seal_text(r[0], f"event_anchors.words:{r[1]}", r[3]),
+            *r[4:7],
+            tx.seal_text(r[0], f"event_anchors.anchor:{r[1]}", r[7]),
+            *r[8:],
+        )
+        for r in rows
+    ]
+
+
 class EventTables(Extension):
     """The extension: the schema, and the rows written in the add's transaction."""
 
     def on_add(self, tx: Tx, user_id: str, memories: list[StoredMemory]) -> None:
         rows = [r for m in memories for r in rows_for(user_id, m.id, m.text, m.timestamp)]
-        tx.many(_INSERT, rows)
+        tx.many(_INSERT, sealed_rows(tx, rows))
         tx.many(
-            _INSERT_ANCHOR, [r for m in memories for r in anchor_rows_for(user_id, m.id, m.text)]
+            _INSERT_ANCHOR,
+            sealed_anchors(
+                tx, [r for m in memories for r in anchor_rows_for(user_id, m.id, m.text)]
+            ),
         )
         if memories and memories[0].seq == 0:  # the user's first memories: complete
             tx.run(_MARK, (user_id, EXTRACTOR))
@@ -222,6 +245,7 @@ class StoredEvents:
         )
         with self._tables.read() as tx:
             for memory_id, a, b, start, end, grain, words in tx.rows_in(sql, (user_id,), ids):
+                words = tx.open_text(user_id, f"event_times.words:{memory_id}", words)
                 out[memory_id].append(Told(float(a), float(b), start, end, grain, words))
         return out
 
@@ -257,6 +281,8 @@ class StoredEvents:
         )
         with self._tables.read() as tx:
             for memory_id, words, n, unit, rel, anchor, whole in tx.rows_in(sql, (user_id,), ids):
+                words = tx.open_text(user_id, f"event_anchors.words:{memory_id}", words)
+                anchor = tx.open_text(user_id, f"event_anchors.anchor:{memory_id}", anchor)
                 a = Anchored(0, 0, words, int(n), unit, rel, anchor, bool(whole))
                 out.setdefault(memory_id, []).append(a)
         return out
@@ -287,13 +313,13 @@ class StoredEvents:
                     (user_id,),
                     here,
                 )
-                tx.many(_INSERT, [r for i in here for r in rows[i]])
+                tx.many(_INSERT, sealed_rows(tx, [r for i in here for r in rows[i]]))
                 tx.rows_in(
                     "DELETE FROM event_anchors WHERE user_id = ? AND memory_id {in}",
                     (user_id,),
                     here,
                 )
-                tx.many(_INSERT_ANCHOR, [r for i in here for r in anchors[i]])
+                tx.many(_INSERT_ANCHOR, sealed_anchors(tx, [r for i in here for r in anchors[i]]))
                 tx.run(_MARK, (user_id, EXTRACTOR))
 
     def forget_user(self, user_id: str) -> None:

@@ -200,8 +200,17 @@ class IlstmaStorage:
         with self.tables.snapshot() as tx:
             row = tx.one("SELECT summarized_seq FROM ilstma_state WHERE user_id = ?", (user_id,))
             notes = [
-                NoteRow(*r)
-                for r in tx.all(
+                NoteRow(
+                    kind,
+                    nid,
+                    None
+                    if speaker is None
+                    else tx.open_text(user_id, _place("speaker", kind, nid), speaker),
+                    first,
+                    last,
+                    tx.open_text(user_id, _place("pieces", kind, nid), pieces),
+                )
+                for kind, nid, speaker, first, last, pieces in tx.all(
                     "SELECT kind, nid, speaker, first_seq, last_seq, pieces FROM ilstma_notes "
                     "WHERE user_id = ? ORDER BY kind, nid",
                     (user_id,),
@@ -233,10 +242,12 @@ class IlstmaStorage:
                         user_id,
                         n.kind,
                         int(n.nid),
-                        n.speaker,
+                        None
+                        if n.speaker is None
+                        else tx.seal_text(user_id, _place("speaker", n.kind, n.nid), n.speaker),
                         int(n.first_seq),
                         int(n.last_seq),
-                        n.pieces,
+                        tx.seal_text(user_id, _place("pieces", n.kind, n.nid), n.pieces),
                     )
                     for n in notes
                 ],
@@ -247,3 +258,9 @@ class IlstmaStorage:
                 (user_id, int(summarized_seq)),
             )
         return True
+
+
+def _place(column: str, kind: str, nid: int) -> str:
+    """Where a note's sealed column belongs (``Tx.seal_text``): the words of summaries
+    and traits are sealed in an encrypted store, bound to their note."""
+    return f"ilstma_notes.{column}:{kind}:{int(nid)}"

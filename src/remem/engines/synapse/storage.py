@@ -109,6 +109,12 @@ CREATE TABLE IF NOT EXISTS syn_activity (
 """
 
 
+#: Where mention and alias labels are sealed for lookups (``Tx.seal_text``): one place
+#: for both, so a label matches across the two tables (``drop_orphans``) and an upsert
+#: of an alias finds its row, with the words sealed in an encrypted store.
+LABEL_PLACE = "syn.label"
+
+
 class SynapseTables(Extension):
     """The extension: SYNAPSE's schema and its delete rule."""
 
@@ -176,16 +182,27 @@ class SynapseStorage:
         """The user's whole layer, read in one snapshot (rows and revision agree)."""
         with self.tables.snapshot() as tx:
             mentions = [
-                tuple(r)
-                for r in tx.all(
+                (mid, tx.open_text(user_id, LABEL_PLACE, label), kind, seq)
+                for mid, label, kind, seq in tx.all(
                     "SELECT s.memory_id, s.label, s.kind, m.seq FROM syn_mentions s "
                     "JOIN memories m ON m.id = s.memory_id AND m.user_id = s.user_id "
-                    "WHERE s.user_id = ? ORDER BY m.seq, s.label",
+                    "WHERE s.user_id = ?",
                     (user_id,),
                 )
             ]
+            # in Python, not SQL: labels may be sealed (an encrypted store); code point
+            # order, as the store's "C" collation and SQLite's BINARY sort text
+            mentions.sort(key=lambda r: (r[3], r[1]))
             concepts = [
-                (cid, label, kind, np.frombuffer(blob, dtype="<f4"))
+                (
+                    cid,
+                    tx.open_text(user_id, f"syn_concepts.label:{cid}", label),
+                    kind,
+                    np.frombuffer(
+                        tx.open_bytes(user_id, f"syn_concepts.embedding:{cid}", bytes(blob)),
+                        dtype="<f4",
+                    ),
+                )
                 for cid, label, kind, blob in tx.all(
                     "SELECT cid, label, kind, embedding FROM syn_concepts "
                     "WHERE user_id = ? ORDER BY cid",
@@ -193,7 +210,7 @@ class SynapseStorage:
                 )
             ]
             aliases = {
-                label: cid
+                tx.open_text(user_id, LABEL_PLACE, label): cid
                 for label, cid in tx.all(
                     "SELECT label, cid FROM syn_aliases WHERE user_id = ?", (user_id,)
                 )
@@ -233,20 +250,37 @@ class SynapseStorage:
             tx.many(
                 "INSERT INTO syn_mentions (user_id, memory_id, label, kind) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [(user_id, m, label, kind) for m, label, kind in mentions if m in live],
+                [
+                    (user_id, m, tx.seal_text(user_id, LABEL_PLACE, label, lookup=True), kind)
+                    for m, label, kind in mentions
+                    if m in live
+                ],
             )
             tx.many(
                 "INSERT INTO syn_concepts (user_id, cid, label, kind, embedding) "
                 "VALUES (?, ?, ?, ?, ?)",
                 [
-                    (user_id, int(cid), label, kind, np.asarray(vec, dtype="<f4").tobytes())
+                    (
+                        user_id,
+                        int(cid),
+                        tx.seal_text(user_id, f"syn_concepts.label:{int(cid)}", label),
+                        kind,
+                        tx.seal_bytes(
+                            user_id,
+                            f"syn_concepts.embedding:{int(cid)}",
+                            np.asarray(vec, dtype="<f4").tobytes(),
+                        ),
+                    )
                     for cid, label, kind, vec in concepts
                 ],
             )
             tx.many(
                 "INSERT INTO syn_aliases (user_id, label, cid) VALUES (?, ?, ?) "
                 "ON CONFLICT (user_id, label) DO UPDATE SET cid = excluded.cid",
-                [(user_id, label, int(cid)) for label, cid in aliases],
+                [
+                    (user_id, tx.seal_text(user_id, LABEL_PLACE, label, lookup=True), int(cid))
+                    for label, cid in aliases
+                ],
             )
             tx.run(
                 "INSERT INTO syn_state (user_id, consolidated_seq, rev) VALUES (?, ?, ?) "

@@ -1,0 +1,395 @@
+"""Envelope encryption for PostgreSQL (and inside encrypted SQLite files given a key
+store), and crypto-shredding: a data key per user, wrapped by a master key, kept in a
+key store apart from the database.
+
+Why, and how:
+
+* PostgreSQL has no file cipher remem can drive (as SQLite3 Multiple Ciphers is for
+  SQLite), and its files, WAL archives and dumps are outside remem's reach. But remem
+  searches in process (each user's rows and vectors are loaded into its own indexes),
+  so the server never needs to read a memory: what tells (the text, speaker, session,
+  time, metadata, passages and the vectors, which can be inverted to text) is sealed
+  here, in the application, before it is sent, and opened after it is read.
+* **A data key per user** (32 random bytes, AES-256-GCM), so one user's rows can be
+  made unreadable everywhere at once: :meth:`KeyRing.destroy` on ``delete_user``
+  leaves the rows of every backup, dump or WAL archive taken before sealed under a
+  key nobody holds any more (crypto-shredding). The key is never in the database.
+* **A master key wraps the data keys** where the key store keeps them
+  (:class:`DirectoryKeyRing`: one file per user, named by a keyed hash of the user id
+  so its listing names no one). An application with a KMS passes its own
+  :class:`KeyRing` instead (any object with ``get``/``create``/``destroy``), and the
+  KMS does the wrapping.
+* **Each sealed value is bound to its place**: the associated data is the table,
+  column and row id, so a sealed value copied into another row or column fails to
+  open instead of reading as that row's (GCM authenticates it).
+* A wrong master key fails at once, on open, with :class:`DatabaseKeyError`: the key
+  store holds a check value sealed under the master key when it is created.
+* The sealing runs at the store's one boundary (``SqlStore``: rows inserted, rows
+  read) and, for the engines' own tables, through ``Tx.seal_text``/``seal_bytes``,
+  so a SQLite file given a key store seals the same way (its file key wraps the key
+  store): per-user shredding of the file's earlier copies.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ..errors import DatabaseKeyError, InvalidInputError, MissingDependencyError, StoreError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+#: What a sealed value starts with (after base64 for text): the format's version.
+SEALED_V1 = b"\x01"
+#: A value sealed for lookups (:meth:`Envelope.seal_text` with ``lookup``): AES-SIV,
+#: the same words giving the same bytes, so SQL can still match them by equality.
+SEALED_LOOKUP_V1 = b"\x02"
+NONCE_BYTES = 12
+KEY_BYTES = 32
+#: PBKDF2 rounds stretching the master key (a passphrase slows a guesser down; a
+#: random key, as docs/deploy.md asks for, needs none, and one stretch per open is
+#: about as long as the SQLite cipher's).
+PBKDF2_ROUNDS = 64_007
+_CHECK = b"remem keyring v1"
+_META = "keyring.json"
+
+
+@functools.lru_cache(maxsize=256)
+def _aesgcm(key: bytes) -> AESGCM:
+    """The cipher of one key, made once (a search opens tens of values of one user:
+    making it per value was a third of the envelope's cost)."""
+    try:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ModuleNotFoundError as exc:
+        raise MissingDependencyError(
+            "encrypted PostgreSQL stores need the cryptography package: "
+            "pip install 'remem[encrypt]'"
+        ) from exc
+    return AESGCM(key)
+
+
+def _invalid_tag() -> type[Exception]:
+    from cryptography.exceptions import InvalidTag
+
+    return InvalidTag
+
+
+@runtime_checkable
+class KeyRing(Protocol):
+    """Where the users' data keys live, apart from the database (a directory, a KMS).
+
+    ``get`` returns the user's 32-byte data key, or None when the user has none (never
+    had one, or it was destroyed); ``create`` makes one (or returns the existing one:
+    two processes creating at once must agree); ``destroy`` makes it unrecoverable."""
+
+    def get(self, user_id: str) -> bytes | None: ...
+
+    def create(self, user_id: str) -> bytes: ...
+
+    def destroy(self, user_id: str) -> None: ...
+
+
+def master_key(key: str | bytes) -> bytes:
+    """The master key as bytes: text (a key file's content, ``REMEM_DB_KEY``) or bytes;
+    not empty."""
+    raw = key.encode("utf-8") if isinstance(key, str) else bytes(key)
+    if not raw:
+        raise InvalidInputError("the master key must not be empty")
+    return raw
+
+
+class DirectoryKeyRing:
+    """Data keys as files in a directory, each wrapped (AES-256-GCM) by a key
+    stretched from the master key; the file name is an HMAC of the user id, so the
+    directory names no one. Written atomically (a temporary file linked into place:
+    of two processes creating one user's key, one wins and both use its key), mode
+    600, the directory 700."""
+
+    def __init__(self, path: str | os.PathLike[str], master: str | bytes):
+        self.path = Path(path)
+        try:
+            self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot use {self.path} as a key store: {exc}") from None
+        self._wrap, self._name = self._derive(master_key(master))
+
+    def __repr__(self) -> str:
+        return f"DirectoryKeyRing({str(self.path)!r})"
+
+    def _derive(self, master: bytes) -> tuple[bytes, bytes]:
+        """(wrapping key, naming key) from the master key and the store's salt; the
+        check value tells a wrong master key before any data key is used."""
+        meta_path = self.path / _META
+        try:
+            meta = json.loads(meta_path.read_text())
+        except FileNotFoundError:
+            meta = None
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"the key store's {meta_path} is unreadable: {exc}") from None
+        salt = base64.b64decode(meta["salt"]) if meta else secrets.token_bytes(16)
+        stretched = hashlib.pbkdf2_hmac("sha256", master, salt, PBKDF2_ROUNDS, 64)
+        wrap, name = stretched[:32], stretched[32:]
+        if meta is None:
+            check = _seal(wrap, _CHECK, b"check")
+            record = {"version": 1, "salt": base64.b64encode(salt).decode(), "check": check.hex()}
+            self._write_new(meta_path, json.dumps(record).encode())
+            return self._derive(master)  # the winner's salt, if another process raced
+        try:
+            ok = _open(wrap, bytes.fromhex(meta["check"]), b"check") == _CHECK
+        except (ValueError, KeyError):
+            ok = False
+        if not ok:
+            raise DatabaseKeyError(
+                f"the master key does not open the key store {self.path} (a wrong key?)",
+                "wrong",
+            )
+        return wrap, name
+
+    def _file(self, user_id: str) -> Path:
+        digest = hmac.new(self._name, user_id.encode("utf-8"), hashlib.sha256).hexdigest()
+        return self.path / f"{digest}.key"
+
+    def get(self, user_id: str) -> bytes | None:
+        file = self._file(user_id)
+        try:
+            wrapped = file.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            return _open(self._wrap, wrapped, file.name.encode())
+        except ValueError:
+            raise DatabaseKeyError(
+                f"the key store's {file.name} does not open under the master key", "wrong"
+            ) from None
+
+    def create(self, user_id: str) -> bytes:
+        file = self._file(user_id)
+        self._write_new(file, _seal(self._wrap, secrets.token_bytes(KEY_BYTES), file.name.encode()))
+        key = self.get(user_id)
+        assert key is not None
+        return key
+
+    def destroy(self, user_id: str) -> None:
+        """Overwrite the wrapped key, then unlink it (on a copy-on-write or journaled
+        file system the old blocks may stay until reused: the master key still guards
+        them, and the key store's backups must expire, docs/deploy.md)."""
+        file = self._file(user_id)
+        try:
+            with open(file, "r+b") as fh:
+                fh.write(b"\0" * os.fstat(fh.fileno()).st_size)
+                fh.flush()
+                os.fsync(fh.fileno())
+            file.unlink()
+        except FileNotFoundError:
+            return
+        _fsync_dir(self.path)
+
+    def _write_new(self, file: Path, data: bytes) -> None:
+        """``data`` as ``file`` unless it exists (then the existing one stays)."""
+        tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(tmp, file)
+        finally:
+            tmp.unlink(missing_ok=True)
+        _fsync_dir(self.path)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _seal(key: bytes, data: bytes, aad: bytes) -> bytes:
+    nonce = secrets.token_bytes(NONCE_BYTES)
+    return SEALED_V1 + nonce + _aesgcm(key).encrypt(nonce, data, aad)
+
+
+def _open(key: bytes, sealed: bytes, aad: bytes) -> bytes:
+    """``ValueError`` for anything that is not a value sealed under ``key`` for ``aad``."""
+    if len(sealed) < 1 + NONCE_BYTES + 16 or sealed[:1] != SEALED_V1:
+        raise ValueError("not a sealed value")
+    nonce = sealed[1 : 1 + NONCE_BYTES]
+    try:
+        return bytes(_aesgcm(key).decrypt(nonce, sealed[1 + NONCE_BYTES :], aad))
+    except _invalid_tag():
+        raise ValueError("does not open") from None
+
+
+class Envelope:
+    """Seals and opens one user's values under the user's data key from a
+    :class:`KeyRing`. Data keys are cached per process only for the duration of one
+    call's rows (:meth:`user_key`), never across calls: a key destroyed by another
+    process must not keep sealing new rows here."""
+
+    def __init__(self, keyring: KeyRing):
+        if not isinstance(keyring, KeyRing):
+            raise InvalidInputError(
+                "keyring must have get(user_id), create(user_id) and destroy(user_id)"
+            )
+        self.keyring = keyring
+
+    def user_key(self, user_id: str, *, create: bool = False) -> bytes:
+        key = self.keyring.get(user_id)
+        if key is None and create:
+            key = self.keyring.create(user_id)
+        if key is None:
+            raise DatabaseKeyError(
+                "this user's data key is not in the key store (destroyed by delete_user, "
+                "or a key store from another deployment): the rows cannot be read",
+                "missing",
+            )
+        if len(key) != KEY_BYTES:
+            raise DatabaseKeyError(f"a data key must be {KEY_BYTES} bytes, not {len(key)}", "wrong")
+        return key
+
+    @staticmethod
+    def seal(key: bytes, data: bytes, place: str) -> bytes:
+        return _seal(key, data, place.encode("utf-8"))
+
+    @staticmethod
+    def open(key: bytes, sealed: bytes, place: str) -> bytes:
+        try:
+            if sealed[:1] == SEALED_LOOKUP_V1:
+                from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+                siv = hashlib.sha512(b"remem lookup v1\0" + key).digest()
+                try:
+                    return bytes(AESSIV(siv).decrypt(bytes(sealed[1:]), [place.encode("utf-8")]))
+                except _invalid_tag():
+                    raise ValueError("does not open") from None
+            return _open(key, bytes(sealed), place.encode("utf-8"))
+        except ValueError:
+            raise DatabaseKeyError(
+                f"a sealed value ({place.split(':')[0]}) does not open under its user's data "
+                "key: a wrong key store, or a value changed or moved in the database",
+                "wrong",
+            ) from None
+
+    @staticmethod
+    def seal_lookup(key: bytes, data: bytes, place: str) -> bytes:
+        """Deterministic sealing (AES-SIV under a key derived from the data key): equal
+        values of one user and place seal equal, so a column matched by equality in SQL
+        (a concept's label) still matches, and nothing else is told of the value."""
+        from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+        siv = hashlib.sha512(b"remem lookup v1\0" + key).digest()
+        return SEALED_LOOKUP_V1 + AESSIV(siv).encrypt(data, [place.encode("utf-8")])
+
+    @classmethod
+    def seal_text(cls, key: bytes, text: str, place: str, *, lookup: bool = False) -> str:
+        data = text.encode("utf-8")
+        sealed = cls.seal_lookup(key, data, place) if lookup else cls.seal(key, data, place)
+        return base64.b64encode(sealed).decode("ascii")
+
+    @classmethod
+    def open_text(cls, key: bytes, sealed: str, place: str) -> str:
+        try:
+            raw = base64.b64decode(sealed, validate=True)
+        except ValueError:
+            raise DatabaseKeyError(
+                f"a value of {place.split(':')[0]} is not sealed: a plain database opened "
+                "with a key?",
+                "unexpected",
+            ) from None
+        return cls.open(key, raw, place).decode("utf-8")
+
+
+#: The ``memories`` columns sealed, by their index in ``INSERT_COLUMNS`` values:
+#: (column, index, whether it is text; else bytes). ``ts_epoch`` (6) is written as 0:
+#: no query reads it, and the time a memory speaks of tells.
+_INSERT_SEALED = (
+    ("text", 3, True),
+    ("speaker", 4, True),
+    ("ts", 5, True),
+    ("session_id", 7, True),
+    ("metadata", 8, True),
+    ("embedding", 9, False),
+    ("passages", 11, True),
+    ("passage_vectors", 12, False),
+)
+#: The same columns by their index in ``MEMORY_COLUMNS`` rows (vectors: from the end).
+_ROW_SEALED = (
+    ("text", 3, True),
+    ("speaker", 4, True),
+    ("ts", 5, True),
+    ("session_id", 6, True),
+    ("metadata", 7, True),
+    ("passages", 8, True),
+)
+_VECTORS_SEALED = (("embedding", -2), ("passage_vectors", -1))
+
+
+def seal_insert(key: bytes, values: list[Any]) -> list[Any]:
+    """One memory's ``INSERT_COLUMNS`` values with what tells sealed (None stays None:
+    that a memory has no speaker is visible)."""
+    out = list(values)
+    memory_id = values[0]
+    for column, i, text in _INSERT_SEALED:
+        v = values[i]
+        if v is not None:
+            place = f"memories.{column}:{memory_id}"
+            out[i] = Envelope.seal_text(key, v, place) if text else Envelope.seal(key, v, place)
+    out[6] = 0.0
+    return out
+
+
+def open_row(key: bytes, row: Sequence[Any], vectors: bool) -> tuple[Any, ...]:
+    """A ``MEMORY_COLUMNS`` row (with the ``VECTOR_COLUMNS`` last, with ``vectors``) as
+    the plain store holds it."""
+    out = list(row)
+    memory_id = row[0]
+    for column, i, _ in _ROW_SEALED:
+        if row[i] is not None:
+            out[i] = Envelope.open_text(key, row[i], f"memories.{column}:{memory_id}")
+    if vectors:
+        for column, i in _VECTORS_SEALED:
+            if row[i] is not None:
+                out[i] = Envelope.open(key, row[i], f"memories.{column}:{memory_id}")
+    return tuple(out)
+
+
+def make_envelope(
+    key: str | bytes | None, keyring: str | os.PathLike[str] | KeyRing | None, what: str
+) -> Envelope | None:
+    """The envelope a store's ``key`` and ``keyring`` make (None: no envelope): a
+    master key with a key store directory, or an application's :class:`KeyRing` (its
+    KMS wraps the keys: no master key here). A PostgreSQL store with a key and no key
+    store is refused: its data keys must live apart from the database."""
+    if keyring is None:
+        if key is not None and what.startswith("PostgreSQL"):
+            raise InvalidInputError(
+                "an encrypted PostgreSQL store keeps its users' data keys apart from the "
+                "database: give keyring= (a directory, or a KeyRing object) with key="
+            )
+        return None
+    if isinstance(keyring, (str, os.PathLike)):
+        if key is None:
+            raise InvalidInputError(f"keyring={str(keyring)!r} needs the master key (key=)")
+        return Envelope(DirectoryKeyRing(keyring, key))
+    if key is not None and what.startswith("PostgreSQL"):
+        raise InvalidInputError(
+            "key= wraps a keyring directory's keys; a KeyRing object wraps its own"
+        )
+    return Envelope(keyring)
+
+
+__all__ = ["DirectoryKeyRing", "Envelope", "KeyRing", "master_key", "open_row", "seal_insert"]

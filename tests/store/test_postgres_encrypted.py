@@ -1,0 +1,299 @@
+"""Encrypted PostgreSQL stores (``Memory(url, key=..., store_options={"keyring": DIR})``,
+``store/envelope.py``): what a raw read of every table and a real ``pg_dump`` hold,
+clear errors for a wrong master key or a plain/sealed mix-up, the same search results
+as a plain store, and crypto-shredding: a dump taken before ``delete_user``, restored,
+reads every other user but not the erased one. Real servers only (tests/pg.py)."""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from remem import DatabaseKeyError, Memory
+from remem.errors import InvalidInputError
+
+pytest.importorskip("psycopg")
+pytest.importorskip("cryptography")
+from remem.store.envelope import DirectoryKeyRing  # noqa: E402
+from remem.store.postgres import PostgresStore  # noqa: E402
+
+MARKER = "qorvandel"  # in no other text, id or metadata
+MASTER = "a random master key, in real life 32 bytes from /dev/urandom"
+ENGINES = ["hybrid", "dense", "bm25", "synapse", "ilstma"]
+#: Tables that may hold a memory's words in clear: none (every table is read below,
+#: so a new one that leaks fails the test).
+NOT_SEALED_YET: set[str] = set()
+
+
+def _fill(m: Memory, user: str) -> list[str]:
+    ids = m.add_many(
+        [
+            {
+                "text": f"{MARKER.capitalize()} Vance takes insulin for diabetes, note {i}",
+                "speaker": f"speaker{MARKER}",
+                "session_id": f"session{MARKER}",
+                "metadata": {"ward": f"ward{MARKER}{i}"},
+            }
+            for i in range(12)
+        ],
+        user_id=user,
+    )
+    m.update(ids[0], user_id=user, text=f"{MARKER.capitalize()} Vance now takes metformin")
+    for text in (
+        f"I moved to {MARKER}ton last month.",  # the current facts' slots
+        f"My phone is a {MARKER} X2.",
+        f"Two days after the {MARKER} wedding I flew home.",  # a two-step time
+    ):
+        m.add(text, user_id=user, speaker=f"speaker{MARKER}")
+    m.consolidate(user)
+    m.recall(f"what does {MARKER.capitalize()} Vance take?", user_id=user, k=5)
+    m.flush(user)
+    return ids
+
+
+def _dump_tables(pg_sql) -> dict[str, str]:
+    """Every table of the database, every column, as text (a raw read behind remem)."""
+    tables = [r[0] for r in pg_sql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+    out = {}
+    for t in tables:
+        rows = pg_sql(f"SELECT * FROM {t}")
+        out[t] = "\n".join(
+            repr(v.decode("latin-1") if isinstance(v, (bytes, memoryview)) else v)
+            for row in rows
+            for v in (bytes(x) if isinstance(x, memoryview) else x for x in row)
+        )
+    return out
+
+
+def _pg_dump(url: str) -> str:
+    import pgserver
+
+    bin_dir = Path(pgserver.__file__).parent / "pginstall" / "bin"
+    done = subprocess.run(
+        [str(bin_dir / "pg_dump"), "--no-owner", url],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def _open(url: str, embedder, keys: Path | None, engine: str = "hybrid", **kw) -> Memory:
+    options = {"keyring": str(keys)} if keys is not None else {}
+    key = MASTER if keys is not None else None
+    return Memory(
+        url, engine=engine, embedder=embedder, llm="none", key=key, store_options=options, **kw
+    )
+
+
+@pytest.fixture
+def other_db(pg_server):
+    """A second fresh database: (url, pg_sql-like runner), dropped after the test."""
+    name = pg_server.new_database()
+    yield pg_server.url(name), (lambda q, p=(): pg_server.sql(q, p, dbname=name))
+    pg_server.drop_database(name)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_no_memory_text_in_the_tables_or_a_pg_dump(
+    engine, pg_url, pg_sql, other_db, embedder, tmp_path
+):
+    """Memory text, speaker, session, metadata values and the update history are in
+    no column of the core tables nor in a real pg_dump, for every engine; the derived
+    tables that still hold words are among those named above. The control: the same
+    writes to a plain store show every needle."""
+    needles = [MARKER, MARKER.capitalize(), "insulin", "diabetes", "metformin"]
+    plain_url, plain_sql = other_db
+    with _open(plain_url, embedder, None, engine) as m:
+        _fill(m, "someone")
+    plain = _dump_tables(plain_sql)
+    assert all(n in plain["memories"] + plain["memory_history"] for n in needles)
+    assert f"the {MARKER} wedding" in plain["event_anchors"]
+    assert f"{MARKER} x2" in plain["cur_slots"] and f"speaker{MARKER}" in plain["cur_slots"]
+    with _open(pg_url, embedder, tmp_path / "keys", engine) as m:
+        _fill(m, "someone")
+        assert m.get(m.memories("someone")[0].id, "someone").text.startswith(MARKER.capitalize())
+        sealed = _dump_tables(pg_sql)
+    leaks = {t for t, text in sealed.items() if any(n in text for n in needles)}
+    assert leaks <= NOT_SEALED_YET, leaks
+    assert {"memories", "memory_history"} <= set(sealed) and sealed["memory_history"]
+    dump = _pg_dump(pg_url)
+    for table in ("memories", "memory_history"):
+        start = dump.index(f"COPY public.{table} ")
+        section = dump[start : dump.index("\\.", start)]
+        assert not [n for n in needles if n in section], table
+    assert not list((tmp_path / "keys").glob("*someone*"))  # the key store names no one
+
+
+def test_a_wrong_master_key_is_a_clear_error(pg_url, embedder, tmp_path):
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys) as m:
+        m.add("Ana is allergic to penicillin", user_id="ana")
+    with pytest.raises(DatabaseKeyError, match="master key does not open"):
+        Memory(
+            pg_url,
+            embedder=embedder,
+            llm="none",
+            key="not the key",
+            store_options={"keyring": str(keys)},
+        )
+    with _open(pg_url, embedder, keys) as m:  # nothing was lost
+        assert [h.text for h in m.memories("ana")] == ["Ana is allergic to penicillin"]
+
+
+def test_plain_and_sealed_never_mix(pg_url, other_db, embedder, tmp_path):
+    """No key for a sealed database, or a key for one holding plain memories: refused
+    before anything is written; a key without a key store is refused before connecting."""
+    with _open(pg_url, embedder, tmp_path / "keys") as m:
+        m.add("sealed words", user_id="ana")
+    with pytest.raises(DatabaseKeyError, match="seals each user"):
+        _open(pg_url, embedder, None)
+    plain_url, _ = other_db
+    with _open(plain_url, embedder, None) as m:
+        m.add("plain words", user_id="ana")
+    with pytest.raises(DatabaseKeyError, match="holds plain memories"):
+        _open(plain_url, embedder, tmp_path / "other-keys")
+    with _open(plain_url, embedder, None) as m:
+        assert m.count("ana") == 1
+    with pytest.raises(InvalidInputError, match="keyring"):
+        Memory(pg_url, embedder=embedder, llm="none", key=MASTER)
+    with pytest.raises(InvalidInputError, match="pgvector"):
+        PostgresStore(pg_url, key=MASTER, keyring=str(tmp_path / "keys"), vector="pgvector")
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "dense", "synapse"])
+def test_search_results_equal_the_plain_stores(
+    engine, pg_url, other_db, embedder, sentences, tmp_path
+):
+    plain_url, _ = other_db
+    found = []
+    for url, keys in ((plain_url, None), (pg_url, tmp_path / "keys")):
+        with _open(url, embedder, keys, engine) as m:
+            m.add_many([{"text": t, "speaker": "Ana"} for t in sentences], user_id="ana")
+            m.consolidate("ana")
+            hits = [
+                m.search(q, user_id="ana", k=5)
+                for q in ("What kind of dog did I adopt?", "Where is my sister getting married?")
+            ]
+            found.append([[(h.text, h.speaker, round(h.score, 6)) for h in hs] for hs in hits])
+    assert found[0] == found[1] and found[0][0]
+
+
+def test_delete_user_shreds_the_users_rows_in_an_earlier_dump(
+    pg_url, pg_server, embedder, tmp_path
+):
+    """A real pg_dump taken before delete_user, restored into a fresh database after
+    it: the erased user's rows are there but cannot be read; another user's can."""
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys) as m:
+        m.add("Ana is allergic to penicillin", user_id="ana", metadata={"ward": "cardio"})
+        m.add("Bo plays the cello on Sundays", user_id="bo")
+        dump = _pg_dump(pg_url)
+        assert m.delete_user("ana") == 1
+        assert m.count("bo") == 1
+    restored = pg_server.new_database()
+    try:
+        import pgserver
+
+        psql = Path(pgserver.__file__).parent / "pginstall" / "bin" / "psql"
+        url = pg_server.url(restored)
+        subprocess.run(
+            [str(psql), "-q", "-v", "ON_ERROR_STOP=1", url],
+            input=dump,
+            text=True,
+            check=True,
+            capture_output=True,
+        )
+        assert pg_server.sql("SELECT COUNT(*) FROM memories", dbname=restored) == [(2,)]
+        with _open(url, embedder, keys) as m:
+            assert [h.text for h in m.memories("bo")] == ["Bo plays the cello on Sundays"]
+            with pytest.raises(DatabaseKeyError, match="not in the key store"):
+                m.memories("ana")
+            with pytest.raises(DatabaseKeyError):
+                m.search("allergic", user_id="ana")
+    finally:
+        pg_server.drop_database(restored)
+
+
+class DictKms:
+    """An application's key service in miniature (its own keyring object, as a KMS
+    client would be): data keys in a dict, never in the database."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, bytes] = {}
+
+    def get(self, user_id: str) -> bytes | None:
+        return self.keys.get(user_id)
+
+    def create(self, user_id: str) -> bytes:
+        return self.keys.setdefault(user_id, secrets.token_bytes(32))
+
+    def destroy(self, user_id: str) -> None:
+        self.keys.pop(user_id, None)
+
+
+def test_an_applications_keyring_object(pg_url, pg_sql, embedder):
+    kms = DictKms()
+    store = PostgresStore(pg_url, keyring=kms)
+    with Memory(store=store, embedder=embedder, llm="none") as m:
+        mid = m.add(f"{MARKER} likes rye bread", user_id="ana")
+        assert set(kms.keys) == {"ana"}
+        assert m.get(mid, "ana").text == f"{MARKER} likes rye bread"
+        m.update(mid, user_id="ana", text=f"{MARKER} likes spelt bread", metadata={"k": "v"})
+        assert [(v.text, v.metadata) for v in m.history(mid, "ana")] == [
+            (f"{MARKER} likes rye bread", {}),
+            (f"{MARKER} likes spelt bread", {"k": "v"}),
+        ]
+        assert MARKER not in repr(pg_sql("SELECT * FROM memories"))
+        assert MARKER not in repr(pg_sql("SELECT * FROM memory_history"))
+        m.delete_user("ana")
+        assert kms.keys == {}
+        m.add("a new start", user_id="ana")  # a new key for the user made again
+        assert m.memories("ana")[0].text == "a new start"
+
+
+def test_the_key_store_directory(tmp_path):
+    ring = DirectoryKeyRing(tmp_path / "k", MASTER)
+    assert ring.get("ana") is None
+    key = ring.create("ana")
+    assert len(key) == 32 and ring.create("ana") == key  # a second create agrees
+    assert DirectoryKeyRing(tmp_path / "k", MASTER).get("ana") == key
+    files = sorted(p.name for p in (tmp_path / "k").iterdir())
+    assert (
+        len(files) == 2
+        and "keyring.json" in files
+        and key not in (tmp_path / "k" / files[0]).read_bytes()
+    )
+    assert (tmp_path / "k").stat().st_mode & 0o077 == 0
+    ring.destroy("ana")
+    assert ring.get("ana") is None and len(list((tmp_path / "k").iterdir())) == 1
+    with pytest.raises(DatabaseKeyError):
+        DirectoryKeyRing(tmp_path / "k", "another key")
+
+
+def test_langgraph_items_are_sealed(pg_url, pg_sql, embedder, tmp_path):
+    """The LangGraph store's items not indexed (their own table, through the hook):
+    written, read, deleted on an encrypted store, with no word of them in the table
+    (the control: two rows are there)."""
+    pytest.importorskip("langgraph")
+    from remem.integrations.langgraph import RememStore
+
+    with _open(pg_url, embedder, tmp_path / "keys") as m:
+        store = RememStore(m)
+        ns = ("ana", f"prefs{MARKER}")
+        store.put(ns, f"food{MARKER}", {"likes": f"{MARKER} curry"}, index=False)
+        store.put(ns, "drink", {"likes": "tea"}, index=False)
+        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}").value == {
+            "likes": f"{MARKER} curry"
+        }
+        rows = pg_sql("SELECT * FROM langgraph_items")
+        raw = repr(rows)
+        assert len(rows) == 2
+        assert MARKER not in raw and "curry" not in raw
+        store.delete(("ana", f"prefs{MARKER}"), f"food{MARKER}")
+        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}") is None
+        assert store.get(("ana", f"prefs{MARKER}"), "drink").value == {"likes": "tea"}
+        assert pg_sql("SELECT COUNT(*) FROM langgraph_items") == [(1,)]
