@@ -164,6 +164,18 @@ def test_a_company_asked_for_is_no_club_and_has_a_name(embedder, engine):
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_word_the_tagger_does_not_know_is_no_name(embedder, engine):
+    # the small tagger calls "genmaicha" and a sentence's first word proper nouns
+    talk = [
+        "For now I'm sitting with a pot of genmaicha, my favourite in the evenings.",
+        "Congratulations, Priya! How are you feeling about leaving?",
+    ]
+    with _said(embedder, engine, "Priya", talk) as mem:
+        a = mem.answer("Which company did Priya leave?", "u")
+        assert a.text not in ("genmaicha", "Congratulations"), a.text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
 def test_a_living_is_an_occupation_never_a_role_in_a_club(embedder, engine):
     talk = [
         "Our cox is a tiny guy called Ravi Chandran who shouts like a foghorn.",

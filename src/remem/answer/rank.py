@@ -28,7 +28,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .spans import FITS, LOCATIVE
+from .spans import FITS, LOCATIVE, written_as_name
 
 #: candidates longer than this many words count the log of the extra words in ``long``
 SHORT = 4
@@ -89,7 +89,7 @@ def features(span: Any, origins: list[str], cues: Mapping[str, float]) -> dict[s
     out[f"{role}_place"] = float(root.dep_ == "pobj" and root.head.lower_ in LOCATIVE)
     out[f"{role}_subject"] = float(root.dep_ in ("nsubj", "nsubjpass"))
     out[f"{role}_attr"] = float(root.dep_ in ("attr", "acomp"))
-    out["proper"] = float(root.pos_ == "PROPN")
+    out["proper"] = float(root.pos_ == "PROPN" and written_as_name(root))
     out["entity"] = float(bool(root.ent_type_))
     out["late"] = (span.start - sent.start) / max(1, len(sent))
     return out

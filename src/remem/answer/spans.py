@@ -308,7 +308,21 @@ def _proper_runs(sent: Any) -> list[Any]:
         if start is not None:
             out.append(sent.doc[start : t.i if t is not None else sent.end])
             start = None
-    return out
+    return [run for run in out if any(written_as_name(t) for t in run)]
+
+
+def written_as_name(token: Any) -> bool:
+    """Whether a word the tagger calls proper is written as a name: capitalised (or
+    in a sentence typed in lower case after its first word), and not the first word
+    of its sentence unless labelled an entity. The small tagger calls words it does
+    not know proper nouns: "a pot of genmaicha" and "Congratulations, Priya!" name no
+    company."""
+    sent = token.sent
+    if token.i == sent.start and not token.ent_type_:
+        return False
+    if token.text[:1].isupper():
+        return True
+    return not any(t.text[:1].isupper() for t in sent[1:])
 
 
 def _timely(token: Any) -> bool:
