@@ -248,3 +248,11 @@ def test_search_loads_no_nlp_pipeline(tmp_path):
         "assert 'spacy' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+def test_a_measure_answers_only_a_question_asking_a_measure():
+    hits = [Hit("a", "I ran the 1500 metres in the club race on Sunday.", 1.0, "Dana", T0, "s1")]
+    band = best_span(as_question("Which band does Dana like best?"), hits)
+    assert band is None or not band.text.startswith(("1500", "the 1500")), band
+    distance = best_span(as_question("What distance did Dana run on Sunday?"), hits)
+    assert distance is not None and "1500 metres" in distance.text, distance

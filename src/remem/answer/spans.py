@@ -374,12 +374,22 @@ def trim(span: Any) -> str:
     return doc[tokens[0].i : tokens[-1].i + 1].text.strip(" \"'")
 
 
+#: entity labels of a measure, and the nouns a "what"/"which" asks a measure by
+_MEASURES = frozenset({"QUANTITY", "MONEY", "PERCENT"})
+_MEASURED = frozenset(
+    {"distance", "length", "height", "weight", "size", "price", "cost", "amount", "fee"}
+    | {"rent", "salary", "budget", "score", "speed", "pace", "temperature", "share"}
+)
+
+
 def thing(span: Any, keys: frozenset[str], want: Want) -> bool:
     """Whether ``span`` can answer a question for a thing: no time ("last week" is
     when, not what), no bare number, and something new besides adjectives ("great
     news" to "What news did she share?"), unless the question asks what kind."""
     if span.root.ent_type_ in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
         return False
+    if span.root.ent_type_ in _MEASURES and want.head not in _MEASURED:
+        return False  # "1500 metres" is no band; a "distance" or "price" is a measure
     new = [
         t for t in span if not t.is_stop and not t.is_punct and words.word_key(t.lower_) not in keys
     ]
