@@ -3,7 +3,9 @@
 Each memory command maps one-to-one onto a Memory method; ``keys`` manages the
 servers' API keys; ``serve`` and ``mcp`` run the servers (:mod:`remem.serve`);
 ``bench`` runs the committed benchmarks; ``demo`` shows the whole thing offline.
-Every command is registered the same way (:mod:`remem.commands`).
+Every command is a click command, as in sqlite-utils' cli.py: a few lines over the
+library, its docstring the ``--help`` text with an example; what remem adds to click
+(lazy help texts, option sections, exit statuses) is :mod:`remem.commands`.
 """
 
 from __future__ import annotations

@@ -278,7 +278,9 @@ def mcp(g: Globals, **given: Any) -> int:
     return serve_settings(g, **given)
 
 
-@click.command(cls=Command, help=DESCRIPTION)
+@click.command(
+    cls=Command, help=DESCRIPTION, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @global_options
 @MCP_OPTIONS
 def standalone(db: str, engine: str, key_file: str | None, **given: Any) -> int:
