@@ -647,6 +647,38 @@ def test_each_documented_exit_status(capsys, monkeypatch, tmp_path, phrase, argv
     assert (got, out) == (code, "") and err.startswith("remem: ") and err.count("\n") == 1
 
 
+def _interrupted(*_: Any, **__: Any) -> Any:
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch, db):
+    assert run(capsys, "--db", db, "--engine", "bm25", "add", "a fact", "--user", "u")[0] == 0
+    monkeypatch.setattr(Memory, "count", _interrupted)
+    assert run(capsys, "--db", db, "--engine", "bm25", "count", "--user", "u") == (
+        128 + signal.SIGINT,
+        "",
+        "remem: interrupted\n",
+    )
+
+
+def test_help_shows_the_defaults_the_environment_makes(monkeypatch):
+    """``default %(default)s`` is filled in when --help is shown, from the
+    environment as the command would read it then."""
+    monkeypatch.setenv("REMEM_ENGINE", "bm25")
+    monkeypatch.setenv("REMEM_SERVE_MAX_BODY", "1234")
+    assert "(env REMEM_ENGINE; default bm25)" in _help("remem", cli)
+    serve = _help("remem serve", dict(_commands())["remem serve"])
+    assert "REMEM_SERVE_MAX_BODY; default 1234)" in serve
+    assert "reader of /v1/answer:" in serve and "default none)" in serve
+
+
+def test_the_read_filters_are_listed_apart():
+    search = _help("remem search", dict(_commands())["remem search"])
+    options, filters = search.split("Filters (only memories that pass are ranked or listed):")
+    assert "--user" in options and "--speaker" not in options
+    assert all(f"--{f} " in filters for f in ("session", "speaker", "meta", "after", "before"))
+
+
 # -- import-table --skip-blank (issue 34, finding 14) ----------------------------------------
 
 

@@ -7,6 +7,9 @@ click, and why each part is not click's own:
   names are read from package metadata, which costs every other command time).
   ``section`` lists the option under a heading of its own (the read filters,
   :class:`Command`).
+* :class:`Command`, :class:`Group`: options listed by section, and a command's line
+  in its group's ``--help`` its first paragraph whole (click cuts it at the
+  terminal's width with "...").
 * :func:`main`: remem's exit statuses and one-line errors around click's parsing
   (docs/cli.md lists them). click's own ``main`` turns a closed stdout into exit 1
   and an interrupt into "Aborted!"; remem keeps a shell's 141 and 130.
