@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -12,10 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
 from remem import Memory
-from remem.cli import build_parser, main
+from remem.cli import cli, main
 from remem.llm import local_available
 
 
@@ -159,7 +159,7 @@ def test_bad_input_exits_2_with_message(capsys, db, argv, message):
         assert m.count("u") == 1
 
 
-def test_argparse_errors_exit_2(capsys, db):
+def test_usage_errors_exit_2(capsys, db):
     with pytest.raises(SystemExit) as info:
         main(["--db", db, "add", "text"])  # --user missing
     assert info.value.code == 2
@@ -478,24 +478,45 @@ def test_a_closed_pipe_exits_quietly(tmp_path, argv):
 # -- help ------------------------------------------------------------------------------------
 
 
-def _parsers(parser: argparse.ArgumentParser, name: str = "remem"):
-    """The parser and every subcommand's, with the command line that reaches each."""
-    yield name, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub, subparser in action.choices.items():
-                yield from _parsers(subparser, f"{name} {sub}")
+def _commands(command: click.Command = cli, name: str = "remem"):
+    """The command and every subcommand, with the command line that reaches each."""
+    yield name, command
+    if isinstance(command, click.Group):
+        for sub, subcommand in command.commands.items():
+            yield from _commands(subcommand, f"{name} {sub}")
 
 
-def test_every_option_and_argument_says_what_it_is():
+def _help(name: str, command: click.Command) -> str:
+    """``name --help``'s text, its lines joined."""
+    with click.Context(command, info_name=name) as ctx:
+        return " ".join(command.get_help(ctx).split())
+
+
+def _help_of(param: click.Parameter) -> str:
+    """A parameter's help text, made now where it is made when shown (``--engine``'s)."""
+    make = getattr(param, "make_help", None)
+    return make() if make else getattr(param, "help", None) or ""
+
+
+def test_every_command_option_and_argument_says_what_it_is():
     undocumented = [
-        f"{name}: {'/'.join(action.option_strings) or action.dest}"
-        for name, parser in _parsers(build_parser())
-        for action in parser._actions
-        if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
-        and not (action.help or "").strip()
+        f"{name}: {'/'.join(param.opts) or param.name}"
+        for name, command in _commands()
+        for param in command.params
+        if not _help_of(param).strip()
     ]
+    undocumented += [name for name, command in _commands() if not command.get_short_help_str()]
     assert not undocumented, "\n".join(undocumented)
+
+
+def test_each_command_shows_an_example_of_itself():
+    """The issue 41 convention (sqlite-utils'): every command's --help ends with a
+    command line that runs it."""
+    for name, command in _commands():
+        if name in ("remem", "remem bench", "remem keys"):
+            continue
+        words = name.split()[1:]
+        assert re.search(rf"Examples?: .*remem .*\b{' '.join(words)}\b", _help(name, command)), name
 
 
 def test_help_names_the_choices_and_defaults():
@@ -510,15 +531,15 @@ def test_help_names_the_choices_and_defaults():
     engine_names, llm_names = (part.split() for part in listed.split("|"))
     assert "synapse" in engine_names and "none" in llm_names
 
-    top = " ".join(build_parser().format_help().split())
+    top = _help("remem", cli)
     for name in engine_names:
         base, dash, _ = name.partition("-")
         assert f"{base}-" in top if dash else f"{name} " in top or f"{name}," in top, name
     assert "default hybrid" in top
-    subs = {name: p for name, p in _parsers(build_parser())}
-    add = " ".join(subs["remem add"].format_help().split())
+    subs = dict(_commands())
+    add = _help("remem add", subs["remem add"])
     assert "ISO 8601" in add and "--timestamp" in add
-    ask = " ".join(subs["remem ask"].format_help().split())
+    ask = _help("remem ask", subs["remem ask"])
     for name in llm_names:
         assert name in ask
     assert "default 10" in ask  # -k
@@ -624,6 +645,38 @@ def test_each_documented_exit_status(capsys, monkeypatch, tmp_path, phrase, argv
     argv = [a.replace("TMP", str(tmp_path)) for a in argv]
     got, out, err = run(capsys, "--db", db, "--engine", "bm25", *argv)
     assert (got, out) == (code, "") and err.startswith("remem: ") and err.count("\n") == 1
+
+
+def _interrupted(*_: Any, **__: Any) -> Any:
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch, db):
+    assert run(capsys, "--db", db, "--engine", "bm25", "add", "a fact", "--user", "u")[0] == 0
+    monkeypatch.setattr(Memory, "count", _interrupted)
+    assert run(capsys, "--db", db, "--engine", "bm25", "count", "--user", "u") == (
+        128 + signal.SIGINT,
+        "",
+        "remem: interrupted\n",
+    )
+
+
+def test_help_shows_the_defaults_the_environment_makes(monkeypatch):
+    """``default %(default)s`` is filled in when --help is shown, from the
+    environment as the command would read it then."""
+    monkeypatch.setenv("REMEM_ENGINE", "bm25")
+    monkeypatch.setenv("REMEM_SERVE_MAX_BODY", "1234")
+    assert "(env REMEM_ENGINE; default bm25)" in _help("remem", cli)
+    serve = _help("remem serve", dict(_commands())["remem serve"])
+    assert "REMEM_SERVE_MAX_BODY; default 1234)" in serve
+    assert "reader of /v1/answer:" in serve and "default none)" in serve
+
+
+def test_the_read_filters_are_listed_apart():
+    search = _help("remem search", dict(_commands())["remem search"])
+    options, filters = search.split("Filters (only memories that pass are ranked or listed):")
+    assert "--user" in options and "--speaker" not in options
+    assert all(f"--{f} " in filters for f in ("session", "speaker", "meta", "after", "before"))
 
 
 # -- import-table --skip-blank (issue 34, finding 14) ----------------------------------------

@@ -3,37 +3,52 @@
 Each memory command maps one-to-one onto a Memory method; ``keys`` manages the
 servers' API keys; ``serve`` and ``mcp`` run the servers (:mod:`remem.serve`);
 ``bench`` runs the committed benchmarks; ``demo`` shows the whole thing offline.
-Every command is registered the same way (:mod:`remem.commands`).
+Every command is a click command, as in sqlite-utils' cli.py: a few lines over the
+library, its docstring the ``--help`` text with an example; what remem adds to click
+(lazy help texts, option sections, exit statuses) is :mod:`remem.commands`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+import click
+
 from ._version import __version__
-from .bench.cli import bench
-from .commands import Commands, add_args, arg, names, run
+from .commands import Group, option, options
 from .serve.mcp import mcp
-from .serve.settings import GLOBAL_ARGS, Settings, db_key, env_default
+from .serve.settings import Globals, Settings, db_key, env_default, global_options, origins
 
 if TYPE_CHECKING:
     from .memory import Memory
 
+CONTEXT = {"help_option_names": ["-h", "--help"]}
 
-commands = Commands("command")
-keys = Commands("keys")
+
+@click.group(cls=Group, context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="remem", message="%(prog)s %(version)s")
+@global_options
+@click.pass_context
+def cli(ctx: click.Context, db: str, engine: str, key_file: str | None) -> None:
+    """Long-term memory for LLM agents.
+
+    \b
+    Example:
+        remem add "I keep my passport in the blue drawer" --user ana
+        remem search "where is my passport?" --user ana
+    """
+    ctx.obj = Globals(db, engine, key_file)
 
 
 # -- memory commands ----------------------------------------------------------------------
 
 
 @contextmanager
-def _memory(args: argparse.Namespace, *, create: bool = False, **options: Any) -> Iterator[Memory]:
+def _memory(g: Globals, *, create: bool = False, **settings: Any) -> Iterator[Memory]:
     """The Memory of the global options (``--db``, ``--engine``, ``--key-file``),
     closed afterwards.
 
@@ -43,8 +58,8 @@ def _memory(args: argparse.Namespace, *, create: bool = False, **options: Any) -
     from .memory import Memory
 
     store = None if create else {"create": False}
-    key = db_key(args.key_file)
-    with Memory(args.db, engine=args.engine, store_options=store, key=key, **options) as mem:
+    key = db_key(g.key_file)
+    with Memory(g.db, engine=g.engine, store_options=store, key=key, **settings) as mem:
         yield mem
 
 
@@ -66,55 +81,57 @@ def _print_hits(hits: Sequence[Any], *, as_json: bool, score: bool) -> None:
             _print_line(h, score=score)
 
 
-def _missing(args: argparse.Namespace) -> int:
-    print(f"remem: no memory {args.id} for user {args.user}", file=sys.stderr)
+def _missing(memory_id: str, user: str) -> int:
+    print(f"remem: no memory {memory_id} for user {user}", file=sys.stderr)
     return 1
 
 
-USER = arg("--user", required=True, help="the user's id: each user's memories are apart")
-K = arg("-k", type=int, default=10, help="how many memories to use (default %(default)s)")
+USER = option("--user", required=True, help="the user's id: each user's memories are apart")
+K = option("-k", type=int, default=10, help="how many memories to use (default %(default)s)")
 READERS = (
     "auto (local when installed, else none), local (SmolLM2, offline), openai (any "
     "OpenAI-compatible endpoint), none (no model: the best evidence sentence)"
 )
 """The ``--llm`` choices, as :func:`remem.llm.create_llm` takes them (a test holds the
 two together; listing them here keeps ``remem --help`` from importing the LLMs)."""
-NOW = arg(
+NOW = option(
     "--now",
     help="ISO 8601: when the question is asked (default: now); '10 days ago' and "
     "'last Saturday' in it are taken relative to this",
 )
+JSON_LINES = option("--json", "as_json", is_flag=True, help="print JSON lines")
 
-_FILTER = "filters (only memories that pass are ranked or listed)"
-FILTERS = [
-    arg("--session", dest="f_session", action="append", group=_FILTER,
-        help="from this session (repeat: any of)"),
-    arg("--speaker", dest="f_speaker", action="append", group=_FILTER,
-        help="said by this speaker (repeat: any of)"),
-    arg("--meta", dest="f_meta", action="append", metavar="KEY=VALUE", group=_FILTER,
-        help="metadata KEY equals VALUE (JSON when it parses: 1, true; else text); "
-        "repeat for more keys, the same key twice means any of"),
-    arg("--after", dest="f_after", group=_FILTER, help="said at or after this ISO 8601 time"),
-    arg("--before", dest="f_before", group=_FILTER, help="said before this ISO 8601 time"),
-    arg("--event-after", dest="f_event_after", group=_FILTER,
-        help="talks about a time overlapping from this ISO 8601 time on"),
-    arg("--event-before", dest="f_event_before", group=_FILTER,
-        help="talks about a time overlapping before this ISO 8601 time"),
-]  # fmt: skip
+_FILTER = "Filters (only memories that pass are ranked or listed)"
+FILTERS = options(
+    option("--session", "f_session", multiple=True, section=_FILTER,
+           help="from this session (repeat: any of)"),
+    option("--speaker", "f_speaker", multiple=True, section=_FILTER,
+           help="said by this speaker (repeat: any of)"),
+    option("--meta", "f_meta", multiple=True, metavar="KEY=VALUE", section=_FILTER,
+           help="metadata KEY equals VALUE (JSON when it parses: 1, true; else text); "
+           "repeat for more keys, the same key twice means any of"),
+    option("--after", "f_after", section=_FILTER, help="said at or after this ISO 8601 time"),
+    option("--before", "f_before", section=_FILTER, help="said before this ISO 8601 time"),
+    option("--event-after", "f_event_after", section=_FILTER,
+           help="talks about a time overlapping from this ISO 8601 time on"),
+    option("--event-before", "f_event_before", section=_FILTER,
+           help="talks about a time overlapping before this ISO 8601 time"),
+)  # fmt: skip
 """The read commands' filter options, as ``Memory(..., filters=)`` takes them."""
 
 
-def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The filter options as a ``filters`` mapping (checked by ``Memory``), None for none."""
+def _filters(given: dict[str, Any]) -> dict[str, Any] | None:
+    """The filter options (``f_*``) as a ``filters`` mapping (checked by ``Memory``),
+    None for none."""
     out: dict[str, Any] = {}
     for key in ("session", "speaker"):
-        if getattr(args, f"f_{key}", None):
-            out["session_id" if key == "session" else key] = getattr(args, f"f_{key}")
+        if given.get(f"f_{key}"):
+            out["session_id" if key == "session" else key] = list(given[f"f_{key}"])
     for key in ("after", "before", "event_after", "event_before"):
-        if getattr(args, f"f_{key}", None) is not None:
-            out[key] = getattr(args, f"f_{key}")
+        if given.get(f"f_{key}") is not None:
+            out[key] = given[f"f_{key}"]
     meta: dict[str, list[Any]] = {}
-    for item in getattr(args, "f_meta", None) or []:
+    for item in given.get("f_meta") or ():
         key, sep, raw = item.partition("=")
         if not sep or not key:
             from .errors import InvalidFilterError
@@ -135,49 +152,51 @@ def _meta_value(raw: str) -> Any:
     return value if isinstance(value, (int, float, bool, str)) or value is None else raw
 
 
-@commands.command(
-    "demo",
-    help="remember a small conversation and query it (offline)",
-    args=[
-        arg("-k", type=int, default=5, help="evidence shown per question (default %(default)s)"),
-        arg("--llm", default="auto", help=f"reader: {READERS} (default %(default)s)"),
-        arg(
-            "--encrypted",
-            action="store_true",
-            help="in an encrypted database (needs the 'encrypt' extra), and show that "
-            "its bytes hold none of the conversation's words",
-        ),
-    ],
+@cli.command()
+@option("-k", type=int, default=5, help="evidence shown per question (default %(default)s)")
+@option("--llm", default="auto", help=f"reader: {READERS} (default %(default)s)")
+@option(
+    "--encrypted",
+    is_flag=True,
+    help="in an encrypted database (needs the 'encrypt' extra), and show that "
+    "its bytes hold none of the conversation's words",
 )
-def demo(args: argparse.Namespace) -> int:
+@click.pass_obj
+def demo(g: Globals, k: int, llm: str, encrypted: bool) -> int:
+    """remember a small conversation and query it (offline)
+
+    \b
+    Example:
+        remem demo --llm none
+    """
     from .demo import run_demo
 
-    return run_demo(engine=args.engine, k=args.k, llm=args.llm, encrypted=args.encrypted)
+    return run_demo(engine=g.engine, k=k, llm=llm, encrypted=encrypted)
 
 
-@commands.command(
-    "ask",
-    help="answer a question from a user's memory (or refuse)",
-    args=[
-        arg("question", help="the question, in words"),
-        USER,
-        K,
-        NOW,
-        *FILTERS,
-        arg(
-            "--llm",
-            default_from=env_default("llm"),
-            help=f"reader: {READERS} (env REMEM_LLM; default %(default)s)",
-        ),
-        arg("--json", action="store_true", help="print the Answer as JSON"),
-    ],
+@cli.command()
+@click.argument("question", help="the question, in words")
+@options(USER, K, NOW, FILTERS)
+@option(
+    "--llm",
+    default=env_default("llm"),
+    help=f"reader: {READERS} (env REMEM_LLM; default %(default)s)",
 )
-def ask(args: argparse.Namespace) -> None:
-    with _memory(args, llm=args.llm) as mem:
-        a = mem.answer(
-            args.question, user_id=args.user, k=args.k, now=args.now, filters=_filters(args)
-        )
-        if args.json:
+@option("--json", "as_json", is_flag=True, help="print the Answer as JSON")
+@click.pass_obj
+def ask(
+    g: Globals, question: str, user: str, k: int, now: str | None, llm: str, as_json: bool,
+    **given: Any,
+) -> None:  # fmt: skip
+    """answer a question from a user's memory (or refuse)
+
+    \b
+    Example:
+        remem ask "where is my passport?" --user ana --llm none
+    """
+    with _memory(g, llm=llm) as mem:
+        a = mem.answer(question, user_id=user, k=k, now=now, filters=_filters(given))
+        if as_json:
             print(json.dumps(a.to_dict(), ensure_ascii=False))
             return
         print(a.text)
@@ -186,75 +205,73 @@ def ask(args: argparse.Namespace) -> None:
             print(f"  - [{h.timestamp:%Y-%m-%d}] {who}{h.text}", file=sys.stderr)
 
 
-@commands.command(
-    "add",
-    help="store one memory; prints its id",
-    args=[
-        arg("text", help="what to remember"),
-        USER,
-        arg("--speaker", help="who said it"),
-        arg(
-            "--timestamp",
-            help="when it was said, ISO 8601: 2023-05-08T13:56:00, 2023-05-08, or with an "
-            "offset (Z, +01:00); without one it is kept as given (default: now, UTC)",
-        ),
-        arg("--session", help="the conversation it belongs to, an id of your choice"),
-        arg("--metadata", help="a JSON object"),
-    ],
+@cli.command()
+@click.argument("text", help="what to remember")
+@USER
+@option("--speaker", help="who said it")
+@option(
+    "--timestamp",
+    help="when it was said, ISO 8601: 2023-05-08T13:56:00, 2023-05-08, or with an "
+    "offset (Z, +01:00); without one it is kept as given (default: now, UTC)",
 )
-def add(args: argparse.Namespace) -> None:
-    with _memory(args, create=True) as mem:
-        metadata = json.loads(args.metadata) if args.metadata else None
+@option("--session", help="the conversation it belongs to, an id of your choice")
+@option("--metadata", help="a JSON object")
+@click.pass_obj
+def add(
+    g: Globals, text: str, user: str, speaker: str | None, timestamp: str | None,
+    session: str | None, metadata: str | None,
+) -> None:  # fmt: skip
+    """store one memory; prints its id
+
+    \b
+    Example:
+        remem add "I keep my passport in the blue drawer" --user ana --speaker Ana
+    """
+    with _memory(g, create=True) as mem:
+        meta = json.loads(metadata) if metadata else None
         print(
             mem.add(
-                args.text,
-                user_id=args.user,
-                speaker=args.speaker,
-                timestamp=args.timestamp,
-                session_id=args.session,
-                metadata=metadata,
+                text, user_id=user, speaker=speaker, timestamp=timestamp,
+                session_id=session, metadata=meta,
             )
-        )
+        )  # fmt: skip
 
 
-@commands.command(
-    "search",
-    help="the user's best memories for a query",
-    args=[
-        arg("query", help="what to look for, in words"),
-        USER,
-        K,
-        NOW,
-        *FILTERS,
-        arg("--json", action="store_true", help="print JSON lines"),
-    ],
-)
-def search(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        hits = mem.search(
-            args.query, user_id=args.user, k=args.k, now=args.now, filters=_filters(args)
-        )
-        _print_hits(hits, as_json=args.json, score=True)
+@cli.command()
+@click.argument("query", help="what to look for, in words")
+@options(USER, K, NOW, FILTERS, JSON_LINES)
+@click.pass_obj
+def search(
+    g: Globals, query: str, user: str, k: int, now: str | None, as_json: bool, **given: Any
+) -> None:
+    """the user's best memories for a query
+
+    \b
+    Example:
+        remem search "where is my passport?" --user ana -k 3 --json
+    """
+    with _memory(g) as mem:
+        hits = mem.search(query, user_id=user, k=k, now=now, filters=_filters(given))
+        _print_hits(hits, as_json=as_json, score=True)
 
 
-@commands.command(
-    "recall",
-    help="search with the engine's confidence, gate and paths",
-    args=[
-        arg("query", help="what to look for, in words"),
-        USER,
-        K,
-        NOW,
-        *FILTERS,
-        arg("--json", action="store_true", help="print the Recall as JSON"),
-    ],
-)
-def recall(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        rec = mem.recall(
-            args.query, user_id=args.user, k=args.k, now=args.now, filters=_filters(args)
-        )
-        if args.json:
+@cli.command()
+@click.argument("query", help="what to look for, in words")
+@options(USER, K, NOW, FILTERS)
+@option("--json", "as_json", is_flag=True, help="print the Recall as JSON")
+@click.pass_obj
+def recall(
+    g: Globals, query: str, user: str, k: int, now: str | None, as_json: bool, **given: Any
+) -> None:
+    """search with the engine's confidence, gate and paths
+
+    \b
+    Example:
+        remem --engine synapse recall "when did Ana move?" --user ana
+    """
+    with _memory(g) as mem:
+        rec = mem.recall(query, user_id=user, k=k, now=now, filters=_filters(given))
+        if as_json:
             print(json.dumps(rec.to_dict(), ensure_ascii=False))
             return
         verdict = "refuse: not in memory" if rec.refuse else "answerable"
@@ -265,93 +282,130 @@ def recall(args: argparse.Namespace) -> None:
                 print(f"          via {rec.explanations[h.id]}")
 
 
-@commands.command(
-    "list",
-    help="a user's memories in the order they were added",
-    args=[
-        USER,
-        arg("--limit", type=int, default=None, help="at most this many (default: all)"),
-        arg("--offset", type=int, default=0, help="skip this many first (default 0)"),
-        *FILTERS,
-        arg("--json", action="store_true", help="print JSON lines"),
-    ],
-)
-def list_memories(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        hits = mem.memories(args.user, limit=args.limit, offset=args.offset, filters=_filters(args))
-        _print_hits(hits, as_json=args.json, score=False)
+@cli.command("list")
+@USER
+@option("--limit", type=int, default=None, help="at most this many (default: all)")
+@option("--offset", type=int, default=0, help="skip this many first (default 0)")
+@options(FILTERS, JSON_LINES)
+@click.pass_obj
+def list_memories(
+    g: Globals, user: str, limit: int | None, offset: int, as_json: bool, **given: Any
+) -> None:
+    """a user's memories in the order they were added
+
+    \b
+    Example:
+        remem list --user ana --limit 20 --speaker Ana
+    """
+    with _memory(g) as mem:
+        hits = mem.memories(user, limit=limit, offset=offset, filters=_filters(given))
+        _print_hits(hits, as_json=as_json, score=False)
 
 
-@commands.command("users", help="every user with memories")
-def users(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
+@cli.command()
+@click.pass_obj
+def users(g: Globals) -> None:
+    """every user with memories
+
+    \b
+    Example:
+        remem --db memory.db users
+    """
+    with _memory(g) as mem:
         for name in mem.users():
             print(name)
 
 
-@commands.command("consolidate", help="run the engine's pending consolidation now", args=[USER])
-def consolidate(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        print(mem.consolidate(args.user))
+@cli.command()
+@USER
+@click.pass_obj
+def consolidate(g: Globals, user: str) -> None:
+    """run the engine's pending consolidation now
+
+    \b
+    Example:
+        remem --engine synapse consolidate --user ana
+    """
+    with _memory(g) as mem:
+        print(mem.consolidate(user))
 
 
-MEMORY_ID = arg("id", help="the memory's id, as add printed it")
+MEMORY_ID = click.argument("memory_id", metavar="ID", help="the memory's id, as add printed it")
 
 
-@commands.command("get", help="one memory by id", args=[MEMORY_ID, USER])
-def get(args: argparse.Namespace) -> int:
-    with _memory(args) as mem:
-        hit = mem.get(args.id, user_id=args.user)
+@cli.command()
+@MEMORY_ID
+@USER
+@click.pass_obj
+def get(g: Globals, memory_id: str, user: str) -> int:
+    """one memory by id
+
+    \b
+    Example:
+        remem get 5f0c...e1 --user ana
+    """
+    with _memory(g) as mem:
+        hit = mem.get(memory_id, user_id=user)
         if hit is None:
-            return _missing(args)
+            return _missing(memory_id, user)
         _print_hit(hit)
         return 0
 
 
-@commands.command(
-    "update",
-    help="change one memory's text, metadata or time; prints it as it now is (JSON)",
-    description="Change one memory (its id stays) and print it as JSON. Options not "
-    "given are kept; --metadata replaces the metadata whole. The old version stays in "
-    "'remem history' until the memory is deleted.",
-    args=[
-        MEMORY_ID,
-        USER,
-        arg("--text", help="the new text"),
-        arg("--metadata", help="the new metadata, a JSON object ('{}' clears it)"),
-        arg("--timestamp", help="the new time of saying, ISO 8601 (as 'add' takes it)"),
-    ],
-)
-def update(args: argparse.Namespace) -> int:
+@cli.command()
+@MEMORY_ID
+@USER
+@option("--text", help="the new text")
+@option("--metadata", help="the new metadata, a JSON object ('{}' clears it)")
+@option("--timestamp", help="the new time of saying, ISO 8601 (as 'add' takes it)")
+@click.pass_obj
+def update(
+    g: Globals, memory_id: str, user: str, text: str | None, metadata: str | None,
+    timestamp: str | None,
+) -> int:  # fmt: skip
+    """change one memory's text, metadata or time; prints it as it now is (JSON)
+
+    Change one memory (its id stays) and print it as JSON. Options not given are
+    kept; --metadata replaces the metadata whole. The old version stays in 'remem
+    history' until the memory is deleted.
+
+    \b
+    Example:
+        remem update 5f0c...e1 --user ana --text "My bike is blue now"
+    """
     from .errors import NotFoundError
 
-    metadata = json.loads(args.metadata) if args.metadata is not None else None
-    with _memory(args) as mem:
+    meta = json.loads(metadata) if metadata is not None else None
+    with _memory(g) as mem:
         try:
-            hit = mem.update(
-                args.id, args.user, text=args.text, metadata=metadata, timestamp=args.timestamp
-            )
+            hit = mem.update(memory_id, user, text=text, metadata=meta, timestamp=timestamp)
         except NotFoundError:
-            return _missing(args)
+            return _missing(memory_id, user)
         _print_hit(hit)
         return 0
 
 
-@commands.command(
-    "history",
-    help="one memory's versions, oldest first",
-    args=[MEMORY_ID, USER, arg("--json", action="store_true", help="print JSON lines")],
-)
-def history(args: argparse.Namespace) -> int:
+@cli.command()
+@MEMORY_ID
+@USER
+@JSON_LINES
+@click.pass_obj
+def history(g: Globals, memory_id: str, user: str, as_json: bool) -> int:
+    """one memory's versions, oldest first
+
+    \b
+    Example:
+        remem history 5f0c...e1 --user ana
+    """
     from .errors import NotFoundError
 
-    with _memory(args) as mem:
+    with _memory(g) as mem:
         try:
-            versions = mem.history(args.id, args.user)
+            versions = mem.history(memory_id, user)
         except NotFoundError:
-            return _missing(args)
+            return _missing(memory_id, user)
     for v in versions:
-        if args.json:
+        if as_json:
             print(json.dumps(v.to_dict(), ensure_ascii=False))
         else:
             changed = ",".join(v.changed) or "added"
@@ -359,97 +413,129 @@ def history(args: argparse.Namespace) -> int:
     return 0
 
 
-@commands.command("delete", help="delete one memory", args=[MEMORY_ID, USER])
-def delete(args: argparse.Namespace) -> int:
-    with _memory(args) as mem:
-        return 0 if mem.delete(args.id, user_id=args.user) else _missing(args)
+@cli.command()
+@MEMORY_ID
+@USER
+@click.pass_obj
+def delete(g: Globals, memory_id: str, user: str) -> int:
+    """delete one memory
+
+    \b
+    Example:
+        remem delete 5f0c...e1 --user ana
+    """
+    with _memory(g) as mem:
+        return 0 if mem.delete(memory_id, user_id=user) else _missing(memory_id, user)
 
 
-@commands.command(
-    "delete-user",
-    help="erase everything of a user",
-    args=[arg("user", help="the user's id; all their memories are erased")],
+@cli.command("delete-user")
+@click.argument("user", help="the user's id; all their memories are erased")
+@click.pass_obj
+def delete_user(g: Globals, user: str) -> None:
+    """erase everything of a user
+
+    \b
+    Example:
+        remem delete-user ana
+    """
+    with _memory(g) as mem:
+        print(mem.delete_user(user))
+
+
+@cli.command()
+@USER
+@click.pass_obj
+def count(g: Globals, user: str) -> None:
+    """number of memories of a user
+
+    \b
+    Example:
+        remem --db memory.db count --user ana
+    """
+    with _memory(g) as mem:
+        print(mem.count(user))
+
+
+@cli.command("export-table")
+@click.argument("path", help="the JSON file to write")
+@USER
+@click.pass_obj
+def export_table(g: Globals, path: str, user: str) -> None:
+    """write a user's global memory table (JSON)
+
+    \b
+    Example:
+        remem export-table ana.json --user ana
+    """
+    with _memory(g) as mem:
+        print(mem.export_table(user, path))
+
+
+@cli.command("import-table")
+@click.argument("path", help="a table written by export-table")
+@USER
+@option(
+    "--skip-blank",
+    is_flag=True,
+    help="leave out entries whose text is blank (empty, whitespace or invisible "
+    "characters only) instead of refusing the table; stderr says which",
 )
-def delete_user(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        print(mem.delete_user(args.user))
+@click.pass_obj
+def import_table(g: Globals, path: str, user: str, skip_blank: bool) -> None:
+    """add an exported table's entries to a user
 
-
-@commands.command("count", help="number of memories of a user", args=[USER])
-def count(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        print(mem.count(args.user))
-
-
-@commands.command(
-    "export-table",
-    help="write a user's global memory table (JSON)",
-    args=[arg("path", help="the JSON file to write"), USER],
-)
-def export_table(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        print(mem.export_table(args.user, args.path))
-
-
-@commands.command(
-    "import-table",
-    help="add an exported table's entries to a user",
-    args=[
-        arg("path", help="a table written by export-table"),
-        USER,
-        arg(
-            "--skip-blank",
-            action="store_true",
-            help="leave out entries whose text is blank (empty, whitespace or invisible "
-            "characters only) instead of refusing the table; stderr says which",
-        ),
-    ],
-)
-def import_table(args: argparse.Namespace) -> None:
-    with _memory(args, create=True) as mem:
-        ids = mem.import_table(args.path, args.user, skip_blank=args.skip_blank)
+    \b
+    Example:
+        remem import-table ana.json --user ana-copy
+    """
+    with _memory(g, create=True) as mem:
+        ids = mem.import_table(path, user, skip_blank=skip_blank)
         print(len(ids))
         if ids.skipped:
             _say_skipped(ids.skipped)
 
 
-@commands.command(
-    "export",
-    help="write a user's memories as versioned JSONL (ids, times, history)",
-    args=[
-        arg("path", help="the JSONL file to write ('-': standard output)"),
-        USER,
-        arg("--vectors", action="store_true", help="add each memory's vector"),
-    ],
-)
-def export_jsonl(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
-        if args.path == "-":
-            n = mem.export_jsonl(args.user, sys.stdout, vectors=args.vectors)
+@cli.command("export")
+@click.argument("path", help="the JSONL file to write ('-': standard output)")
+@USER
+@option("--vectors", is_flag=True, help="add each memory's vector")
+@click.pass_obj
+def export_jsonl(g: Globals, path: str, user: str, vectors: bool) -> None:
+    """write a user's memories as versioned JSONL (ids, times, history)
+
+    \b
+    Example:
+        remem export ana.jsonl --user ana
+    """
+    with _memory(g) as mem:
+        if path == "-":
+            n = mem.export_jsonl(user, sys.stdout, vectors=vectors)
             print(f"remem: exported {n} memories", file=sys.stderr)
         else:
-            print(mem.export_jsonl(args.user, args.path, vectors=args.vectors))
+            print(mem.export_jsonl(user, path, vectors=vectors))
 
 
-@commands.command(
-    "import",
-    help="add the memories of a JSONL export to a user, keeping ids, times and history",
-    args=[
-        arg("path", help="a file written by 'remem export' ('-': standard input)"),
-        USER,
-        arg(
-            "--on-conflict",
-            choices=("error", "skip"),
-            default="error",
-            help="a memory id the user has already: refuse the import (default) or "
-            "leave that line out (to run an interrupted import again)",
-        ),
-    ],
+@cli.command("import")
+@click.argument("path", help="a file written by 'remem export' ('-': standard input)")
+@USER
+@option(
+    "--on-conflict",
+    type=click.Choice(["error", "skip"]),
+    default="error",
+    help="a memory id the user has already: refuse the import (default) or "
+    "leave that line out (to run an interrupted import again)",
 )
-def import_jsonl(args: argparse.Namespace) -> None:
-    source = sys.stdin.buffer if args.path == "-" else args.path
-    with _memory(args, create=True) as mem:
-        print(mem.import_jsonl(source, args.user, on_conflict=args.on_conflict))
+@click.pass_obj
+def import_jsonl(g: Globals, path: str, user: str, on_conflict: str) -> None:
+    """add the memories of a JSONL export to a user, keeping ids, times and history
+
+    \b
+    Example:
+        remem --db other.db import ana.jsonl --user ana
+    """
+    source = sys.stdin.buffer if path == "-" else path
+    with _memory(g, create=True) as mem:
+        print(mem.import_jsonl(source, user, on_conflict=on_conflict))
 
 
 def _say_skipped(positions: Sequence[int]) -> None:
@@ -462,7 +548,7 @@ def _say_skipped(positions: Sequence[int]) -> None:
 
 # -- encryption at rest -------------------------------------------------------------------
 
-NEW_KEY = arg(
+NEW_KEY = option(
     "--new-key-file",
     metavar="PATH",
     required=True,
@@ -470,21 +556,21 @@ NEW_KEY = arg(
 )
 
 
-def _rewrite(args: argparse.Namespace, old: str | None, new: str | None, done: str) -> None:
+def _rewrite(g: Globals, old: str | None, new: str | None, done: str) -> None:
     """Write ``--db`` anew under ``new`` (``store/cipher.py``: a new file beside it,
     fsynced, renamed over it; a run stopped part-way leaves the old file whole)."""
     from .errors import InvalidInputError
     from .store import is_postgres
     from .store.cipher import rewrite
 
-    if is_postgres(args.db) or args.db == ":memory:":
+    if is_postgres(g.db) or g.db == ":memory:":
         raise InvalidInputError("encrypt, decrypt and rekey work on SQLite files")
-    rewrite(args.db, old, new)
-    print(f"{args.db}: {done}", file=sys.stderr)
+    rewrite(g.db, old, new)
+    print(f"{g.db}: {done}", file=sys.stderr)
 
 
-def _current_key(args: argparse.Namespace) -> str:
-    key = db_key(args.key_file)
+def _current_key(g: Globals) -> str:
+    key = db_key(g.key_file)
     if key is None:
         from .errors import InvalidInputError
 
@@ -494,153 +580,169 @@ def _current_key(args: argparse.Namespace) -> str:
     return key
 
 
-@commands.command(
-    "encrypt",
-    help="encrypt a plain SQLite database under a new key, atomically",
-    args=[NEW_KEY],
-)
-def encrypt(args: argparse.Namespace) -> None:
+@cli.command()
+@NEW_KEY
+@click.pass_obj
+def encrypt(g: Globals, new_key_file: str) -> None:
+    """encrypt a plain SQLite database under a new key, atomically
+
+    \b
+    Example:
+        remem --db memory.db encrypt --new-key-file key.txt
+    """
     from .store.cipher import read_key_file
 
-    _rewrite(args, None, read_key_file(args.new_key_file), "encrypted")
+    _rewrite(g, None, read_key_file(new_key_file), "encrypted")
 
 
-@commands.command(
-    "decrypt",
-    help="write an encrypted database back as a plain one (key: --key-file or REMEM_DB_KEY)",
-)
-def decrypt(args: argparse.Namespace) -> None:
-    _rewrite(args, _current_key(args), None, "decrypted (a plain file now)")
+@cli.command()
+@click.pass_obj
+def decrypt(g: Globals) -> None:
+    """write an encrypted database back as a plain one (key: --key-file or REMEM_DB_KEY)
+
+    \b
+    Example:
+        remem --db memory.db --key-file key.txt decrypt
+    """
+    _rewrite(g, _current_key(g), None, "decrypted (a plain file now)")
 
 
-@commands.command(
-    "rekey",
-    help="re-encrypt a database under a new key, atomically (old key: --key-file or REMEM_DB_KEY)",
-    args=[NEW_KEY],
-)
-def rekey(args: argparse.Namespace) -> None:
+@cli.command()
+@NEW_KEY
+@click.pass_obj
+def rekey(g: Globals, new_key_file: str) -> None:
+    """re-encrypt a database under a new key, atomically (old key: --key-file or REMEM_DB_KEY)
+
+    \b
+    Example:
+        remem --db memory.db --key-file old.txt rekey --new-key-file new.txt
+    """
     from .store.cipher import read_key_file
 
-    _rewrite(args, _current_key(args), read_key_file(args.new_key_file), "rekeyed")
+    _rewrite(g, _current_key(g), read_key_file(new_key_file), "rekeyed")
 
 
 # -- the servers and their keys -----------------------------------------------------------
 
 
-@commands.command(
-    "serve",
-    help="the HTTP API (needs the 'server' extra)",
-    args=[
-        arg("--path", help="database file or postgresql:// URL (default: --db)"),
-        arg(
-            "--host",
-            default_from=env_default("host"),
-            help="interface to listen on (default %(default)s: this machine only)",
-        ),
-        arg(
-            "--port",
-            type=int,
-            default_from=env_default("port"),
-            help="TCP port (default %(default)s)",
-        ),
-        arg("--workers", type=int, default_from=env_default("workers"), help="worker processes"),
-        arg(
-            "--llm",
-            default_from=env_default("llm", http=True),
-            help=f"reader of /v1/answer: {READERS} (env REMEM_LLM; default %(default)s)",
-        ),
-        arg(
-            "--max-body-bytes",
-            type=int,
-            default_from=env_default("max_body_bytes"),
-            help="largest request body accepted, in bytes (env REMEM_SERVE_MAX_BODY; "
-            "default %(default)s)",
-        ),
-        arg(
-            "--cors",
-            type=names,
-            default_from=env_default("cors_origins"),
-            help="allowed origins (default: none)",
-        ),
-        arg(
-            "--key-cache",
-            type=float,
-            default_from=env_default("key_cache_s"),
-            help="seconds a verified key is cached",
-        ),
-        arg(
-            "--pool-size",
-            type=int,
-            default_from=env_default("pool_size"),
-            help="PostgreSQL connections per worker (default 10)",
-        ),
-        arg(
-            "--log-level",
-            default_from=env_default("log_level"),
-            help="uvicorn's: critical, error, warning, info (access log), debug, trace "
-            "(default %(default)s)",
-        ),
-    ],
+@cli.command()
+@option("--path", help="database file or postgresql:// URL (default: --db)")
+@option(
+    "--host",
+    default=env_default("host"),
+    help="interface to listen on (default %(default)s: this machine only)",
 )
-def serve(args: argparse.Namespace) -> None:
+@option("--port", type=int, default=env_default("port"), help="TCP port (default %(default)s)")
+@option("--workers", type=int, default=env_default("workers"), help="worker processes")
+@option(
+    "--llm",
+    default=env_default("llm", http=True),
+    help=f"reader of /v1/answer: {READERS} (env REMEM_LLM; default %(default)s)",
+)
+@option(
+    "--max-body-bytes",
+    type=int,
+    default=env_default("max_body_bytes"),
+    help="largest request body accepted, in bytes (env REMEM_SERVE_MAX_BODY; default %(default)s)",
+)
+@option(
+    "--cors",
+    default=lambda: ",".join(env_default("cors_origins")()),
+    help="allowed origins, comma-separated (default: none)",
+)
+@option(
+    "--key-cache",
+    type=float,
+    default=env_default("key_cache_s"),
+    help="seconds a verified key is cached",
+)
+@option(
+    "--pool-size",
+    type=int,
+    default=env_default("pool_size"),
+    help="PostgreSQL connections per worker (default 10)",
+)
+@option(
+    "--log-level",
+    default=env_default("log_level"),
+    help="uvicorn's: critical, error, warning, info (access log), debug, trace "
+    "(default %(default)s)",
+)
+@click.pass_obj
+def serve(g: Globals, path: str | None, cors: str, key_cache: float, **given: Any) -> None:
+    """the HTTP API (needs the 'server' extra)
+
+    \b
+    Example:
+        remem --db memory.db serve --port 8080 --workers 2
+    """
     from .serve.http import serve as serve_http
 
     serve_http(
         Settings(
-            db=args.path or args.db,
-            key_file=args.key_file or "",
-            engine=args.engine,
-            llm=args.llm,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            max_body_bytes=args.max_body_bytes,
-            cors_origins=tuple(args.cors),
-            key_cache_s=args.key_cache,
-            pool_size=args.pool_size,
-            log_level=args.log_level,
+            db=path or g.db,
+            key_file=g.key_file or "",
+            engine=g.engine,
+            cors_origins=origins(cors),
+            key_cache_s=key_cache,
+            **given,
         )
     )
 
 
-@commands.command(
-    "ui",
-    help="the memory explorer page, for you on this machine (needs the 'server' extra)",
-    description="Serve the memory explorer (users, memories, search with how each hit "
-    "was reached, SYNAPSE's activated graph, ILSTMA's short-term memory, deletes) at "
-    "http://HOST:PORT/ui/ over an existing database. It answers without API keys, so "
-    "it listens on loopback only; ?user=ID opens a user. For others, run remem serve "
-    "and open /ui there (keyed, one tenant's users).",
-    args=[
-        arg("--host", default="127.0.0.1", help="a loopback address (default %(default)s)"),
-        arg("--port", type=int, default=8090, help="TCP port (default %(default)s)"),
-    ],
-)
-def ui(args: argparse.Namespace) -> None:
+@cli.command()
+@option("--host", default="127.0.0.1", help="a loopback address (default %(default)s)")
+@option("--port", type=int, default=8090, help="TCP port (default %(default)s)")
+@click.pass_obj
+def ui(g: Globals, host: str, port: int) -> None:
+    """the memory explorer page, for you on this machine (needs the 'server' extra)
+
+    Serve the memory explorer (users, memories, search with how each hit was
+    reached, SYNAPSE's activated graph, ILSTMA's short-term memory, deletes) at
+    http://HOST:PORT/ui/ over an existing database. It answers without API keys, so
+    it listens on loopback only; ?user=ID opens a user. For others, run remem serve
+    and open /ui there (keyed, one tenant's users).
+
+    \b
+    Example:
+        remem --db memory.db ui --port 8090
+    """
     from .serve.http import serve_local
 
-    serve_local(args.db, args.engine, args.host, args.port, db_key(args.key_file))
+    serve_local(g.db, g.engine, host, port, db_key(g.key_file))
 
 
 @contextmanager
-def _key_ring(args: argparse.Namespace, *, create: bool = False) -> Iterator[Any]:
+def _key_ring(g: Globals, *, create: bool = False) -> Iterator[Any]:
     from .keys import KeyRing
 
-    with _memory(args, create=create, llm="none") as mem:
+    with _memory(g, create=create, llm="none") as mem:
         yield KeyRing.of(mem)
 
 
-@keys.command(
-    "create",
-    help="a new key for a tenant; printed once",
-    args=[
-        arg("--tenant", required=True, help="the tenant the key is bound to"),
-        arg("--label", help="a note to know the key by in keys list"),
-    ],
-)
-def keys_create(args: argparse.Namespace) -> None:
-    with _key_ring(args, create=True) as ring:
-        key, info = ring.create(args.tenant, args.label)
+@cli.group()
+def keys() -> None:
+    """API keys of the servers (each bound to one tenant)
+
+    \b
+    Example:
+        remem keys create --tenant acme --label laptop
+    """
+
+
+@keys.command("create")
+@option("--tenant", required=True, help="the tenant the key is bound to")
+@option("--label", help="a note to know the key by in keys list")
+@click.pass_obj
+def keys_create(g: Globals, tenant: str, label: str | None) -> None:
+    """a new key for a tenant; printed once
+
+    \b
+    Example:
+        remem keys create --tenant acme --label laptop
+    """
+    with _key_ring(g, create=True) as ring:
+        key, info = ring.create(tenant, label)
         print(key)
         print(
             f"key id {info.key_id} for tenant {info.tenant}: store the key now, it is "
@@ -649,55 +751,67 @@ def keys_create(args: argparse.Namespace) -> None:
         )
 
 
-@keys.command(
-    "list",
-    help="keys (never their secrets)",
-    args=[
-        arg("--tenant", help="only this tenant's keys"),
-        arg("--json", action="store_true", help="print JSON lines"),
-    ],
-)
-def keys_list(args: argparse.Namespace) -> None:
-    with _key_ring(args) as ring:
-        for info in ring.list(args.tenant):
-            if args.json:
+@keys.command("list")
+@option("--tenant", help="only this tenant's keys")
+@JSON_LINES
+@click.pass_obj
+def keys_list(g: Globals, tenant: str | None, as_json: bool) -> None:
+    """keys (never their secrets)
+
+    \b
+    Example:
+        remem keys list --tenant acme
+    """
+    with _key_ring(g) as ring:
+        for info in ring.list(tenant):
+            if as_json:
                 print(json.dumps(info.to_dict()))
             else:
                 state = "active" if info.active else "revoked"
                 print(f"{info.key_id}  {info.tenant}  {state}  {info.label or ''}".rstrip())
 
 
-@keys.command(
-    "revoke",
-    help="revoke a key by its id",
-    args=[arg("key_id", help="the key's id, as keys list shows it (rmm_<id>_...)")],
-)
-def keys_revoke(args: argparse.Namespace) -> int:
-    with _key_ring(args) as ring:
-        if ring.revoke(args.key_id):
+@keys.command("revoke")
+@click.argument("key_id", help="the key's id, as keys list shows it (rmm_<id>_...)")
+@click.pass_obj
+def keys_revoke(g: Globals, key_id: str) -> int:
+    """revoke a key by its id
+
+    \b
+    Example:
+        remem keys revoke rmm_3f9a...
+    """
+    with _key_ring(g) as ring:
+        if ring.revoke(key_id):
             return 0
-        print(f"remem: no active key {args.key_id}", file=sys.stderr)
+        print(f"remem: no active key {key_id}", file=sys.stderr)
         return 1
 
 
-commands.group("keys", keys, help="API keys of the servers (each bound to one tenant)")
-commands.add(mcp)
-commands.group("bench", bench, help="benchmarks")
+cli.add_command(mcp)
 
 
-# -- the parser and main ------------------------------------------------------------------
+@cli.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.pass_context
+def bench(ctx: click.Context) -> int:
+    """benchmarks (remem.bench's own command line: remem bench --help)"""
+    from .bench.cli import main as bench_main
+
+    g: Globals = ctx.obj
+    return bench_main(ctx.args, db=g.db, engine=g.engine, key_file=g.key_file)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="remem", description="Long-term memory for LLM agents.")
-    p.add_argument("--version", action="version", version=f"remem {__version__}")
-    add_args(p, GLOBAL_ARGS)
-    commands.add_to(p)
-    return p
+# -- main ---------------------------------------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(build_parser().parse_args(argv))
+    """``remem``: exit statuses and errors as docs/cli.md lists them (:mod:`remem.commands`)."""
+    from .commands import main as run_command
+
+    return run_command(cli, "remem", argv)
 
 
 if __name__ == "__main__":

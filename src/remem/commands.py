@@ -1,186 +1,128 @@
-"""The one convention for subcommands (``remem ...``, ``remem keys ...``, ``remem mcp``,
-``remem bench ...``), after sqlite-utils' cli.py: each command is one small function
-over the library, registered with its arguments in one place::
+"""What remem's click command lines (``remem``, ``python -m remem.serve.mcp``) add to
+click, and why each part is not click's own:
 
-    commands = Commands("command")
+* :class:`Option`: a help text may hold ``%(default)s``, filled in with the default
+  the environment makes when ``--help`` is shown (click shows a computed default as
+  "(dynamic)"), or be a function called only then (the installed engine plugins'
+  names are read from package metadata, which costs every other command time).
+  ``section`` lists the option under a heading of its own (the read filters,
+  :class:`Command`).
+* :class:`Command`, :class:`Group`: options listed by section, and a command's line
+  in its group's ``--help`` its first paragraph whole (click cuts it at the
+  terminal's width with "...").
+* :func:`main`: remem's exit statuses and one-line errors around click's parsing
+  (docs/cli.md lists them). click's own ``main`` turns a closed stdout into exit 1
+  and an interrupt into "Aborted!"; remem keeps a shell's 141 and 130.
 
-    @commands.command("count", help="number of memories of a user",
-                      args=[arg("--user", required=True)])
-    def count(args: argparse.Namespace) -> int | None:
-        ...
-
-A command returns its exit status (None: 0). :meth:`Commands.add_to` builds the
-argparse subparsers; the parsed namespace carries the command to run
-(:func:`run_parsed`). Building a parser imports nothing: each command imports what
-it needs when it runs, so ``remem --help`` needs no server or benchmark extras.
+Building a command imports nothing heavy: each command imports what it needs when
+it runs, so ``remem --help`` needs no server or benchmark extras.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
+import inspect
 import json
 import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import click
 
 from . import env
 from .errors import RememError
 
-Run = Callable[[argparse.Namespace], "int | None"]
 
+class Option(click.Option):
+    """An option whose help may name ``%(default)s`` or be made when it is shown."""
 
-def names(text: str) -> list[str]:
-    """An argument type: comma-separated names (``dense,bm25``)."""
-    return [x.strip() for x in text.split(",") if x.strip()]
-
-
-def ints(text: str) -> list[int]:
-    """An argument type: comma-separated whole numbers (``5,10,20``)."""
-    return [int(x) for x in text.split(",") if x.strip()]
-
-
-class LazyHelp(str):
-    """An argument's help text made when argparse formats it (``--help``), not when
-    the parser is built: ``make()`` may read what is costly to read on every command
-    (the installed plugins' names). The string itself is a stand-in; argparse expands
-    ``%(default)s`` with ``%``, which makes the text."""
-
-    _make: Callable[[], str]
-
-    def __new__(cls, make: Callable[[], str]) -> LazyHelp:
-        text = super().__new__(cls, "(computed when help is shown)")
-        text._make = make
-        return text
-
-    def __mod__(self, params: Any) -> str:
-        return self._make() % params
-
-
-@dataclass(frozen=True)
-class Arg:
-    """One ``add_argument`` call, kept until a parser is built."""
-
-    flags: tuple[str, ...]
-    options: dict[str, Any]
-    default_from: Callable[[], Any] | None = None
-    """Computes the default when the parser is built (an environment variable's value
-    must be read when the command runs, not when the module is imported)."""
-    group: str | None = None
-    """The title of the argument group it is listed under in ``--help``."""
-
-    def add_to(self, parser: argparse._ActionsContainer) -> None:
-        options = dict(self.options)
-        if self.default_from is not None:
-            options["default"] = self.default_from()
-        parser.add_argument(*self.flags, **options)
-
-
-def arg(
-    *flags: str,
-    default_from: Callable[[], Any] | None = None,
-    group: str | None = None,
-    **options: Any,
-) -> Arg:
-    """An argument: ``add_argument``'s own parameters, plus ``default_from`` (a default
-    computed when the parser is built) and ``group`` (an argument group's title)."""
-    return Arg(flags, options, default_from, group)
-
-
-def add_args(parser: argparse.ArgumentParser, args: Sequence[Arg]) -> None:
-    groups: dict[str, argparse._ArgumentGroup] = {}
-    for a in args:
-        if a.group is None:
-            a.add_to(parser)
-        else:
-            if a.group not in groups:
-                groups[a.group] = parser.add_argument_group(a.group)
-            a.add_to(groups[a.group])
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    run: Run
-    args: tuple[Arg, ...] = ()
-    help: str | None = None
-    description: str | None = None
-
-    def __call__(self, args: argparse.Namespace) -> int | None:
-        return self.run(args)
-
-    def add_to(self, sub: Any) -> argparse.ArgumentParser:
-        extra = {"description": self.description} if self.description else {}
-        p: argparse.ArgumentParser = sub.add_parser(self.name, help=self.help, **extra)
-        add_args(p, self.args)
-        p.set_defaults(_run=self.run)
-        return p
-
-
-def command(
-    name: str,
-    *,
-    help: str | None = None,
-    description: str | None = None,
-    args: Sequence[Arg] = (),
-) -> Callable[[Run], Command]:
-    """Make the decorated function the command ``name`` with these arguments."""
-
-    def make(run: Run) -> Command:
-        return Command(name, run, tuple(args), help, description)
-
-    return make
-
-
-@dataclass
-class Commands:
-    """A set of subcommands, and groups of them (``keys``, ``bench``), under one parser;
-    ``dest`` names the attribute that holds the chosen one's name."""
-
-    dest: str
-    _items: list[Command | tuple[str, str, Commands]] = field(default_factory=list)
-
-    def command(
+    def __init__(
         self,
-        name: str,
-        *,
-        help: str | None = None,
-        description: str | None = None,
-        args: Sequence[Arg] = (),
-    ) -> Callable[[Run], Command]:
-        """Make the decorated function the command ``name`` (:func:`command`), one of these."""
+        param_decls: Sequence[str] | None = None,
+        help: str | Callable[[], str] | None = None,
+        section: str = "Options",
+        **attrs: Any,
+    ) -> None:
+        self.make_help = help if callable(help) else None
+        super().__init__(param_decls, help=None if callable(help) else help, **attrs)
+        self.section = section
 
-        def register(run: Run) -> Command:
-            made = command(name, help=help, description=description, args=args)(run)
-            self._items.append(made)
-            return made
-
-        return register
-
-    def add(self, command: Command) -> None:
-        self._items.append(command)
-
-    def group(self, name: str, commands: Commands, *, help: str) -> None:
-        """``name`` takes a subcommand of its own, one of ``commands``."""
-        self._items.append((name, help, commands))
-
-    def add_to(self, parser: argparse.ArgumentParser) -> None:
-        sub = parser.add_subparsers(dest=self.dest, required=True)
-        for item in self._items:
-            if isinstance(item, Command):
-                item.add_to(sub)
-            else:
-                name, help, commands = item
-                commands.add_to(sub.add_parser(name, help=help))
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        written = self.help
+        text = self.make_help() if self.make_help else written
+        if text and "%(default)" in text:
+            text = text % {"default": self.get_default(ctx)}
+        self.help = text
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.help = written
 
 
-def run_parsed(args: argparse.Namespace) -> int:
-    """Run the command a parser built by :meth:`Commands.add_to` chose."""
-    run: Run = args._run
-    return run(args) or 0
+class Command(click.Command):
+    """A command whose ``--help`` lists its options by :attr:`Option.section`, and
+    whose line in its group's list is its help's first paragraph, whole."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _format_params(self, ctx, formatter)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return _short_help(self)
+
+
+class Group(click.Group):
+    """A group of :class:`Command` (and of groups like itself)."""
+
+    command_class = Command
+    group_class = type
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _format_params(self, ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        return _short_help(self)
+
+
+def _short_help(command: click.Command) -> str:
+    """The first paragraph of ``command``'s help (click cuts it to fit the terminal's
+    width with "...", which lost the end of several commands' one line)."""
+    text = inspect.cleandoc(command.short_help or command.help or "")
+    return " ".join(text.split("\n\n")[0].split())
+
+
+def _format_params(
+    command: click.Command, ctx: click.Context, formatter: click.HelpFormatter
+) -> None:
+    """The help of ``command``'s options: "Options", then each :attr:`Option.section`
+    in the order of its first option (click lists the arguments before them)."""
+    found: dict[str, list[tuple[str, str]]] = {"Options": []}
+    for param in command.get_params(ctx):
+        row = param.get_help_record(ctx)
+        if row is not None and isinstance(param, click.Option):
+            found.setdefault(getattr(param, "section", "Options"), []).append(row)
+    for title, rows in found.items():
+        if rows:
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+def option(*decls: str, **attrs: Any) -> Callable[[Any], Any]:
+    """``@click.option`` of an :class:`Option` (lazy ``help``, ``section``)."""
+    return click.option(*decls, cls=Option, **attrs)
+
+
+def options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Several options as one decorator, listed in ``--help`` in the order given."""
+
+    def apply(fn: Any) -> Any:
+        for decorate in reversed(decorators):
+            fn = decorate(fn)
+        return fn
+
+    return apply
 
 
 CLOSED_PIPE = 128 + signal.SIGPIPE
@@ -190,9 +132,29 @@ INTERRUPTED = 128 + signal.SIGINT
 """The exit status after Ctrl-C, as a shell reports it."""
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run a parsed command line. Every failure is one ``remem: ...`` line on stderr
-    and a non-zero status (docs/cli.md lists them): remem's own errors exit 2, for it
+def main(command: click.Command, prog: str, argv: Sequence[str] | None = None) -> int:
+    """Run ``command`` on ``argv`` (default: the process's arguments). A usage error
+    is click's message and ``SystemExit(2)``; ``--help`` and ``--version`` end in
+    ``SystemExit(0)``; anything else is the command's status (:func:`run`)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(lambda: _invoke(command, prog, args))
+    except click.exceptions.Exit as done:  # --help, --version
+        raise SystemExit(done.exit_code) from None
+    except click.ClickException as refused:  # a usage error
+        refused.show()
+        raise SystemExit(refused.exit_code) from None
+
+
+def _invoke(command: click.Command, prog: str, args: list[str]) -> int | None:
+    with command.make_context(prog, args) as ctx:
+        result: int | None = command.invoke(ctx)
+        return result
+
+
+def run(command: Callable[[], int | None]) -> int:
+    """Run a command. Every failure is one ``remem: ...`` line on stderr and a
+    non-zero status (docs/cli.md lists them): remem's own errors exit 2, for it
     refuses what it was given (bad input, a missing database, a path that does not
     exist or cannot be written, which the library reports as bad input); what remem
     did not foresee exits 1, an ``OSError`` of the system (a full disk) or anything
@@ -200,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     itself when what it was asked for is not there. A closed stdout ends the command
     quietly (:data:`CLOSED_PIPE`)."""
     try:
-        code = run_parsed(args)
+        code = command() or 0
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         return code
     except BrokenPipeError:
@@ -219,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
         where = f": {exc.filename!r}" if exc.filename else ""
         _fail(f"{exc.strerror or exc}{where}")
         return 1
+    except (click.ClickException, click.exceptions.Exit):
+        raise
     except Exception as exc:
         if env.read("REMEM_DEBUG"):
             raise
@@ -239,14 +203,3 @@ def _drop_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-
-
-def standalone(
-    command: Command, prog: str, global_args: Sequence[Arg], argv: Sequence[str] | None = None
-) -> int:
-    """One command as a program of its own (``python -m remem.serve.mcp``): the global
-    options, then the command's."""
-    p = argparse.ArgumentParser(prog=prog, description=command.description)
-    add_args(p, [*global_args, *command.args])
-    p.set_defaults(_run=command.run)
-    return run(p.parse_args(argv))

@@ -7,11 +7,13 @@ import dataclasses
 import os
 import subprocess
 import sys
+import types
+from typing import Any
 
 import pytest
 
 from remem import env
-from remem.cli import build_parser
+from remem.cli import main
 from remem.serve.settings import HTTP_PORT, MAX_BODY_BYTES, MCP_PORT, Settings
 
 
@@ -71,25 +73,64 @@ def test_settings_are_frozen():
         Settings().port = 1  # type: ignore[misc]
 
 
+def _settings(monkeypatch, argv: list[str]) -> Settings:
+    """The Settings ``remem serve`` or ``remem mcp`` would serve with, caught before
+    any server starts."""
+    seen: list[Settings] = []
+    monkeypatch.setitem(sys.modules, "remem.serve.http", types.SimpleNamespace(serve=seen.append))
+    monkeypatch.setattr("remem.serve.mcp.run", lambda settings: seen.append(settings) or 0)
+    assert main(argv) == 0
+    (settings,) = seen
+    return settings
+
+
+def _ask_options(monkeypatch, argv: list[str]) -> dict[str, Any]:
+    """The database and reader ``remem ask`` would open its Memory with."""
+    seen: dict[str, Any] = {}
+
+    def opened(g: Any, **settings: Any) -> Any:
+        seen.update(db=g.db, **settings)
+        raise LookupError("caught before any Memory opens")
+
+    monkeypatch.setattr("remem.cli._memory", opened)
+    assert main(argv) == 1
+    return seen
+
+
 def test_the_cli_takes_its_defaults_from_the_settings(monkeypatch):
     for v in env.VARIABLES:
         monkeypatch.delenv(v.name, raising=False)
     s = Settings()
-    serve = build_parser().parse_args(["serve"])
-    assert (serve.db, serve.engine, serve.llm) == (s.db, s.engine, "none")
-    assert (serve.host, serve.port, serve.workers) == (s.host, s.port, s.workers)
-    assert (serve.max_body_bytes, serve.key_cache, serve.pool_size) == (
-        s.max_body_bytes,
-        s.key_cache_s,
-        s.pool_size,
-    )
-    mcp = build_parser().parse_args(["mcp"])
-    assert (mcp.transport, mcp.host, mcp.port, mcp.llm) == ("stdio", s.mcp_host, s.mcp_port, "auto")
+    serve = _settings(monkeypatch, ["serve"])
+    assert serve == dataclasses.replace(s, llm="none")
+    mcp = _settings(monkeypatch, ["mcp"])
+    assert mcp == s and (mcp.mcp_transport, mcp.llm) == ("stdio", "auto")
+    assert _ask_options(monkeypatch, ["ask", "q", "--user", "u"]) == {"db": s.db, "llm": "auto"}
     monkeypatch.setenv("REMEM_LLM", "openai")
     monkeypatch.setenv("REMEM_DB", "env.db")
-    for argv in (["serve"], ["mcp"], ["ask", "q", "--user", "u"]):
-        args = build_parser().parse_args(argv)
-        assert (args.db, args.llm) == ("env.db", "openai")
+    for argv in (["serve"], ["mcp"]):
+        got = _settings(monkeypatch, argv)
+        assert (got.db, got.llm) == ("env.db", "openai")
+    assert _ask_options(monkeypatch, ["ask", "q", "--user", "u"]) == {
+        "db": "env.db",
+        "llm": "openai",
+    }
+
+
+def test_every_serve_option_reaches_the_settings(monkeypatch):
+    for v in env.VARIABLES:
+        monkeypatch.delenv(v.name, raising=False)
+    got = _settings(monkeypatch, [
+        "--db", "a.db", "--engine", "bm25", "serve", "--path", "b.db", "--host", "0.0.0.0",
+        "--port", "9000", "--workers", "3", "--llm", "local", "--max-body-bytes", "100",
+        "--cors", "https://a.example, https://b.example", "--key-cache", "1.5",
+        "--pool-size", "4", "--log-level", "debug",
+    ])  # fmt: skip
+    assert got == Settings(
+        db="b.db", engine="bm25", llm="local", host="0.0.0.0", port=9000, workers=3,
+        max_body_bytes=100, cors_origins=("https://a.example", "https://b.example"),
+        key_cache_s=1.5, pool_size=4, log_level="debug",
+    )  # fmt: skip
 
 
 _OPEN_AND_LIST = """

@@ -1,7 +1,7 @@
 """``remem bench ...``: run a benchmark, print tables, optionally write JSON/Markdown.
 
 Every benchmark is one function over the library, registered with its arguments by
-:func:`benchmark` (the convention of :mod:`remem.commands`); it returns the result
+:func:`benchmark` (:mod:`remem.bench.commands`); it returns the result
 and its tables, and printing and writing them is done once, here.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..commands import Arg, Commands, arg, ints, names
 from ..serve.settings import default_llm
+from .commands import Arg, Commands, arg, ints, names
 
 bench = Commands("bench")
 
@@ -703,3 +703,15 @@ def time_expressions(args: argparse.Namespace) -> tuple[dict[str, Any], Tables]:
         result["questions"] = asked
         out += qwindows.tables(qwindows.QUESTIONS.stem, asked)
     return result, out
+
+
+def main(argv: Sequence[str], **global_options: Any) -> int:
+    """``remem bench ARGS``: the benchmarks' own argparse command line, handed its
+    arguments raw by remem's click command line; ``global_options`` are remem's
+    (``--db``, ``--engine``, ``--key-file``), which some benchmarks read."""
+    from .commands import run_parsed
+
+    parser = argparse.ArgumentParser(prog="remem bench", description="benchmarks")
+    parser.set_defaults(**global_options)
+    bench.add_to(parser)
+    return run_parsed(parser.parse_args(argv))

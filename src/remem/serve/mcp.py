@@ -40,15 +40,16 @@ Choices, and why:
   so one slow answer does not stall other requests.
 """
 
-import argparse
 import hashlib
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..commands import arg, command
+import click
+
+from ..commands import Command, option, options
 from ..errors import InvalidInputError
-from .settings import LOOPBACK, MCP_PORT, Settings, env_default
+from .settings import LOOPBACK, MCP_PORT, Globals, Settings, env_default, global_options
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
@@ -189,7 +190,7 @@ def create_server(
         instructions=INSTRUCTIONS,
         version=__version__,
         tools=tools(view),
-        log_level=log_level,  # type: ignore[arg-type]  # checked by argparse's choices
+        log_level=log_level,  # type: ignore[arg-type]  # checked by click's Choice
         **auth,
     )
     from .accesslog import hide_tool_errors
@@ -220,47 +221,71 @@ def serve_http(
 # -- command line ---------------------------------------------------------------------
 
 
-@command(
-    "mcp",
-    help="serve memory to agents over the Model Context Protocol",
-    description=DESCRIPTION,
-    args=[
-        arg(
-            "--transport",
-            choices=["stdio", "http"],
-            default_from=env_default("mcp_transport"),
-            help="stdio: a local agent's child process, trusted; http: streamable HTTP, "
-            "each request keyed (default %(default)s)",
-        ),
-        arg("--host", default_from=env_default("mcp_host"), help=f"HTTP host (default {LOOPBACK})"),
-        arg(
-            "--port",
-            type=int,
-            default_from=env_default("mcp_port"),
-            help=f"HTTP port (default {MCP_PORT})",
-        ),
-        arg("--tenant", help="stdio only: serve this tenant's users (default: raw user ids)"),
-        arg(
-            "--llm",
-            default_from=env_default("llm"),
-            help="reader for answer_question: auto, local, openai, none (env REMEM_LLM)",
-        ),
-    ],
+MCP_OPTIONS = options(
+    option(
+        "--transport",
+        type=click.Choice(["stdio", "http"]),
+        default=env_default("mcp_transport"),
+        help="stdio: a local agent's child process, trusted; http: streamable HTTP, "
+        "each request keyed (default %(default)s)",
+    ),
+    option("--host", default=env_default("mcp_host"), help=f"HTTP host (default {LOOPBACK})"),
+    option(
+        "--port", type=int, default=env_default("mcp_port"), help=f"HTTP port (default {MCP_PORT})"
+    ),
+    option("--tenant", help="stdio only: serve this tenant's users (default: raw user ids)"),
+    option(
+        "--llm",
+        default=env_default("llm"),
+        help="reader for answer_question: auto, local, openai, none (env REMEM_LLM)",
+    ),
 )
-def mcp(args: argparse.Namespace) -> int:
-    """``remem mcp``: serve until interrupted."""
+"""``remem mcp``'s own options (after the global ones)."""
+EXAMPLE = """
+
+\b
+Examples:
+    remem --db memory.db mcp
+    remem --db memory.db mcp --transport http --port 8765"""
+
+
+def serve_settings(g: Globals, **given: Any) -> int:
+    """Serve with the global options ``g`` and the ``mcp`` options ``given``."""
     return run(
         Settings(
-            db=args.db,
-            key_file=args.key_file or "",
-            engine=args.engine,
-            llm=args.llm,
-            mcp_transport=args.transport,
-            mcp_host=args.host,
-            mcp_port=args.port,
-            tenant=args.tenant,
+            db=g.db,
+            key_file=g.key_file or "",
+            engine=g.engine,
+            llm=given["llm"],
+            mcp_transport=given["transport"],
+            mcp_host=given["host"],
+            mcp_port=given["port"],
+            tenant=given["tenant"],
         )
     )
+
+
+@click.command(
+    "mcp",
+    cls=Command,
+    short_help="serve memory to agents over the Model Context Protocol",
+    help=DESCRIPTION + EXAMPLE,
+)
+@MCP_OPTIONS
+@click.pass_obj
+def mcp(g: Globals, **given: Any) -> int:
+    """``remem mcp``: serve until interrupted."""
+    return serve_settings(g, **given)
+
+
+@click.command(
+    cls=Command, help=DESCRIPTION, context_settings={"help_option_names": ["-h", "--help"]}
+)
+@global_options
+@MCP_OPTIONS
+def standalone(db: str, engine: str, key_file: str | None, **given: Any) -> int:
+    """``python -m remem.serve.mcp``: the ``mcp`` command with remem's global options."""
+    return serve_settings(Globals(db, engine, key_file), **given)
 
 
 def run(settings: Settings) -> int:
@@ -287,10 +312,9 @@ def run(settings: Settings) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m remem.serve.mcp``: the ``mcp`` command with remem's global options."""
-    from ..commands import standalone
-    from .settings import GLOBAL_ARGS
+    from ..commands import main as run_command
 
-    return standalone(mcp, "python -m remem.serve.mcp", GLOBAL_ARGS, argv)
+    return run_command(standalone, "python -m remem.serve.mcp", argv)
 
 
 if __name__ == "__main__":

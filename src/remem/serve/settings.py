@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import env
-from ..commands import LazyHelp, arg
+from ..commands import option, options
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -54,7 +54,7 @@ def _env(name: str, parse: Callable[[str], Any] = str, show: Callable[[Any], str
     return field(default=parse(env.default(name)), metadata={"env": (name, parse, show)})
 
 
-def _origins(text: str) -> tuple[str, ...]:
+def origins(text: str) -> tuple[str, ...]:
     return tuple(o.strip() for o in text.split(",") if o.strip())
 
 
@@ -89,7 +89,7 @@ class Settings:
     use more cores (docs/deploy.md)."""
     max_body_bytes: int = _env("REMEM_SERVE_MAX_BODY", int)
     """The request body cap (:data:`MAX_BODY_BYTES`)."""
-    cors_origins: tuple[str, ...] = _env("REMEM_SERVE_CORS", _origins, ",".join)
+    cors_origins: tuple[str, ...] = _env("REMEM_SERVE_CORS", origins, ",".join)
     """Origins a browser may call the API from: none, so CORS is off unless named."""
     key_cache_s: float = _env("REMEM_SERVE_KEY_CACHE_S", float)
     """Seconds a verified API key is cached per worker: 0, so a revoked key stops at
@@ -193,23 +193,30 @@ def env_default(name: str, *, http: bool = False) -> Callable[[], Any]:
     return lambda: getattr(Settings.from_env(http=http), name)
 
 
-GLOBAL_ARGS = [
-    arg(
+@dataclass(frozen=True)
+class Globals:
+    """The options before any command (``remem --db X count``), which every command
+    that opens the database reads: click hands them to the group, the group hands
+    them on as this object (``ctx.obj``)."""
+
+    db: str
+    engine: str
+    key_file: str | None
+
+
+global_options = options(
+    option(
         "--db",
-        default_from=env_default("db"),
+        default=env_default("db"),
         help=f"database path (env REMEM_DB; default {Settings.db})",
     ),
-    arg(
-        "--engine",
-        default_from=env_default("engine"),
-        help=LazyHelp(engine_help),
-    ),
-    arg(
+    option("--engine", default=env_default("engine"), help=engine_help),
+    option(
         "--key-file",
         metavar="PATH",
-        default_from=env_default("key_file"),
+        default=env_default("key_file"),
         help="a file holding the key of an encrypted SQLite database (env "
         "REMEM_DB_KEY_FILE; without one, env REMEM_DB_KEY holds the key, if any)",
     ),
-]
+)
 """The options before any command: ``remem``'s, and ``python -m remem.serve.mcp``'s."""
