@@ -6,6 +6,7 @@ reads every other user but not the erased one. Real servers only (tests/pg.py)."
 
 from __future__ import annotations
 
+import json
 import secrets
 import subprocess
 from pathlib import Path
@@ -17,7 +18,7 @@ from remem.errors import InvalidInputError
 
 pytest.importorskip("psycopg")
 pytest.importorskip("cryptography")
-from remem.store.envelope import DirectoryKeyRing  # noqa: E402
+from remem.store.envelope import USER_IDS_ENTRY, DirectoryKeyRing  # noqa: E402
 from remem.store.postgres import PostgresStore  # noqa: E402
 
 MARKER = "qorvandel"  # in no other text, id or metadata
@@ -108,24 +109,28 @@ def test_no_memory_text_in_the_tables_or_a_pg_dump(
     needles = [MARKER, MARKER.capitalize(), "insulin", "diabetes", "metformin"]
     plain_url, plain_sql = other_db
     with _open(plain_url, embedder, None, engine) as m:
-        _fill(m, "someone")
+        _fill(m, f"someone{MARKER}")
     plain = _dump_tables(plain_sql)
+    assert all(f"someone{MARKER}" in plain[t] for t in ("users", "memories", "memory_history"))
     assert all(n in plain["memories"] + plain["memory_history"] for n in needles)
     assert f"the {MARKER} wedding" in plain["event_anchors"]
     assert f"{MARKER} x2" in plain["cur_slots"] and f"speaker{MARKER}" in plain["cur_slots"]
+    user = f"someone{MARKER}"  # every user column holds a keyed hash of it instead
     with _open(pg_url, embedder, tmp_path / "keys", engine) as m:
-        _fill(m, "someone")
-        assert m.get(m.memories("someone")[0].id, "someone").text.startswith(MARKER.capitalize())
+        _fill(m, user)
+        assert m.get(m.memories(user)[0].id, user).text.startswith(MARKER.capitalize())
+        assert m.users() == [user]
         sealed = _dump_tables(pg_sql)
     leaks = {t for t, text in sealed.items() if any(n in text for n in needles)}
     assert leaks <= NOT_SEALED_YET, leaks
-    assert {"memories", "memory_history"} <= set(sealed) and sealed["memory_history"]
+    assert {"memories", "memory_history", "user_names"} <= set(sealed) and sealed["memory_history"]
     dump = _pg_dump(pg_url)
-    for table in ("memories", "memory_history"):
-        start = dump.index(f"COPY public.{table} ")
-        section = dump[start : dump.index("\\.", start)]
-        assert not [n for n in needles if n in section], table
+    assert not [n for n in needles if n in dump]
     assert not list((tmp_path / "keys").glob("*someone*"))  # the key store names no one
+    with _open(pg_url, embedder, tmp_path / "keys", engine) as m:  # a new process reads it
+        assert m.users() == [user] and len(m.memories(user)) == 15
+        assert m.export_data(user)["user_id"] == user  # exports name the user, not the hash
+        assert json.loads(next(m.export_lines(user)))["user_id"] == user
 
 
 def test_a_wrong_master_key_is_a_clear_error(pg_url, embedder, tmp_path):
@@ -240,7 +245,8 @@ def test_an_applications_keyring_object(pg_url, pg_sql, embedder):
     store = PostgresStore(pg_url, keyring=kms)
     with Memory(store=store, embedder=embedder, llm="none") as m:
         mid = m.add(f"{MARKER} likes rye bread", user_id="ana")
-        assert set(kms.keys) == {"ana"}
+        # the user ids' hash secret, and the user's data key under the hash of "ana"
+        assert len(kms.keys) == 2 and USER_IDS_ENTRY in kms.keys and "ana" not in kms.keys
         assert m.get(mid, "ana").text == f"{MARKER} likes rye bread"
         m.update(mid, user_id="ana", text=f"{MARKER} likes spelt bread", metadata={"k": "v"})
         assert [(v.text, v.metadata) for v in m.history(mid, "ana")] == [
@@ -250,7 +256,7 @@ def test_an_applications_keyring_object(pg_url, pg_sql, embedder):
         assert MARKER not in repr(pg_sql("SELECT * FROM memories"))
         assert MARKER not in repr(pg_sql("SELECT * FROM memory_history"))
         m.delete_user("ana")
-        assert kms.keys == {}
+        assert list(kms.keys) == [USER_IDS_ENTRY]
         m.add("a new start", user_id="ana")  # a new key for the user made again
         assert m.memories("ana")[0].text == "a new start"
 
@@ -283,17 +289,17 @@ def test_langgraph_items_are_sealed(pg_url, pg_sql, embedder, tmp_path):
 
     with _open(pg_url, embedder, tmp_path / "keys") as m:
         store = RememStore(m)
-        ns = ("ana", f"prefs{MARKER}")
+        ns = (f"ana{MARKER}", f"prefs{MARKER}")
         store.put(ns, f"food{MARKER}", {"likes": f"{MARKER} curry"}, index=False)
         store.put(ns, "drink", {"likes": "tea"}, index=False)
-        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}").value == {
-            "likes": f"{MARKER} curry"
-        }
+        assert store.get(ns, f"food{MARKER}").value == {"likes": f"{MARKER} curry"}
         rows = pg_sql("SELECT * FROM langgraph_items")
         raw = repr(rows)
         assert len(rows) == 2
         assert MARKER not in raw and "curry" not in raw
-        store.delete(("ana", f"prefs{MARKER}"), f"food{MARKER}")
-        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}") is None
-        assert store.get(("ana", f"prefs{MARKER}"), "drink").value == {"likes": "tea"}
+        store.delete(ns, f"food{MARKER}")
+        assert store.get(ns, f"food{MARKER}") is None
+        assert store.get(ns, "drink").value == {"likes": "tea"}
         assert pg_sql("SELECT COUNT(*) FROM langgraph_items") == [(1,)]
+        assert store.list_namespaces() == [ns]  # the user's id, got back from its hash
+        assert MARKER not in repr(pg_sql("SELECT * FROM user_names"))

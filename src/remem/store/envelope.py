@@ -40,6 +40,8 @@ import hmac
 import json
 import os
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -61,6 +63,14 @@ KEY_BYTES = 32
 #: about as long as the SQLite cipher's).
 PBKDF2_ROUNDS = 64_007
 _CHECK = b"remem keyring v1"
+#: The envelope marks (meta ``envelope``): v1 kept user ids in clear; v2 keeps a keyed
+#: hash of each in every user column (:class:`UserRefs`).
+ENVELOPE_V1 = "aes-256-gcm-v1"
+ENVELOPE_V2 = "aes-256-gcm-v2"
+#: The key store entry holding the secret of the user ids' keyed hash: a name no user
+#: reaches (a v2 store hashes every user id before it names a data key), so it is
+#: wrapped, rotated and backed up as the data keys are, and never destroyed.
+USER_IDS_ENTRY = "\x00remem user ids"
 _META = "keyring.json"
 
 
@@ -313,6 +323,37 @@ class Envelope:
         return cls.open(key, raw, place).decode("utf-8")
 
 
+class UserRefs:
+    """User ids as the user columns of a v2 sealed store hold them: ``u`` and an
+    HMAC-SHA256 (128 bits, hex) under a random secret kept in the key store. SQL still
+    scopes every query by equality, and a dump names no one. The plain id cannot be
+    got back from the hash: the store keeps it sealed under the user's data key
+    (``user_names``) for listing users, and this process remembers the ids it hashed
+    lately so that a write can record the name (bounded: an id long unseen is hashed
+    again by its next call before any write)."""
+
+    CAP = 100_000
+
+    def __init__(self, secret: bytes):
+        self._secret = secret
+        self._names: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def ref(self, user_id: str) -> str:
+        ref = "u" + hmac.new(self._secret, user_id.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+        with self._lock:
+            self._names[ref] = user_id
+            self._names.move_to_end(ref)
+            if len(self._names) > self.CAP:
+                self._names.popitem(last=False)
+        return ref
+
+    def name(self, ref: str) -> str | None:
+        """The plain id this process hashed to ``ref`` lately (None: not seen)."""
+        with self._lock:
+            return self._names.get(ref)
+
+
 #: The ``memories`` columns sealed, by their index in ``INSERT_COLUMNS`` values:
 #: (column, index, whether it is text; else bytes). ``ts_epoch`` (6) is written as 0:
 #: no query reads it, and the time a memory speaks of tells.
@@ -392,4 +433,15 @@ def make_envelope(
     return Envelope(keyring)
 
 
-__all__ = ["DirectoryKeyRing", "Envelope", "KeyRing", "master_key", "open_row", "seal_insert"]
+__all__ = [
+    "ENVELOPE_V1",
+    "ENVELOPE_V2",
+    "USER_IDS_ENTRY",
+    "DirectoryKeyRing",
+    "Envelope",
+    "KeyRing",
+    "UserRefs",
+    "master_key",
+    "open_row",
+    "seal_insert",
+]
