@@ -515,13 +515,33 @@ def decrypt(args: argparse.Namespace) -> None:
 
 @commands.command(
     "rekey",
-    help="re-encrypt a database under a new key, atomically (old key: --key-file or REMEM_DB_KEY)",
+    help="re-encrypt a database under a new key, atomically (old key: --key-file or "
+    "REMEM_DB_KEY); an encrypted PostgreSQL store: its key store's data keys rewrapped",
     args=[NEW_KEY],
 )
 def rekey(args: argparse.Namespace) -> None:
+    from .store import is_postgres
     from .store.cipher import read_key_file
 
+    if is_postgres(args.db):
+        _rewrap(_current_key(args), read_key_file(args.new_key_file))
+        return
     _rewrite(args, _current_key(args), read_key_file(args.new_key_file), "rekeyed")
+
+
+def _rewrap(old: str, new: str) -> None:
+    """An encrypted PostgreSQL store's rekey: every data key in the key store
+    (``REMEM_KEYRING``) rewrapped under the new master key; the database is untouched
+    (``DirectoryKeyRing.rotate``: killed part-way, run it again)."""
+    from . import env
+    from .errors import InvalidInputError
+    from .store.envelope import rotate_master
+
+    where = env.read("REMEM_KEYRING")
+    if not where:
+        raise InvalidInputError("an encrypted PostgreSQL store's rekey needs REMEM_KEYRING")
+    n = rotate_master(where, old, new)
+    print(f"{where}: {n} data keys rewrapped under the new master key", file=sys.stderr)
 
 
 # -- the servers and their keys -----------------------------------------------------------

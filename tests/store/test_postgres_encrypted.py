@@ -7,8 +7,12 @@ reads every other user but not the erased one. Real servers only (tests/pg.py)."
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -303,3 +307,112 @@ def test_langgraph_items_are_sealed(pg_url, pg_sql, embedder, tmp_path):
         assert pg_sql("SELECT COUNT(*) FROM langgraph_items") == [(1,)]
         assert store.list_namespaces() == [ns]  # the user's id, got back from its hash
         assert MARKER not in repr(pg_sql("SELECT * FROM user_names"))
+
+
+NEW_MASTER = "another random master key, the one rotated to"
+ROTATE = r"""
+import os, sys
+from remem.store.envelope import rotate_master
+print("go", flush=True)
+rotate_master(sys.argv[1], os.environ["TEST_OLD_KEY"], os.environ["TEST_NEW_KEY"])
+print("done", flush=True)
+"""
+
+
+def _rotate_in_a_process(keys: Path, old: str, new: str, kill_after: float | None) -> float:
+    """``rotate_master`` in a real process (keys in its environment), SIGKILLed
+    ``kill_after`` seconds after it starts (None: run to the end); how long it ran."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "TEST_OLD_KEY": old,
+        "TEST_NEW_KEY": new,
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", ROTATE, str(keys)], stdout=subprocess.PIPE, env=env, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == "go\n"
+    start = time.monotonic()
+    if kill_after is None:
+        assert proc.wait(timeout=120) == 0
+    else:
+        time.sleep(kill_after)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    return time.monotonic() - start
+
+
+def _reads(url: str, embedder, keys: Path, master: str) -> dict[str, list[str]] | None:
+    """Every user's memories through the key store opened with ``master`` (None: it
+    does not open)."""
+    try:
+        m = Memory(
+            url, embedder=embedder, llm="none", key=master, store_options={"keyring": str(keys)}
+        )
+    except DatabaseKeyError:
+        return None
+    with m:
+        return {u: [h.text for h in m.memories(u)] for u in m.users()}
+
+
+def test_a_master_key_rotation_killed_part_way_loses_nothing(pg_url, embedder, tmp_path):
+    """``rotate_master`` (what ``remem rekey`` runs on a PostgreSQL store's key store)
+    in real processes, SIGKILLed at points spread over a whole rotation's time: after
+    each kill every user reads as before with the old master key or the new one (both
+    while a rotation is under way), and running again finishes it; at the end only the
+    new key opens the store, with every memory, and the data was never touched."""
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys) as m:
+        for u in ("ana", "bo", "cy"):
+            m.add(f"{u} keeps the spare key under the blue pot", user_id=u)
+        ring = DirectoryKeyRing(keys, MASTER)
+        for i in range(400):  # other users' key files, so a rotation takes a while
+            ring.create(f"ballast{i}")
+    want = _reads(pg_url, embedder, keys, MASTER)
+    assert want is not None and sorted(want) == ["ana", "bo", "cy"]
+    whole = _rotate_in_a_process(keys, MASTER, NEW_MASTER, None)
+    _rotate_in_a_process(keys, NEW_MASTER, MASTER, None)  # and back: the kills start here
+    current, pending = MASTER, 0
+    for step in range(1, 9):
+        other = NEW_MASTER if current == MASTER else MASTER
+        _rotate_in_a_process(keys, current, other, whole * step / 9)
+        read = {k: _reads(pg_url, embedder, keys, k) for k in (MASTER, NEW_MASTER)}
+        assert all(r in (None, want) for r in read.values()), read
+        assert any(r == want for r in read.values()), read
+        if (keys / "keyring.rotating.json").exists():
+            pending += 1
+            assert read[MASTER] == read[NEW_MASTER] == want  # either opens every key file
+            _rotate_in_a_process(keys, current, other, None)  # finish it
+        elif read[other] is None:  # killed before it began: the old key stays
+            continue
+        assert _reads(pg_url, embedder, keys, other) == want
+        assert _reads(pg_url, embedder, keys, current) is None
+        current = other
+    assert pending >= 1, "no kill landed during a rotation: add ballast"
+    assert not list(keys.glob(".*"))  # no temporary file left behind
+
+
+def test_remem_rekey_rewraps_a_postgres_stores_key_store(pg_url, embedder, tmp_path, monkeypatch):
+    """The CLI: ``remem --key-file OLD rekey --new-key-file NEW`` with REMEM_KEYRING;
+    run again after it finished, it has nothing left to do; a wrong old key changes
+    nothing and says so."""
+    from remem.cli import main
+
+    keys, old, new = tmp_path / "keys", tmp_path / "old.key", tmp_path / "new.key"
+    old.write_text(MASTER + "\n")
+    new.write_text(NEW_MASTER + "\n")
+    with _open(pg_url, embedder, keys) as m:
+        m.add("Ana keeps the spare key under the blue pot", user_id="ana")
+    monkeypatch.setenv("REMEM_KEYRING", str(keys))
+    monkeypatch.delenv("REMEM_DB_KEY", raising=False)
+    argv = ["--db", pg_url, "--key-file", str(old), "rekey", "--new-key-file", str(new)]
+    assert main(argv) == 0
+    assert main(argv) == 0  # already done: nothing to do
+    assert _reads(pg_url, embedder, keys, NEW_MASTER) == {
+        "ana": ["Ana keeps the spare key under the blue pot"]
+    }
+    assert _reads(pg_url, embedder, keys, MASTER) is None
+    (tmp_path / "wrong.key").write_text("not a key of this store")
+    wrong = ["--db", pg_url, "--key-file", str(tmp_path / "wrong.key"), "rekey"]
+    assert main([*wrong, "--new-key-file", str(old)]) == 2
+    assert _reads(pg_url, embedder, keys, NEW_MASTER) is not None
