@@ -520,13 +520,37 @@ def decrypt(args: argparse.Namespace) -> None:
     args=[NEW_KEY],
 )
 def rekey(args: argparse.Namespace) -> None:
+    from . import env
     from .store import is_postgres
     from .store.cipher import read_key_file
 
     if is_postgres(args.db):
         _rewrap(_current_key(args), read_key_file(args.new_key_file))
         return
+    keyring = env.read("REMEM_KEYRING")
+    if keyring and _sealed(args.db, _current_key(args)):
+        from .store.cipher import rekey_sealed
+
+        rekey_sealed(args.db, keyring, _current_key(args), read_key_file(args.new_key_file))
+        print(f"{args.db}: rekeyed, and its key store {keyring} rewrapped", file=sys.stderr)
+        return
     _rewrite(args, _current_key(args), read_key_file(args.new_key_file), "rekeyed")
+
+
+def _sealed(db: str, key: str) -> bool:
+    """Whether the SQLite file ``db`` seals its users' rows under a key store (read
+    with ``key``, or with the new key after a killed rekey: then assumed sealed)."""
+    from .store.cipher import driver, key_statement
+
+    con = driver().connect(db)
+    try:
+        con.execute(key_statement(key))
+        row = con.execute("SELECT value FROM meta WHERE key = 'envelope'").fetchone()
+    except Exception:  # noqa: BLE001 - not this key's (a killed rekey's new one): let it say
+        return True
+    finally:
+        con.close()
+    return row is not None
 
 
 def _rewrap(old: str, new: str) -> None:

@@ -230,7 +230,7 @@ class DirectoryKeyRing:
             return
         _fsync_dir(self.path)
 
-    def rotate(self, new_master: str | bytes) -> int:
+    def rotate(self, new_master: str | bytes, *, finish: bool = True) -> int:
         """Rewrap every data key under ``new_master``; the data is not touched. Returns
         the key files rewrapped by this call.
 
@@ -243,7 +243,9 @@ class DirectoryKeyRing:
         rename), and only the new master key opens the store. Running again with the
         same new key finishes a killed rotation; another new key is refused until it
         is finished. Stop the processes using the key store first: one that opened it
-        before the rotation would wrap a new user's key under the old master key."""
+        before the rotation would wrap a new user's key under the old master key.
+        ``finish=False`` stops before the last step (an encrypted SQLite file's rekey
+        rewrites the file then, while either key opens the key store)."""
         new = master_key(new_master)
         for left in self.path.glob(".*.key.*"):  # a killed run's temporary files
             left.unlink(missing_ok=True)
@@ -258,6 +260,8 @@ class DirectoryKeyRing:
             self._replace(file, _seal(new_wrap, key, file.name.encode()))
             done += 1
         _fsync_dir(self.path)
+        if not finish:
+            return done
         final = {k: record[k] for k in ("version", "salt", "check", "names")}
         self._replace(self.path / _META, json.dumps(final).encode())
         (self.path / _ROTATING).unlink(missing_ok=True)
@@ -324,7 +328,9 @@ class DirectoryKeyRing:
         _fsync_dir(self.path)
 
 
-def rotate_master(path: str | os.PathLike[str], old: str | bytes, new: str | bytes) -> int:
+def rotate_master(
+    path: str | os.PathLike[str], old: str | bytes, new: str | bytes, *, finish: bool = True
+) -> int:
     """``remem rekey`` on a key store directory: :meth:`DirectoryKeyRing.rotate` from
     ``old`` to ``new``; the number of key files rewrapped (0 when a run killed after
     its last step left nothing to do). Never creates a key store."""
@@ -342,7 +348,7 @@ def rotate_master(path: str | os.PathLike[str], old: str | bytes, new: str | byt
                 "wrong",
             ) from None
         return 0
-    return ring.rotate(new)
+    return ring.rotate(new, finish=finish)
 
 
 def _stretch(master: bytes, salt: bytes) -> tuple[bytes, bytes]:
