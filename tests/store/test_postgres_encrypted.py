@@ -416,3 +416,97 @@ def test_remem_rekey_rewraps_a_postgres_stores_key_store(pg_url, embedder, tmp_p
     wrong = ["--db", pg_url, "--key-file", str(tmp_path / "wrong.key"), "rekey"]
     assert main([*wrong, "--new-key-file", str(old)]) == 2
     assert _reads(pg_url, embedder, keys, NEW_MASTER) is not None
+
+
+STOPPED = r"""
+import os, sys, time
+from remem import Memory
+from remem.store.envelope import DirectoryKeyRing
+from remem.store.postgres import PostgresStore
+url, keys, step, user = sys.argv[1:5]
+
+
+class StoppingRing(DirectoryKeyRing):
+    # the real key store, which stops the process (for the parent to SIGKILL) right
+    # after it made a user's key or destroyed it, inside the store's transaction
+    armed = False
+
+    def create(self, user_id):
+        key = super().create(user_id)
+        if self.armed and step == "create":
+            print("stopped", flush=True)
+            time.sleep(600)
+        return key
+
+    def destroy(self, user_id):
+        super().destroy(user_id)
+        if self.armed and step == "destroy":
+            print("stopped", flush=True)
+            time.sleep(600)
+
+
+ring = StoppingRing(keys, os.environ["TEST_MASTER"])
+with Memory(store=PostgresStore(url, keyring=ring), engine="synapse", llm="none") as m:
+    ring.armed = True
+    if step == "create":
+        m.add("Cy keeps the spare key under the blue pot", user_id=user)
+    else:
+        m.delete_user(user)
+"""
+
+
+def _killed_at(url: str, keys: Path, step: str, user: str) -> None:
+    """Run STOPPED in a real process and SIGKILL it where it stops (after making the
+    user's data key, before the row's commit; or after destroying it, before the
+    erase's commit)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "TEST_MASTER": MASTER}
+    argv = [sys.executable, "-c", STOPPED, url, str(keys), step, user]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "stopped\n"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+def test_killed_between_making_a_users_key_and_its_first_row(pg_url, embedder, tmp_path):
+    """The key is made, the row never committed: the user does not exist (not listed,
+    no memories), nobody else lost anything, and the user's next add uses that key."""
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        m.add("Bo plays the cello on Sundays", user_id="bo")
+    files = set(keys.glob("*.key"))
+    _killed_at(pg_url, keys, "create", "cy")
+    made = set(keys.glob("*.key")) - files
+    assert len(made) == 1  # the orphan key: no row is sealed under it
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        assert m.users() == ["bo"] and m.count("cy") == 0 and m.memories("cy") == []
+        assert [h.text for h in m.memories("bo")] == ["Bo plays the cello on Sundays"]
+        m.add("Cy keeps the spare key under the blue pot", user_id="cy")
+        assert m.users() == ["bo", "cy"]
+        assert [h.text for h in m.search("where is the spare key?", user_id="cy", k=1)] == [
+            "Cy keeps the spare key under the blue pot"
+        ]
+    assert set(keys.glob("*.key")) - files == made  # the same key, not a second one
+
+
+def test_killed_between_destroying_a_users_key_and_the_erase_commit(pg_url, embedder, tmp_path):
+    """The key is gone, the erase rolled back: the user's rows are there but unreadable
+    (a clear DatabaseKeyError, the user no longer listed: shredded), another user reads
+    as before, and delete_user run again removes the rows."""
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        m.add("Ana is allergic to penicillin", user_id="ana")
+        m.add("Ana's sister is called Iva", user_id="ana")
+        m.add("Bo plays the cello on Sundays", user_id="bo")
+    _killed_at(pg_url, keys, "destroy", "ana")
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        assert m.count("ana") == 2  # the rows, rolled back
+        with pytest.raises(DatabaseKeyError, match="not in the key store"):
+            m.memories("ana")
+        assert m.users() == ["bo"]
+        assert [h.text for h in m.memories("bo")] == ["Bo plays the cello on Sundays"]
+        assert m.delete_user("ana") == 2
+        assert m.count("ana") == 0 and m.users() == ["bo"]
+        m.add("Ana starts again", user_id="ana")
+        assert [h.text for h in m.memories("ana")] == ["Ana starts again"]
