@@ -361,10 +361,10 @@ class Memory:
         episodes and concepts) and the edges that carried activation between them,
         read from the very activation the recall ran. For the page that draws it
         (``remem ui``); an engine without a graph gives ``graph=False`` and no nodes."""
-        user_id = self._uid(user_id)
+        ref = self._uid(user_id)  # _recall takes the user's own id
         limit = check_between(limit, "limit", 1, MAX_TRACE_NODES)
         recalled = self._recall(query, user_id, k, now, explain=True, filters=filters)
-        return trace_view(recalled, self._store, user_id, limit)
+        return trace_view(recalled, self._store, ref, limit)
 
     def answer(
         self,

@@ -134,6 +134,12 @@ def test_no_memory_text_in_the_tables_or_a_pg_dump(
     with _open(pg_url, embedder, tmp_path / "keys", engine) as m:  # a new process reads it
         assert m.users() == [user] and len(m.memories(user)) == 15
         assert m.export_data(user)["user_id"] == user  # exports name the user, not the hash
+        # every call that takes a user id reaches the same rows (each hashes it once)
+        query = f"what does {MARKER.capitalize()} Vance take?"
+        assert m.search(query, user_id=user, k=1) and m.trace(query, user_id=user).recall.hits
+        assert m.context(query, user_id=user) and m.stats(user)["memories"] == 15
+        first = m.memories(user)[0]
+        assert len(m.history(first.id, user)) >= 1 and m.get(first.id, user) is not None
         assert json.loads(next(m.export_lines(user)))["user_id"] == user
 
 
@@ -149,6 +155,8 @@ def test_a_wrong_master_key_is_a_clear_error(pg_url, embedder, tmp_path):
             key="not the key",
             store_options={"keyring": str(keys)},
         )
+    with pytest.raises(DatabaseKeyError, match="the key store is not"):
+        _open(pg_url, embedder, tmp_path / "another deployment's keys")  # right master key
     with _open(pg_url, embedder, keys) as m:  # nothing was lost
         assert [h.text for h in m.memories("ana")] == ["Ana is allergic to penicillin"]
 
@@ -389,7 +397,8 @@ def test_a_master_key_rotation_killed_part_way_loses_nothing(pg_url, embedder, t
         assert _reads(pg_url, embedder, keys, current) is None
         current = other
     assert pending >= 1, "no kill landed during a rotation: add ballast"
-    assert not list(keys.glob(".*"))  # no temporary file left behind
+    _rotate_in_a_process(keys, current, MASTER if current == NEW_MASTER else NEW_MASTER, None)
+    assert not list(keys.glob(".*"))  # a whole run clears what killed ones left
 
 
 def test_remem_rekey_rewraps_a_postgres_stores_key_store(pg_url, embedder, tmp_path, monkeypatch):

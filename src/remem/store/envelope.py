@@ -247,8 +247,9 @@ class DirectoryKeyRing:
         ``finish=False`` stops before the last step (an encrypted SQLite file's rekey
         rewrites the file then, while either key opens the key store)."""
         new = master_key(new_master)
-        for left in self.path.glob(".*.key.*"):  # a killed run's temporary files
-            left.unlink(missing_ok=True)
+        for pattern in (".*.key.*", f".{_META}.*", f".{_ROTATING}.*"):
+            for left in self.path.glob(pattern):  # a killed run's temporary files
+                left.unlink(missing_ok=True)
         record, new_wrap, _ = self._rotation(new)
         done = 0
         for file in sorted(self.path.glob("*.key")):
@@ -508,6 +509,12 @@ class UserRefs:
             if len(self._names) > self.CAP:
                 self._names.popitem(last=False)
         return ref
+
+    @staticmethod
+    def fingerprint(secret: bytes) -> str:
+        """What the database keeps of the secret (meta ``user_ids``) to tell its own
+        key store from another: an HMAC of a constant, which reveals nothing of it."""
+        return hmac.new(secret, b"remem user ids check", hashlib.sha256).hexdigest()[:32]
 
     def name(self, ref: str) -> str | None:
         """The plain id this process hashed to ``ref`` lately (None: not seen)."""

@@ -209,7 +209,28 @@ class SqlStore(Store):
                 "CREATE TABLE IF NOT EXISTS user_names "
                 "(user_id TEXT PRIMARY KEY, name TEXT NOT NULL)"
             )
-            self._refs = UserRefs(self._envelope.user_key(USER_IDS_ENTRY, create=True))
+            self._refs = UserRefs(self._ids_secret(con))
+
+    def _ids_secret(self, con: Any) -> bytes:
+        """The user ids' hash secret from the key store, checked against the database's
+        fingerprint of it (meta ``user_ids``), made with the first: a key store from
+        another deployment (a wrong ``REMEM_KEYRING``) would hash every id otherwise
+        and show an empty database, so it is refused before anything is written."""
+        assert self._envelope is not None
+        row = con.execute("SELECT value FROM meta WHERE key = 'user_ids'").fetchone()
+        if row is None:
+            secret = self._envelope.user_key(USER_IDS_ENTRY, create=True)
+            mark = UserRefs.fingerprint(secret)
+            con.execute(f"INSERT INTO meta (key, value) VALUES ('user_ids', '{mark}')")
+            return secret
+        kept = self._envelope.keyring.get(USER_IDS_ENTRY)
+        if kept is None or UserRefs.fingerprint(kept) != row[0]:
+            raise DatabaseKeyError(
+                f"the key store is not {self._where()}'s: the secret its user ids are "
+                "hashed with is missing or another (a wrong keyring / REMEM_KEYRING?)",
+                "wrong",
+            )
+        return kept
 
     def user_ref(self, user_id: str) -> str:
         """The id the user columns hold for ``user_id``: a keyed hash in a v2 sealed
