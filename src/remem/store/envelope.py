@@ -24,6 +24,14 @@ Why, and how:
   open instead of reading as that row's (GCM authenticates it).
 * A wrong master key fails at once, on open, with :class:`DatabaseKeyError`: the key
   store holds a check value sealed under the master key when it is created.
+* **User ids as keyed hashes** (envelope v2, :class:`UserRefs`): every user column
+  holds an HMAC of the id under a random secret kept in the key store as one more
+  entry (:data:`USER_IDS_ENTRY`), so a dump names no one, SQL still scopes by
+  equality, and a master key rotation only rewraps it; the plain ids are sealed in
+  ``user_names`` for listing users. The database keeps a fingerprint of the secret,
+  so another deployment's key store is refused on open.
+* **Master key rotation** (:meth:`DirectoryKeyRing.rotate`, ``remem rekey``) rewraps
+  the key files one at a time behind a rotation record, so a kill loses nothing.
 * The sealing runs at the store's one boundary (``SqlStore``: rows inserted, rows
   read) and, for the engines' own tables, through ``Tx.seal_text``/``seal_bytes``,
   so a SQLite file given a key store seals the same way (its file key wraps the key
