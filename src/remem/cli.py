@@ -611,15 +611,60 @@ def decrypt(g: Globals) -> None:
 @NEW_KEY
 @click.pass_obj
 def rekey(g: Globals, new_key_file: str) -> None:
-    """re-encrypt a database under a new key, atomically (old key: --key-file or REMEM_DB_KEY)
+    """re-encrypt a database under a new key, atomically (old key: --key-file or
+    REMEM_DB_KEY); an encrypted PostgreSQL store: its key store's data keys rewrapped
 
     \b
     Example:
         remem --db memory.db --key-file old.txt rekey --new-key-file new.txt
     """
+    from . import env
+    from .store import is_postgres
     from .store.cipher import read_key_file
 
-    _rewrite(g, _current_key(g), read_key_file(new_key_file), "rekeyed")
+    new = read_key_file(new_key_file)
+    if is_postgres(g.db):
+        _rewrap(_current_key(g), new)
+        return
+    keyring = env.read("REMEM_KEYRING")
+    if keyring and _sealed(g.db, _current_key(g)):
+        from .store.cipher import rekey_sealed
+
+        rekey_sealed(g.db, keyring, _current_key(g), new)
+        print(f"{g.db}: rekeyed, and its key store {keyring} rewrapped", file=sys.stderr)
+        return
+    _rewrite(g, _current_key(g), new, "rekeyed")
+
+
+def _sealed(db: str, key: str) -> bool:
+    """Whether the SQLite file ``db`` seals its users' rows under a key store (read
+    with ``key``, or with the new key after a killed rekey: then assumed sealed)."""
+    from .store.cipher import driver, key_statement
+
+    con = driver().connect(db)
+    try:
+        con.execute(key_statement(key))
+        row = con.execute("SELECT value FROM meta WHERE key = 'envelope'").fetchone()
+    except Exception:  # noqa: BLE001 - not this key's (a killed rekey's new one): let it say
+        return True
+    finally:
+        con.close()
+    return row is not None
+
+
+def _rewrap(old: str, new: str) -> None:
+    """An encrypted PostgreSQL store's rekey: every data key in the key store
+    (``REMEM_KEYRING``) rewrapped under the new master key; the database is untouched
+    (``DirectoryKeyRing.rotate``: killed part-way, run it again)."""
+    from . import env
+    from .errors import InvalidInputError
+    from .store.envelope import rotate_master
+
+    where = env.read("REMEM_KEYRING")
+    if not where:
+        raise InvalidInputError("an encrypted PostgreSQL store's rekey needs REMEM_KEYRING")
+    n = rotate_master(where, old, new)
+    print(f"{where}: {n} data keys rewrapped under the new master key", file=sys.stderr)
 
 
 # -- the servers and their keys -----------------------------------------------------------

@@ -158,10 +158,23 @@ class Memory:
             raise StoreError("this Memory is closed")
 
     def _user(self, user_id: Any) -> str:
-        """A user id checked, on an open Memory."""
-        user_id = check_user_id(user_id)
+        """A user id checked, on an open Memory, as the store holds it (``_uid``)."""
+        user_id = self._uid(user_id)
         self._check_open()
         return user_id
+
+    def _uid(self, user_id: Any) -> str:
+        """A user id checked and turned into the id the store's user columns hold (a
+        keyed hash on an encrypted store: ``Store.user_ref``). Every call taking a
+        user id passes it here first, so the engines, indexes and extensions below see
+        only that id, and a dump of the database names no user."""
+        return self._store.user_ref(check_user_id(user_id))
+
+    def user_ref(self, user_id: str) -> str:
+        """The id the database holds for ``user_id``: itself, or its keyed hash on an
+        encrypted store. For an integration's own tables (``attach``), which must
+        scope their rows by the id the store's other tables use."""
+        return self._uid(user_id)
 
     # -- writes -------------------------------------------------------------------
 
@@ -176,7 +189,7 @@ class Memory:
         metadata: dict[str, Any] | None = None,
     ) -> str:
         """Store one memory and return its id."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         new = build_memory(
             text,
             speaker=speaker,
@@ -201,7 +214,7 @@ class Memory:
         chat export's lone zero-width space) instead, and stores the rest; the
         returned list's ``skipped`` gives their positions. Any other problem of any
         item still refuses the whole batch."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         skip_blank = check_switch(skip_blank, "skip_blank")
         new, skipped = build_batch(items, self.max_text_chars, skip_blank=skip_blank)
         return Added([m.id for m in self._insert(user_id, new)] if new else [], skipped)
@@ -231,7 +244,7 @@ class Memory:
         :class:`~remem.errors.NotFoundError` when the user has no memory with that id
         (another user's id looks exactly the same), and
         :class:`~remem.errors.InvalidInputError` when nothing is given to change."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         memory_id = check_id(memory_id, "memory id")
         text, metadata, when = check_changes(text, metadata, timestamp, self.max_text_chars)
         self._check_open()
@@ -244,7 +257,7 @@ class Memory:
         saying, the fields it changed and when it was written (the last is the memory
         as it is now). Erased with the memory (:meth:`delete`, :meth:`delete_user`).
         :class:`~remem.errors.NotFoundError` as :meth:`update`."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
         return self._writer.history(user_id, memory_id)
@@ -259,7 +272,7 @@ class Memory:
         the user whose erase it is hears of it: a retry raises it again (``result``
         True, not False) until the scrub is done; any other delete that finds nothing
         returns False at once, so no user learns of another's erase."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
         try:
@@ -348,10 +361,10 @@ class Memory:
         episodes and concepts) and the edges that carried activation between them,
         read from the very activation the recall ran. For the page that draws it
         (``remem ui``); an engine without a graph gives ``graph=False`` and no nodes."""
-        user_id = check_user_id(user_id)
+        ref = self._uid(user_id)  # _recall takes the user's own id
         limit = check_between(limit, "limit", 1, MAX_TRACE_NODES)
         recalled = self._recall(query, user_id, k, now, explain=True, filters=filters)
-        return trace_view(recalled, self._store, user_id, limit)
+        return trace_view(recalled, self._store, ref, limit)
 
     def answer(
         self,
@@ -442,7 +455,7 @@ class Memory:
     ) -> tuple[Question, str, int]:
         """Every argument of a read, validated once; the question read once."""
         query = check_text(query, self.max_text_chars, what=what)
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         k = check_k(k)
         when = None if now is None else parse_timestamp(now, what="now")
         self._check_open()
@@ -500,7 +513,7 @@ class Memory:
         self._check_open()
         out: dict[str, Any] = {"index_bytes": self._indexes.nbytes()}
         if user_id is not None:
-            user_id = check_user_id(user_id)
+            user_id = self._uid(user_id)
             out["memories"] = self._store.count(user_id)
             out.update(self._engine.stats(user_id))
         return out
@@ -510,7 +523,7 @@ class Memory:
         cache hits, SYNAPSE's record of which nodes queries reached); ``close`` does
         it too. For one user, or all."""
         if user_id is not None:
-            user_id = check_user_id(user_id)
+            user_id = self._uid(user_id)
         self._check_open()
         self._engine.flush(user_id)
 
@@ -524,9 +537,11 @@ class Memory:
 
     def export_data(self, user_id: str) -> dict[str, Any]:
         """The user's global memory table as the JSON-ready dict ``export_table`` writes."""
-        user_id = self._user(user_id)
+        name = check_user_id(user_id)
+        user_id = self._user(name)
         self._engine.flush(user_id)  # recall metadata buffered by cache hits
-        return table.export_rows(self._store, user_id, embedder_id(self._embedder))
+        data = table.export_rows(self._store, user_id, embedder_id(self._embedder))
+        return {**data, "user_id": name}  # the user's own id, not the store's hash
 
     def import_table(
         self, path: str | os.PathLike[str], user_id: str, *, skip_blank: bool = False
@@ -545,7 +560,7 @@ class Memory:
         return self._import(table.parse, data, user_id, skip_blank)
 
     def _import(self, read: Callable[..., Any], source: Any, user_id: Any, skip: Any) -> Added:
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         skip = check_switch(skip, "skip_blank")
         self._check_open()
         dim, limit = self._embedder.dim, self.max_text_chars
@@ -574,9 +589,9 @@ class Memory:
         (a server streams them as its answer). Arguments are checked now, the store
         read as the lines are. ``as_user``: the user id the file names (default
         ``user_id``; a server writes its tenant's own name, never the stored one)."""
+        name = check_user_id(user_id) if as_user is None else check_id(as_user, "as_user")
         user_id = self._user(user_id)
         vectors = check_switch(vectors, "vectors")
-        name = user_id if as_user is None else check_id(as_user, "as_user")
         head = transfer.header(
             name, embedder_id(self._embedder), self._embedder.dim, self.engine_name, vectors
         )
@@ -600,7 +615,7 @@ class Memory:
         already (checked with the lines), ``"skip"`` leaves such lines out (so an
         interrupted import can run again). An id another user of this store holds
         gets a new id."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         skip = check_choice(on_conflict, "on_conflict", ("error", "skip")) == "skip"
         self._check_open()
         start = transfer.rewind(source)
@@ -645,7 +660,7 @@ class Memory:
 
     def get(self, memory_id: str, user_id: str) -> Hit | None:
         """One memory by id (score 1.0), or None; another user's id looks missing."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         memory_id = check_id(memory_id, "memory id")
         self._check_open()
         row = self._store.get(user_id, [memory_id]).get(memory_id)
@@ -662,7 +677,7 @@ class Memory:
         """The user's memories in insertion order (score 1.0); ``limit`` and ``offset``
         page through them without reading the rest. With ``filters`` (as
         :meth:`search`) only the memories that pass are listed, and paged."""
-        user_id = check_user_id(user_id)
+        user_id = self._uid(user_id)
         if limit is not None:
             limit = check_count(limit, "limit")
         offset = check_count(offset, "offset", zero=True)

@@ -6,8 +6,13 @@ reads every other user but not the erased one. Real servers only (tests/pg.py)."
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +22,7 @@ from remem.errors import InvalidInputError
 
 pytest.importorskip("psycopg")
 pytest.importorskip("cryptography")
-from remem.store.envelope import DirectoryKeyRing  # noqa: E402
+from remem.store.envelope import USER_IDS_ENTRY, DirectoryKeyRing  # noqa: E402
 from remem.store.postgres import PostgresStore  # noqa: E402
 
 MARKER = "qorvandel"  # in no other text, id or metadata
@@ -108,24 +113,34 @@ def test_no_memory_text_in_the_tables_or_a_pg_dump(
     needles = [MARKER, MARKER.capitalize(), "insulin", "diabetes", "metformin"]
     plain_url, plain_sql = other_db
     with _open(plain_url, embedder, None, engine) as m:
-        _fill(m, "someone")
+        _fill(m, f"someone{MARKER}")
     plain = _dump_tables(plain_sql)
+    assert all(f"someone{MARKER}" in plain[t] for t in ("users", "memories", "memory_history"))
     assert all(n in plain["memories"] + plain["memory_history"] for n in needles)
     assert f"the {MARKER} wedding" in plain["event_anchors"]
     assert f"{MARKER} x2" in plain["cur_slots"] and f"speaker{MARKER}" in plain["cur_slots"]
+    user = f"someone{MARKER}"  # every user column holds a keyed hash of it instead
     with _open(pg_url, embedder, tmp_path / "keys", engine) as m:
-        _fill(m, "someone")
-        assert m.get(m.memories("someone")[0].id, "someone").text.startswith(MARKER.capitalize())
+        _fill(m, user)
+        assert m.get(m.memories(user)[0].id, user).text.startswith(MARKER.capitalize())
+        assert m.users() == [user]
         sealed = _dump_tables(pg_sql)
     leaks = {t for t, text in sealed.items() if any(n in text for n in needles)}
     assert leaks <= NOT_SEALED_YET, leaks
-    assert {"memories", "memory_history"} <= set(sealed) and sealed["memory_history"]
+    assert {"memories", "memory_history", "user_names"} <= set(sealed) and sealed["memory_history"]
     dump = _pg_dump(pg_url)
-    for table in ("memories", "memory_history"):
-        start = dump.index(f"COPY public.{table} ")
-        section = dump[start : dump.index("\\.", start)]
-        assert not [n for n in needles if n in section], table
+    assert not [n for n in needles if n in dump]
     assert not list((tmp_path / "keys").glob("*someone*"))  # the key store names no one
+    with _open(pg_url, embedder, tmp_path / "keys", engine) as m:  # a new process reads it
+        assert m.users() == [user] and len(m.memories(user)) == 15
+        assert m.export_data(user)["user_id"] == user  # exports name the user, not the hash
+        # every call that takes a user id reaches the same rows (each hashes it once)
+        query = f"what does {MARKER.capitalize()} Vance take?"
+        assert m.search(query, user_id=user, k=1) and m.trace(query, user_id=user).recall.hits
+        assert m.context(query, user_id=user) and m.stats(user)["memories"] == 15
+        first = m.memories(user)[0]
+        assert len(m.history(first.id, user)) >= 1 and m.get(first.id, user) is not None
+        assert json.loads(next(m.export_lines(user)))["user_id"] == user
 
 
 def test_a_wrong_master_key_is_a_clear_error(pg_url, embedder, tmp_path):
@@ -140,6 +155,8 @@ def test_a_wrong_master_key_is_a_clear_error(pg_url, embedder, tmp_path):
             key="not the key",
             store_options={"keyring": str(keys)},
         )
+    with pytest.raises(DatabaseKeyError, match="the key store is not"):
+        _open(pg_url, embedder, tmp_path / "another deployment's keys")  # right master key
     with _open(pg_url, embedder, keys) as m:  # nothing was lost
         assert [h.text for h in m.memories("ana")] == ["Ana is allergic to penicillin"]
 
@@ -240,7 +257,8 @@ def test_an_applications_keyring_object(pg_url, pg_sql, embedder):
     store = PostgresStore(pg_url, keyring=kms)
     with Memory(store=store, embedder=embedder, llm="none") as m:
         mid = m.add(f"{MARKER} likes rye bread", user_id="ana")
-        assert set(kms.keys) == {"ana"}
+        # the user ids' hash secret, and the user's data key under the hash of "ana"
+        assert len(kms.keys) == 2 and USER_IDS_ENTRY in kms.keys and "ana" not in kms.keys
         assert m.get(mid, "ana").text == f"{MARKER} likes rye bread"
         m.update(mid, user_id="ana", text=f"{MARKER} likes spelt bread", metadata={"k": "v"})
         assert [(v.text, v.metadata) for v in m.history(mid, "ana")] == [
@@ -250,7 +268,7 @@ def test_an_applications_keyring_object(pg_url, pg_sql, embedder):
         assert MARKER not in repr(pg_sql("SELECT * FROM memories"))
         assert MARKER not in repr(pg_sql("SELECT * FROM memory_history"))
         m.delete_user("ana")
-        assert kms.keys == {}
+        assert list(kms.keys) == [USER_IDS_ENTRY]
         m.add("a new start", user_id="ana")  # a new key for the user made again
         assert m.memories("ana")[0].text == "a new start"
 
@@ -283,17 +301,221 @@ def test_langgraph_items_are_sealed(pg_url, pg_sql, embedder, tmp_path):
 
     with _open(pg_url, embedder, tmp_path / "keys") as m:
         store = RememStore(m)
-        ns = ("ana", f"prefs{MARKER}")
+        ns = (f"ana{MARKER}", f"prefs{MARKER}")
         store.put(ns, f"food{MARKER}", {"likes": f"{MARKER} curry"}, index=False)
         store.put(ns, "drink", {"likes": "tea"}, index=False)
-        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}").value == {
-            "likes": f"{MARKER} curry"
-        }
+        assert store.get(ns, f"food{MARKER}").value == {"likes": f"{MARKER} curry"}
         rows = pg_sql("SELECT * FROM langgraph_items")
         raw = repr(rows)
         assert len(rows) == 2
         assert MARKER not in raw and "curry" not in raw
-        store.delete(("ana", f"prefs{MARKER}"), f"food{MARKER}")
-        assert store.get(("ana", f"prefs{MARKER}"), f"food{MARKER}") is None
-        assert store.get(("ana", f"prefs{MARKER}"), "drink").value == {"likes": "tea"}
+        store.delete(ns, f"food{MARKER}")
+        assert store.get(ns, f"food{MARKER}") is None
+        assert store.get(ns, "drink").value == {"likes": "tea"}
         assert pg_sql("SELECT COUNT(*) FROM langgraph_items") == [(1,)]
+        assert store.list_namespaces() == [ns]  # the user's id, got back from its hash
+        assert MARKER not in repr(pg_sql("SELECT * FROM user_names"))
+
+
+NEW_MASTER = "another random master key, the one rotated to"
+ROTATE = r"""
+import os, sys
+from remem.store.envelope import rotate_master
+print("go", flush=True)
+rotate_master(sys.argv[1], os.environ["TEST_OLD_KEY"], os.environ["TEST_NEW_KEY"])
+print("done", flush=True)
+"""
+
+
+def _rotate_in_a_process(keys: Path, old: str, new: str, kill_after: float | None) -> float:
+    """``rotate_master`` in a real process (keys in its environment), SIGKILLed
+    ``kill_after`` seconds after it starts (None: run to the end); how long it ran."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "TEST_OLD_KEY": old,
+        "TEST_NEW_KEY": new,
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", ROTATE, str(keys)], stdout=subprocess.PIPE, env=env, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == "go\n"
+    start = time.monotonic()
+    if kill_after is None:
+        assert proc.wait(timeout=120) == 0
+    else:
+        time.sleep(kill_after)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    return time.monotonic() - start
+
+
+def _reads(url: str, embedder, keys: Path, master: str) -> dict[str, list[str]] | None:
+    """Every user's memories through the key store opened with ``master`` (None: it
+    does not open)."""
+    try:
+        m = Memory(
+            url, embedder=embedder, llm="none", key=master, store_options={"keyring": str(keys)}
+        )
+    except DatabaseKeyError:
+        return None
+    with m:
+        return {u: [h.text for h in m.memories(u)] for u in m.users()}
+
+
+def test_a_master_key_rotation_killed_part_way_loses_nothing(pg_url, embedder, tmp_path):
+    """``rotate_master`` (what ``remem rekey`` runs on a PostgreSQL store's key store)
+    in real processes, SIGKILLed at points spread over a whole rotation's time: after
+    each kill every user reads as before with the old master key or the new one (both
+    while a rotation is under way), and running again finishes it; at the end only the
+    new key opens the store, with every memory, and the data was never touched."""
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys) as m:
+        for u in ("ana", "bo", "cy"):
+            m.add(f"{u} keeps the spare key under the blue pot", user_id=u)
+        ring = DirectoryKeyRing(keys, MASTER)
+        for i in range(400):  # other users' key files, so a rotation takes a while
+            ring.create(f"ballast{i}")
+    want = _reads(pg_url, embedder, keys, MASTER)
+    assert want is not None and sorted(want) == ["ana", "bo", "cy"]
+    whole = _rotate_in_a_process(keys, MASTER, NEW_MASTER, None)
+    _rotate_in_a_process(keys, NEW_MASTER, MASTER, None)  # and back: the kills start here
+    current, pending = MASTER, 0
+    for step in range(1, 9):
+        other = NEW_MASTER if current == MASTER else MASTER
+        _rotate_in_a_process(keys, current, other, whole * step / 9)
+        read = {k: _reads(pg_url, embedder, keys, k) for k in (MASTER, NEW_MASTER)}
+        assert all(r in (None, want) for r in read.values()), read
+        assert any(r == want for r in read.values()), read
+        if (keys / "keyring.rotating.json").exists():
+            pending += 1
+            assert read[MASTER] == read[NEW_MASTER] == want  # either opens every key file
+            _rotate_in_a_process(keys, current, other, None)  # finish it
+        elif read[other] is None:  # killed before it began: the old key stays
+            continue
+        assert _reads(pg_url, embedder, keys, other) == want
+        assert _reads(pg_url, embedder, keys, current) is None
+        current = other
+    assert pending >= 1, "no kill landed during a rotation: add ballast"
+    _rotate_in_a_process(keys, current, MASTER if current == NEW_MASTER else NEW_MASTER, None)
+    assert not list(keys.glob(".*"))  # a whole run clears what killed ones left
+
+
+def test_remem_rekey_rewraps_a_postgres_stores_key_store(pg_url, embedder, tmp_path, monkeypatch):
+    """The CLI: ``remem --key-file OLD rekey --new-key-file NEW`` with REMEM_KEYRING;
+    run again after it finished, it has nothing left to do; a wrong old key changes
+    nothing and says so."""
+    from remem.cli import main
+
+    keys, old, new = tmp_path / "keys", tmp_path / "old.key", tmp_path / "new.key"
+    old.write_text(MASTER + "\n")
+    new.write_text(NEW_MASTER + "\n")
+    with _open(pg_url, embedder, keys) as m:
+        m.add("Ana keeps the spare key under the blue pot", user_id="ana")
+    monkeypatch.setenv("REMEM_KEYRING", str(keys))
+    monkeypatch.delenv("REMEM_DB_KEY", raising=False)
+    argv = ["--db", pg_url, "--key-file", str(old), "rekey", "--new-key-file", str(new)]
+    assert main(argv) == 0
+    assert main(argv) == 0  # already done: nothing to do
+    assert _reads(pg_url, embedder, keys, NEW_MASTER) == {
+        "ana": ["Ana keeps the spare key under the blue pot"]
+    }
+    assert _reads(pg_url, embedder, keys, MASTER) is None
+    (tmp_path / "wrong.key").write_text("not a key of this store")
+    wrong = ["--db", pg_url, "--key-file", str(tmp_path / "wrong.key"), "rekey"]
+    assert main([*wrong, "--new-key-file", str(old)]) == 2
+    assert _reads(pg_url, embedder, keys, NEW_MASTER) is not None
+
+
+STOPPED = r"""
+import os, sys, time
+from remem import Memory
+from remem.store.envelope import DirectoryKeyRing
+from remem.store.postgres import PostgresStore
+url, keys, step, user = sys.argv[1:5]
+
+
+class StoppingRing(DirectoryKeyRing):
+    # the real key store, which stops the process (for the parent to SIGKILL) right
+    # after it made a user's key or destroyed it, inside the store's transaction
+    armed = False
+
+    def create(self, user_id):
+        key = super().create(user_id)
+        if self.armed and step == "create":
+            print("stopped", flush=True)
+            time.sleep(600)
+        return key
+
+    def destroy(self, user_id):
+        super().destroy(user_id)
+        if self.armed and step == "destroy":
+            print("stopped", flush=True)
+            time.sleep(600)
+
+
+ring = StoppingRing(keys, os.environ["TEST_MASTER"])
+with Memory(store=PostgresStore(url, keyring=ring), engine="synapse", llm="none") as m:
+    ring.armed = True
+    if step == "create":
+        m.add("Cy keeps the spare key under the blue pot", user_id=user)
+    else:
+        m.delete_user(user)
+"""
+
+
+def _killed_at(url: str, keys: Path, step: str, user: str) -> None:
+    """Run STOPPED in a real process and SIGKILL it where it stops (after making the
+    user's data key, before the row's commit; or after destroying it, before the
+    erase's commit)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "TEST_MASTER": MASTER}
+    argv = [sys.executable, "-c", STOPPED, url, str(keys), step, user]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "stopped\n"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+def test_killed_between_making_a_users_key_and_its_first_row(pg_url, embedder, tmp_path):
+    """The key is made, the row never committed: the user does not exist (not listed,
+    no memories), nobody else lost anything, and the user's next add uses that key."""
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        m.add("Bo plays the cello on Sundays", user_id="bo")
+    files = set(keys.glob("*.key"))
+    _killed_at(pg_url, keys, "create", "cy")
+    made = set(keys.glob("*.key")) - files
+    assert len(made) == 1  # the orphan key: no row is sealed under it
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        assert m.users() == ["bo"] and m.count("cy") == 0 and m.memories("cy") == []
+        assert [h.text for h in m.memories("bo")] == ["Bo plays the cello on Sundays"]
+        m.add("Cy keeps the spare key under the blue pot", user_id="cy")
+        assert m.users() == ["bo", "cy"]
+        assert [h.text for h in m.search("where is the spare key?", user_id="cy", k=1)] == [
+            "Cy keeps the spare key under the blue pot"
+        ]
+    assert set(keys.glob("*.key")) - files == made  # the same key, not a second one
+
+
+def test_killed_between_destroying_a_users_key_and_the_erase_commit(pg_url, embedder, tmp_path):
+    """The key is gone, the erase rolled back: the user's rows are there but unreadable
+    (a clear DatabaseKeyError, the user no longer listed: shredded), another user reads
+    as before, and delete_user run again removes the rows."""
+    keys = tmp_path / "keys"
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        m.add("Ana is allergic to penicillin", user_id="ana")
+        m.add("Ana's sister is called Iva", user_id="ana")
+        m.add("Bo plays the cello on Sundays", user_id="bo")
+    _killed_at(pg_url, keys, "destroy", "ana")
+    with _open(pg_url, embedder, keys, "synapse") as m:
+        assert m.count("ana") == 2  # the rows, rolled back
+        with pytest.raises(DatabaseKeyError, match="not in the key store"):
+            m.memories("ana")
+        assert m.users() == ["bo"]
+        assert [h.text for h in m.memories("bo")] == ["Bo plays the cello on Sundays"]
+        assert m.delete_user("ana") == 2
+        assert m.count("ana") == 0 and m.users() == ["bo"]
+        m.add("Ana starts again", user_id="ana")
+        assert [h.text for h in m.memories("ana")] == ["Ana starts again"]

@@ -578,16 +578,117 @@ def test_a_key_store_shreds_a_user_in_an_earlier_copy_of_the_file(tmp_path: Path
         Memory(db, embedder=embedder, llm="none", key=KEY)  # the key store is needed
 
 
-def test_rotating_the_key_of_a_file_with_a_key_store_is_refused(tmp_path: Path, embedder) -> None:
-    """Its key store is wrapped by the file's key: a rekey would leave it unopenable."""
+def test_rotating_the_key_of_a_file_with_a_key_store_alone_is_refused(
+    tmp_path: Path, embedder
+) -> None:
+    """Its key store is wrapped by the file's key: a rekey of the file alone would
+    leave it unopenable, and so would a decrypt."""
     db = tmp_path / "mem.db"
     opts = {"keyring": str(tmp_path / "keys")}
     with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
         m.add("Ana is allergic to penicillin", user_id="ana")
     before = _digest(db)
     for new in (NEW_KEY, None):
-        with pytest.raises(StoreError, match="not supported yet"):
+        with pytest.raises(StoreError, match="with its key store"):
             rewrite(db, KEY, new)
     assert _digest(db) == before
     with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
         assert m.count("ana") == 1
+
+
+SEALED_CHILD = r"""
+import os, sys
+from remem.store.cipher import rekey_sealed
+print("go", flush=True)
+rekey_sealed(sys.argv[1], sys.argv[2], os.environ["TEST_OLD_KEY"], os.environ["TEST_NEW_KEY"])
+"""
+
+
+def _rekey_sealed_in_a_process(db: Path, old: str, new: str, kill_after: float | None) -> float:
+    """``rekey_sealed`` (``remem rekey`` with REMEM_KEYRING) in a real process,
+    SIGKILLed ``kill_after`` seconds after it starts (None: to the end)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.update(TEST_OLD_KEY=old, TEST_NEW_KEY=new)
+    argv = [sys.executable, "-c", SEALED_CHILD, str(db), str(db.parent / "keys")]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "go\n"
+    start = time.monotonic()
+    if kill_after is None:
+        assert proc.wait(timeout=120) == 0
+    else:
+        time.sleep(kill_after)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    return time.monotonic() - start
+
+
+def _sealed_reads(db: Path, key: str, embedder) -> dict[str, list[str]] | None:
+    opts = {"keyring": str(db.parent / "keys")}
+    try:
+        m = Memory(db, embedder=embedder, llm="none", key=key, store_options=opts)
+    except DatabaseKeyError:
+        return None
+    with m:
+        return {u: [h.text for h in m.memories(u)] for u in m.users()}
+
+
+def test_rekeying_a_file_with_a_key_store_killed_part_way_loses_nothing(
+    tmp_path: Path, embedder
+) -> None:
+    """The file's key and its key store's master key rotated together, in real
+    processes SIGKILLed at points spread over a whole run: after each kill exactly one
+    key opens the file, and with it the key store and every user's memories; running
+    again finishes the job."""
+    from remem.store.envelope import DirectoryKeyRing
+
+    db = tmp_path / "mem.db"
+    opts = {"keyring": str(tmp_path / "keys")}
+    with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
+        for u in ("ana", "bo"):
+            m.add(f"{u} keeps the spare key under the blue pot", user_id=u)
+    want = _sealed_reads(db, KEY, embedder)
+    assert want is not None and sorted(want) == ["ana", "bo"]
+    _ballast(db, KEY, 12)
+    ring = DirectoryKeyRing(tmp_path / "keys", KEY)
+    for i in range(150):
+        ring.create(f"ballast{i}")
+    whole = _rekey_sealed_in_a_process(db, KEY, NEW_KEY, None)
+    _rekey_sealed_in_a_process(db, NEW_KEY, KEY, None)
+    current, midway = KEY, 0
+    for step in range(1, 9):
+        other = NEW_KEY if current == KEY else KEY
+        _rekey_sealed_in_a_process(db, current, other, whole * step / 9)
+        read = {k: _sealed_reads(db, k, embedder) for k in (KEY, NEW_KEY)}
+        assert [r for r in read.values() if r is not None] == [want], read
+        midway += int((tmp_path / "keys" / "keyring.rotating.json").exists())
+        _rekey_sealed_in_a_process(db, current, other, None)  # finish it (or do it all)
+        assert _sealed_reads(db, other, embedder) == want
+        assert _sealed_reads(db, current, embedder) is None
+        current = other
+    assert midway >= 1, "no kill landed during a rotation: add ballast"
+
+
+def test_cli_rekey_of_a_file_with_a_key_store(tmp_path: Path, embedder, monkeypatch) -> None:
+    """``remem --key-file OLD rekey --new-key-file NEW`` with REMEM_KEYRING: the file
+    and its key store both move to the new key; without REMEM_KEYRING it is refused,
+    the file unchanged."""
+    from remem.cli import main
+
+    db = tmp_path / "mem.db"
+    (tmp_path / "k1").write_text(KEY)
+    (tmp_path / "k2").write_text(NEW_KEY)
+    opts = {"keyring": str(tmp_path / "keys")}
+    with Memory(db, embedder=embedder, llm="none", key=KEY, store_options=opts) as m:
+        m.add("Ana is allergic to penicillin", user_id="ana")
+    monkeypatch.delenv("REMEM_DB_KEY", raising=False)
+    monkeypatch.delenv("REMEM_KEYRING", raising=False)
+    argv = ["--db", str(db), "--key-file", str(tmp_path / "k1"), "rekey"]
+    argv += ["--new-key-file", str(tmp_path / "k2")]
+    before = _digest(db)
+    assert main(argv) == 2
+    assert _digest(db) == before
+    monkeypatch.setenv("REMEM_KEYRING", str(tmp_path / "keys"))
+    assert main(argv) == 0
+    assert main(argv) == 0  # run again: nothing left to do
+    assert _sealed_reads(db, NEW_KEY, embedder) == {"ana": ["Ana is allergic to penicillin"]}
+    assert _sealed_reads(db, KEY, embedder) is None

@@ -44,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -150,7 +150,7 @@ class RememStore(BaseStore):
     def __init__(self, memory: Memory, *, index: Mapping[str, Any] | None = None) -> None:
         self.memory = check_memory(memory)
         self._fields = _index_fields(index)
-        self._shelf = _Shelf(self.memory.attach(ITEM_TABLES))
+        self._shelf = _Shelf(self.memory.attach(ITEM_TABLES), self.memory.user_ref)
         # one batch at a time in this process: a put reads, writes, then deletes
         self._lock = threading.Lock()
 
@@ -212,10 +212,13 @@ class _Shelf:
     """The table of items not indexed, through the store's extension hook (its
     queries run in the store's transactions, serialised with the user's writes)."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, ref: Callable[[str], str]) -> None:
         self.tables = tables
+        #: a user id as the store's user columns hold it (a keyed hash when encrypted)
+        self.ref = ref
 
     def load(self, user_id: str) -> list[dict[str, Any]]:
+        user_id = self.ref(user_id)
         with self.tables.read() as tx:
             rows = tx.all(
                 "SELECT namespace, item_key, record FROM langgraph_items WHERE user_id = ?",
@@ -223,11 +226,17 @@ class _Shelf:
             )
             return [json.loads(_open_record(tx, user_id, *r)) for r in rows]
 
-    def users(self) -> list[str]:
+    def users(self, named: Iterable[str]) -> list[str]:
+        """The users holding items here, by their plain ids: a user column holding a
+        keyed hash is named by the store's users (``named``; an encrypted store lists
+        every user who ever wrote, items here included)."""
+        names = {self.ref(n): n for n in named}
         with self.tables.read() as tx:
-            return [r[0] for r in tx.all("SELECT DISTINCT user_id FROM langgraph_items")]
+            rows = tx.all("SELECT DISTINCT user_id FROM langgraph_items")
+        return [names.get(r[0], r[0]) for r in rows]
 
     def put(self, user_id: str, record: dict[str, Any]) -> None:
+        user_id = self.ref(user_id)
         record_json = json.dumps(record, ensure_ascii=False)
         with self.tables.write(user_id) as tx:
             row = _sealed_row(tx, user_id, _labels(record["namespace"]), record["key"], record_json)
@@ -239,10 +248,9 @@ class _Shelf:
             )
 
     def remove(self, namespace: tuple[str, ...], key: str) -> None:
-        with self.tables.write(namespace[0]) as tx:
-            user_id, labels, item_key, _ = _sealed_row(
-                tx, namespace[0], _labels(namespace[1:]), key, ""
-            )
+        ref = self.ref(namespace[0])
+        with self.tables.write(ref) as tx:
+            user_id, labels, item_key, _ = _sealed_row(tx, ref, _labels(namespace[1:]), key, "")
             tx.run(
                 "DELETE FROM langgraph_items WHERE user_id = ? AND namespace = ? AND item_key = ?",
                 (user_id, labels, item_key),
@@ -421,7 +429,8 @@ class _Batch:
         conditions = tuple(op.match_conditions or ())
         users = _named_users(conditions)
         if users is None:  # a user may hold only items not indexed, and no memory
-            users = sorted({*self.mem.users(), *self.shelf.users()})
+            named = self.mem.users()
+            users = sorted({*named, *self.shelf.users(named)})
         found = {
             ns
             for user_id in users

@@ -162,6 +162,12 @@ class Store(ABC):
     @abstractmethod
     def users(self) -> list[str]: ...
 
+    def user_ref(self, user_id: str) -> str:
+        """The id this store's user columns hold for ``user_id`` (itself, unless the
+        store keeps a keyed hash of user ids: an encrypted store). ``Memory`` passes
+        every user id through it once, so everything below it sees only this."""
+        return user_id
+
     @abstractmethod
     def get_meta(self, key: str) -> str | None: ...
 

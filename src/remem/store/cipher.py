@@ -160,11 +160,43 @@ def _reads_plain(path: str) -> bool:
         con.close()
 
 
-def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> None:
+def rekey_sealed(
+    path: str | os.PathLike[str], keyring: str | os.PathLike[str], old: str, new: str
+) -> None:
+    """Rekey a file whose users' rows are sealed under a key store wrapped by its key
+    (``store/envelope.py``): the key store's data keys rewrapped under ``new`` up to
+    its last step (from then on either key opens it), the file rewritten under ``new``
+    (unless a killed run did that already), then the key store's rotation finished.
+    Killed at any point, the file opens with one of the two keys and the key store
+    with that key too; running again finishes the job."""
+    from .envelope import rotate_master
+
+    rotate_master(keyring, old, new, finish=False)
+    if not _opens_with(Path(path), new):
+        rewrite(path, old, new, sealed=True)
+    rotate_master(keyring, old, new)
+
+
+def _opens_with(path: Path, key: str) -> bool:
+    db = driver()
+    con = db.connect(str(path), timeout=LOCK_WAIT_S)
+    try:
+        unlock(con, str(path), key)
+        return True
+    except DatabaseKeyError:
+        return False
+    finally:
+        con.close()
+
+
+def rewrite(
+    path: str | os.PathLike[str], old: str | None, new: str | None, *, sealed: bool = False
+) -> None:
     """Write the database at ``path`` anew under the key ``new`` (None: plain), read
     with ``old`` (None: a plain file), atomically (see the module notes). Nothing else
     may have the file open: the rewrite takes its exclusive lock first, and a file in
-    use is a :class:`StoreError` with the file untouched."""
+    use is a :class:`StoreError` with the file untouched. ``sealed``: a file sealed
+    under a key store may be rekeyed (``rekey_sealed`` rewraps its key store)."""
     target = Path(path)
     if not target.is_file():
         raise StoreError(f"no database at {str(path)!r}")
@@ -176,7 +208,8 @@ def rewrite(path: str | os.PathLike[str], old: str | None, new: str | None) -> N
     con = db.connect(str(target), timeout=LOCK_WAIT_S)
     try:
         unlock(con, str(target), old)
-        _refuse_sealed(con, str(target), old)
+        if not (sealed and new is not None):
+            _refuse_sealed(con, str(target), old)
         _take_alone(con, db, str(target))
         # SQLite's backup, not a file copy: see unlock (the lock is ours, the WAL empty)
         con.copy_to(str(tmp), None if old is None else key_statement(old))
@@ -204,9 +237,9 @@ def _refuse_sealed(con: Any, path: str, old: str | None) -> None:
         return
     if row is not None:
         raise StoreError(
-            f"{path!r} seals each user's rows under a key store wrapped by its key; "
-            "rotating or removing that key is not supported yet (export, then import "
-            "into a new file); the file is unchanged"
+            f"{path!r} seals each user's rows under a key store wrapped by its key: "
+            "rekey it with its key store (REMEM_KEYRING); removing the key is not "
+            "supported (export, then import into a plain file); the file is unchanged"
         )
 
 

@@ -24,6 +24,14 @@ Why, and how:
   open instead of reading as that row's (GCM authenticates it).
 * A wrong master key fails at once, on open, with :class:`DatabaseKeyError`: the key
   store holds a check value sealed under the master key when it is created.
+* **User ids as keyed hashes** (envelope v2, :class:`UserRefs`): every user column
+  holds an HMAC of the id under a random secret kept in the key store as one more
+  entry (:data:`USER_IDS_ENTRY`), so a dump names no one, SQL still scopes by
+  equality, and a master key rotation only rewraps it; the plain ids are sealed in
+  ``user_names`` for listing users. The database keeps a fingerprint of the secret,
+  so another deployment's key store is refused on open.
+* **Master key rotation** (:meth:`DirectoryKeyRing.rotate`, ``remem rekey``) rewraps
+  the key files one at a time behind a rotation record, so a kill loses nothing.
 * The sealing runs at the store's one boundary (``SqlStore``: rows inserted, rows
   read) and, for the engines' own tables, through ``Tx.seal_text``/``seal_bytes``,
   so a SQLite file given a key store seals the same way (its file key wraps the key
@@ -40,6 +48,8 @@ import hmac
 import json
 import os
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -61,7 +71,17 @@ KEY_BYTES = 32
 #: about as long as the SQLite cipher's).
 PBKDF2_ROUNDS = 64_007
 _CHECK = b"remem keyring v1"
+#: The envelope marks (meta ``envelope``): v1 kept user ids in clear; v2 keeps a keyed
+#: hash of each in every user column (:class:`UserRefs`).
+ENVELOPE_V1 = "aes-256-gcm-v1"
+ENVELOPE_V2 = "aes-256-gcm-v2"
+#: The key store entry holding the secret of the user ids' keyed hash: a name no user
+#: reaches (a v2 store hashes every user id before it names a data key), so it is
+#: wrapped, rotated and backed up as the data keys are, and never destroyed.
+USER_IDS_ENTRY = "\x00remem user ids"
 _META = "keyring.json"
+#: A master key rotation under way (``DirectoryKeyRing.rotate``).
+_ROTATING = "keyring.rotating.json"
 
 
 @functools.lru_cache(maxsize=256)
@@ -113,7 +133,11 @@ class DirectoryKeyRing:
     stretched from the master key; the file name is an HMAC of the user id, so the
     directory names no one. Written atomically (a temporary file linked into place:
     of two processes creating one user's key, one wins and both use its key), mode
-    600, the directory 700."""
+    600, the directory 700.
+
+    :meth:`rotate` rewraps every data key under a new master key without touching the
+    data (see its notes): while one is under way (``keyring.rotating.json``), either
+    master key opens every key file, whichever of the two wraps it."""
 
     def __init__(self, path: str | os.PathLike[str], master: str | bytes):
         self.path = Path(path)
@@ -121,39 +145,55 @@ class DirectoryKeyRing:
             self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot use {self.path} as a key store: {exc}") from None
-        self._wrap, self._name = self._derive(master_key(master))
+        #: the wrapping keys a key file may be under, the one new files get first
+        self._wraps: list[bytes]
+        self._wraps, self._name = self._derive(master_key(master))
 
     def __repr__(self) -> str:
         return f"DirectoryKeyRing({str(self.path)!r})"
 
-    def _derive(self, master: bytes) -> tuple[bytes, bytes]:
-        """(wrapping key, naming key) from the master key and the store's salt; the
-        check value tells a wrong master key before any data key is used."""
-        meta_path = self.path / _META
+    def _read_meta(self, name: str) -> dict[str, Any] | None:
+        meta_path = self.path / name
         try:
-            meta = json.loads(meta_path.read_text())
+            return dict(json.loads(meta_path.read_text()))
         except FileNotFoundError:
-            meta = None
-        except (OSError, ValueError) as exc:
+            return None
+        except (OSError, ValueError, TypeError) as exc:
             raise StoreError(f"the key store's {meta_path} is unreadable: {exc}") from None
-        salt = base64.b64decode(meta["salt"]) if meta else secrets.token_bytes(16)
-        stretched = hashlib.pbkdf2_hmac("sha256", master, salt, PBKDF2_ROUNDS, 64)
-        wrap, name = stretched[:32], stretched[32:]
+
+    def _derive(self, master: bytes) -> tuple[list[bytes], bytes]:
+        """(wrapping keys, naming key) from the master key and the store's salt; the
+        check value tells a wrong master key before any data key is used. A pending
+        rotation's record opens with either master key and gives the other's wrap."""
+        meta = self._read_meta(_META)
         if meta is None:
-            check = _seal(wrap, _CHECK, b"check")
-            record = {"version": 1, "salt": base64.b64encode(salt).decode(), "check": check.hex()}
-            self._write_new(meta_path, json.dumps(record).encode())
+            salt = secrets.token_bytes(16)
+            wrap = _stretch(master, salt)[0]
+            record = {
+                "version": 1,
+                "salt": base64.b64encode(salt).decode(),
+                "check": _seal(wrap, _CHECK, b"check").hex(),
+            }
+            self._write_new(self.path / _META, json.dumps(record).encode())
             return self._derive(master)  # the winner's salt, if another process raced
-        try:
-            ok = _open(wrap, bytes.fromhex(meta["check"]), b"check") == _CHECK
-        except (ValueError, KeyError):
-            ok = False
-        if not ok:
+        rotating = self._read_meta(_ROTATING)
+        if rotating is not None and rotating.get("check") == meta.get("check"):
+            (self.path / _ROTATING).unlink(missing_ok=True)  # a finished one's leftover
+            rotating = None
+        opened = _open_meta(meta, master)
+        if opened is not None:
+            wrap, name = opened
+            if rotating is None:
+                return [wrap], name
+            return [_open(wrap, _hex(rotating, "new"), b"rotate new"), wrap], name
+        target = _open_meta(rotating, master) if rotating is not None else None
+        if target is None:
             raise DatabaseKeyError(
                 f"the master key does not open the key store {self.path} (a wrong key?)",
                 "wrong",
             )
-        return wrap, name
+        assert rotating is not None
+        return [target[0], _open(target[0], _hex(rotating, "old"), b"rotate old")], target[1]
 
     def _file(self, user_id: str) -> Path:
         digest = hmac.new(self._name, user_id.encode("utf-8"), hashlib.sha256).hexdigest()
@@ -165,19 +205,23 @@ class DirectoryKeyRing:
             wrapped = file.read_bytes()
         except FileNotFoundError:
             return None
-        try:
-            return _open(self._wrap, wrapped, file.name.encode())
-        except ValueError:
-            raise DatabaseKeyError(
-                f"the key store's {file.name} does not open under the master key", "wrong"
-            ) from None
+        return self._unwrap(file, wrapped)
+
+    def _unwrap(self, file: Path, wrapped: bytes) -> bytes:
+        for wrap in self._wraps:
+            with contextlib.suppress(ValueError):
+                return _open(wrap, wrapped, file.name.encode())
+        raise DatabaseKeyError(
+            f"the key store's {file.name} does not open under the master key", "wrong"
+        )
 
     def create(self, user_id: str) -> bytes:
         file = self._file(user_id)
-        self._write_new(file, _seal(self._wrap, secrets.token_bytes(KEY_BYTES), file.name.encode()))
-        key = self.get(user_id)
-        assert key is not None
-        return key
+        key = secrets.token_bytes(KEY_BYTES)
+        self._write_new(file, _seal(self._wraps[0], key, file.name.encode()))
+        got = self.get(user_id)
+        assert got is not None
+        return got
 
     def destroy(self, user_id: str) -> None:
         """Overwrite the wrapped key, then unlink it (on a copy-on-write or journaled
@@ -194,6 +238,89 @@ class DirectoryKeyRing:
             return
         _fsync_dir(self.path)
 
+    def rotate(self, new_master: str | bytes, *, finish: bool = True) -> int:
+        """Rewrap every data key under ``new_master``; the data is not touched. Returns
+        the key files rewrapped by this call.
+
+        Safe when killed at any point, and resumable: first a record of the rotation
+        (the new salt and check, and each wrapping key sealed under the other) is
+        written whole (a temporary file, fsynced, renamed); from then on either master
+        key opens every key file. Each key file is then rewritten the same way (write
+        new, fsync, rename), one at a time: a kill leaves it wrapped by the old key or
+        by the new one, never neither. Last, the record replaces ``keyring.json`` (a
+        rename), and only the new master key opens the store. Running again with the
+        same new key finishes a killed rotation; another new key is refused until it
+        is finished. Stop the processes using the key store first: one that opened it
+        before the rotation would wrap a new user's key under the old master key.
+        ``finish=False`` stops before the last step (an encrypted SQLite file's rekey
+        rewrites the file then, while either key opens the key store)."""
+        new = master_key(new_master)
+        for pattern in (".*.key.*", f".{_META}.*", f".{_ROTATING}.*"):
+            for left in self.path.glob(pattern):  # a killed run's temporary files
+                left.unlink(missing_ok=True)
+        record, new_wrap, _ = self._rotation(new)
+        done = 0
+        for file in sorted(self.path.glob("*.key")):
+            wrapped = file.read_bytes()
+            with contextlib.suppress(ValueError):
+                _open(new_wrap, wrapped, file.name.encode())
+                continue  # rewrapped by an earlier, killed run
+            key = self._unwrap(file, wrapped)
+            self._replace(file, _seal(new_wrap, key, file.name.encode()))
+            done += 1
+        _fsync_dir(self.path)
+        if not finish:
+            return done
+        final = {k: record[k] for k in ("version", "salt", "check", "names")}
+        self._replace(self.path / _META, json.dumps(final).encode())
+        (self.path / _ROTATING).unlink(missing_ok=True)
+        _fsync_dir(self.path)
+        self._wraps = [new_wrap]
+        return done
+
+    def _rotation(self, new: bytes) -> tuple[dict[str, Any], bytes, bytes]:
+        """The pending rotation's record to ``new`` (written now unless one is pending),
+        with the new and the old wrapping keys."""
+        pending = self._read_meta(_ROTATING)
+        if pending is not None:
+            opened = _open_meta(pending, new)
+            if opened is None:
+                raise DatabaseKeyError(
+                    f"a rotation of {self.path} to another master key is under way "
+                    f"({_ROTATING}): finish it with that key first",
+                    "wrong",
+                )
+            return pending, opened[0], _open(opened[0], _hex(pending, "old"), b"rotate old")
+        old_wrap = self._wraps[0]
+        if _open_meta(self._read_meta(_META) or {}, new) is not None:
+            raise InvalidInputError("the new master key is the key store's current one")
+        salt = secrets.token_bytes(16)
+        new_wrap = _stretch(new, salt)[0]
+        record = {
+            "version": 2,
+            "salt": base64.b64encode(salt).decode(),
+            "check": _seal(new_wrap, _CHECK, b"check").hex(),
+            "names": _seal(new_wrap, self._name, b"names").hex(),
+            "new": _seal(old_wrap, new_wrap, b"rotate new").hex(),
+            "old": _seal(new_wrap, old_wrap, b"rotate old").hex(),
+        }
+        self._replace(self.path / _ROTATING, json.dumps(record).encode())
+        _fsync_dir(self.path)
+        return record, new_wrap, old_wrap
+
+    def _replace(self, file: Path, data: bytes) -> None:
+        """``data`` as ``file``, whole or not at all (write new, fsync, rename)."""
+        tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, file)
+        finally:
+            tmp.unlink(missing_ok=True)
+
     def _write_new(self, file: Path, data: bytes) -> None:
         """``data`` as ``file`` unless it exists (then the existing one stays)."""
         tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
@@ -208,6 +335,59 @@ class DirectoryKeyRing:
         finally:
             tmp.unlink(missing_ok=True)
         _fsync_dir(self.path)
+
+
+def rotate_master(
+    path: str | os.PathLike[str], old: str | bytes, new: str | bytes, *, finish: bool = True
+) -> int:
+    """``remem rekey`` on a key store directory: :meth:`DirectoryKeyRing.rotate` from
+    ``old`` to ``new``; the number of key files rewrapped (0 when a run killed after
+    its last step left nothing to do). Never creates a key store."""
+    where = Path(path)
+    if not (where / _META).is_file():
+        raise InvalidInputError(f"{where} is not a key store (no {_META})")
+    try:
+        ring = DirectoryKeyRing(where, old)
+    except DatabaseKeyError:
+        try:
+            DirectoryKeyRing(where, new)  # a finished rotation: nothing left to do
+        except DatabaseKeyError:
+            raise DatabaseKeyError(
+                f"neither the old master key nor the new one opens the key store {where}",
+                "wrong",
+            ) from None
+        return 0
+    return ring.rotate(new, finish=finish)
+
+
+def _stretch(master: bytes, salt: bytes) -> tuple[bytes, bytes]:
+    """(wrapping key, naming key) stretched from a master key and a salt."""
+    stretched = hashlib.pbkdf2_hmac("sha256", master, salt, PBKDF2_ROUNDS, 64)
+    return stretched[:32], stretched[32:]
+
+
+def _hex(record: dict[str, Any], field: str) -> bytes:
+    try:
+        return bytes.fromhex(record[field])
+    except (KeyError, TypeError, ValueError):
+        raise StoreError(f"the key store's record lacks a valid {field!r}") from None
+
+
+def _open_meta(meta: dict[str, Any], master: bytes) -> tuple[bytes, bytes] | None:
+    """(wrapping key, naming key) of a key store record (``keyring.json``, or a
+    rotation's) when ``master`` opens its check, else None. A record made by a
+    rotation carries the naming key sealed (file names never change); a first one
+    derives it from the master key."""
+    try:
+        salt = base64.b64decode(meta["salt"])
+        wrap, name = _stretch(master, salt)
+        if _open(wrap, bytes.fromhex(meta["check"]), b"check") != _CHECK:
+            return None
+        if "names" in meta:
+            name = _open(wrap, bytes.fromhex(meta["names"]), b"names")
+    except (KeyError, TypeError, ValueError):
+        return None
+    return wrap, name
 
 
 def _fsync_dir(path: Path) -> None:
@@ -313,6 +493,43 @@ class Envelope:
         return cls.open(key, raw, place).decode("utf-8")
 
 
+class UserRefs:
+    """User ids as the user columns of a v2 sealed store hold them: ``u`` and an
+    HMAC-SHA256 (128 bits, hex) under a random secret kept in the key store. SQL still
+    scopes every query by equality, and a dump names no one. The plain id cannot be
+    got back from the hash: the store keeps it sealed under the user's data key
+    (``user_names``) for listing users, and this process remembers the ids it hashed
+    lately so that a write can record the name (bounded: an id long unseen is hashed
+    again by its next call before any write)."""
+
+    CAP = 100_000
+
+    def __init__(self, secret: bytes):
+        self._secret = secret
+        self._names: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def ref(self, user_id: str) -> str:
+        ref = "u" + hmac.new(self._secret, user_id.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+        with self._lock:
+            self._names[ref] = user_id
+            self._names.move_to_end(ref)
+            if len(self._names) > self.CAP:
+                self._names.popitem(last=False)
+        return ref
+
+    @staticmethod
+    def fingerprint(secret: bytes) -> str:
+        """What the database keeps of the secret (meta ``user_ids``) to tell its own
+        key store from another: an HMAC of a constant, which reveals nothing of it."""
+        return hmac.new(secret, b"remem user ids check", hashlib.sha256).hexdigest()[:32]
+
+    def name(self, ref: str) -> str | None:
+        """The plain id this process hashed to ``ref`` lately (None: not seen)."""
+        with self._lock:
+            return self._names.get(ref)
+
+
 #: The ``memories`` columns sealed, by their index in ``INSERT_COLUMNS`` values:
 #: (column, index, whether it is text; else bytes). ``ts_epoch`` (6) is written as 0:
 #: no query reads it, and the time a memory speaks of tells.
@@ -392,4 +609,16 @@ def make_envelope(
     return Envelope(keyring)
 
 
-__all__ = ["DirectoryKeyRing", "Envelope", "KeyRing", "master_key", "open_row", "seal_insert"]
+__all__ = [
+    "ENVELOPE_V1",
+    "ENVELOPE_V2",
+    "USER_IDS_ENTRY",
+    "DirectoryKeyRing",
+    "Envelope",
+    "KeyRing",
+    "UserRefs",
+    "master_key",
+    "open_row",
+    "rotate_master",
+    "seal_insert",
+]

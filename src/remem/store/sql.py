@@ -45,7 +45,14 @@ from .base import (
     new_rows,
     row_to_memory,
 )
-from .envelope import Envelope, open_row, seal_insert
+from .envelope import (
+    ENVELOPE_V2,
+    USER_IDS_ENTRY,
+    Envelope,
+    UserRefs,
+    open_row,
+    seal_insert,
+)
 from .extension import ErasureRule, Extension, Tables, check_identifier
 
 #: ``meta`` keys of extension records: ``ext:<name>`` -> JSON (see ``ErasureRule``).
@@ -118,7 +125,7 @@ class _Tables:
         return self._store._snapshot()
 
     def write(self, user_id: str | None = None) -> AbstractContextManager[SqlTx]:
-        return self._store._write(user_id)
+        return self._store._write(user_id, name=True)
 
 
 class SqlStore(Store):
@@ -169,6 +176,8 @@ class SqlStore(Store):
 
     #: The per-user data keys' envelope; None: nothing is sealed (a plain store).
     _envelope: Envelope | None = None
+    #: A v2 sealed store's keyed hash of user ids; None: ids are stored as given.
+    _refs: UserRefs | None = None
 
     def _check_envelope(self, con: Any) -> None:
         """A database is sealed or plain for good: the first store opened with a key
@@ -193,7 +202,68 @@ class SqlStore(Store):
                     "database only (export, then import into a sealed one)",
                     "unexpected",
                 )
-            con.execute("INSERT INTO meta (key, value) VALUES ('envelope', 'aes-256-gcm-v1')")
+            con.execute(f"INSERT INTO meta (key, value) VALUES ('envelope', '{ENVELOPE_V2}')")
+            mark = ENVELOPE_V2
+        if mark == ENVELOPE_V2:  # v1 (user ids in clear) stays as it was made
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS user_names "
+                "(user_id TEXT PRIMARY KEY, name TEXT NOT NULL)"
+            )
+            self._refs = UserRefs(self._ids_secret(con))
+
+    def _ids_secret(self, con: Any) -> bytes:
+        """The user ids' hash secret from the key store, checked against the database's
+        fingerprint of it (meta ``user_ids``), made with the first: a key store from
+        another deployment (a wrong ``REMEM_KEYRING``) would hash every id otherwise
+        and show an empty database, so it is refused before anything is written."""
+        assert self._envelope is not None
+        row = con.execute("SELECT value FROM meta WHERE key = 'user_ids'").fetchone()
+        if row is None:
+            secret = self._envelope.user_key(USER_IDS_ENTRY, create=True)
+            mark = UserRefs.fingerprint(secret)
+            con.execute(f"INSERT INTO meta (key, value) VALUES ('user_ids', '{mark}')")
+            return secret
+        kept = self._envelope.keyring.get(USER_IDS_ENTRY)
+        if kept is None or UserRefs.fingerprint(kept) != row[0]:
+            raise DatabaseKeyError(
+                f"the key store is not {self._where()}'s: the secret its user ids are "
+                "hashed with is missing or another (a wrong keyring / REMEM_KEYRING?)",
+                "wrong",
+            )
+        return kept
+
+    def user_ref(self, user_id: str) -> str:
+        """The id the user columns hold for ``user_id``: a keyed hash in a v2 sealed
+        store (``envelope.UserRefs``), else ``user_id`` itself."""
+        return user_id if self._refs is None else self._refs.ref(user_id)
+
+    def _name_user(self, tx: SqlTx, ref: str) -> None:
+        """Record the plain id of ``ref`` (sealed under the user's data key) the first
+        time the user writes, for :meth:`users`; nothing when this process did not hash
+        ``ref`` (a bare store given its own ids) or the store hashes none."""
+        name = self._refs.name(ref) if self._refs is not None else None
+        if name is None or tx.one("SELECT 1 FROM user_names WHERE user_id = ?", (ref,)):
+            return
+        tx.run(
+            "INSERT INTO user_names (user_id, name) VALUES (?, ?) ON CONFLICT (user_id) DO NOTHING",
+            (ref, self._seal_text(ref, f"user_names.name:{ref}", name)),
+        )
+
+    def _named_users(self) -> list[str]:
+        """A v2 sealed store's users, by their plain ids; one whose data key is gone (a
+        ``delete_user`` killed after destroying it, before its commit: its rows can no
+        longer be read, and the next ``delete_user`` removes them) is left out."""
+        assert self._envelope is not None
+        with self._read() as tx:
+            rows = tx.all("SELECT user_id, name FROM user_names")
+        names = []
+        for ref, sealed in rows:
+            try:
+                names.append(self._open_text(ref, f"user_names.name:{ref}", sealed))
+            except DatabaseKeyError as exc:
+                if exc.reason != "missing":
+                    raise
+        return sorted(names)
 
     def _sealed_values(self, rows: list[tuple[StoredMemory, list[Any]]]) -> list[list[Any]]:
         """The ``INSERT_COLUMNS`` values of one user's new rows, sealed with an envelope;
@@ -242,13 +312,19 @@ class SqlStore(Store):
             return value
         return Envelope.open(self._envelope.user_key(user_id), value, place)
 
-    def _forget_user(self, tx: SqlTx, user_id: str) -> None:
+    def _forget_user(self, tx: SqlTx, user_id: str) -> list[str]:
         """In ``delete_user``'s transaction, after every row of the user is deleted:
         destroy the user's data key (crypto-shredding). Under the user's lock, before
         the erase commits: an add waiting for the lock then makes a new key instead of
-        sealing with the destroyed one."""
-        if self._envelope is not None:
+        sealing with the destroyed one. Also drops the user's sealed name; returns the
+        tables it erased from."""
+        if self._envelope is None:
+            return []
+        if self._refs is not None:
+            tx.run("DELETE FROM user_names WHERE user_id = ?", (user_id,))
+        if self._refs is None or user_id != USER_IDS_ENTRY:  # never the ids' hash secret
             self._envelope.keyring.destroy(user_id)
+        return ["user_names"] if self._refs is not None else []
 
     def _after_erase(self, tables: Sequence[str]) -> str | None:
         """Make erased bytes leave the files (see each backend's notes), after the
@@ -303,9 +379,14 @@ class SqlStore(Store):
             yield SqlTx(self, con)
 
     @contextmanager
-    def _write(self, user_id: str | None = None) -> Iterator[SqlTx]:
+    def _write(self, user_id: str | None = None, *, name: bool = False) -> Iterator[SqlTx]:
+        """One write transaction; with ``name``, the user's plain id is recorded (a
+        write that may add the user's first row: ``_name_user``)."""
         with self._open_write(user_id) as con:
-            yield SqlTx(self, con)
+            tx = SqlTx(self, con)
+            if name and user_id is not None and self._refs is not None:
+                self._name_user(tx, user_id)
+            yield tx
 
     def _one(self, sql: str, args: Sequence[Any]) -> tuple | None:
         with self._read() as tx:
@@ -383,7 +464,7 @@ class SqlStore(Store):
                 raise StoreError(f"one {what} per memory is required")
         if ids is not None and (len(ids) != len(memories) or len(set(ids)) != len(ids)):
             raise StoreError("one distinct id per memory is required")
-        with self._write(user_id) as tx:
+        with self._write(user_id, name=True) as tx:
             tx.run(
                 "INSERT INTO users (user_id, epoch, next_seq, del_rev) VALUES (?, ?, 0, 0) "
                 "ON CONFLICT (user_id) DO NOTHING",
@@ -512,7 +593,7 @@ class SqlStore(Store):
             for rule, _ in self._erasure_rules(tx):
                 rows += rule.erase_user(tx, user_id)
                 tables += rule.user_tables
-            self._forget_user(tx, user_id)
+            tables += self._forget_user(tx, user_id)
             if rows:
                 self._note_erase(tx, user_id, count=n)
             else:
@@ -585,6 +666,8 @@ class SqlStore(Store):
         return int(row[0]) if row else 0
 
     def users(self) -> list[str]:
+        if self._refs is not None:
+            return self._named_users()
         with self._read() as tx:
             return [r[0] for r in tx.all("SELECT user_id FROM users ORDER BY user_id")]
 
