@@ -2,7 +2,8 @@
 
 Each memory command maps one-to-one onto a Memory method; ``keys`` manages the
 servers' API keys; ``serve`` and ``mcp`` run the servers (:mod:`remem.serve`);
-``bench`` runs the committed benchmarks; ``demo`` shows the whole thing offline.
+``demo`` shows the whole thing offline (the benchmarks are ``remem-bench``'s, in
+benchmarks/ beside the package).
 Every command is registered the same way (:mod:`remem.commands`).
 """
 
@@ -16,7 +17,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .bench.cli import bench
 from .commands import Commands, add_args, arg, names, run
 from .serve.mcp import mcp
 from .serve.settings import GLOBAL_ARGS, Settings, db_key, env_default
@@ -682,7 +682,6 @@ def keys_revoke(args: argparse.Namespace) -> int:
 
 commands.group("keys", keys, help="API keys of the servers (each bound to one tenant)")
 commands.add(mcp)
-commands.group("bench", bench, help="benchmarks")
 
 
 # -- the parser and main ------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""The one convention for subcommands (``remem ...``, ``remem keys ...``, ``remem mcp``,
-``remem bench ...``), after sqlite-utils' cli.py: each command is one small function
-over the library, registered with its arguments in one place::
+"""The one convention for subcommands (``remem ...``, ``remem keys ...``, ``remem mcp``),
+after sqlite-utils' cli.py: each command is one small function over the library,
+registered with its arguments in one place::
 
     commands = Commands("command")
 
@@ -12,7 +12,7 @@ over the library, registered with its arguments in one place::
 A command returns its exit status (None: 0). :meth:`Commands.add_to` builds the
 argparse subparsers; the parsed namespace carries the command to run
 (:func:`run_parsed`). Building a parser imports nothing: each command imports what
-it needs when it runs, so ``remem --help`` needs no server or benchmark extras.
+it needs when it runs, so ``remem --help`` needs no server extras.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def command(
 
 @dataclass
 class Commands:
-    """A set of subcommands, and groups of them (``keys``, ``bench``), under one parser;
+    """A set of subcommands, and groups of them (``keys``), under one parser;
     ``dest`` names the attribute that holds the chosen one's name."""
 
     dest: str

@@ -583,7 +583,7 @@ class AnswerOptions:
 
 # ``routed``: the share of what the question asks about that the extractive sentence
 # must hold for it to be the answer (below it the model reads the notes). Measured at
-# 0.5-1.0 on a saved full LoCoMo run's conversations 1-5 (`remem bench readers-replay`,
+# 0.5-1.0 on a saved full LoCoMo run's conversations 1-5 (`remem-bench readers-replay`,
 # the same retrieval and drafts for every reader; dev replay, docs/benchmarks.md): every
 # value beat both the extractive and the generating reader on F1 and containment for
 # hybrid, SYNAPSE and ILSTMA; 0.6-1.0 read a little better there (F1 1-4 +0.006 to
@@ -674,7 +674,7 @@ def spans(sentence: str, question: Question | str = "") -> list[str]:
 # (ends with "?") ranks below a statement sharing as many words with the question,
 # since a question in a chat ("Do you have a favourite bird?") rarely holds the
 # answer. Chosen on LoCoMo conversations 1-5 of a saved full run's recall, then held
-# on 6-10 (`remem bench readers-replay`, docs/benchmarks.md): F1 1-4 of hybrid 0.114
+# on 6-10 (`remem-bench readers-replay`, docs/benchmarks.md): F1 1-4 of hybrid 0.114
 # -> 0.124 there, SYNAPSE 0.131 -> 0.134; before, the top three were read alike.
 # A "when" question reads every memory of the context: its answer is a sentence that
 # names both the thing and a time, rarer than one sharing words, and the rest of the

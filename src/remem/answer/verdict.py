@@ -24,7 +24,7 @@ A logistic model of these five gives ``score``, the probability that memory does
 hold the answer; ``not_in_memory`` is ``score`` above a threshold. The model and its
 threshold are per engine family (the signals read the hits, and engines rank
 differently), and fitted, not chosen: ``scripts/calibrate_verdict.py`` fits them on
-LoCoMo conversations 1-5 and ``remem bench verdict`` reports them on conversations 6-10,
+LoCoMo conversations 1-5 and ``remem-bench verdict`` reports them on conversations 6-10,
 which played no part in fitting. Which model an engine gets is what it declares
 (``Engine.verdict``: a family of :data:`FAMILIES` or its own :class:`VerdictModel`),
 never its name; an engine declaring nothing gets :data:`DEFAULT_FAMILY`'s, and
@@ -44,7 +44,7 @@ Questions come in four kinds (``regime``), each read its own way:
   each question asked on its own history (answerable) and, as never said, on the
   history of another question whose sessions it does not hold, plus LongMemEval's own
   abstention questions; half the questions fit it, the other half report it
-  (``remem bench verdict --lme``). Fitted on LoCoMo, these three signals separated
+  (``remem-bench verdict --lme``). Fitted on LoCoMo, these three signals separated
   nothing, because LoCoMo has no such questions;
 - ``small``: a ``self`` question of a user holding fewer memories than the ``self``
   model was fitted on (:data:`SELF_MIN_MEMORIES`); its ``score`` is that model's, but

@@ -16,7 +16,7 @@ best memory of another session within the engine's deeper list takes the last pl
 Any other question, a top ``k`` already spanning sessions, or memories given no session
 are left as they are.
 
-Measured (``remem bench longmemeval``, oracle dev file, pool 45; LoCoMo and
+Measured (``remem-bench longmemeval``, oracle dev file, pool 45; LoCoMo and
 MemoryBank; docs/benchmarks.md, issue 36 fourth round).
 """
 
