@@ -50,7 +50,6 @@ INTERNAL: set[tuple[str, str]] = {
     ("remem.llm.structured", "ask_json"),
     ("remem.redact", "failure"),
     ("remem.time.current", "read_slots"),
-    ("remem.time.events", "EventTime"),
     ("remem.time.events", "event_times"),
     ("remem.time.patterns", "MONTHS"),
     ("remem.time.patterns", "WEEKDAYS"),
