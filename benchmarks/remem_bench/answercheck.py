@@ -16,9 +16,11 @@ what it says, never by word overlap:
 
 Apart from right and wrong, each answer that is not a refusal is read for *invented*
 words: content words (alphabetic, three letters or more, function words aside) found
-in no memory of the user, compared by :func:`remem.words.word_key` so "moved" meets
-"move". Weekday and month names and words of relative time are not counted (the time
-layer writes the days it resolved), nor are digits.
+in no memory of the user, compared by :func:`remem_bench.words.key` so "moved" meets
+"move" (the harness's own word rules, not remem's: a grader sharing code with what it
+grades could not catch that code's bugs). Weekday and month names and words of
+relative time are not counted (the time layer writes the days it resolved), nor are
+digits.
 """
 
 from __future__ import annotations
@@ -32,11 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from remem import Memory
-from remem.demo import has_word, names_day
 from remem.embed import Embedder, create_embedder
-from remem.index.tokenize import STOPWORDS, tokenize
-from remem.time.patterns import MONTHS, WEEKDAYS
-from remem.words import PERSONAL, word_key
+
+from .words import MONTHS, PERSONAL, STOPWORDS, WEEKDAYS, key, tokens
 
 DATA = Path(__file__).parent / "data" / "answer_check.json"
 
@@ -78,6 +78,24 @@ class Checked:
     invented: tuple[str, ...]
 
 
+def has_word(word: str, text: str) -> bool:
+    """Whether ``text`` holds ``word`` as a whole word (a plural or possessive too:
+    "Halden's" holds "Halden", "17:58" does not hold "7:58"), case aside."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?:'?s)?(?!\w)", text, re.I) is not None
+
+
+def names_day(answer: str, day: date) -> bool:
+    """Whether ``answer`` names ``day``: "8 March", "March 8th, 2025", "2025-03-08"."""
+    if day.isoformat() in answer:
+        return True
+    n, month = rf"0?{day.day}(?:st|nd|rd|th)?", MONTHS[day.month - 1]
+    year = r"(?:,?\s+(?P<year>\d{4}))?"
+    for form in (rf"(?<!\d){n}\s+(?:of\s+)?{month}\b{year}", rf"\b{month}\s+{n}(?!\d){year}"):
+        if any(m["year"] in (None, str(day.year)) for m in re.finditer(form, answer, re.I)):
+            return True
+    return False
+
+
 def says_value(question: dict[str, Any], answer: str) -> bool:
     """Every expected word in ``answer`` (or one of the ``any`` alternatives) and no
     stale one."""
@@ -107,20 +125,20 @@ def invented(answer: str, memories: Iterable[str]) -> list[str]:
 def held_words(memories: Iterable[str]) -> tuple[set[str], set[str]]:
     """The words of ``memories`` as tokens and as keys (``word_key``): what
     :func:`invented_from` checks an answer against, built once per user."""
-    tokens: set[str] = set()
+    held: set[str] = set()
     for text in memories:
-        tokens.update(tokenize(text))
-    return tokens, {word_key(t) for t in tokens}
+        held.update(tokens(text))
+    return held, {key(t) for t in held}
 
 
 def invented_from(answer: str, held: tuple[set[str], set[str]]) -> list[str]:
     """:func:`invented` against words already gathered by :func:`held_words`."""
-    tokens, keys = held
+    words, keys = held
     out: list[str] = []
     for w in _WORD.findall(answer.lower()):
         if len(w) < 3 or w in FUNCTION_WORDS or w in TIME_WORDS or w in out:
             continue
-        if w not in tokens and word_key(w) not in keys:
+        if w not in words and key(w) not in keys:
             out.append(w)
     return out
 
