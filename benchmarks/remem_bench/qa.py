@@ -35,10 +35,12 @@ import inspect
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from string import Template
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -47,8 +49,6 @@ from remem import LLM, Answer, Hit, Memory, Recall, create_llm
 from remem.answer import REFUSAL, Answerer, is_temporal
 from remem.embed import create_embedder
 from remem.llm import prompts as prompt_files
-from remem.llm.structured import ask_json
-from remem.redact import failure
 
 from .answercheck import held_words, invented_from
 from .dategrade import date_right
@@ -441,20 +441,53 @@ JUDGE_SCHEMA = {
 
 
 def judge_answer(judge: LLM, question: str, gold: str, prediction: str) -> float | None:
-    """1.0 / 0.0 from an LLM judge (the configured endpoint), None when it fails."""
+    """1.0 / 0.0 from an LLM judge (the configured endpoint), None when it fails:
+    twice no JSON ``{"correct": true|false}``, or a failing backend. The prompt and
+    the reading of the reply are the harness's own (``data/judge.txt``)."""
+    values = {"question": question, "gold": gold, "prediction": prediction}
+    messages = [
+        {"role": role, "content": Template(text).substitute(values)} for role, text in _JUDGE_PROMPT
+    ]
     try:
-        return ask_json(
-            judge,
-            prompt_files.render("judge", question=question, gold=gold, prediction=prediction),
-            JUDGE_SCHEMA,
-            lambda v: 1.0 if v["correct"] else 0.0,
-            task="judge",
-            retries=1,
-            max_tokens=32,
-        )
+        for _ in range(2):  # one retry, told what was wrong: a small model may ramble
+            reply = judge.complete(
+                messages, task="judge", json_schema=JUDGE_SCHEMA, max_tokens=32
+            ).text
+            verdict = _correct(reply)
+            if verdict is not None:
+                return verdict
+            messages = [*messages, {"role": "assistant", "content": reply[:2000]}, _AGAIN]
+        log.warning("judge failed: no valid JSON")
     except Exception as exc:  # the score is optional; the run goes on
-        log.warning("judge failed: %s", failure(exc))
+        log.warning("judge failed: %s", type(exc).__name__)  # its message may quote memories
+    return None
+
+
+def _correct(reply: str) -> float | None:
+    """The judge's ``{"correct": true|false}`` (in a code fence, too), or None."""
+    match = re.search(r"\{.*\}", reply, re.S)
+    try:
+        value = json.loads(match[0]) if match else None
+    except json.JSONDecodeError:
         return None
+    if not isinstance(value, dict) or not isinstance(value.get("correct"), bool):
+        return None
+    return 1.0 if value["correct"] else 0.0
+
+
+def _judge_prompt() -> list[tuple[str, str]]:
+    """``data/judge.txt``'s (role, text) sections ("### system", "### user")."""
+    text = (Path(__file__).parent / "data" / "judge.txt").read_text("utf-8")
+    parts = re.split(r"^### (system|user)\s*$", text, flags=re.M)[1:]
+    return [(role, body.strip()) for role, body in zip(parts[::2], parts[1::2], strict=True)]
+
+
+_JUDGE_PROMPT = _judge_prompt()
+_AGAIN = {
+    "role": "user",
+    "content": 'That reply was not valid. Reply with one JSON object only: {"correct": true} '
+    'or {"correct": false}.',
+}
 
 
 def summarise(rows: list[dict[str, Any]], engines: Sequence[str]) -> dict[str, Any]:

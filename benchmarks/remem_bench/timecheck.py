@@ -23,9 +23,20 @@ from pathlib import Path
 from typing import Any
 
 from remem import Memory
-from remem.answer.settle import date_forms
 
 DATA = Path(__file__).parent / "data" / "time_check.json"
+
+
+def date_forms(day: date) -> list[str]:
+    """How an answer may write ``day``: "8 March 2025", "March 8, 2025", "March 8
+    2025", "2025-03-08" (the grader's own list, not the forms remem writes)."""
+    month = day.strftime("%B")
+    return [
+        f"{day.day} {month} {day.year}",
+        f"{month} {day.day}, {day.year}",
+        f"{month} {day.day} {day.year}",
+        day.isoformat(),
+    ]
 
 
 @dataclass(frozen=True)
