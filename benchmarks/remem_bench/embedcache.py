@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from remem.embed import Embedder
+from remem.embed import Embedder, create_embedder
 
 
 class MemoEmbedder(Embedder):
@@ -54,6 +54,14 @@ class MemoEmbedder(Embedder):
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._memo[t] for t in texts])
+
+
+def word_pieces(texts: Sequence[str]) -> int:
+    """How many MiniLM word pieces the texts hold, untruncated, ``[CLS]`` and ``[SEP]``
+    included as the model sees them (the unit of embedding work), counted through the
+    public embedder's :meth:`~remem.embed.Embedder.count_pieces`."""
+    minilm = create_embedder("minilm")  # the shared instance; its model loads on first use
+    return sum(minilm.count_pieces(t) + 2 for t in texts)
 
 
 def _digest(text: str) -> str:

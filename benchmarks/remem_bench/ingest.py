@@ -30,12 +30,12 @@ from typing import Any
 
 from remem import Memory
 from remem.embed import create_embedder
-from remem.embed.onnx_minilm import word_pieces
 from remem.time.current import read_slots
 from remem.time.events import event_times
 from remem.types import index_text
 from remem.validation import parse_timestamp
 
+from .embedcache import word_pieces
 from .locomo import load_locomo
 from .longmemeval import is_oracle, load_longmemeval, pooled
 from .metrics import percentile

@@ -34,10 +34,9 @@ from typing import Any, NamedTuple
 from remem import Hit, create_llm
 from remem.answer.reader import Answerer
 from remem.embed import Embedder, create_embedder
-from remem.embed.onnx_minilm import word_pieces
 from remem.types import index_text
 
-from .embedcache import DiskCachedEmbedder, MemoEmbedder
+from .embedcache import DiskCachedEmbedder, MemoEmbedder, word_pieces
 from .engines import open_engine, passage_setting
 from .longmemeval import Question
 from .metrics import evidence_recall, first_seen, mean, ndcg, percentile, recall_all, recall_any

@@ -36,7 +36,6 @@ INTERNAL: set[tuple[str, str]] = {
     ("remem.answer.verdict", "VerdictModel"),
     ("remem.answer.verdict", "judge"),
     ("remem.answer.verdict", "signals"),
-    ("remem.embed.onnx_minilm", "word_pieces"),
     ("remem.engines.verdict", "VerdictModel"),
     ("remem.engines.verdict", "verdict_model"),
     ("remem.index.bm25", "BM25Index"),
