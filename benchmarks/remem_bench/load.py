@@ -134,6 +134,15 @@ def start_server(
     return proc, base
 
 
+def create_key(db: str, tenant: str) -> str:
+    """A new API key for ``tenant``, as an operator makes one: ``remem keys create``."""
+    cmd = [sys.executable, "-m", "remem.cli", "--db", db, "keys", "create", "--tenant", tenant]
+    done = subprocess.run(
+        [*cmd, "--label", "load test"], capture_output=True, text=True, timeout=120, check=True
+    )
+    return done.stdout.strip()
+
+
 def stop_server(proc: subprocess.Popen) -> None:
     """Ask for a clean shutdown (SIGINT), then kill the whole group if it hangs."""
     proc.send_signal(signal.SIGINT)
@@ -269,11 +278,10 @@ def run_load(
     with _database(db) as url:
         backend = "postgresql" if url.startswith("postgres") else "sqlite"
         from remem import Memory
-        from remem.keys import KeyRing
 
-        with Memory(url, engine=engine, llm="none") as mem:  # migrate once, mint keys
-            ring = KeyRing.of(mem)
-            keys = {t: ring.create(t, "load test")[0] for t in ("acme", "globex")}
+        with Memory(url, engine=engine, llm="none"):  # migrate once, before the workers
+            pass
+        keys = {t: create_key(url, t) for t in ("acme", "globex")}
         users = [(t, f"user-{j}") for t in keys for j in range(users_per_tenant)]
         port = free_port()
         with (

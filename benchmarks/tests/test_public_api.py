@@ -39,7 +39,6 @@ INTERNAL: set[tuple[str, str]] = {
     ("remem.engines.verdict", "VerdictModel"),
     ("remem.engines.verdict", "verdict_model"),
     ("remem.index.bm25", "BM25Index"),
-    ("remem.keys", "KeyRing"),
     ("remem.llm", "prompts"),
     ("remem.time.current", "read_slots"),
     ("remem.time.events", "event_times"),
