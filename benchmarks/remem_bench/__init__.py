@@ -2,10 +2,11 @@
 load, scale, ingest and the hand-labelled time sets, with their metrics and reports.
 
 It lives beside the package, not in it (issue 41): the installed ``remem`` carries no
-benchmark code, and the harness uses only remem's public API (what ``remem`` exports,
-and the plugin interfaces docs/plugins.md documents), which
-benchmarks/tests/test_public_api.py checks. ``remem-bench --help`` lists the commands;
-docs/benchmarks.md gives the command behind every table.
+benchmark code, and the harness uses remem's public API (what ``remem`` exports, and
+the embedder and engine interfaces docs/answers.md and docs/plugins.md document),
+with a listed few exceptions that benchmarks/tests/test_public_api.py checks.
+``remem-bench --help`` lists the commands; docs/benchmarks.md gives the command
+behind every table.
 """
 
 __version__ = "0.1.0"

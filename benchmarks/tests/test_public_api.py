@@ -1,6 +1,7 @@
 """The harness uses remem as any program would: through its public API. Every remem
 name a module of remem_bench imports is one of ``PUBLIC`` (what ``remem`` exports,
-and the plugin interfaces docs/plugins.md documents), or one of ``INTERNAL``: the
+and the embedder and engine interfaces docs/answers.md and docs/plugins.md
+document), or one of ``INTERNAL``: the
 component evaluations that still reach a part of remem no program may use, each a
 debt to pay off (a grader of its own, or the name made public deliberately), never
 added lightly. A grader must not share code with what it grades: it could not
