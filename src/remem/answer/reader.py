@@ -15,8 +15,8 @@ Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
   its content words, else ``generate``: :func:`routed_to_sentence`). ``auto`` (the
   default) takes the LLM's own ``answer_mode``: ``routed`` for the bundled small
   model, ``generate`` for a model behind an endpoint, ``extract`` without one
-  (docs/benchmarks.md, "Readers side by side", measures them over the same
-  retrieval);
+  (measured over the same retrieval:
+  docs/notes/benchmark-history.md#readers-side-by-side-and-the-not-in-memory-verdict-issue-19);
 - the budget counts the memory context only (not the fixed instructions), at most
   ``max_context_tokens`` by the LLM's own count (:func:`remem.tokens.clip_tokens`
   cuts what does not fit), best-ranked evidence first; the context lists it worst to
@@ -582,7 +582,8 @@ class AnswerOptions:
     mode: str = choice("auto", "auto", *MODES)
     """how the reader reads; "auto" takes the LLM's own ``answer_mode`` (``routed`` for
     the bundled small model, ``generate`` behind an endpoint, ``extract`` without one),
-    each measured in docs/benchmarks.md, "Readers side by side"."""
+    each measured over the same retrieval
+    (docs/notes/benchmark-history.md#readers-side-by-side-and-the-not-in-memory-verdict-issue-19)."""
 
 
 # ``routed``: the share of what the question asks about that the extractive sentence
