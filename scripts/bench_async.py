@@ -4,7 +4,7 @@
 
     PYTHONPATH=src .venv/bin/python scripts/bench_async.py [--memories 300] [--queries 200]
 
-One user's synthetic history (``remem.bench.synthetic``) in a SQLite file, the
+One user's synthetic history (``remem_bench.synthetic``) in a SQLite file, the
 hybrid engine, the MiniLM embedder, no reader. Each row runs the same calls
 (``--queries`` searches, or ``--adds`` single adds to a user of their own) at
 a concurrency: ``sync`` one after another in one thread; ``threads`` from a pool of
@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from remem import AsyncMemory, Memory
-from remem.bench.synthetic import synthetic_history, synthetic_queries
+from remem_bench.synthetic import synthetic_history, synthetic_queries
 
 USER = "bench"
 

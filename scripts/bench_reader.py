@@ -2,7 +2,7 @@
 
     python scripts/bench_reader.py [--rounds 5]
 
-In one process, on the answer check's conversations (src/remem/bench/data/
+In one process, on the answer check's conversations (benchmarks/remem_bench/data/
 answer_check.json, 30 questions), through the public API:
 
 1. resident memory after ``search`` alone (no NLP pipeline is loaded by it);
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from remem import Memory
 
-DATA = Path(__file__).resolve().parents[1] / "src/remem/bench/data/answer_check.json"
+DATA = Path(__file__).resolve().parents[1] / "benchmarks/remem_bench/data/answer_check.json"
 
 
 def rss_mb() -> tuple[float, float]:

@@ -10,11 +10,11 @@ where the calibration questions' false refusal is 0.09 (a margin under the 0.10 
 19 allows, since the held-out half will differ):
 
 - ``named``: every question naming one speaker in LoCoMo's first five conversations
-  (remem.bench.verdict's CALIBRATION; ``--conversations`` for fewer), category 5
+  (remem_bench.verdict's CALIBRATION; ``--conversations`` for fewer), category 5
   (unanswerable) the positives;
 - ``self`` (with ``--lme``): the first-person questions at even positions of a
   LongMemEval file (``--lme-questions`` for fewer), each asked on its own pooled
-  history and, as never said, on another's (remem.bench.verdict.lme_verdict_rows), the
+  history and, as never said, on another's (remem_bench.verdict.lme_verdict_rows), the
   never-said and abstention questions the positives, over ``coverage``, ``unseen`` and
   ``missed`` only. Without ``--lme`` the engine's present ``self`` model is kept.
 
@@ -22,7 +22,7 @@ For each engine it prints the model the engine gets now (what it declares, or th
 default family) and the fitted one as JSON, the form ``Memory(engine=...,
 verdict=...)`` and ``Engine.verdict`` accept (a mapping of ``named`` and ``self`` to
 ``[bias, [weights in the order of FEATURES], threshold]``); a built-in family's
-constants go into verdict.py's CALIBRATED. `remem bench verdict --lme FILE` reports
+constants go into verdict.py's CALIBRATED. `remem-bench verdict --lme FILE` reports
 them on conversations 6-10 and the odd LongMemEval positions, which play no part here.
 """
 
@@ -36,9 +36,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from remem.answer.verdict import FEATURES, VerdictModel, regime
-from remem.bench.verdict import CALIBRATION, engine_verdict, lme_verdict_rows, verdict_rows
 from remem.embed import create_embedder
 from remem.embed.base import MemoEmbedder
+from remem_bench.verdict import CALIBRATION, engine_verdict, lme_verdict_rows, verdict_rows
 
 L2 = 1e-2
 FALSE_REFUSAL = 0.09

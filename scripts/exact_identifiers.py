@@ -25,13 +25,13 @@ import random
 from collections.abc import Callable
 
 from remem import Memory
-from remem.bench.locomo import load_locomo, retrieval_questions
 from remem.embed import create_embedder
 from remem.embed.base import MemoEmbedder
 from remem.engines.exact import ExactConfig, rare_identifiers
 from remem.index.cache import UserIndex
 from remem.question import read_question
 from remem.types import index_text
+from remem_bench.locomo import load_locomo, retrieval_questions
 
 WORDS = (
     "garden", "invoice", "weekend", "river", "budget", "dentist", "kitchen", "guitar",

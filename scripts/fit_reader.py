@@ -3,7 +3,7 @@
     python scripts/fit_reader.py RUN.jsonl [--data ../shared/data/locomo/locomo10.json]
         [--train 5] [--out src/remem/answer/data/reader_weights.json]
 
-RUN.jsonl is a LoCoMo answer run (``remem bench locomo ... --answer --jsonl RUN.jsonl``):
+RUN.jsonl is a LoCoMo answer run (``remem-bench locomo ... --answer --jsonl RUN.jsonl``):
 each row's evidence (the recalled turns, best first) is read again here, so the
 weights are fitted on what recall really gives, for every engine in the run. Only the
 first ``--train`` conversations are read for the fit; the rest are reported as
@@ -35,12 +35,12 @@ from scipy.optimize import minimize
 from remem.answer import rank
 from remem.answer.typed import Around, typed_candidates
 from remem.answer.want import wanted
-from remem.bench.locomo import load_locomo
-from remem.bench.qa_metrics import containment, locomo_f1
 from remem.embed import create_embedder
 from remem.index.bm25 import BM25Index
 from remem.question import as_question
 from remem.types import Hit
+from remem_bench.locomo import load_locomo
+from remem_bench.qa_metrics import containment, locomo_f1
 
 #: a candidate holds the answer when its gain is at least this share of the best
 #: candidate's, and at least the floor

@@ -22,11 +22,11 @@ import json
 import time
 from typing import Any
 
-from remem.bench.engines import open_engine
-from remem.bench.locomo import Conversation, load_locomo, retrieval_questions
 from remem.embed import create_embedder
 from remem.embed.base import MemoEmbedder
 from remem.memory import Memory
+from remem_bench.engines import open_engine
+from remem_bench.locomo import Conversation, load_locomo, retrieval_questions
 
 FIRST = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
 SCORES = (-99.0, 3.0, 4.0, 5.0, 6.0, 7.0)

@@ -20,11 +20,11 @@ import argparse
 import numpy as np
 
 from remem import Memory
-from remem.bench.embedcache import DiskCachedEmbedder
-from remem.bench.locomo import load_locomo, retrieval_questions
-from remem.bench.longmemeval import load_longmemeval, pooled
 from remem.embed import create_embedder
 from remem.index.tokenize import without_asking
+from remem_bench.embedcache import DiskCachedEmbedder
+from remem_bench.locomo import load_locomo, retrieval_questions
+from remem_bench.longmemeval import load_longmemeval, pooled
 
 
 def peaks(mem: Memory, question: str) -> list[float]:

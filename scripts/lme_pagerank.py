@@ -4,7 +4,7 @@
         --data ../shared/data/longmemeval/longmemeval_oracle_dev.json \
         [--questions 30] [--embed-cache bench-out/v30/cache-lme.npz]
 
-Builds the pooled haystacks of ``remem bench longmemeval`` (pool 45, seed 0), takes
+Builds the pooled haystacks of ``remem-bench longmemeval`` (pool 45, seed 0), takes
 ``--questions`` answerable ones spread over the file, ingests each into SYNAPSE and
 reads its graph after one search (engine internals: a development script, not an
 API). Prints the mean normalised PageRank (each episode's over the largest episode's)
@@ -20,9 +20,9 @@ import argparse
 import numpy as np
 
 from remem import Memory
-from remem.bench.embedcache import DiskCachedEmbedder
-from remem.bench.longmemeval import load_longmemeval, pooled
 from remem.embed import create_embedder
+from remem_bench.embedcache import DiskCachedEmbedder
+from remem_bench.longmemeval import load_longmemeval, pooled
 
 
 def main() -> None:

@@ -7,14 +7,14 @@
         [--time depth=100]
 
 A set is written as the benchmarks write an engine's options (``key=value+key=value``,
-as after ``synapse@``). Each haystack of ``remem bench longmemeval`` (pool 45, seed 0)
+as after ``synapse@``). Each haystack of ``remem-bench longmemeval`` (pool 45, seed 0)
 is ingested once into SYNAPSE; then every ``--set`` (settings that only change the
 ranking: weights, anchors, activation dynamics; not the graph's build) is swapped into
 the engine and the question searched again (engine internals: a development script,
 not an API). ``--time`` sets one of the time stage's options
-(``Memory(time_options=...)``) for every row, read as ``remem bench longmemeval
+(``Memory(time_options=...)``) for every row, read as ``remem-bench longmemeval
 --time-option`` reads it. Prints evidence recall@5 and @10 per question type for the
-default and each set. The default's row reproduces ``remem bench longmemeval``'s
+default and each set. The default's row reproduces ``remem-bench longmemeval``'s
 synapse row, which checks that the swap changes nothing else.
 """
 
@@ -26,13 +26,13 @@ from collections import defaultdict
 import numpy as np
 
 from remem import Memory
-from remem.bench.cli import _option
-from remem.bench.embedcache import DiskCachedEmbedder
-from remem.bench.engines import engine_spec
-from remem.bench.longmemeval import load_longmemeval, pooled
-from remem.bench.metrics import evidence_recall
 from remem.embed import create_embedder
 from remem.engines.synapse.config import SynapseConfig
+from remem_bench.command import key_value as _option
+from remem_bench.embedcache import DiskCachedEmbedder
+from remem_bench.engines import engine_spec
+from remem_bench.longmemeval import load_longmemeval, pooled
+from remem_bench.metrics import evidence_recall
 
 
 def main() -> None:

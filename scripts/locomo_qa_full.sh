@@ -6,19 +6,19 @@
 #
 #   scripts/locomo_qa_full.sh path/to/locomo10.json [engines] [out-folder]
 #
-# Environment: REMEM (the remem command), LLM (reader, default local), PART_A and
-# PART_B (the conversations of each part; together, every conversation).
+# Environment: REMEM_BENCH (the remem-bench command, words split on spaces; default
+# remem-bench), LLM (reader, default local), PART_A and PART_B (the conversations of each part; together, every conversation).
 set -euo pipefail
 data=${1:?usage: $0 path/to/locomo10.json [engines] [out-folder]}
 engines=${2:-hybrid,synapse}
 out=${3:-bench-out}
-remem=${REMEM:-remem}
+read -ra bench <<< "${REMEM_BENCH:-remem-bench}"
 part_a=${PART_A:-conv-26,conv-30,conv-41,conv-42,conv-43}
 part_b=${PART_B:-conv-44,conv-47,conv-48,conv-49,conv-50}
 a="$out/qa-full.jsonl"
 b="$out/qa-full-b.jsonl"
 mkdir -p "$out"
-run=("$remem" bench locomo --data "$data" --answer --llm "${LLM:-local}" --llm-threads 1
+run=("${bench[@]}" locomo --data "$data" --answer --llm "${LLM:-local}" --llm-threads 1
      --engines "$engines" --resume)
 # each part also keeps the blocks the other file holds complete, so blocks that
 # ended up in the "wrong" file in an earlier split are never answered twice

@@ -8,20 +8,20 @@
 #
 #   scripts/locomo_qa_seeds.sh path/to/locomo10.json [engines] [out-folder]
 #
-# Environment: REMEM (the remem command), LLM (reader, default local), SEEDS (default
-# "1 2 3 4"), TEMPERATURE (default 0.7), LIMIT (questions per conversation, default
+# Environment: REMEM_BENCH (the remem-bench command, words split on spaces; default
+# remem-bench), LLM (reader, default local), SEEDS (default "1 2 3 4"), TEMPERATURE (default 0.7), LIMIT (questions per conversation, default
 # 20; "all" for every question).
 set -euo pipefail
 data=${1:?usage: $0 path/to/locomo10.json [engines] [out-folder]}
 engines=${2:-hybrid,synapse}
 out=${3:-bench-out/seeds}
-remem=${REMEM:-remem}
+read -ra bench <<< "${REMEM_BENCH:-remem-bench}"
 read -r -a seeds <<< "${SEEDS:-1 2 3 4}"
 limit=()
 [ "${LIMIT:-20}" = all ] || limit=(--limit "${LIMIT:-20}")
 mkdir -p "$out"
 one() {
-  "$remem" bench locomo --data "$data" --answer --llm "${LLM:-local}" --llm-threads 1 \
+  "${bench[@]}" locomo --data "$data" --answer --llm "${LLM:-local}" --llm-threads 1 \
     --engines "$engines" "${limit[@]}" --llm-seed "$1" \
     --answer-option "temperature=${TEMPERATURE:-0.7}" --resume \
     --jsonl "$out/seed-$1.jsonl" --json "$out/seed-$1.json" --markdown "$out/seed-$1.md" \
@@ -35,4 +35,4 @@ for ((i = 0; i < ${#seeds[@]}; i += 2)); do
 done
 runs=()
 for s in "${seeds[@]}"; do runs+=("$out/seed-$s.jsonl"); done
-"$remem" bench spread "${runs[@]}" --json "$out/spread.json" --markdown "$out/spread.md"
+"${bench[@]}" spread "${runs[@]}" --json "$out/spread.json" --markdown "$out/spread.md"

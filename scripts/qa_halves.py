@@ -3,7 +3,7 @@
     python scripts/qa_halves.py RUN.jsonl [--data ../shared/data/locomo/locomo10.json]
         [--train 5]
 
-RUN.jsonl is a LoCoMo answer run (``remem bench locomo ... --answer --jsonl``). The
+RUN.jsonl is a LoCoMo answer run (``remem-bench locomo ... --answer --jsonl``). The
 typed reader's weights were fitted on the first ``--train`` conversations of the file
 (``scripts/fit_reader.py``); the figures of the others are held out. Per engine (and
 reader, when the run has several) and half: F1 and containment over categories 1-4,
@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 from statistics import mean
 
-from remem.bench.locomo import load_locomo
+from remem_bench.locomo import load_locomo
 
 
 def main() -> int:

@@ -1,4 +1,4 @@
-"""Per-question rankings of a ``remem bench locomo`` or ``remem bench longmemeval`` run.
+"""Per-question rankings of a ``remem-bench locomo`` or ``remem-bench longmemeval`` run.
 
     PYTHONPATH=src python scripts/recall_per_question.py OUT.jsonl -- \
         bench locomo --data ../shared/data/locomo/locomo10.json --engines hybrid,synapse \
@@ -27,7 +27,7 @@ Row = dict[str, Any]
 
 def _patch_locomo(rows: list[Row]) -> None:
     """Record each LoCoMo question's ranking as the runner scores it."""
-    from remem.bench import runner
+    from remem_bench import runner
 
     state: dict[str, Any] = {}
     open_engine, evidence_recall = runner.open_engine, runner.evidence_recall
@@ -66,7 +66,7 @@ def _patch_locomo(rows: list[Row]) -> None:
 
 def _patch_longmemeval(rows: list[Row]) -> None:
     """Record each LongMemEval question's ranking as the runner scores it."""
-    from remem.bench import lme_runner
+    from remem_bench import lme_runner
 
     score_ranking = lme_runner._score_ranking
 

@@ -7,7 +7,7 @@ Prints, per file, right / all, the changes found, and every false "superseded"
 
     PYTHONPATH=src python scripts/slot_pairs.py [FILE ...]
 
-Without files: the development set and the held-out set in ``remem/bench/data``.
+Without files: the development set and the held-out set in ``remem_bench/data``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from remem.time.current import decide
 
-DATA = Path(__file__).resolve().parent.parent / "src" / "remem" / "bench" / "data"
+DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "remem_bench" / "data"
 FILES = [DATA / "slot_changes.jsonl", DATA / "slot_changes_heldout.jsonl"]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 
 def _day(d: date, said: datetime) -> Any:
-    from remem.bench.timeset import Guess
+    from remem_bench.timeset import Guess
 
     start = datetime.combine(d, time(0), said.tzinfo)
     return Guess(start, start + timedelta(days=1))
@@ -45,7 +45,7 @@ def ctparse_run(text: str, said: datetime) -> list[Any]:
     from ctparse import ctparse
     from ctparse.types import Interval, Time
 
-    from remem.bench.timeset import Guess
+    from remem_bench.timeset import Guess
 
     r = ctparse(text, ts=said.replace(tzinfo=None), timeout=1.0)
     if r is None:
@@ -78,7 +78,7 @@ def timefhuman_run(text: str, said: datetime) -> list[Any]:
                 )
             )
         elif isinstance(value, tuple) and len(value) == 2:
-            from remem.bench.timeset import Guess
+            from remem_bench.timeset import Guess
 
             a, b = (v.date() if isinstance(v, datetime) else v for v in value)
             start = datetime.combine(a, time(0), said.tzinfo)
@@ -94,7 +94,7 @@ def parsedatetime_run(text: str, said: datetime) -> list[Any]:
 
 
 def candidates() -> dict[str, Callable[[str, datetime], list[Any]]]:
-    from remem.bench.timeset import remem_extractor
+    from remem_bench.timeset import remem_extractor
 
     out: dict[str, Callable[[str, datetime], list[Any]]] = {
         "remem event_times (issue 36)": remem_extractor,
@@ -181,7 +181,7 @@ def main() -> int:
     ns = ap.parse_args()
     if ns.site:
         sys.path.append(ns.site)
-    from remem.bench.timeset import DEV, HELDOUT, load, score
+    from remem_bench.timeset import DEV, HELDOUT, load, score
 
     sets = {"dev": load(DEV), "held-out": load(HELDOUT)}
     # the fair ground for libraries: lines naming only single days, and absolute dates

@@ -20,7 +20,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_ruff_is_clean() -> None:
     pytest.importorskip("ruff")
-    out = _run("ruff", "check", "src", "tests")
+    out = _run("ruff", "check", "src", "tests", "scripts", "benchmarks")
     assert out.returncode == 0, out.stdout + out.stderr
 
 

@@ -99,3 +99,31 @@ def test_readme_and_benchmarks_stay_short():
     """Issue 41: the README is a front page and the benchmark page a results page."""
     assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 150
     assert len((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").splitlines()) <= 400
+
+
+_CITED = re.compile(r"\b(docs/[\w/.-]+\.md)#([\w-]+)")
+
+
+def broken_citations(source: Path) -> list[str]:
+    """Each ``docs/<page>.md#<anchor>`` a source file cites (a default's reason in a
+    docstring or comment, linking to its table) whose page or heading is missing, as
+    'line: page#anchor'."""
+    bad = []
+    for n, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+        for page, anchor in _CITED.findall(line):
+            dest = ROOT / page
+            if not dest.exists() or anchor not in anchors(dest):
+                bad.append(f"{n}: {page}#{anchor}")
+    return bad
+
+
+def test_every_table_the_source_cites_resolves():
+    sources = sorted((ROOT / "src" / "remem").rglob("*.py"))
+    bad = [f"{s.relative_to(ROOT)}:{b}" for s in sources for b in broken_citations(s)]
+    assert bad == []
+
+
+def test_the_citation_check_finds_a_missing_heading(tmp_path):
+    fake = tmp_path / "m.py"
+    fake.write_text('"""docs/benchmarks.md#no-such-table, docs/benchmarks.md#answers"""')
+    assert broken_citations(fake) == ["1: docs/benchmarks.md#no-such-table"]

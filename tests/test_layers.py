@@ -54,7 +54,6 @@ LAYERS = [
     ("remem.serve", 7),
     ("remem.integrations", 7),
     ("remem.client", 7),
-    ("remem.bench", 7),
     ("remem.demo", 7),
     ("remem.commands", 7),
     ("remem.cli", 8),
@@ -154,3 +153,20 @@ def test_module_level_imports_form_no_cycle():
         if m not in state:
             visit(m, [m])
     assert not cycles, cycles
+
+
+def test_the_package_holds_no_benchmark_harness():
+    """The harness is ``remem_bench``, beside the package (benchmarks/): the installed
+    remem neither carries it nor imports it, so ``remem`` never waits for it."""
+    assert not (SRC / "bench").exists()
+    wrong = [
+        f"{_module(path)} imports {name}"
+        for path in SRC.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for name in (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        )
+        if name.split(".")[0] == "remem_bench"
+    ]
+    assert not wrong, wrong

@@ -8,7 +8,7 @@ from one event loop overlap in threads as far as the cores allow, and ``Memory``
 already safe to share between threads (its caches and writes take their own locks).
 One ``AsyncMemory`` may therefore be shared by every task of one event loop.
 Concurrent calls measured against the sync class: ``scripts/bench_async.py``, its
-figures in docs/benchmarks.md ("AsyncMemory under concurrent calls").
+figures in docs/benchmarks.md#asyncmemory-under-concurrent-calls.
 
 The integrations' async paths call remem through it. The servers do not: the HTTP
 routes are plain functions FastAPI already runs in its thread pool, and the MCP

@@ -2,7 +2,8 @@
 
 Each memory command maps one-to-one onto a Memory method; ``keys`` manages the
 servers' API keys; ``serve`` and ``mcp`` run the servers (:mod:`remem.serve`);
-``bench`` runs the committed benchmarks; ``demo`` shows the whole thing offline.
+``demo`` shows the whole thing offline (the benchmarks are ``remem-bench``'s, in
+benchmarks/ beside the package).
 Every command is a click command, as in sqlite-utils' cli.py: a few lines over the
 library, its docstring the ``--help`` text with an example; what remem adds to click
 (lazy help texts, option sections, exit statuses) is :mod:`remem.commands`.
@@ -834,19 +835,6 @@ def keys_revoke(g: Globals, key_id: str) -> int:
 
 
 cli.add_command(mcp)
-
-
-@cli.command(
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-    add_help_option=False,
-)
-@click.pass_context
-def bench(ctx: click.Context) -> int:
-    """benchmarks (remem.bench's own command line: remem bench --help)"""
-    from .bench.cli import main as bench_main
-
-    g: Globals = ctx.obj
-    return bench_main(ctx.args, db=g.db, engine=g.engine, key_file=g.key_file)
 
 
 # -- main ---------------------------------------------------------------------------------

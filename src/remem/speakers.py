@@ -4,9 +4,11 @@ An agent's memory holds two parties: the person (their own words: what they did,
 own, like, plan) and the assistant (its replies, which restate the person's words at
 length and add general advice). A question about the person's life is answered by
 what the person said; the assistant's reply to it repeats the same words, is longer,
-and outranks the source (LongMemEval: 90 of 150 places in SYNAPSE's top 5 of the
-questions it missed were other turns of the evidence's own session, 40 of them
-assistant replies). A question that attributes words to the assistant ("the hostel
+and outranks the source: most of what pushed the evidence out of SYNAPSE's top 5 in
+long assistant histories were other turns of its own session, many of them the
+assistant's replies
+(docs/notes/benchmark-history.md#who-said-it-the-speaker-prior-issue-17-fourth-round).
+A question that attributes words to the assistant ("the hostel
 you recommended", "how many eggs did you say", "you mentioned ...") is answered by
 the assistant's turns.
 

@@ -1,5 +1,5 @@
 """One real ``remem serve`` process for the client tests (started as the load
-benchmark starts it, ``remem.bench.load.start_server``), a fresh tenant and key per
+benchmark starts it, ``remem_bench.load.start_server``), a fresh tenant and key per
 test, and the four faces of ``Memory``'s methods the shared suite runs on."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from remem import AsyncClient, AsyncMemory, Client, Memory
-from remem.bench.load import start_server, stop_server
 from remem.keys import KeyRing
+from remem_bench.load import start_server, stop_server
 
 
 def free_port() -> int:

@@ -329,7 +329,6 @@ PLACEHOLDERS = {
     "personality": {"speaker", "n", "dialogues"},
     "concepts": {"text"},
     "verify_candidate": {"question", "index", "dialogue"},
-    "judge": {"question", "gold", "prediction"},
 }
 
 
@@ -384,7 +383,7 @@ def test_prompts_override_folder(
     (tmp_path / "answer.txt").write_text(
         "### system\nBe terse, $who.\n### user\nQ=$question C=$context\n", encoding="utf-8"
     )
-    (tmp_path / "judge.txt").write_text("no sections in here\n", encoding="utf-8")
+    (tmp_path / "summary.txt").write_text("no sections in here\n", encoding="utf-8")
     monkeypatch.setenv("REMEM_PROMPTS", str(tmp_path))
     prompts.load.cache_clear()
 
@@ -396,11 +395,11 @@ def test_prompts_override_folder(
     with pytest.raises(LLMError, match="needs a value for 'who'"):
         prompts.render("answer", context="notes", question="why?")
     # a task missing from the folder falls back to the packaged prompt
-    summary = prompts.render("summary", dialogues="D")
-    assert "Summarise" in summary[0]["content"] and summary[1]["content"] == "D"
+    concepts = prompts.render("concepts", text="D")
+    assert "Extract the concepts" in concepts[0]["content"] and concepts[1]["content"] == "D"
     # an override file without sections is refused clearly
     with pytest.raises(LLMError, match="has no '### system' / '### user' sections"):
-        prompts.render("judge", question="q", gold="g", prediction="p")
+        prompts.render("summary", dialogues="D")
 
     # worked examples: assistant turns between the user turns, in file order
     (tmp_path / "answer.txt").write_text(

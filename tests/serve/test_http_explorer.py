@@ -15,11 +15,11 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from remem.bench.load import free_port, wait_up
 from remem.cli import main
 from remem.keys import KeyRing
 from remem.serve.http import create_app
 from remem.serve.page import FILES, check_loopback, host_of, is_loopback, read
+from remem_bench.load import free_port, wait_up
 
 ACME_BOB = [
     {"text": "I adopted a retired racing greyhound named Biscuit.", "session_id": "s1"},

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 
 from remem import Memory
-from remem.bench.load import free_port, start_server, stop_server, wait_up
 from remem.keys import KeyRing
+from remem_bench.load import free_port, start_server, stop_server, wait_up
 
 
 def _children(pid: int) -> list[int]:

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from crashing import LEAKS, SECRET, crashing
 from remem import Memory
-from remem.bench.load import free_port, wait_up
 from remem.keys import KeyRing
+from remem_bench.load import free_port, wait_up
 
 USER = "private-user-7731"
 CRASHING = crashing("remem.cli")

@@ -41,7 +41,7 @@ def _slots(db, user: str = "u") -> list[tuple]:
 
 
 def test_the_detector_gets_the_development_set_right():
-    text = (resources.files("remem.bench") / "data" / "slot_changes.jsonl").read_text("utf-8")
+    text = (resources.files("remem_bench") / "data" / "slot_changes.jsonl").read_text("utf-8")
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     assert len(rows) >= 40
     right = tp = fp = fn = 0
@@ -362,7 +362,7 @@ def test_the_held_out_pairs():
     """``slot_changes_heldout.jsonl`` was written before this round's rules (52 pairs;
     before them 31 right, 8 of 24 changes found, 3 false "superseded"); a false
     "superseded" hides a current value, so none is allowed."""
-    text = (resources.files("remem.bench") / "data" / "slot_changes_heldout.jsonl").read_text()
+    text = (resources.files("remem_bench") / "data" / "slot_changes_heldout.jsonl").read_text()
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     got = [(r["expected"], decide(r["first"], r["second"])) for r in rows]
     assert len(rows) >= 30
@@ -409,7 +409,7 @@ def test_the_cues_change_no_reading():
     (a long turn read in 0.56 ms instead of 2.3): the same slots as every pattern on
     the whole text, on every sentence of the pair files and the time check (and, run
     by hand, on LoCoMo's and LongMemEval's 10,248 user turns: none differs)."""
-    data = resources.files("remem.bench") / "data"
+    data = resources.files("remem_bench") / "data"
     texts = []
     for name in ("slot_changes.jsonl", "slot_changes_heldout.jsonl"):
         for line in (data / name).read_text("utf-8").splitlines():

@@ -1,5 +1,5 @@
 """Event times at ingest (issue 36): each family of expression, tense, zones, the
-ends of ``datetime``'s range, words that are not times, and ``remem bench time``."""
+ends of ``datetime``'s range, words that are not times, and ``remem-bench time``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remem.bench.timeset import DEV, HELDOUT, load, remem_extractor, score
-from remem.cli import main
 from remem.time.events import GRANULARITIES, event_times, read_times
+from remem_bench.cli import main
+from remem_bench.timeset import DEV, HELDOUT, load, remem_extractor, score
 
 CEST = timezone(timedelta(hours=2))
 MONDAY = datetime(2024, 5, 6, 10, 0, tzinfo=CEST)  # Monday 6 May 2024
@@ -218,7 +218,7 @@ def test_the_bundled_sets_stay_above_the_floor(path) -> None:
 def test_bench_time_runs_on_the_bundled_file(tmp_path, capsys) -> None:
     out = tmp_path / "time.json"
     md = tmp_path / "time.md"
-    assert main(["bench", "time", str(DEV), "--json", str(out), "--markdown", str(md)]) == 0
+    assert main(["time", str(DEV), "--json", str(out), "--markdown", str(md)]) == 0
     result = json.loads(out.read_text())
     assert result["sets"]["time_expressions"]["lines"] >= 170
     assert "weekday" in md.read_text()

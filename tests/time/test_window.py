@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remem.bench.qwindows import load, question_reader, score
 from remem.store.base import timestamp_epoch
 from remem.time.events import event_times
 from remem.time.window import time_order, time_window
+from remem_bench.qwindows import load, question_reader, score
 
 # a Thursday afternoon
 NOW = datetime(2023, 3, 9, 15, 42)

@@ -4,7 +4,8 @@ The typed reader (:mod:`remem.answer.typed`) needs what a question's answer is m
 of: named entities (a person, a place, an organisation, a number, a time) and the
 phrases a verb governs (what was donated, watched, started). spaCy's small English
 pipeline gives both in about 5 ms a sentence on one core, and loads in about 2 s
-(150 MB resident with the rest of Python): docs/benchmarks.md, "The typed reader".
+(150 MB resident with the rest of Python):
+docs/benchmarks.md#answers-a-person-reads-the-typed-reader-issue-37.
 It is loaded only when an answer is read, never by ``search`` or ``recall``.
 
 The pipeline package is the official ``en_core_web_sm`` 3.8.0 (MIT, by Explosion),

@@ -16,7 +16,7 @@ holds the gold answer against the other candidates of its question) on LoCoMo
 conversations 1-5 only, kept in ``data/reader_weights.json`` with the command that
 made them. The fitted ones are used when that file is there; conversations 6-10, the
 check conversations and the demo are what they are measured on
-(docs/benchmarks.md, "Answers a person reads").
+(docs/benchmarks.md#answers-a-person-reads-the-typed-reader-issue-37).
 """
 
 from __future__ import annotations

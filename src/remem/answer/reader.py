@@ -15,24 +15,23 @@ Choices, each configurable on :class:`Answerer` (``answer_options`` on Memory):
   its content words, else ``generate``: :func:`routed_to_sentence`). ``auto`` (the
   default) takes the LLM's own ``answer_mode``: ``routed`` for the bundled small
   model, ``generate`` for a model behind an endpoint, ``extract`` without one
-  (docs/benchmarks.md, "Readers side by side", measures them over the same
-  retrieval);
+  (measured over the same retrieval:
+  docs/notes/benchmark-history.md#readers-side-by-side-and-the-not-in-memory-verdict-issue-19);
 - the budget counts the memory context only (not the fixed instructions), at most
   ``max_context_tokens`` by the LLM's own count (:func:`remem.tokens.clip_tokens`
   cuts what does not fit), best-ranked evidence first; the context lists it worst to
   best, so the best memory sits next to the question (``order="rank"``), or by time
   as SYNAPSE's paper orders its prompt (``order="time"``). With the bundled 135M
-  reader the rank order was chosen on a LoCoMo subset (where SYNAPSE gained most)
-  and then held on the 1,784 questions that played no part in choosing it, by about
-  +0.012 F1 for hybrid and SYNAPSE alike (docs/benchmarks.md);
+  reader the rank order was chosen on a subset and then held, for both engines, on
+  the questions that played no part in choosing it
+  (docs/notes/benchmark-history.md#evidence-order-rank-the-default-against-time);
 - a gate refusal (SYNAPSE) answers without calling the LLM, and so does the
   calibrated "not in memory" verdict on the recall (``Recall.not_in_memory``,
   :mod:`remem.answer.verdict`; ``verdict=False`` ignores it). The verdict is what
   refuses; the older grounding check on the reply (``grounding``, the share of its
-  words that must be in the evidence) is off by default since the verdict came: on
-  the saved full LoCoMo run at 0.5 it refused a further fifth of the answerable
-  questions (false refusal 0.14 -> 0.32 for the bundled model, hybrid) for fewer
-  right answers (F1 1-4 0.143 -> 0.127, docs/benchmarks.md);
+  words that must be in the evidence) is off by default since the verdict came: at
+  0.5 it refused a further share of the answerable questions for fewer right
+  answers (docs/notes/benchmark-history.md#the-grounding-checks-trade-off);
 - with ``llm="none"`` the answer is extractive: the sentence of the best evidence
   that shares most words with the question;
 - a degenerate reply (empty, a loop, echoed speaker labels, the question handed
@@ -552,23 +551,28 @@ class AnswerOptions:
     for relative times to be resolved (a date is unanswerable without the dates)."""
     grounding: float = number(0.0, low=0, high=1)
     """the share of the reply's words that must be in the evidence, else it refuses.
-    Off (0) since the "not in memory" verdict refuses: at 0.5 it refused a further
-    fifth of the answerable questions for fewer right answers (module notes)."""
+    Off (0) since the "not in memory" verdict refuses: at 0.5 it refused more of the
+    answerable questions for fewer right answers
+    (docs/notes/benchmark-history.md#the-grounding-checks-trade-off)."""
     date_answers: bool = switch(True)
-    """whether a date question is answered with the reply's date alone: +0.009 / +0.008
-    F1 for hybrid / SYNAPSE on LoCoMo's replayed drafts (docs/benchmarks.md)."""
+    """whether a date question is answered with the reply's date alone: the date is
+    what was asked, and the same drafts settled so scored higher for both engines
+    (docs/notes/benchmark-history.md#how-the-answer-rules-moved-the-numbers-the-same-drafts-settled-again)."""
     premise: bool = switch(True)
     """whether a reply resting on a premise the evidence does not hold refuses: it
-    lifted LoCoMo's category-5 refusal by 0.21 / 0.23 for 0.004 of F1, and an answer
-    from the wrong person's line is what the verification rule exists to stop
-    (docs/benchmarks.md)."""
+    refuses far more of the questions about what was never said for almost no F1,
+    and an answer from the wrong person's line is what the verification rule exists
+    to stop
+    (docs/notes/benchmark-history.md#how-the-answer-rules-moved-the-numbers-the-same-drafts-settled-again)."""
     trim_restatement: bool = switch(True)
-    """whether a restatement of the question is cut from the reply: +0.012 / +0.017 F1
-    for hybrid / SYNAPSE on LoCoMo's replayed drafts (docs/benchmarks.md)."""
+    """whether a restatement of the question is cut from the reply: it says nothing
+    the question did not, and the same drafts settled so scored higher for both
+    engines
+    (docs/notes/benchmark-history.md#how-the-answer-rules-moved-the-numbers-the-same-drafts-settled-again)."""
     order: str = choice("rank", "rank", "time")
     """the context's order: best memory last, next to the question ("rank"), chosen
-    over SYNAPSE's time order on a LoCoMo subset and held on the rest, +0.012 F1
-    (module notes)."""
+    over SYNAPSE's time order on a subset and held on the rest
+    (docs/notes/benchmark-history.md#evidence-order-rank-the-default-against-time)."""
     temperature: float = number(0.0, low=0, high=2)
     """greedy decoding, so an answer repeats exactly; a higher one samples (the
     benchmark's repeated runs use it), 2 the most any common API takes."""
@@ -578,28 +582,30 @@ class AnswerOptions:
     mode: str = choice("auto", "auto", *MODES)
     """how the reader reads; "auto" takes the LLM's own ``answer_mode`` (``routed`` for
     the bundled small model, ``generate`` behind an endpoint, ``extract`` without one),
-    each measured in docs/benchmarks.md, "Readers side by side"."""
+    each measured over the same retrieval
+    (docs/notes/benchmark-history.md#readers-side-by-side-and-the-not-in-memory-verdict-issue-19)."""
 
 
 # ``routed``: the share of what the question asks about that the extractive sentence
-# must hold for it to be the answer (below it the model reads the notes). Measured at
-# 0.5-1.0 on a saved full LoCoMo run's conversations 1-5 (`remem bench readers-replay`,
-# the same retrieval and drafts for every reader; dev replay, docs/benchmarks.md): every
-# value beat both the extractive and the generating reader on F1 and containment for
-# hybrid, SYNAPSE and ILSTMA; 0.6-1.0 read a little better there (F1 1-4 +0.006 to
-# +0.010) but send a question whose sentence says one of its two words ("What breed is
-# my dog?" of "My dog Biscuit is a three-year-old greyhound.") to the 135M model, which
-# answered it from another memory (tests/fixtures/fact_set.json). Half keeps such
-# sentences: a small model should not overrule evidence that names the question's
-# subject. Held on conversations 6-10.
+# must hold for it to be the answer (below it the model reads the notes). Every value
+# from half to all beat both the extractive and the generating reader on a replay of
+# saved drafts; higher ones read a little better there but send a question whose
+# sentence says one of its two words ("What breed is my dog?" of "My dog Biscuit is a
+# three-year-old greyhound.") to the 135M model, which answered it from another memory
+# (tests/fixtures/fact_set.json). Half keeps such sentences: a small model should not
+# overrule evidence that names the question's subject. Chosen on one half of the
+# conversations, held on the other:
+# docs/notes/benchmark-history.md#readers-over-the-full-runs-own-recall-replayed-no-reader-calls.
 _ROUTE_COVERAGE = 0.5
 
 
 def routed_to_sentence(question: Question | str, evidence: Sequence[Hit]) -> bool:
     """Whether the ``routed`` reader answers with the extractive sentence: when the
     question asks for a date (the memory's own date, as the extractive reader gives
-    it, beat the small model's date arithmetic on both halves of LoCoMo: F1 1-4
-    +0.003 to +0.008 for each engine on conversations 6-10), or when the sentence
+    it, beat the small model's date arithmetic for each engine on the held-out
+    conversations:
+    docs/notes/benchmark-history.md#readers-over-the-full-runs-own-recall-replayed-no-reader-calls),
+    or when the sentence
     (read once, by :func:`best_sentence`) :func:`said` what the question asks or
     :func:`tells_of_window` the time it names."""
     q = as_question(question)
@@ -673,13 +679,12 @@ def spans(sentence: str, question: Question | str = "") -> list[str]:
 # The extractive choice: the top five memories are read, and a sentence that asks
 # (ends with "?") ranks below a statement sharing as many words with the question,
 # since a question in a chat ("Do you have a favourite bird?") rarely holds the
-# answer. Chosen on LoCoMo conversations 1-5 of a saved full run's recall, then held
-# on 6-10 (`remem bench readers-replay`, docs/benchmarks.md): F1 1-4 of hybrid 0.114
-# -> 0.124 there, SYNAPSE 0.131 -> 0.134; before, the top three were read alike.
-# A "when" question reads every memory of the context: its answer is a sentence that
-# names both the thing and a time, rarer than one sharing words, and the rest of the
-# context is where the telling turn sits when a chattier one outranks it (hybrid,
-# LoCoMo category 2, gold date right +0.04 and +0.07 on the two halves read apart).
+# answer; before, the top three were read alike. A "when" question reads every memory
+# of the context: its answer is a sentence that names both the thing and a time, rarer
+# than one sharing words, and the rest of the context is where the telling turn sits
+# when a chattier one outranks it. Both chosen on one half of the conversations of a
+# saved full run's recall and held on the other:
+# docs/notes/benchmark-history.md#readers-over-the-full-runs-own-recall-replayed-no-reader-calls.
 _EXTRACT_DEPTH = 5
 _QUESTION_PENALTY = 0.5
 

@@ -1,7 +1,7 @@
 """Settling a reader's reply into the answer: English rules, applied after the reader.
 
 A reply is settled by :func:`settle`, the one rule the benchmark's replay reuses
-(``remem bench replay`` runs saved drafts through this same function, so a replay is
+(``remem-bench replay`` runs saved drafts through this same function, so a replay is
 the live rule). Its checks are switches on :class:`~remem.answer.Answerer`
 (``answer_options`` on Memory):
 

@@ -15,7 +15,9 @@ and returns phrases of it, each with its origin, the rule that found it (a key o
 Every phrase is a run of the sentence's own words: the reader cuts, never writes.
 The rules were written by reading the reader's mistakes on LoCoMo, the check
 conversations and the demo; no half of LoCoMo was held out from that reading, so its
-figures are not held-out ones (docs/benchmarks.md, "Answers a person reads"). The
+figures are not held-out ones
+(docs/benchmarks.md#answers-a-person-reads-the-typed-reader-issue-37).
+The
 hand weights of :data:`FITS` are round numbers in one order; the fitted ones, on
 LoCoMo conversations 1-5, replace them where the reader's weights file is installed.
 """

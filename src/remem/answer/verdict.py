@@ -1,8 +1,10 @@
 """The "not in memory" verdict: whether the recalled evidence can answer the question.
 
 An engine's own confidence (SYNAPSE's top activation, a fusion score) barely tells an
-answerable question from one memory cannot answer: on LoCoMo's category 5 it sits in
-the same range as on categories 1-4 (docs/benchmarks.md). Category-5 questions are
+answerable question from one memory cannot answer: on questions about what was never
+said it sits in the same range as on answerable ones
+(docs/notes/benchmark-history.md#the-verdict).
+Category-5 questions are
 mostly false premises, a question about one person built from what memory says of
 another ("What did Caroline realize after her charity race?" when Melanie ran it).
 So the verdict reads the evidence itself, sentence by sentence:
@@ -24,7 +26,7 @@ A logistic model of these five gives ``score``, the probability that memory does
 hold the answer; ``not_in_memory`` is ``score`` above a threshold. The model and its
 threshold are per engine family (the signals read the hits, and engines rank
 differently), and fitted, not chosen: ``scripts/calibrate_verdict.py`` fits them on
-LoCoMo conversations 1-5 and ``remem bench verdict`` reports them on conversations 6-10,
+LoCoMo conversations 1-5 and ``remem-bench verdict`` reports them on conversations 6-10,
 which played no part in fitting. Which model an engine gets is what it declares
 (``Engine.verdict``: a family of :data:`FAMILIES` or its own :class:`VerdictModel`),
 never its name; an engine declaring nothing gets :data:`DEFAULT_FAMILY`'s, and
@@ -44,7 +46,7 @@ Questions come in four kinds (``regime``), each read its own way:
   each question asked on its own history (answerable) and, as never said, on the
   history of another question whose sessions it does not hold, plus LongMemEval's own
   abstention questions; half the questions fit it, the other half report it
-  (``remem bench verdict --lme``). Fitted on LoCoMo, these three signals separated
+  (``remem-bench verdict --lme``). Fitted on LoCoMo, these three signals separated
   nothing, because LoCoMo has no such questions;
 - ``small``: a ``self`` question of a user holding fewer memories than the ``self``
   model was fitted on (:data:`SELF_MIN_MEMORIES`); its ``score`` is that model's, but
@@ -103,9 +105,9 @@ __all__ = [
 
 #: the least cosine between a thing a question says the user has and the recalled
 #: memories for them to speak of it without naming it. Chosen on the calibration half
-#: of LongMemEval's oracle histories (docs/benchmarks.md): the largest value before
-#: answerable questions are refused more (never-said questions' things sit mostly
-#: under 0.2; 0.35 refused three more answerable questions and no never-said one)
+#: of LongMemEval's oracle histories: the largest value before answerable questions
+#: are refused more, while the things of never-said questions sit well under it
+#: (docs/notes/benchmark-history.md#the-premise-check-questions-a-small-memory-cannot-answer)
 RELATED_MIN = 0.3
 
 
@@ -217,7 +219,8 @@ def premises(
       memories, by its stem.
 
     Read by the ``small`` regime's rule (:func:`judge`); measured on LongMemEval's
-    oracle histories (docs/benchmarks.md)."""
+    oracle histories
+    (docs/notes/benchmark-history.md#the-premise-check-questions-a-small-memory-cannot-answer)."""
     said = set().union(*(content_keys(h.text) for h in hits))
     return _premises(as_question(question), said, known, related)
 

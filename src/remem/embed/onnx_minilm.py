@@ -189,7 +189,7 @@ class OnnxMiniLM(Embedder):
         the embedder costs nothing, so a Memory that never embeds (``remem count``,
         ``remem list``, a server before its first write or search) never pays for
         onnxruntime and the model: about 250 MB and a second of the two cores
-        (docs/benchmarks.md, "CLI cold start")."""
+        (docs/benchmarks.md#cli-cold-start)."""
         loaded = self._loaded
         if loaded is None:
             with self._lock:

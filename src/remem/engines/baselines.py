@@ -146,11 +146,10 @@ class HybridConfig:
     """choice: whether the lexical ranking reads the question's asking words ("when",
     "what", "did"), as the plain RRF baseline does. Off, they are left out as SYNAPSE
     leaves them out: "did" and "what" no longer lift chatty turns ("Cool! What did it
-    look like?"), and LoCoMo recall rose (all @5/@10/@20 0.485/0.565/0.628 ->
-    0.490/0.576/0.633), but the verdict then refused fewer never-said questions on the
-    conversations it was not fitted on (category 5, 0.617 -> 0.574): hits closer to the
+    look like?"), and recall rose a little, but the verdict then refused fewer
+    never-said questions on the conversations it was not fitted on: hits closer to the
     question's topic look like an answer to its false premise too. So the baseline
-    stays as published (docs/benchmarks.md)."""
+    stays as published (docs/notes/benchmark-history.md#time-and-change-fourth-round-issue-36)."""
 
 
 class HybridEngine(Engine):

@@ -53,8 +53,8 @@ class ExactConfig:
     handful of times (placed, shipped, late, refunded); a token more memories hold is
     a word this user uses, and lifting all of them would replace the engine's ranking
     instead of correcting it; at k >= 10 the engine keeps at least half the results.
-    Not tuned; with it LoCoMo, LongMemEval and MemoryBank recall do not drop
-    (docs/benchmarks.md, "Exact identifiers")."""
+    Not tuned; with it no data set's recall drops
+    (docs/notes/benchmark-history.md#exact-identifiers-issue-34-finding-3)."""
     min_share: float = number(0.0, low=0, high=1)
     """choice: the rare identifiers must carry at least this share of the question's
     weight (the IDF of its words that any memory holds, asking words aside; the idiom
@@ -62,11 +62,9 @@ class ExactConfig:
     of them. 0 (the default): any rare identifier lifts. 0.5 keeps a question that
     names one on the way ("the trail you recommended near Zaragoza?") for the engine,
     where the reply that answers it may not repeat the name; but measured, it costs
-    more than it saves (docs/benchmarks.md, "Exact identifiers"): the evidence holds
-    the rare identifier in 104 of LoCoMo's 144 questions that have one
-    (``scripts/exact_identifiers.py --locomo``), and on 100 LongMemEval questions 0.5
-    gives up recall@5 / @10 of 0.763 / 0.878 -> 0.746 / 0.857 (hybrid) and 0.846 /
-    0.911 -> 0.834 / 0.901 (SYNAPSE) against 0."""
+    more than it saves: the evidence mostly does hold the identifier a question
+    names, and 0.5 gave up recall against 0
+    (docs/notes/benchmark-history.md#exact-identifiers-issue-34-finding-3)."""
     names: bool = switch(True)
     """whether a capitalised word that does not start a sentence ("what did Xiomara
     say?") counts as an identifier, as a name (rare ones only, like any identifier;

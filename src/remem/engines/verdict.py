@@ -36,7 +36,7 @@ FEATURES = ("own", "other", "coverage", "unseen", "missed")
 # LongMemEval development file, pooled with 45 sessions (seed 0), each asked on its
 # own history and as never said on another's (those and the abstention questions
 # the positives; ``own`` and ``other`` are 0 there and get no weight). Held out:
-# `remem bench verdict` (LoCoMo conversations 6-10, the odd LongMemEval positions).
+# `remem-bench verdict` (LoCoMo conversations 6-10, the odd LongMemEval positions).
 # Each is the model of an engine family (:data:`FAMILIES`), fitted on that engine
 # with its default settings; an engine declares its family (``Engine.verdict``).
 CALIBRATED: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {

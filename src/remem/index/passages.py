@@ -46,15 +46,16 @@ class PassagePlan:
 
     max_pieces: int = number(200, low=0)
     """a window of at most this many word pieces, under MiniLM's 256 so the model reads
-    all of it: 128 recalled about as well on 60 LongMemEval questions (one or two
-    evidence turns apart) for about 60% more passages to embed and keep
-    (docs/benchmarks.md, "Passages"); 0 embeds every memory whole (truncated by the
-    model, as before passages)."""
+    all of it; shorter windows recalled about as well for many more passages to
+    embed and keep
+    (docs/notes/benchmark-history.md#passages-every-word-of-a-long-memory-searchable);
+    0 embeds every memory whole (truncated by the model, as
+    before passages)."""
     overlap: int = number(1, low=0)
     """the sentences a passage repeats from the one before, so a fact that straddles a
-    boundary is whole in one of them: without it a long memory embeds 5% fewer word
-    pieces, but hybrid's recall @5 fell by 0.027 on 60 LongMemEval questions
-    (docs/benchmarks.md, "Passages")."""
+    boundary is whole in one of them: without it a long memory embeds a few percent
+    fewer word pieces, but recall fell
+    (docs/notes/benchmark-history.md#passages-every-word-of-a-long-memory-searchable)."""
     score: str = choice("corrected", "max", "corrected", "both", "mean")
     """how a memory's passages make its dense score: "corrected" (the default: its best
     passage's cosine minus what the best of that many draws gains by chance,
@@ -64,7 +65,7 @@ class PassagePlan:
     mean of its passages'). On LongMemEval, where most evidence is a short user turn
     beside long assistant answers, the uncorrected best passage lets long answers
     crowd out the evidence; corrected, passages gain over no passages
-    (docs/benchmarks.md)."""
+    (docs/notes/benchmark-history.md#passages-every-word-of-a-long-memory-searchable)."""
 
 
 def passage_plan(options: Mapping[str, Any] | None) -> PassagePlan | None:

@@ -21,7 +21,7 @@ STOPWORDS = frozenset(
 )  # fmt: skip
 """bm25s' ``STOPWORDS_EN`` (MIT licence), written out: importing it from bm25s
 imports all of bm25s, and with it scipy, about half a second of every command that
-opens a Memory (docs/benchmarks.md, "CLI cold start"). A test holds the two equal."""
+opens a Memory (docs/benchmarks.md#cli-cold-start). A test holds the two equal."""
 
 
 #: The words that make a sentence a question ("how many", "what did", "when have"):

@@ -29,7 +29,6 @@ TASKS = (
     "personality",
     "concepts",
     "verify_candidate",
-    "judge",
 )
 _SECTION = re.compile(r"^### (system|user|assistant)\s*$", re.M)
 

@@ -17,10 +17,9 @@ engine's candidates; their order is the "engine rank" it fuses. A question that
 compares no events (most) is not touched and costs nothing; one that does costs one
 embedding call for its phrases.
 
-Measured (``remem bench longmemeval``, the 80 questions of the oracle dev file, 45
-pooled sessions, seed 0; docs/benchmarks.md): temporal-reasoning recall@5 hybrid
-0.633 -> 0.658, SYNAPSE 0.708 -> 0.733 (@10 0.875 -> 0.900), every other type and
-LoCoMo's tables unchanged (hybrid category 2 @5 0.580 -> 0.582).
+It lifted the temporal-reasoning questions of long assistant histories and left every
+other question type and the conversations' tables level
+(docs/notes/benchmark-history.md#time-and-change-recall-after-the-third-round-issue-36).
 """
 
 from __future__ import annotations

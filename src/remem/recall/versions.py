@@ -5,9 +5,9 @@ now?", "How many issues have I finished?": the answer is the newest telling of a
 value, and the tellings before it say that it changed. People tell such a value in
 different conversations, weeks apart, and the engine ranks the newest conversation's
 turns (its other questions about the same thing, the assistant's replies) above the
-earlier telling: on LongMemEval's knowledge-update questions (oracle dev file, 45
-pooled sessions) hybrid's misses at k=5 were the older of two evidence turns at ranks
-5 to 8, under the newer one's session.
+earlier telling: hybrid's misses on the knowledge-update questions of long assistant
+histories were the older of two evidence turns, just below the cut, under the newer
+one's session.
 
 So when a question asks for a count or an amount (answer type "number") or for the
 current or former state of something (an order word: "now", "currently", "still",
@@ -16,8 +16,7 @@ best memory of another session within the engine's deeper list takes the last pl
 Any other question, a top ``k`` already spanning sessions, or memories given no session
 are left as they are.
 
-Measured (``remem bench longmemeval``, oracle dev file, pool 45; LoCoMo and
-MemoryBank; docs/benchmarks.md, issue 36 fourth round).
+Measured: docs/notes/benchmark-history.md#time-and-change-fourth-round-issue-36.
 """
 
 from __future__ import annotations

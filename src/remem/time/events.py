@@ -7,7 +7,7 @@ intervals; the store keeps them beside the memory, the time stage matches a
 question's window against them and the reader answers "when" with them.
 
 Why remem's own rules and not a library (issue 36; ``scripts/time_extractors.py`` on
-the hand-labelled development set ``bench/data/time_expressions.jsonl``, 191 lines,
+the hand-labelled development set ``remem_bench/data/time_expressions.jsonl``, 191 lines,
 and the held-out ``time_expressions_heldout.jsonl``, 42 lines written before the
 rules were tuned): dateparser (``search_dates``, any ``PREFER_DATES_FROM``), ctparse,
 timefhuman and parsedatetime get 30 to 44% of the development lines exactly (most of

@@ -1,6 +1,6 @@
 """Resolving a found expression into days, relative to the day it was said.
 
-The conventions (the development set ``bench/data/time_expressions.jsonl`` is
+The conventions (the development set ``remem_bench/data/time_expressions.jsonl`` is
 labelled with them):
 
 * weeks run Monday to Sunday; "this/next/last week" is that calendar week, "the

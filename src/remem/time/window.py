@@ -9,12 +9,12 @@ month or day number with no tense cue points back ("anything on Saturday?" is th
 Saturday before); a habit ("usually on Saturday") and a name ("Saturday Night Live",
 "a gift to May") name no time; and questions ask about stretches reaching up to now
 ("recently", "lately", "in the past two weeks") that memories, which say what
-happened, rarely name (``bench/data/time_expressions.jsonl`` labels "recently" in a
+happened, rarely name (``remem_bench/data/time_expressions.jsonl`` labels "recently" in a
 memory as naming no time). A question asking for a duration ("how many days ago did
 I ...?") names a unit, not a time: no pattern takes a count it does not know.
 
 The window is exact (``start``, ``end``, ``granularity``, as the development set
-``bench/data/question_windows.jsonl`` labels it); ranking reads it with slack
+``remem_bench/data/question_windows.jsonl`` labels it); ranking reads it with slack
 (:meth:`TimeWindow.reach`), because a memory's time is when it was said, often a day
 or more after what it tells, and people say "a week ago" of eight or ten days.
 

@@ -48,8 +48,9 @@ class IlstmaConfig:
     prefetch_around: str = choice("first", "first", "all")
     """"first" (the paper: one recalled dialogue is the centre) or "all": when the
     index check recalls two dialogues (a disagreement), windows around each are
-    scored together, distance counted to the nearer centre. Measured on LoCoMo: no
-    gain (docs/benchmarks.md), so "first" stays the default."""
+    scored together, distance counted to the nearer centre. "first" stays the
+    default: "all" was measured and gained nothing
+    (docs/notes/benchmark-history.md#prefetching-around-every-recalled-dialogue-tried-no-gain)."""
     segment_tokens: int = number(400, low=1)
     """choice: each segment is cut to this many tokens (``tokens.estimate_tokens``:
     about 4 characters each), so the short-term memory stays bounded (5 segments -> about
@@ -68,23 +69,23 @@ class IlstmaConfig:
     reader, reading the cached dialogues alone, finds a span of the kind the
     question wants, confident by ``typed_threshold`` and ``typed_share`` (a
     question wanting no typed answer misses); it falls back to "lexical" without
-    spaCy. Not the default: on held-out LoCoMo conversations its hits are less
-    precise than the lexical judge's (0.50 vs 0.77 in file order), and reading the
-    cache costs about 20 ms a question, about twice a miss's retrieval."""
+    spaCy. Not the default: on held-out conversations its hits are less precise
+    than the lexical judge's, and reading the cache costs more than a miss's
+    retrieval (docs/results/stop47/judge/README.md)."""
     hit_threshold: float = number(0.6, low=0)
     """choice: a cached dialogue must cover this share of the question (lexical), or
-    reach this cosine (embedding), for a hit; calibrated on LoCoMo for hit precision
-    (docs/benchmarks.md)."""
+    reach this cosine (embedding), for a hit; calibrated for hit precision, the
+    share of hits whose cached dialogue holds the evidence
+    (docs/notes/benchmark-history.md#calibrating-the-offline-hit-judges-tried-the-floors-stay-out-of-reach)."""
 
     typed_threshold: float = number(TYPED_THRESHOLD)
     """choice: the typed reader's score (``remem.answer.rank``'s weighted sum) a span
-    must reach for a "typed" hit. With ``typed_share``, chosen on LoCoMo
-    conversations 1-5 (where the reader's weights were fitted) from a grid of both
-    floors on the lexical flow's cache states (``scripts/judge_curve.py``): the most
-    precise setting whose hit rate is at least the lexical judge's there (0.70 at
-    4.3% against 0.58 at 4.1%). On conversations 6-10 no setting of the grid is as
-    precise as the lexical judge, so "lexical" stays the default
-    (docs/results/stop47/judge/)."""
+    must reach for a "typed" hit. With ``typed_share``, chosen on the conversations
+    where the reader's weights were fitted, from a grid of both floors on the lexical
+    flow's cache states (``scripts/judge_curve.py``): the most precise setting whose
+    hit rate is at least the lexical judge's there. On the held-out conversations no
+    setting of the grid is as precise as the lexical judge, so "lexical" stays the
+    default (docs/results/stop47/judge/README.md)."""
     typed_share: float = number(TYPED_SHARE, low=0)
     """choice: the share of the question's asked words the span's sentence must speak
     to (``remem.answer.typed.fit_share``) for a "typed" hit: the score alone ranks a
@@ -102,10 +103,10 @@ class IlstmaConfig:
     on_disagreement: str = choice("union", "cosine", "union")
     """When the global candidate is not among the cosine top-2, the paper recalls both
     cosine dialogues ("cosine", kept by ``ilstma-paper``). choice: remem recalls the
-    global candidate and the cosine top-1 ("union"): measured on LoCoMo, the paper's
-    rule recalls less evidence than plain hybrid retrieval of the same number of
-    dialogues, because it drops the stronger retriever's answer exactly when the two
-    disagree (docs/benchmarks.md)."""
+    global candidate and the cosine top-1 ("union"): the paper's rule recalls less
+    evidence than plain hybrid retrieval of the same number of dialogues, because it
+    drops the stronger retriever's answer exactly when the two disagree
+    (docs/notes/benchmark-history.md#ilstma-retrieval-and-the-question-flow-no-llm)."""
 
     verify: str = choice("none", "none", "llm")
     """"llm": the paper's LLM logic step on the global retriever. When the candidate is

@@ -46,8 +46,10 @@ class SynapseConfig:
     archive_all_dormant: bool = switch(False)
     """choice: the paper archives every dormant node; read literally, a user who adds
     a month of chat and only then asks would search a graph of the last 50 memories
-    (measured on LoCoMo as ``synapse-dormant``). remem archives only to hold the
-    bound, so the graph forgets by disuse only once it must."""
+    (``synapse-dormant``, measured:
+    docs/notes/benchmark-history.md#synapse-on-locomo-retrieval-no-llm).
+    remem archives only to hold the bound, so
+    the graph forgets by disuse only once it must."""
     concepts: bool = switch(True)
     """ablation switch "no concepts": no semantic nodes, so the graph holds only the
     episodes and their temporal edges; measures what concept extraction adds."""
@@ -56,9 +58,9 @@ class SynapseConfig:
     mention_budget: int = number(32, low=0)
     """choice: a memory links to at most this many of its labels, the most distinctive
     first (named entities, then by the user's own IDF), so the graph adapts to turn
-    length: a chat turn rarely has more (LoCoMo: 10 at the median, 32 at the 99th
-    percentile), an assistant's long answer has about 120, most of them ordinary words
-    that would link it to everything. 0 = no budget."""
+    length: a chat turn rarely has more, while an assistant's long answer has several
+    times as many, most of them ordinary words that would link it to everything.
+    0 = no budget."""
     extractor: str = choice("lexical", "lexical", "llm")
     """choice: "lexical" (offline, the default: the bundled 135M model cannot extract
     concepts) or "llm" (the paper's way, through the Memory's LLM: one call per
@@ -70,9 +72,10 @@ class SynapseConfig:
 
     # -- spreading activation -------------------------------------------------------
     anchors: int = number(30, low=1)
-    """choice: top-k of BM25 and of dense each seed activation (dual trigger). 10, 20
-    and 30 were measured on LoCoMo (docs/benchmarks.md); wider seeding lets more of
-    the graph take part, and lateral inhibition keeps the extra anchors from flooding."""
+    """choice: top-k of BM25 and of dense each seed activation (dual trigger): wider
+    seeding lets more of the graph take part, and lateral inhibition keeps the extra
+    anchors from flooding (10, 20 and 30 measured:
+    docs/notes/benchmark-history.md#synapse-on-locomo-retrieval-no-llm)."""
     concept_anchors: int = number(0, low=0)
     """choice: also seed the ``concept_anchors`` concepts most similar to the query
     (cosine >= ``concept_anchor_min``), so a query can enter the graph through a
@@ -130,8 +133,9 @@ class SynapseConfig:
     ``w_pagerank``)."""
     w_pagerank: float = number(0.2, low=0)
     """paper: score = 0.5 sim + 0.3 activation + 0.2 PageRank. choice: remem weighs
-    activation 0.5 (measured better on LoCoMo at k = 10 and 20); ``synapse-paper``
-    keeps 0.3."""
+    activation 0.5, which ranked the evidence higher at the deeper cut-offs
+    (docs/notes/benchmark-history.md#synapse-on-locomo-retrieval-no-llm);
+    ``synapse-paper`` keeps 0.3."""
     lexical_similarity: float = number(0.3, low=0, high=1)
     """choice (remem's default departs from the paper here): the similarity term is
     (1 - x) * cosine + x * BM25 / max BM25 over the query's matches. On conversation
@@ -144,35 +148,35 @@ class SynapseConfig:
     proportion (``engine.lexical_share``). The words of a generic request ("any
     advice?", "recommend a show for tonight") are in many memories, its BM25 ranking
     is flat and says little, and the dense channel should decide. The reference is
-    about the median peak of questions, so about half keep the full share: 0.7 with
-    bm25s' words (LongMemEval 0.71, LoCoMo 0.65), 0.75 since the lexical channel
-    matches inflected forms and leaves out asking words (LongMemEval 0.75, LoCoMo
-    0.72). Measured (docs/benchmarks.md, "Flat lexical evidence" and "Inflected forms
-    and asking words"): LongMemEval's preference questions 0.650 -> 0.775 at k = 5;
-    0.7 -> 0.75 moves LongMemEval 0.817 / 0.900 -> 0.817 / 0.904 at k = 5 / 10, LoCoMo
-    and MemoryBank level. 0 = off (the fixed share)."""
+    about the median peak of questions, so about half keep the full share; it lifted
+    the preference questions of long assistant histories, where generic requests
+    are, and left the other data sets level
+    (docs/notes/benchmark-history.md#flat-lexical-evidence-the-lexical-share-adapts-to-the-question-issue-17-seventh-round;
+    0.75 since the lexical channel reads inflected forms:
+    docs/notes/benchmark-history.md#inflected-forms-and-asking-words-the-lexical-channel-reads-what-a-question-asks-issue-17-eighth-round).
+    0 = off (the fixed
+    share)."""
     lexical_inflections: bool = switch(True)
     """choice (beyond the paper): the lexical channel matches a question word's other
     inflected forms too ("classes" finds "class", "doctors" "doctor", "baked"
     "baking"; ``BM25Index.scores(inflections=True)``, forms from
     ``index.tokenize.inflection_key``), all forms of a word counted as one term, as if
     the index were stemmed. People ask in the plural about what they told in the
-    singular ("how many fitness classes do I attend?" of "a BodyPump class"). Measured
-    (docs/benchmarks.md, "Inflected forms and asking words"): LongMemEval 0.817 / 0.896 -> 0.820 /
-    0.901 at k = 5 / 10, LoCoMo 0.590 / 0.690 / 0.755 -> 0.600 / 0.703 / 0.771 at
-    k = 5 / 10 / 20. The BM25 baseline keeps bm25s' words as written. False = the
-    words as written."""
+    singular ("how many fitness classes do I attend?" of "a BodyPump class"); it
+    ranked the evidence higher on the data sets measured
+    (docs/notes/benchmark-history.md#inflected-forms-and-asking-words-the-lexical-channel-reads-what-a-question-asks-issue-17-eighth-round).
+    The BM25 baseline
+    keeps bm25s' words as written. False = the words as written."""
     lexical_asking: bool = switch(False)
     """choice (beyond the paper): whether the lexical channel keeps a question's asking
     words (``index.tokenize.ASKING``: "how", "many", "what", "did", "when", ...). Every
     question has some and they say nothing about what it asks, but bm25s' stopword
     list keeps them, so "How many ..." matched every memory that says "many" and
     flattened the lexical ranking the anchors and ``lexical_peak`` read. Dropped by
-    default (the memories' own words are indexed as they are). Measured
-    (docs/benchmarks.md, "Inflected forms and asking words"): LoCoMo 0.601 / 0.702 /
-    0.771 -> 0.625 / 0.720 / 0.791 at k = 5 / 10 / 20, MemoryBank 0.886 / 0.930 /
-    0.970 -> 0.894 / 0.933 / 0.975, LongMemEval level (0.821 / 0.900 -> 0.817 /
-    0.900). True = the question's words as bm25s keeps them."""
+    default (the memories' own words are indexed as they are): dropping them ranked
+    the evidence of conversations higher and left long assistant histories level
+    (docs/notes/benchmark-history.md#inflected-forms-and-asking-words-the-lexical-channel-reads-what-a-question-asks-issue-17-eighth-round).
+    True = the question's words as bm25s keeps them."""
     similarity: str = choice("linear", "linear", "rank")
     """choice: how the two channels make the similarity term. "linear": the weighted
     sum above; "rank": reciprocal-rank fusion of the dense and BM25 rankings (RRF's
@@ -187,10 +191,10 @@ class SynapseConfig:
     paper's graph spreads this only along temporal edges, and on long histories that
     activation dies out before it reaches the session's other turns). Memories without
     a session are unaffected (each is its own context). 0 = off (the paper; the
-    ``synapse-nosession`` variant). Measured on LongMemEval (development and held
-    out), LoCoMo and MemoryBank at 0.1-0.4 (docs/benchmarks.md): 0.15-0.25 is the
-    plateau where LoCoMo and MemoryBank gain; 0.15 is its end that leaves the held-out
-    LongMemEval questions level (0.2 costs them 0.005 at k = 5)."""
+    ``synapse-nosession`` variant). Conversations gain over a plateau of weights, and
+    0.15 is its end that leaves the held-out questions of long assistant histories
+    level
+    (docs/notes/benchmark-history.md#session-support-and-what-else-was-tried-for-synapse-issue-17-third-round)."""
     speaker_prior: float = number(0.6, low=0, high=1)
     """choice: in a history of a person and an assistant (``speakers.party``), the
     memories of the party the question is not about are weighed this (before
@@ -213,18 +217,19 @@ class SynapseConfig:
     anywhere (personalised PageRank, HippoRAG's retrieval), scaled to 1 for the best
     episode. Unlike the paper's PageRank it depends on the question, and unlike the
     spreading activation no threshold or lateral inhibition silences the weak
-    episodes it reaches. Measured at 0.05-0.3 (docs/benchmarks.md, "The question's own
-    PageRank"): LoCoMo and MemoryBank gain at k = 5 and 10, LongMemEval does not move
-    beyond a few rank shifts, and each search pays about 2 ms for the walk."""
+    episodes it reaches. Off: what conversations gained did not carry over to long
+    assistant histories, and every search would pay for the walk
+    (docs/notes/benchmark-history.md#the-questions-own-pagerank-and-session-diversity-issue-17-sixth-round-tried-not-adopted)."""
     damping: float = number(0.85, low=0, high=1)
     """choice: PageRank damping (the usual 0.85; the paper gives none)."""
 
     # -- knowing when you don't know ---------------------------------------------------
     gate_tau: float = number(0.05, low=0)
     """paper: refuse when the top-ranked node's activation is below tau (paper: 0.12,
-    calibrated to keep false refusals under 2.5%). Calibrated here the same way on
-    LoCoMo (docs/benchmarks.md): with remem's activation 0.12 refuses 54% of
-    answerable questions, 0.08 2.5%, 0.05 0.8%; so 0.05."""
+    calibrated to keep false refusals under 2.5%). Calibrated here the same way: with
+    remem's activation the paper's 0.12 refuses about half of the answerable
+    questions, and 0.05 stays well under the paper's bound
+    (docs/notes/benchmark-history.md#synapse-on-locomo-retrieval-no-llm)."""
 
     @classmethod
     def for_engine(cls, variant: str, options: Mapping[str, Any]) -> SynapseConfig:

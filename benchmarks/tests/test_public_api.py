@@ -1,0 +1,99 @@
+"""The harness uses remem as any program would: through its public API. Every remem
+name a module of remem_bench imports is one of ``PUBLIC`` (what ``remem`` exports,
+and the embedder and engine interfaces docs/answers.md and docs/plugins.md
+document), or one of ``INTERNAL``: the
+component evaluations that still reach a part of remem no program may use, each a
+debt to pay off (a grader of its own, or the name made public deliberately), never
+added lightly. A grader must not share code with what it grades: it could not
+catch that code's bugs."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import remem
+
+HARNESS = Path(__file__).resolve().parents[1] / "remem_bench"
+
+PUBLIC: dict[str, set[str]] = {
+    "remem": set(remem.__all__),
+    # the embedder interface Memory(embedder=...) takes, and the named ones
+    "remem.embed": {"Embedder", "create_embedder"},
+    # the engines' names, as --engine lists them (docs/plugins.md)
+    "remem.engines": {"engine_names"},
+}
+
+#: (module, name) of remem that the harness imports but no program may; each a debt.
+INTERNAL: set[tuple[str, str]] = {
+    ("remem.answer", "Answerer"),
+    ("remem.answer", "REFUSAL"),
+    ("remem.answer", "degenerate"),
+    ("remem.answer", "extractive"),
+    ("remem.answer", "is_temporal"),
+    ("remem.answer", "settle"),
+    ("remem.answer.reader", "Answerer"),
+    ("remem.answer.reader", "routed_to_sentence"),
+    ("remem.answer.verdict", "VerdictModel"),
+    ("remem.answer.verdict", "judge"),
+    ("remem.answer.verdict", "signals"),
+    ("remem.engines.verdict", "VerdictModel"),
+    ("remem.engines.verdict", "verdict_model"),
+    ("remem.index.bm25", "BM25Index"),
+    ("remem.llm", "prompts"),
+    ("remem.time.current", "read_slots"),
+    ("remem.time.events", "event_times"),
+    ("remem.time.window", "question_window"),
+    ("remem.types", "index_text"),
+    ("remem.validation", "parse_timestamp"),
+}
+
+
+def _imported(path: Path) -> set[tuple[str, str]]:
+    """(module, name) of every remem name the file imports, hints included."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.split(".")[0] == "remem":
+                out |= {(node.module, a.name) for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {(a.name, "") for a in node.names if a.name.split(".")[0] == "remem"}
+    return out
+
+
+def _harness_imports() -> dict[tuple[str, str], list[str]]:
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(HARNESS.rglob("*.py")):
+        for key in _imported(path):
+            found.setdefault(key, []).append(path.name)
+    return found
+
+
+def test_the_harness_imports_only_public_names_and_the_listed_debts():
+    found = _harness_imports()
+    unlisted = [
+        f"{module}.{name} ({', '.join(files)})"
+        for (module, name), files in sorted(found.items())
+        if name not in PUBLIC.get(module, set()) and (module, name) not in INTERNAL
+    ]
+    assert not unlisted, "not remem's public API:\n" + "\n".join(unlisted)
+
+
+def test_every_listed_debt_is_still_owed():
+    stale = sorted(INTERNAL - set(_harness_imports()))
+    assert not stale, f"no longer imported: remove from INTERNAL: {stale}"
+
+
+def test_the_check_sees_imports_in_functions_and_plain_imports(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import remem.store\n"
+        "from remem import Memory\n"
+        "def f():\n"
+        "    from remem.time.events import event_times\n"
+    )
+    assert _imported(module) == {
+        ("remem.store", ""),
+        ("remem", "Memory"),
+        ("remem.time.events", "event_times"),
+    }

@@ -1,1 +1,0 @@
-"""Benchmarks: LoCoMo retrieval, synthetic scale, their metrics and reports."""
