@@ -214,9 +214,9 @@ def rewrite(
         # SQLite's backup, not a file copy: see unlock (the lock is ours, the WAL empty)
         con.copy_to(str(tmp), None if old is None else key_statement(old))
         _rekey(db, tmp, old, new)
-        _fsync(tmp)
+        fsync(tmp)
         os.replace(tmp, target)
-        _fsync(target.parent)
+        fsync(target.parent)
     except BaseException:
         _remove(tmp)
         raise
@@ -279,7 +279,7 @@ def _take_alone(con: Any, db: ModuleType, path: str) -> None:
         )
 
 
-def _fsync(path: Path) -> None:
+def fsync(path: Path) -> None:
     """Flush ``path`` (a file or a folder: a rename is durable once its folder is)."""
     fd = os.open(path, os.O_RDONLY)
     try:

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import DatabaseKeyError, InvalidInputError, MissingDependencyError, StoreError
+from .cipher import fsync
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -236,7 +237,7 @@ class DirectoryKeyRing:
             file.unlink()
         except FileNotFoundError:
             return
-        _fsync_dir(self.path)
+        fsync(self.path)
 
     def rotate(self, new_master: str | bytes, *, finish: bool = True) -> int:
         """Rewrap every data key under ``new_master``; the data is not touched. Returns
@@ -268,13 +269,13 @@ class DirectoryKeyRing:
             key = self._unwrap(file, wrapped)
             self._replace(file, _seal(new_wrap, key, file.name.encode()))
             done += 1
-        _fsync_dir(self.path)
+        fsync(self.path)
         if not finish:
             return done
         final = {k: record[k] for k in ("version", "salt", "check", "names")}
         self._replace(self.path / _META, json.dumps(final).encode())
         (self.path / _ROTATING).unlink(missing_ok=True)
-        _fsync_dir(self.path)
+        fsync(self.path)
         self._wraps = [new_wrap]
         return done
 
@@ -305,7 +306,7 @@ class DirectoryKeyRing:
             "old": _seal(new_wrap, old_wrap, b"rotate old").hex(),
         }
         self._replace(self.path / _ROTATING, json.dumps(record).encode())
-        _fsync_dir(self.path)
+        fsync(self.path)
         return record, new_wrap, old_wrap
 
     def _replace(self, file: Path, data: bytes) -> None:
@@ -334,7 +335,7 @@ class DirectoryKeyRing:
                 os.link(tmp, file)
         finally:
             tmp.unlink(missing_ok=True)
-        _fsync_dir(self.path)
+        fsync(self.path)
 
 
 def rotate_master(
@@ -388,14 +389,6 @@ def _open_meta(meta: dict[str, Any], master: bytes) -> tuple[bytes, bytes] | Non
     except (KeyError, TypeError, ValueError):
         return None
     return wrap, name
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _seal(key: bytes, data: bytes, aad: bytes) -> bytes:
