@@ -143,4 +143,5 @@ LEFT_OUT = {
     "max_text_chars": "a plain attribute: read it from memory",
     "export_lines": "a lazy iterator that reads the store as it is iterated: use "
     "export_jsonl, or iterate memory.export_lines in a thread",
+    "user_ref": "a pure function with no I/O: call memory.user_ref",
 }

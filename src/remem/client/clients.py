@@ -224,4 +224,5 @@ LEFT_OUT = {
     "path": "an attribute of the server's Memory",
     "max_text_chars": "the server's setting: a text over it is TextTooLongError",
     "export_lines": "export_jsonl writes the route's lines to a file here",
+    "user_ref": "the server's store scopes its own tables: extensions live in its process",
 }
