@@ -311,26 +311,16 @@ class DirectoryKeyRing:
 
     def _replace(self, file: Path, data: bytes) -> None:
         """``data`` as ``file``, whole or not at all (write new, fsync, rename)."""
-        tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        tmp = _flushed(file, data)
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
             os.replace(tmp, file)
         finally:
             tmp.unlink(missing_ok=True)
 
     def _write_new(self, file: Path, data: bytes) -> None:
         """``data`` as ``file`` unless it exists (then the existing one stays)."""
-        tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        tmp = _flushed(file, data)
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
             with contextlib.suppress(FileExistsError):
                 os.link(tmp, file)
         finally:
@@ -389,6 +379,22 @@ def _open_meta(meta: dict[str, Any], master: bytes) -> tuple[bytes, bytes] | Non
     except (KeyError, TypeError, ValueError):
         return None
     return wrap, name
+
+
+def _flushed(file: Path, data: bytes) -> Path:
+    """``data`` in a new temporary file beside ``file`` (mode 600), on disk: what a
+    rename or a link then makes ``file`` whole or not at all."""
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
 
 
 def _seal(key: bytes, data: bytes, aad: bytes) -> bytes:
