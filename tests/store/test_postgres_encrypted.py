@@ -12,11 +12,11 @@ import secrets
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from killing import run_or_kill
 from remem import DatabaseKeyError, Memory
 from remem.errors import InvalidInputError
 
@@ -330,24 +330,8 @@ print("done", flush=True)
 def _rotate_in_a_process(keys: Path, old: str, new: str, kill_after: float | None) -> float:
     """``rotate_master`` in a real process (keys in its environment), SIGKILLed
     ``kill_after`` seconds after it starts (None: run to the end); how long it ran."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(sys.path),
-        "TEST_OLD_KEY": old,
-        "TEST_NEW_KEY": new,
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-c", ROTATE, str(keys)], stdout=subprocess.PIPE, env=env, text=True
-    )
-    assert proc.stdout is not None and proc.stdout.readline() == "go\n"
-    start = time.monotonic()
-    if kill_after is None:
-        assert proc.wait(timeout=120) == 0
-    else:
-        time.sleep(kill_after)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    return time.monotonic() - start
+    master = {"TEST_OLD_KEY": old, "TEST_NEW_KEY": new}
+    return run_or_kill(ROTATE, [str(keys)], master, kill_after)[1]
 
 
 def _reads(url: str, embedder, keys: Path, master: str) -> dict[str, list[str]] | None:

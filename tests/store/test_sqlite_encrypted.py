@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from killing import run_or_kill
 from remem import DatabaseKeyError, Memory, StoreError
 from remem.errors import InvalidInputError
 from remem.keys import KeyRing
@@ -283,27 +284,8 @@ def _rotate(
     """Run a rewrite (old and new key, None: plain; in the environment, never on a
     command line) in a real process, SIGKILLed ``kill_after`` seconds after it starts
     (None: let it finish); whether it finished, and how long it ran."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(sys.path),
-        "TEST_OLD_KEY": old or "",
-        "TEST_NEW_KEY": new or "",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(db)],
-        stdout=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
-    assert proc.stdout is not None and proc.stdout.readline() == "go\n"
-    start = time.monotonic()
-    if kill_after is None:
-        assert proc.wait(timeout=120) == 0
-        return True, time.monotonic() - start
-    time.sleep(kill_after)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    return proc.returncode == 0, time.monotonic() - start
+    keys = {"TEST_OLD_KEY": old or "", "TEST_NEW_KEY": new or ""}
+    return run_or_kill(CHILD, [str(db)], keys, kill_after)
 
 
 def _opens_with(db: Path, key: str | None, embedder) -> int | None:
@@ -607,19 +589,9 @@ rekey_sealed(sys.argv[1], sys.argv[2], os.environ["TEST_OLD_KEY"], os.environ["T
 def _rekey_sealed_in_a_process(db: Path, old: str, new: str, kill_after: float | None) -> float:
     """``rekey_sealed`` (``remem rekey`` with REMEM_KEYRING) in a real process,
     SIGKILLed ``kill_after`` seconds after it starts (None: to the end)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    env.update(TEST_OLD_KEY=old, TEST_NEW_KEY=new)
-    argv = [sys.executable, "-c", SEALED_CHILD, str(db), str(db.parent / "keys")]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, text=True)
-    assert proc.stdout is not None and proc.stdout.readline() == "go\n"
-    start = time.monotonic()
-    if kill_after is None:
-        assert proc.wait(timeout=120) == 0
-    else:
-        time.sleep(kill_after)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    return time.monotonic() - start
+    keys = {"TEST_OLD_KEY": old, "TEST_NEW_KEY": new}
+    args = [str(db), str(db.parent / "keys")]
+    return run_or_kill(SEALED_CHILD, args, keys, kill_after)[1]
 
 
 def _sealed_reads(db: Path, key: str, embedder) -> dict[str, list[str]] | None:
