@@ -22,7 +22,6 @@ cannot forget a step and a step is added, replaced or switched off in one place
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -353,7 +352,7 @@ class Recaller:
         how near the question it just recalled by comes to each memory (the typed
         reader's meaning), which need not cost a second embedding. Read-only, as
         shared; kept by a digest of the text, so no text outlives a delete here."""
-        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+        key = _digest(text)
         with self._recent_lock:
             vec = self._recent.get(key)
             if vec is not None:
@@ -373,3 +372,12 @@ def _explanations(ranked: list[Scored], activation: Activation, traced: bool) ->
     and what a stage did to it."""
     paths = activation.explain() if traced and activation.explain is not None else {}
     return {h.id: "; ".join(x for x in (paths.get(h.id) or h.why, h.note) if x) for h in ranked}
+
+
+def _digest(text: str) -> bytes:
+    """A short digest of ``text``, the recent-vector cache's key. hashlib is imported
+    at the first search, not with the module: it loads OpenSSL (3.5 MB resident),
+    which commands that never search (``remem count``) need not carry."""
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()

@@ -40,7 +40,6 @@ Choices, and why:
   so one slow answer does not stall other requests.
 """
 
-import hashlib
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -102,6 +101,8 @@ class KeyVerifier:
         self._keys = KeyRing.of(mem)
 
     async def verify_token(self, token: str) -> "AccessToken | None":
+        import hashlib  # here, not at the top: it loads OpenSSL into `remem count` too
+
         import anyio
         from mcp.server.auth.provider import AccessToken
 

@@ -43,11 +43,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
-import hashlib
-import hmac
 import json
 import os
-import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -168,7 +165,7 @@ class DirectoryKeyRing:
         rotation's record opens with either master key and gives the other's wrap."""
         meta = self._read_meta(_META)
         if meta is None:
-            salt = secrets.token_bytes(16)
+            salt = os.urandom(16)
             wrap = _stretch(master, salt)[0]
             record = {
                 "version": 1,
@@ -197,7 +194,7 @@ class DirectoryKeyRing:
         return [target[0], _open(target[0], _hex(rotating, "old"), b"rotate old")], target[1]
 
     def _file(self, user_id: str) -> Path:
-        digest = hmac.new(self._name, user_id.encode("utf-8"), hashlib.sha256).hexdigest()
+        digest = _keyed(self._name, user_id.encode("utf-8"))
         return self.path / f"{digest}.key"
 
     def get(self, user_id: str) -> bytes | None:
@@ -218,7 +215,7 @@ class DirectoryKeyRing:
 
     def create(self, user_id: str) -> bytes:
         file = self._file(user_id)
-        key = secrets.token_bytes(KEY_BYTES)
+        key = os.urandom(KEY_BYTES)
         self._write_new(file, _seal(self._wraps[0], key, file.name.encode()))
         got = self.get(user_id)
         assert got is not None
@@ -295,7 +292,7 @@ class DirectoryKeyRing:
         old_wrap = self._wraps[0]
         if _open_meta(self._read_meta(_META) or {}, new) is not None:
             raise InvalidInputError("the new master key is the key store's current one")
-        salt = secrets.token_bytes(16)
+        salt = os.urandom(16)
         new_wrap = _stretch(new, salt)[0]
         record = {
             "version": 2,
@@ -353,8 +350,27 @@ def rotate_master(
 
 def _stretch(master: bytes, salt: bytes) -> tuple[bytes, bytes]:
     """(wrapping key, naming key) stretched from a master key and a salt."""
+    import hashlib  # on the encrypted path only: it loads OpenSSL (_keyed)
+
     stretched = hashlib.pbkdf2_hmac("sha256", master, salt, PBKDF2_ROUNDS, 64)
     return stretched[:32], stretched[32:]
+
+
+def _keyed(key: bytes, data: bytes) -> str:
+    """HMAC-SHA256 of ``data`` under ``key``, in hex. hashlib and hmac are imported
+    here, on the encrypted path, because importing them loads OpenSSL (3.5 MB of
+    resident memory) into every ``remem`` command that opens a plain store."""
+    import hashlib
+    import hmac
+
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def _siv_key(key: bytes) -> bytes:
+    """The AES-SIV key of the lookup seal, derived from the user's data key."""
+    import hashlib  # on the encrypted path only (_keyed)
+
+    return hashlib.sha512(b"remem lookup v1\0" + key).digest()
 
 
 def _hex(record: dict[str, Any], field: str) -> bytes:
@@ -384,7 +400,7 @@ def _open_meta(meta: dict[str, Any], master: bytes) -> tuple[bytes, bytes] | Non
 def _flushed(file: Path, data: bytes) -> Path:
     """``data`` in a new temporary file beside ``file`` (mode 600), on disk: what a
     rename or a link then makes ``file`` whole or not at all."""
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.{os.urandom(4).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -398,7 +414,7 @@ def _flushed(file: Path, data: bytes) -> Path:
 
 
 def _seal(key: bytes, data: bytes, aad: bytes) -> bytes:
-    nonce = secrets.token_bytes(NONCE_BYTES)
+    nonce = os.urandom(NONCE_BYTES)
     return SEALED_V1 + nonce + _aesgcm(key).encrypt(nonce, data, aad)
 
 
@@ -450,7 +466,7 @@ class Envelope:
             if sealed[:1] == SEALED_LOOKUP_V1:
                 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
-                siv = hashlib.sha512(b"remem lookup v1\0" + key).digest()
+                siv = _siv_key(key)
                 try:
                     return bytes(AESSIV(siv).decrypt(bytes(sealed[1:]), [place.encode("utf-8")]))
                 except _invalid_tag():
@@ -470,7 +486,7 @@ class Envelope:
         (a concept's label) still matches, and nothing else is told of the value."""
         from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 
-        siv = hashlib.sha512(b"remem lookup v1\0" + key).digest()
+        siv = _siv_key(key)
         return SEALED_LOOKUP_V1 + AESSIV(siv).encrypt(data, [place.encode("utf-8")])
 
     @classmethod
@@ -509,7 +525,7 @@ class UserRefs:
         self._lock = threading.Lock()
 
     def ref(self, user_id: str) -> str:
-        ref = "u" + hmac.new(self._secret, user_id.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+        ref = "u" + _keyed(self._secret, user_id.encode("utf-8"))[:32]
         with self._lock:
             self._names[ref] = user_id
             self._names.move_to_end(ref)
@@ -521,7 +537,7 @@ class UserRefs:
     def fingerprint(secret: bytes) -> str:
         """What the database keeps of the secret (meta ``user_ids``) to tell its own
         key store from another: an HMAC of a constant, which reveals nothing of it."""
-        return hmac.new(secret, b"remem user ids check", hashlib.sha256).hexdigest()[:32]
+        return _keyed(secret, b"remem user ids check")[:32]
 
     def name(self, ref: str) -> str | None:
         """The plain id this process hashed to ``ref`` lately (None: not seen)."""
