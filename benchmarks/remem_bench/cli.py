@@ -500,10 +500,16 @@ def ingest(short: str, long: str, engines: list[str], no_rss: bool, **o: Any) ->
 )
 @_engines(["hybrid", "synapse"])
 @click.option("--llm", default="auto", help="reader backend (default auto, Memory's own)")
-def answers(engines: list[str], llm: str) -> Result:
-    from .answercheck import run_answer_check, tables
+@click.option(
+    "--data",
+    default=None,
+    help="the conversations (default the development set, data/answer_check.json; "
+    "data/answer_check_heldout.json is the held-out one)",
+)
+def answers(engines: list[str], llm: str, data: str | None) -> Result:
+    from .answercheck import DATA, run_answer_check, tables
 
-    result = run_answer_check(engines, llm=llm, progress=progress)
+    result = run_answer_check(engines, llm=llm, path=data or DATA, progress=progress)
     return result, tables(result)
 
 
