@@ -12,6 +12,7 @@ from remem.time.current import (
     UNKNOWN,
     SlotRow,
     decide,
+    ended,
     link,
     question_mode,
     read_slots,
@@ -431,3 +432,28 @@ def _strings(data) -> list[str]:
     if isinstance(data, list):
         return [s for v in data for s in _strings(v)]
     return []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Big change: I accepted a job offer from Halvorsen Structures.", "halvorsen structures"),
+        ("Guess who got the job! I accepted Brightwater's offer on Monday.", "brightwater"),
+        ("I'm going to be the head baker at Levain House from January.", "levain house"),
+    ],
+)
+def test_a_new_employer_told_by_an_offer_or_a_role(text, value):
+    (fact,) = read_slots(text)
+    assert (fact.attribute, fact.value, fact.change) == ("employer", value, True)
+
+
+def test_every_ended_value_beside_the_new_one():
+    """read_slots keeps the new employer of a memory that tells both; ``ended`` still
+    says which one was left (the typed reader's question about now reads it)."""
+    text = (
+        "I handed in my notice at Crumb & Co. today. "
+        "I'm going to be the head baker at Levain House."
+    )
+    assert [f.value for f in read_slots(text)] == ["levain house"]
+    assert ended(text) == ["crumb"]
+    assert ended("My sister quit Google last year.") == []  # hers, not the speaker's

@@ -339,3 +339,13 @@ def test_weeks_counted_in_a_month_and_a_step_before_an_event(words, text, start)
 
 def test_a_week_named_by_an_event_is_not_last_week() -> None:
     assert event_times("The last week before the trip was hectic.", MONDAY) == []
+
+
+def test_a_past_participle_points_back() -> None:
+    """A bare "born on Saturday", without an auxiliary, tells a past birth; "will be born" a
+    coming one (said on Monday 29 July 2024)."""
+    said = datetime(2024, 7, 29, 18, tzinfo=timezone.utc)
+    (born,) = event_times("A little girl called Mina, born on Saturday.", said)
+    assert born.start.date() == date(2024, 7, 27)
+    (due,) = event_times("The baby will be born on Saturday.", said)
+    assert due.start.date() == date(2024, 8, 3)

@@ -183,11 +183,14 @@ def memory_date(
     text: str, sentence: str, said_at: datetime, question: Question | str | None = None
 ) -> str:
     """The time ``sentence`` of the memory ``text`` talks about (:func:`event_date`),
-    else the one its neighbour names, the sentence before first ("Guess what I did
-    this week? I applied to adoption agencies!": the week; "I finally wrapped that up.
-    It took until last month"): people give the time and the thing in one breath but
-    often not in one sentence. Only the two neighbours are read, so a time told of
-    something else further off is not taken; "" when none names one."""
+    else the one its neighbour names ("Guess what I did this week? I applied to
+    adoption agencies!": the week; "I finally wrapped that up. It took until last
+    month"): people give the time and the thing in one breath but often not in one
+    sentence. The neighbour that shares more of the question's words first ("My
+    passport arrived yesterday. And Hana had her baby! A little girl called Mina, born
+    on Saturday." asked when the baby was born: Saturday), else the one before. Only
+    the two neighbours are read, so a time told of something else further off is not
+    taken; "" when none names one."""
     found = event_date(sentence, said_at, question)
     if found:
         return found
@@ -196,11 +199,14 @@ def memory_date(
         at = parts.index(sentence.strip())
     except ValueError:
         return ""
-    for near in (at - 1, at + 1):
-        if 0 <= near < len(parts):
-            found = event_date(parts[near], said_at, question)
-            if found:
-                return found
+    near = [parts[i] for i in (at - 1, at + 1) if 0 <= i < len(parts)]
+    if question is not None:
+        asked = as_question(question).keys - ASKING
+        near.sort(key=lambda part: -len(asked & content_keys(part)))  # stable: before first
+    for part in near:
+        found = event_date(part, said_at, question)
+        if found:
+            return found
     return ""
 
 

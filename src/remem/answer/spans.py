@@ -29,7 +29,7 @@ from typing import Any
 
 from .. import words
 from ..question import Question
-from .want import LABELS, ROLES, STRICT, Want
+from .want import LABELS, ORG_NOUNS, ROLES, STRICT, Want
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
 #: wanted kind and a role > a governed phrase or a quoted title > a doing verb > any
@@ -74,10 +74,12 @@ _BECAUSE = frozenset({"because", "cause", "'cause"})
 LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
 _WHERE = frozenset({"in", "at", "on", "near"})
 _NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
-#: a time on a clock or a stopwatch ("7:58", "1:53:48") and a duration in units
+#: a number of one unit of time ("58 minutes", "2.5 hrs")
+_UNIT = r"\d+(?:\.\d+)?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
+#: a time on a clock or a stopwatch ("7:58", "1:53:48") and a duration in units, all
+#: of them ("1 hour 58 minutes", "2 hours and 5 minutes": not "1 hour" of it)
 _CLOCK = re.compile(
-    r"\b(\d{1,2}:\d{2}(?::\d{2})?|\d+(?:\.\d+)?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?"
-    r"|days?|weeks?|months?|years?))\b",
+    rf"\b(\d{{1,2}}:\d{{2}}(?::\d{{2}})?|{_UNIT}(?:,?\s+(?:and\s+)?{_UNIT})*)\b",
     re.I,
 )
 _QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
@@ -144,7 +146,7 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
         out += [(s, "proper") for s in _proper_runs(sent) if _unlabelled(s, want)]
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
-    elif want.kind in ("duration", "time"):
+    elif want.kind in ("duration", "time", "length"):
         out += [(s, "pattern") for s in _pattern_spans(sent, _CLOCK)]
     return out
 
@@ -152,13 +154,36 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
 def _fits(entity: Any, want: Want) -> bool:
     """Whether a labelled entity is of the kind: a duration's DATE, number or quantity
     is a length ("three years", "7:58"), not a day ("yesterday", "last week") or a
-    distance ("the last 200 metres"); a person is not where
+    distance ("the last 200 metres"), which a length asked with "is" may be ("How
+    long is the loop?": "42 kilometres"); an age is no count of things; a person is not where
     something is ("the music school on Rua Nova", which the tagger calls a person)."""
     if want.kind == "person":
         return not _placed(entity.root)
-    if want.kind != "duration" or entity.label_ == "TIME":
+    if want.kind == "age":
+        return _aged(entity)
+    if want.kind == "org" and entity.root.dep_ == "appos":
+        # "The owner, Beatrice Hale": the name of a person the noun says she is
+        return entity.root.head.lemma_.lower() in ORG_NOUNS
+    if want.kind not in ("duration", "length") or entity.label_ == "TIME":
         return True
+    if want.kind == "length" and entity.label_ == "QUANTITY":
+        return True  # "42 kilometres" is a length too
     return bool(_CLOCK.search(entity.text))  # not "200 metres", "three" or "last week"
+
+
+#: the nouns a number counts when it tells an age ("two years", "3 months old")
+_AGE_UNITS = frozenset({"year", "month", "week", "day"})
+
+
+def _aged(entity: Any) -> bool:
+    """Whether a number or a date entity can tell an age: a number of years, months,
+    weeks or days ("two years old", "18 months"), or a bare number that counts
+    nothing else ("She's two"; not "two plants", not "last week")."""
+    if entity.label_ == "DATE":
+        units = any(t.lemma_.lower() in _AGE_UNITS for t in entity)
+        return all(t.like_num for t in entity) or (units and any(t.like_num for t in entity))
+    root = entity.root
+    return not (root.dep_ == "nummod" and root.head.lemma_.lower() not in _AGE_UNITS)
 
 
 def _placed(token: Any) -> bool:
@@ -182,12 +207,13 @@ def _unnamed(run: Any) -> bool:
 
 def _unlabelled(run: Any, want: Want) -> bool:
     """Whether a run of proper nouns may be a place or an organisation the tagger did
-    not label so: unlabelled, or for a place, the object of "in", "at", "from" or
-    "to" ("They still live in Maribor", labelled an organisation)."""
-    if not run.root.ent_type_:
-        return True
+    not label so: for a place, the object of "in", "at", "from" or "to", labelled or
+    not ("They still live in Maribor", labelled an organisation; not "the JLPT N5
+    exam", which is where nothing is); for an organisation, unlabelled."""
     root = run.root
-    return want.kind == "place" and root.dep_ == "pobj" and root.head.lower_ in LOCATIVE
+    if want.kind == "place":
+        return root.dep_ == "pobj" and root.head.lower_ in LOCATIVE
+    return not root.ent_type_
 
 
 def _given(span: Any, want: Want) -> str:

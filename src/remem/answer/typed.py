@@ -27,6 +27,7 @@ landlord's name?" when only the rent was mentioned).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -35,6 +36,7 @@ from typing import Any
 from .. import words
 from ..question import Question
 from ..store.base import timestamp_epoch
+from ..time.current import ended as ended_values
 from ..time.current import not_employers, roles
 from ..time.events import event_times
 from ..time.patterns import CALENDAR_WORDS
@@ -76,9 +78,10 @@ _FAMILY = 5
 #: a list answer keeps candidates within this of the best score, at most this many
 _LIST_SLACK = 1.0
 _LIST_MAX = 4
-#: kinds asked as an attribute of something, refused when never given (a count is
+#: kinds asked as an attribute of something, refused when never given ("How much did
+#: the Brompton cost?" is not answered by a phrase that is no price; a count is
 #: not: LoCoMo's "how many" answers are counted over memories, not said in one)
-_ATTRIBUTES = frozenset({"age"})
+_ATTRIBUTES = frozenset({"age", "money"})
 #: verbs that, in the past tense, tell a thing replaced by another (:func:`_last_change`)
 _CHANGES = frozenset(
     {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
@@ -242,7 +245,46 @@ def typed_candidates(
             found = [s for s in found if s.features.get("proper")]
     if not found and (_refusing(want) or strangers or want.occupation):
         return None
+    found = _newest_value(question, want, _not_left(question, found, evidence))
     return sorted(found, key=lambda s: -s.score)
+
+
+def _not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
+    """For a question about now, the candidates no later memory of the evidence says
+    was left ("Still at Crumb & Co." before "I handed in my notice at Crumb & Co."; "I
+    quit Parcelwise"): the slots' ended values (``time.current.ended``)."""
+    if question.order != "newest":
+        return found
+    ended = [
+        (timestamp_epoch(hit.timestamp), frozenset(words.content_keys(value)))
+        for hit in evidence
+        for value in ended_values(hit.text)
+    ]
+    if not ended:
+        return found
+    return [
+        s
+        for s in found
+        if not any(
+            keys and keys <= words.content_keys(s.text) and timestamp_epoch(s.hit.timestamp) <= at
+            for at, keys in ended
+        )
+    ]
+
+
+def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Span]:
+    """For a question about now that asks for a thing by its noun ("What bike do I
+    ride now?"), the candidates of the newest memory that names one ("I've replaced
+    it with a Brompton folding bike", June) and of later ones: an older memory's
+    ("I bought a road bike", May) tells a value since replaced, however well it
+    fits. All of them when none names the noun."""
+    if question.order != "newest" or not want.head_keys:
+        return found
+    named = [s for s in found if want.head_keys & words.content_keys(s.text)]
+    if not named:
+        return found
+    since = max(timestamp_epoch(s.hit.timestamp) for s in named)
+    return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
 
 
 def _refusing(want: Want) -> bool:
@@ -261,12 +303,22 @@ def _strangers(question: Question, want: Want, sources: list[Source]) -> frozens
     company is told in a memory that names them, never in one about someone else
     (Dana's "I sing alto in the choir"). Empty for the people talking, whose own
     turns tell of them without their names."""
-    if want.kind not in _OF_SOMEONE:
+    if want.kind not in _OF_SOMEONE and want.head != "name":
         return frozenset()
     speakers = {k for h, _, _ in sources if h.speaker for k in words.content_keys(h.speaker)}
-    subjects = [t for t in nlp.parse(question.text) if t.pos_ == "PROPN" and t.dep_ in _WHOSE]
+    subjects = [t for t in nlp.parse(question.text) if t.pos_ == "PROPN" and _whose(t)]
     keys = {words.word_key(t.lower_) for t in subjects}
     return frozenset() if keys & speakers else frozenset(keys)
+
+
+def _whose(token: Any) -> bool:
+    """Whether ``token`` stands for the one a question asks about: its subject or an
+    owner, or part of such a name ("Dana" of "Dana Brook's town"); not part of a
+    name the question's verb governs ("Halvorsen" of "to join Halvorsen
+    Structures")."""
+    if token.dep_ == "compound":
+        return token.head.dep_ in _WHOSE - {"compound"}
+    return token.dep_ in _WHOSE
 
 
 def _mentioning(keys: frozenset[str], sources: list[Source]) -> list[Source]:
@@ -275,14 +327,29 @@ def _mentioning(keys: frozenset[str], sources: list[Source]) -> list[Source]:
 
 
 def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]:
-    """The sources that ``own`` keeps, and a reply after a kept one, which inherits
-    its asking turn's standing (sources come in order, a reply after its asker)."""
-    kept, standing = [], False
-    for hit, inherited, rank in sources:
-        standing = own(hit) or (inherited > 0 and standing)
-        if standing:
-            kept.append((hit, inherited, rank))
-    return kept
+    """The sources that ``own`` keeps, and a reply to a kept one, which inherits its
+    asking turn's standing: the asker, not whatever source is ranked just before the
+    reply ("Her name is Pimienta", the reply to "What did you name her?", tells
+    nothing of Joaquín, named in the source ranked above it)."""
+    kept = {h.id for h, _, _ in sources if own(h)}
+    return [
+        (hit, inherited, rank)
+        for hit, inherited, rank in sources
+        if hit.id in kept or (inherited > 0 and _asker(hit, sources) in kept)
+    ]
+
+
+def _asker(reply: Hit, sources: list[Source]) -> str | None:
+    """The id of the source that asked what ``reply`` answers: the last turn of its
+    session before it that asks (a reply is read with its asker, :func:`_sources`)."""
+    said = timestamp_epoch(reply.timestamp)
+    asking = [
+        h
+        for h, _, _ in sources
+        if h.id != reply.id and h.session_id == reply.session_id
+        and h.text.rstrip().endswith("?") and timestamp_epoch(h.timestamp) <= said
+    ]  # fmt: skip
+    return max(asking, key=lambda h: timestamp_epoch(h.timestamp)).id if asking else None
 
 
 def _sources(
@@ -369,7 +436,7 @@ def _candidates(
     meaning to the question (:func:`_meaning`)."""
     around, meaning = weighing
     keys = _asked(question)
-    named = {n.lower() for n in question.names}
+    named = {n.lower() for n in question.names} | _owner_names(question, sources)
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = _later(question, sources)
     weights = rank_weights()
@@ -394,6 +461,25 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _owner_names(question: Question, sources: list[Source]) -> set[str]:
+    """The names the sources give someone the question names only as an owner of
+    what it asks of ("What is the name of my sister's baby?" when a memory says "my
+    sister Hana"): the owner is not the answer, any more than a name the question
+    writes is ("Hana had her baby! A little girl called Mina"). Lower-cased."""
+    owners = sorted(
+        {
+            t.lower_
+            for t in nlp.parse(question.text)
+            if t.pos_ == "NOUN" and t.dep_ == "poss" and t.head.pos_ == "NOUN"
+            and t.head.lemma_.lower() != "name"
+        }
+    )  # fmt: skip
+    if not owners:
+        return set()
+    rule = re.compile(rf"\b(?:{'|'.join(map(re.escape, owners))}),?\s+((?:[A-Z][\w-]*\s?){{1,3}})")
+    return {m.group(1).strip().lower() for hit, _, _ in sources for m in rule.finditer(hit.text)}
 
 
 def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> list[Any]:

@@ -30,6 +30,8 @@ LABELS: dict[str, frozenset[str]] = {
     "frequency": frozenset({"DATE", "TIME", "CARDINAL"}),
     "time": frozenset({"TIME"}),
     "distance": frozenset({"QUANTITY", "CARDINAL"}),
+    # "How long is the loop?": a distance or a duration, which English does not tell
+    "length": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
     "thing": frozenset(),
     "reason": frozenset(),
 }
@@ -41,6 +43,12 @@ _ASKS = (
     ("money", re.compile(r"^\W*how\s+much\s+(?:money|did|does|do|is|was|would|will|can)\b", re.I)),
     ("number", re.compile(r"^\W*how\s+(?:many|much)\b", re.I)),
     ("age", re.compile(r"^\W*how\s+old\b", re.I)),
+    (
+        "length",
+        re.compile(
+            r"^\W*how\s+long\s+(?:is|was|are|were)\s+(?:the|your|my|his|her|their|our)\b", re.I
+        ),
+    ),
     ("duration", re.compile(r"^\W*how\s+long\b|\bfor\s+how\s+long\b", re.I)),
     ("frequency", re.compile(r"^\W*how\s+often\b", re.I)),
     ("distance", re.compile(r"^\W*how\s+far\b", re.I)),
@@ -71,8 +79,33 @@ _HEAD_KINDS = {
     "firm": "org",
     "university": "org",
     "college": "org",
+    # places of business, named as organisations are ("Which bakery does Marta work
+    # at?": "Levain House", which the tagger labels an organisation)
+    **dict.fromkeys(
+        (
+            "bakery",
+            "restaurant",
+            "cafe",
+            "café",
+            "shop",
+            "store",
+            "hospital",
+            "clinic",
+            "bank",
+            "agency",
+            "studio",
+            "startup",
+            "school",
+        ),
+        "org",
+    ),
     "time": "duration",
 }
+
+#: the nouns an organisation is asked by, and named beside ("my employer, Acme")
+ORG_NOUNS = frozenset(
+    {n for n, kind in _HEAD_KINDS.items() if kind == "org"} | {"employer", "company", "business"}
+)
 
 #: "why" and "how did she feel": a reason or a manner, which a sentence tells better
 #: than any one span of it

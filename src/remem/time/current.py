@@ -334,6 +334,24 @@ def read_slots(text: str, cued: bool = True) -> list[SlotFact]:
     return list(found.values())
 
 
+def ended(text: str) -> list[str]:
+    """The values a first-person ``text`` says the speaker's own slots no longer hold
+    ("I quit Google": "google"), every one: :func:`read_slots` keeps one fact per slot
+    and memory, the new value where one is told beside the old ("I handed in my notice
+    at Crumb & Co. today. I'm going to be the head baker at Levain House")."""
+    r = rules()
+    text = text.replace("\u2019", "'")
+    out = []
+    for p in r.patterns:
+        if not p.negated:
+            continue
+        for m in _matches_of(p.regex, text):
+            value = _value(m.group("v"), p.kind, r)
+            if value and not m.groupdict().get("rel"):
+                out.append(value)
+    return out
+
+
 def _cued(text: str, r: Rules) -> list[tuple[str, set[str]]]:
     """The text's sentences that hold a cue word, each with the attributes it cues (no
     pattern reads across a sentence's end: a value stops at its punctuation)."""

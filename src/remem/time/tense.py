@@ -25,7 +25,11 @@ _IRREGULAR = (
 )
 _NOT_PAST = "need feed seed speed indeed bed red shed hundred wed breed weed proceed " \
     "exceed succeed embed bleed sled"  # fmt: skip
-_PAST_WORDS = frozenset(_IRREGULAR.split()) | {"yesterday", "ago", "last"}
+#: past participles that tell a past event without an auxiliary ("a little girl,
+#: born on Saturday", "bike stolen on Wednesday"); after "be" they are a state, as an
+#: "-ed" word is ("will be born": :func:`_cue`)
+_PARTICIPLES = frozenset(("born", "stolen", "broken"))
+_PAST_WORDS = frozenset(_IRREGULAR.split()) | _PARTICIPLES | {"yesterday", "ago", "last"}
 _FUTURE_WORDS = frozenset(
     ["will", "shall", "won't", "gonna", "let's", "tomorrow", "next", "upcoming", "coming"]
 )
@@ -133,7 +137,7 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
         if verb.endswith("ing"):  # "I'm picking up": a plan
             after = toks[j + 1][2] if j + 1 < len(toks) else ""
             return FUTURE, j - i + 1 + after.endswith("ed")  # "getting married"
-        if verb.endswith("ed"):  # "is booked", "are scheduled": a state
+        if verb.endswith("ed") or verb in _PARTICIPLES:  # "is booked": a state
             return 0, j - i + 1
         return 0, 1
     if (

@@ -1,0 +1,142 @@
+"""The typed reader on the shapes the held-out answer check found (stop 50): a
+duration in two units, a length asked with "is", the owner of what is asked, a value
+replaced in a later memory or left, a company the question's verb governs, a price or
+an age never given, a place where nothing is, a person's name beside "the owner", and
+a reply whose standing comes from its own asker. Real spaCy pipeline, real Memory."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from remem import Memory
+from remem.answer import nlp
+from remem.answer.reader import REFUSAL
+from remem.answer.want import wanted
+from remem.question import as_question
+
+pytestmark = pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
+
+T0 = datetime(2024, 5, 6, 8, 30, tzinfo=timezone.utc)
+
+#: (day offset, speaker, text): a user talking with an assistant over months
+SAM = [
+    (0, "user", "I just got back from my sister Hana's place in Leeds, where I painted the nursery."),  # noqa: E501
+    (0, "user", "I'm a structural engineer at Corbel & Finch, and a report is due on Thursday."),
+    (14, "user", "I finally bought a road bike last Saturday, a secondhand Cannondale for 650 pounds."),  # noqa: E501
+    (14, "user", "I'm doing the Sunday loop with a cycling club near my flat. It's 42 kilometres."),
+    (39, "user", "Someone stole my bike from outside the library on Wednesday. I'm gutted."),
+    (39, "user", "The insurance paid out, so I've replaced it with a Brompton folding bike."),
+    (84, "user", "Big change: I accepted a job offer from Halvorsen Structures."),
+    (84, "user", "I hand in my notice at Corbel & Finch tomorrow, and my boss will not be happy."),
+    (84, "user", "My passport arrived yesterday. And Hana had her baby! A little girl called Mina, born on Saturday."),  # noqa: E501
+    (105, "user", "My first Sunday ride on the Brompton: I finished the loop in 1 hour 58 minutes!"),  # noqa: E501
+    (105, "user", "Haruto says I should try the JLPT N5 exam in December."),
+]  # fmt: skip
+
+
+def _sam(embedder, engine: str) -> Memory:
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    for i, (day, who, text) in enumerate(SAM):
+        when = T0 + timedelta(days=day, minutes=i)
+        mem.add(text, "sam", speaker=who, timestamp=when, session_id=f"s{day}")
+    return mem
+
+
+NOW = T0 + timedelta(days=106)
+
+
+def test_how_long_is_a_thing_may_ask_for_a_distance():
+    assert wanted(as_question("How long is the Sunday loop?")).kind == "length"
+    assert wanted(as_question("How long did the ride take?")).kind == "duration"
+    assert wanted(as_question("Which bakery do you work at?")).kind == "org"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # both units of the time, not "1 hour" of it
+        ("How long did it take me to finish the Sunday loop?", "1 hour 58 minutes"),
+        # the sister is Hana: the one who owns what is asked is not its answer
+        ("What is the name of my sister's baby?", "Mina"),
+        # the question's verb governs "Halvorsen Structures", a name it does not ask about
+        ("Which company am I leaving to join Halvorsen Structures?", "Corbel & Finch"),
+    ],
+)
+def test_the_span_asked(embedder, engine, question, answer):
+    with _sam(embedder, engine) as mem:
+        assert mem.answer(question, "sam", now=NOW).text == answer
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_date_from_the_sentence_the_question_names(embedder, engine):
+    """The sentence before says "yesterday" of the passport; "born on Saturday",
+    after it, of the baby (the past participle points back)."""
+    with _sam(embedder, engine) as mem:
+        a = mem.answer("When was Hana's baby born?", "sam", now=NOW)
+        assert "27 July" in a.text, a.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much did the Brompton cost?",  # only the Cannondale's price was said
+        "Where does Haruto live?",  # "the JLPT N5 exam" is where nothing is
+    ],
+)
+def test_what_was_never_given_refuses(embedder, question):
+    with _sam(embedder, "synapse") as mem:
+        assert mem.answer(question, "sam", now=NOW).text == REFUSAL
+
+
+def test_the_newest_memory_naming_the_asked_noun_tells_what_is_true_now(embedder):
+    with _sam(embedder, "synapse") as mem:
+        a = mem.answer("What bike do I ride now?", "sam", now=NOW)
+        assert "Brompton" in a.text and "road" not in a.text, a.text
+
+
+MARTA = [
+    (0, "Kofi", "Are you still at the bakery?"),
+    (0, "Marta", "Still at Crumb & Co., doing the early shift. Four a.m. starts are killing me."),
+    (14, "Kofi", "Yay! What did you name her?"),
+    (14, "Marta", "Her name is Pimienta. She already sleeps on my keyboard."),
+    (35, "Marta", "I handed in my notice at Crumb & Co. today. I'm going to be the head baker at Levain House from January."),  # noqa: E501
+    (35, "Kofi", "Is Pimienta settling in?"),
+    (35, "Marta", "She's knocked two plants off the windowsill, so yes, she feels at home."),
+    (70, "Marta", "Back from Valencia. My brother Joaquín announced he's getting married in May."),
+    (70, "Marta", "Levain House is great. The owner, Beatrice Hale, lets me choose the weekend specials."),  # noqa: E501
+]  # fmt: skip
+
+
+def _marta(embedder, engine: str) -> Memory:
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    for i, (day, who, text) in enumerate(MARTA):
+        when = T0 + timedelta(days=day, minutes=i)
+        mem.add(text, "marta", speaker=who, timestamp=when, session_id=f"s{day}")
+    return mem
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Which bakery does Marta work at now?", "Levain House"),  # she left Crumb & Co.
+        ("Which bakery did Marta leave to join Levain House?", "Crumb & Co."),
+    ],
+)
+def test_the_organisation_asked_by_a_place_of_business(embedder, question, answer):
+    with _marta(embedder, "synapse") as mem:
+        assert mem.answer(question, "marta", now=T0 + timedelta(days=71)).text == answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How old is Pimienta?",  # "two plants" counts plants
+        "What is the name of Joaquín's fiancée?",  # "Her name is Pimienta" answers another
+    ],
+)
+def test_an_attribute_never_given_refuses(embedder, question):
+    with _marta(embedder, "synapse") as mem:
+        assert mem.answer(question, "marta", now=T0 + timedelta(days=71)).text == REFUSAL
