@@ -140,3 +140,52 @@ def test_the_organisation_asked_by_a_place_of_business(embedder, question, answe
 def test_an_attribute_never_given_refuses(embedder, question):
     with _marta(embedder, "synapse") as mem:
         assert mem.answer(question, "marta", now=T0 + timedelta(days=71)).text == REFUSAL
+
+
+OMAR = [
+    (0, "Omar", "My old uni friend Rashid Karimi. He's been climbing since he was twelve."),
+    (0, "Omar", "Yep, still at Spoke & Chain. My manager there is a guy called Elliot."),
+    (21, "June", "Ingrid coached my cousin too, she's tough."),
+    (21, "Omar", "I went to see a flat on Saturday. Two bedrooms, a garden, and 1050 a month."),
+    (42, "Omar", "I booked a weekend in Lisbon for my birthday."),
+]
+
+
+def _omar(embedder) -> Memory:
+    mem = Memory(":memory:", engine="synapse", embedder=embedder, llm="none")
+    for i, (day, who, text) in enumerate(OMAR):
+        when = T0 + timedelta(days=day, minutes=i)
+        mem.add(text, "omar", speaker=who, timestamp=when, session_id=f"s{day}")
+    return mem
+
+
+def test_what_a_question_asks_by_its_words():
+    assert wanted(as_question("What is Elliot's surname?")).head == "name"  # never a thing
+    assert wanted(as_question("Where does Omar work now?")).kind == "org"  # not a town
+    assert wanted(as_question("Which airline did I fly with?")).kind == "org"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is Elliot's surname?",  # "Elliot" is all that was said of him
+        "How old is Rashid?",  # twelve was his age when he started
+        "What is the name of June's cousin?",  # Ingrid coached the cousin
+        "Which airline did I fly to Lisbon with?",  # "the weekend" is no airline
+    ],
+)
+def test_never_given_refuses(embedder, question):
+    with _omar(embedder) as mem:
+        assert mem.answer(question, "omar", now=T0 + timedelta(days=43)).text == REFUSAL
+
+
+def test_a_price_by_the_month_is_not_a_count_of_rooms(embedder):
+    with _omar(embedder) as mem:
+        a = mem.answer("How much is the rent of the flat?", "omar", now=T0 + timedelta(days=43))
+        assert "1050" in a.text, a.text
+
+
+def test_the_name_of_the_noun_where_the_sentence_ties_them(embedder):
+    with _omar(embedder) as mem:
+        a = mem.answer("What is the name of Omar's manager?", "omar", now=T0 + timedelta(days=43))
+        assert a.text == "Elliot", a.text

@@ -91,6 +91,8 @@ def features(span: Any, origins: list[str], cues: Mapping[str, float]) -> dict[s
     out[f"{role}_attr"] = float(root.dep_ in ("attr", "acomp"))
     out["proper"] = float(root.pos_ == "PROPN" and written_as_name(root))
     out["entity"] = float(bool(root.ent_type_))
+    # a place by its label: no weight of its own, read by the reader's filters
+    out["place_entity"] = float(root.ent_type_ in ("GPE", "LOC", "FAC"))
     out["late"] = (span.start - sent.start) / max(1, len(sent))
     return out
 

@@ -160,7 +160,9 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind == "person":
         return not _placed(entity.root)
     if want.kind == "age":
-        return _aged(entity)
+        return _aged(entity) and not _then(entity.root)
+    if want.kind == "money":
+        return _priced(entity)
     if want.kind == "org" and entity.root.dep_ == "appos":
         # "The owner, Beatrice Hale": the name of a person the noun says she is
         return entity.root.head.lemma_.lower() in ORG_NOUNS
@@ -173,6 +175,34 @@ def _fits(entity: Any, want: Want) -> bool:
 
 #: the nouns a number counts when it tells an age ("two years", "3 months old")
 _AGE_UNITS = frozenset({"year", "month", "week", "day"})
+
+
+#: a price by the period ("1050 a month", "80 per night"), which the tagger calls a date
+_PER_PERIOD = re.compile(
+    r"^\W*\d[\d,.]*\s+(?:a|an|per)\s+(?:month|week|year|night|day|hour)$", re.I
+)
+#: what opens a clause that tells an earlier time ("since he was twelve")
+_THEN = frozenset({"since", "when", "until", "till", "before", "after", "as"})
+
+
+def _priced(entity: Any) -> bool:
+    """Whether an entity can be a price: money, a price by the period ("1050 a
+    month"), or a bare number that counts nothing ("It was 650"; not "Two bedrooms")."""
+    if entity.label_ == "MONEY":
+        return True
+    if entity.label_ == "DATE":
+        return bool(_PER_PERIOD.match(entity.text))
+    root = entity.root
+    return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
+
+
+def _then(token: Any) -> bool:
+    """Whether ``token`` is said of an earlier time in a clause of its own ("He's been
+    climbing since he was twelve": twelve was his age then, not now)."""
+    verb = token.head
+    return verb.lemma_ == "be" and any(
+        c.dep_ == "mark" and c.lower_ in _THEN for c in verb.children
+    )
 
 
 def _aged(entity: Any) -> bool:

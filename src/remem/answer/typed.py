@@ -49,7 +49,7 @@ from .rank import weights as rank_weights
 from .spans import near, phrases, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
-from .want import STRICT, Want, possessions, wanted
+from .want import BUSINESS_NOUNS, STRICT, Want, possessions, wanted
 
 #: the memories read (best first) for candidates
 DEPTH = 6
@@ -241,9 +241,10 @@ def typed_candidates(
         found = _candidates(question, replace(want, kind="thing"), sources, weighing)
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
-        elif want.head in _EMPLOYERS:  # a company has a name: not "offer", "testing"
-            found = [s for s in found if s.features.get("proper")]
-    if not found and (_refusing(want) or strangers or want.occupation):
+        elif want.head in _EMPLOYERS | BUSINESS_NOUNS:  # a company has a name: not "offer"
+            found = [s for s in found if s.features.get("proper") and not _placed(s)]
+    named = want.head in _EMPLOYERS | BUSINESS_NOUNS  # and is never given without one
+    if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
     found = _newest_value(question, want, _not_left(question, found, evidence))
     return sorted(found, key=lambda s: -s.score)
@@ -285,6 +286,12 @@ def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Spa
         return found
     since = max(timestamp_epoch(s.hit.timestamp) for s in named)
     return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
+
+
+def _placed(span: Span) -> bool:
+    """Whether a candidate is a place, as the tagger labels it ("Alfama" is no
+    airline)."""
+    return bool(span.features.get("place_entity"))
 
 
 def _refusing(want: Want) -> bool:
@@ -437,6 +444,7 @@ def _candidates(
     around, meaning = weighing
     keys = _asked(question)
     named = {n.lower() for n in question.names} | _owner_names(question, sources)
+    named_noun = _named_noun(question) if want.head == "name" else ""
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = _later(question, sources)
     weights = rank_weights()
@@ -451,6 +459,8 @@ def _candidates(
             text = trim(span)
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
+            if named_noun and not _tied(span, named_noun):
+                continue
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
@@ -461,6 +471,52 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _named_noun(question: Question) -> str:
+    """The noun whose name a question asks ("cousin" of "What is the name of June's
+    cousin?" and of "my cousin's name"); "" when it names none."""
+    for t in nlp.parse(question.text):
+        if t.lemma_.lower() != "name":
+            continue
+        for c in t.children:
+            if c.dep_ == "poss" and c.pos_ == "NOUN":
+                return c.lemma_.lower()
+            if c.dep_ == "prep" and c.lower_ == "of":
+                obj = next((o for o in c.children if o.dep_ == "pobj" and o.pos_ == "NOUN"), None)
+                if obj is not None:
+                    return obj.lemma_.lower()
+    return ""
+
+
+def _tied(span: Any, noun: str) -> bool:
+    """Whether a name candidate is the name of ``noun`` where its sentence says the
+    noun: beside it ("my neighbour Oksana"), or across "be", "called" or "named" ("My
+    manager there is a guy called Elliot"); not one doing something to it ("Ingrid
+    coached my cousin" names no cousin), or right after it ("My second snake Seraphim
+    did it", which the parser hangs apart). A sentence without the noun ties
+    nothing."""
+    said = [t for t in span.sent if t.lemma_.lower() == noun]
+    return not said or any(t.i + 1 == span.start or _near_in_parse(span.root, t) for t in said)
+
+
+#: the words a path from a name to its noun may pass through besides nouns ("of" of
+#: "Dungeons of the Dragon")
+_NAMING = frozenset({"be", "call", "name", "of"})
+
+
+def _near_in_parse(a: Any, b: Any) -> bool:
+    """Whether tokens ``a`` and ``b`` are joined in the parse by at most three tokens,
+    each a noun or a word of naming (:data:`_NAMING`)."""
+    up_a, up_b = [a, *a.ancestors], [b, *b.ancestors]
+    common = next((t for t in up_a if t in up_b), None)
+    if common is None:
+        return False
+    path = up_a[: up_a.index(common) + 1] + up_b[: up_b.index(common)]
+    inner = [t for t in path if t.i not in (a.i, b.i)]
+    return len(inner) <= 3 and all(
+        t.pos_ in ("NOUN", "PROPN") or t.lemma_.lower() in _NAMING for t in inner
+    )
 
 
 def _owner_names(question: Question, sources: list[Source]) -> set[str]:

@@ -24,7 +24,7 @@ LABELS: dict[str, frozenset[str]] = {
     "place": frozenset({"GPE", "LOC", "FAC"}),
     "org": frozenset({"ORG"}),
     "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
-    "money": frozenset({"MONEY", "CARDINAL"}),
+    "money": frozenset({"MONEY", "CARDINAL", "DATE"}),  # "1050 a month" is tagged a date
     "age": frozenset({"DATE", "CARDINAL"}),
     "duration": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
     "frequency": frozenset({"DATE", "TIME", "CARDINAL"}),
@@ -82,7 +82,7 @@ _HEAD_KINDS = {
     # places of business, named as organisations are ("Which bakery does Marta work
     # at?": "Levain House", which the tagger labels an organisation)
     **dict.fromkeys(
-        (
+        BUSINESSES := (
             "bakery",
             "restaurant",
             "cafe",
@@ -96,12 +96,18 @@ _HEAD_KINDS = {
             "studio",
             "startup",
             "school",
+            "airline",
+            "charity",
+            "publisher",
         ),
         "org",
     ),
     "time": "duration",
 }
 
+#: the nouns of a place of business, which has a name ("Which airline?" is not
+#: answered by "the weekend"), and the place of work "Where does Omar work?" asks
+BUSINESS_NOUNS = frozenset(BUSINESSES) | {"workplace"}
 #: the nouns an organisation is asked by, and named beside ("my employer, Acme")
 ORG_NOUNS = frozenset(
     {n for n, kind in _HEAD_KINDS.items() if kind == "org"} | {"employer", "company", "business"}
@@ -118,6 +124,9 @@ _OCCUPATION = re.compile(
     r"|^\W*what\s+(?:is|was)\s+.+?'s\s+(?:job|occupation|profession)\b",
     re.I,
 )
+#: "Where does Omar work now?": the place of work is an organisation ("Northbridge
+#: Cycles"), not a town
+_WORKPLACE = re.compile(r"^\W*where\s+(?:do|does|did|is|was)\s+.+?\s+work(?:s|ed|ing)?\b", re.I)
 #: "what kind of", "which type of": the noun after them is the one asked for
 _KIND_OF = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "form", "forms"})
 
@@ -155,12 +164,14 @@ def wanted(question: Question) -> Want:
     text = question.text
     head, many, head_keys = _asked_noun(question)
     role = _role(question)
+    if _WORKPLACE.search(text):
+        return Want("org", "workplace", many, role=role)
     for kind, rule in _ASKS:
         if rule.search(text):
             return Want(kind, head, many and kind in ("person", "place"), role=role)
     if head in _HEAD_KINDS:
         return Want(_HEAD_KINDS[head], head, many, role=role, head_keys=head_keys)
-    if re.search(r"\bname\b", text, re.I):
+    if re.search(r"\b(?:sur|first\s+|last\s+|full\s+)?name\b", text, re.I):
         return Want("person", "name", many, role=role)
     kind_of = bool(re.search(r"\b(?:kind|kinds|type|types|sort|sorts)\s+of\b", text, re.I))
     return Want("thing", head, many, kind_of, role, head_keys, bool(_OCCUPATION.search(text)))
