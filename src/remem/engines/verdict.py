@@ -2,7 +2,8 @@
 judges): what an engine declares as its ``Engine.verdict``, so it lives beside the
 engine contract. A model is fitted, never chosen (``scripts/calibrate_verdict.py``);
 the families here were each fitted on the engine they are named after, with that
-engine's default settings."""
+engine's default settings. :class:`VerdictModel` and :func:`verdict_model` are public
+(docs/plugins.md#its-not-in-memory-verdict)."""
 
 from __future__ import annotations
 

@@ -296,7 +296,7 @@ def read_slots(text: str, cued: bool = True) -> list[SlotFact]:
     it names as "my sister"), first per person and attribute, in pattern order; a
     change of an unnamed slot has the attribute :data:`OBJECT` (:func:`resolve`).
     ``cued``: only the attributes whose cue word the text holds are tried (the same
-    reading, faster)."""
+    reading, faster). Public (docs/usage.md#python-quickstart)."""
     r = rules()
     text = text.replace("\u2019", "'")
     found: dict[tuple[str, str], SlotFact] = {}
