@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from remem import Hit, create_llm
-from remem.answer.reader import Answerer
+from remem.answer import Answerer
 from remem.embed import Embedder, create_embedder
 
 from .embedcache import DiskCachedEmbedder, MemoEmbedder, said_text, word_pieces

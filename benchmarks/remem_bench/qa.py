@@ -48,7 +48,7 @@ import numpy as np
 from remem import LLM, Answer, Hit, Memory, Recall, create_llm
 from remem.answer import REFUSAL, Answerer
 from remem.embed import create_embedder
-from remem.llm import prompts as prompt_files
+from remem.llm.prompts import render
 
 from .answercheck import held_words, invented_from
 from .dategrade import date_right
@@ -351,10 +351,7 @@ class FullContext:
         # every message of the longer prompt (instructions and any worked examples),
         # plus room for the question and the chat template's tokens
         overhead = max(
-            sum(
-                reader.count_tokens(m["content"])
-                for m in prompt_files.render(t, context="", question="")
-            )
+            sum(reader.count_tokens(m["content"]) for m in render(t, context="", question=""))
             for t in ("answer", "answer_temporal")
         ) + 2 * reader.count_tokens(" ".join(["word"] * 40))
         budget = max(256, reader.context_window - overhead - answer_tokens - 64)

@@ -28,21 +28,21 @@ PUBLIC: dict[str, set[str]] = {
     "remem.time.events": {"event_times"},
     "remem.time.window": {"question_window"},
     "remem.time.current": {"read_slots"},
+    # the reader over a recall, its refusal text ("Reading a recall yourself",
+    # docs/answers.md) and the prompts it renders (docs/answers.md)
+    "remem.answer": {"Answerer", "REFUSAL"},
+    "remem.llm.prompts": {"render"},
 }
 
 #: (module, name) of remem that the harness imports but no program may; each a debt.
 INTERNAL: set[tuple[str, str]] = {
-    ("remem.answer", "Answerer"),
-    ("remem.answer", "REFUSAL"),
     ("remem.answer", "degenerate"),
     ("remem.answer", "extractive"),
     ("remem.answer", "settle"),
-    ("remem.answer.reader", "Answerer"),
     ("remem.answer.reader", "routed_to_sentence"),
     ("remem.answer.verdict", "judge"),
     ("remem.answer.verdict", "signals"),
     ("remem.index.bm25", "BM25Index"),
-    ("remem.llm", "prompts"),
 }
 
 
