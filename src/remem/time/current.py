@@ -952,7 +952,8 @@ def _order_chain(
         # the engine missed the other value and ranked the stale one below another
         # memory: the question may be about something else that shares the slot's
         # words ("what does she work on?"); bringing a memory in would push out one
-        # the engine found (LoCoMo recall@5, docs/benchmarks.md)
+        # the engine found (recall@5 fell:
+        # docs/notes/benchmark-history.md#time-and-change-first-round-issue-36)
         return hits
     which = "the current" if mode == "newest" else "the first"
     note = f"{word} version of {hits[top].id} ({which} {attribute})"
