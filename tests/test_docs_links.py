@@ -118,12 +118,13 @@ def broken_citations(source: Path) -> list[str]:
 
 
 #: where citations live: the package's source and its word lists (a list's header
-#: says why it holds what it holds), the harness and the scripts
+#: says why it holds what it holds), the harness and the scripts (Python and shell)
 CITING = [
     ("src/remem", "*.py"),
     ("src/remem", "*.txt"),
     ("benchmarks", "*.py"),
     ("scripts", "*.py"),
+    ("scripts", "*.sh"),
 ]
 
 
