@@ -35,13 +35,23 @@ PUBLIC: dict[str, set[str]] = {
 }
 
 #: (module, name) of remem that the harness imports but no program may; each a debt.
+#: What is left are the two replays (qa.py), which run the reader's own code on a saved
+#: run's drafts and evidence, so that a rule change is measured without calling a
+#: reader: there the product's code is what is measured, not a grader's. Through the
+#: public API they would recall afresh (today's evidence, not the saved run's) or call
+#: the LLM again, and every replayed figure would move.
 INTERNAL: set[tuple[str, str]] = {
+    # replay, grounding: the answer rules applied to a saved draft as the reader does
+    ("remem.answer", "settle"),
+    # replay: a degenerate draft is replaced by the extractive answer, as the reader does
     ("remem.answer", "degenerate"),
     ("remem.answer", "extractive"),
-    ("remem.answer", "settle"),
+    # readers-replay: the "routed" reader's choice of the sentence, read from saved hits
     ("remem.answer.reader", "routed_to_sentence"),
-    ("remem.answer.verdict", "judge"),
+    # readers-replay: the "not in memory" verdict read from the saved evidence, against
+    # a lexical index of the conversation for the IDF and the words it knows
     ("remem.answer.verdict", "signals"),
+    ("remem.answer.verdict", "judge"),
     ("remem.index.bm25", "BM25Index"),
 }
 
