@@ -1,6 +1,6 @@
 """Throughput of ``remem.AsyncMemory`` under concurrent calls, against the sync
-``Memory`` called one at a time and from a thread pool (docs/benchmarks.md,
-"AsyncMemory under concurrent calls").
+``Memory`` called one at a time and from a thread pool
+(docs/benchmarks.md#asyncmemory-under-concurrent-calls).
 
     PYTHONPATH=src .venv/bin/python scripts/bench_async.py [--memories 300] [--queries 200]
 

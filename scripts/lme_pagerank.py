@@ -10,7 +10,8 @@ reads its graph after one search (engine internals: a development script, not an
 API). Prints the mean normalised PageRank (each episode's over the largest episode's)
 of the person's and the assistant's turns, the mean percentile of the evidence turns'
 PageRank among all turns and among the person's turns, and PageRank's correlation with
-a turn's length. docs/benchmarks.md, "PageRank's weight", quotes it.
+a turn's length, quoted by
+docs/notes/benchmark-history.md#pageranks-weight-issue-17-fifth-round-tried-not-adopted.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The full end-to-end LoCoMo QA run of docs/benchmarks.md, as two parts in parallel
+# The full end-to-end LoCoMo QA run of
+# docs/notes/benchmark-history.md#end-to-end-answers-on-locomo-bundled-reader-all-1986-questions,
+# as two parts in parallel
 # (one reader thread each: a 2-core machine answers two questions at a time), then
 # one merged table. Resumable: after an interruption run the same command again;
 # every finished (engine, conversation) block is kept, in either part's file.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Repeated end-to-end LoCoMo QA runs that differ only in the reader's sampling seed,
-# then their spread (docs/benchmarks.md). Greedy decoding repeats exactly, so the
+# then their spread
+# (docs/notes/benchmark-history.md#repeated-runs-with-sampled-decoding). Greedy decoding repeats exactly, so the
 # default run's reruns have no spread; these runs sample the reader's replies
 # (temperature TEMPERATURE) with one seed each, on the same questions and memories.
 # Two seeds run at a time (one reader thread each). Resumable: run it again after

@@ -1,5 +1,6 @@
 """What the MiniLM model costs per word piece at a batch shape, and whether fusing its
-attention helps (development script; docs/benchmarks.md, "Efficiency on long texts").
+attention helps (development script;
+docs/notes/benchmark-history.md#efficiency-on-long-texts).
 
     .venv/bin/python scripts/minilm_shapes.py [--fused]
 

@@ -8,7 +8,8 @@ timefhuman and parsedatetime. Libraries give points in time, which are scored as
 on (a range from ctparse as its days); none of them gives weeks, months or
 granularities. (The reading ``event_times`` replaced, ``timeexpr.mentioned_windows``,
 scored 17% on the development set; it was removed with ``timeexpr.py`` when questions
-moved onto the same rules, docs/benchmarks.md.) ``--site`` adds a scratch
+moved onto the same rules,
+docs/notes/benchmark-history.md#time-and-change-first-round-issue-36.) ``--site`` adds a scratch
 environment's site-packages (the libraries are not remem's dependencies) after
 remem's own.
 """

@@ -56,6 +56,13 @@ class MemoEmbedder(Embedder):
         return np.stack([self._memo[t] for t in texts])
 
 
+def said_text(text: str, speaker: str | None) -> str:
+    """A turn as the engines embed and index it, the speaker before the words
+    ("Caroline: ..."), as docs/configuration.md says; the harness's own two lines, so a
+    count of word pieces or a lexical baseline does not borrow remem's code."""
+    return f"{speaker}: {text}" if speaker else text
+
+
 def word_pieces(texts: Sequence[str]) -> int:
     """How many MiniLM word pieces the texts hold, untruncated, ``[CLS]`` and ``[SEP]``
     included as the model sees them (the unit of embedding work), counted through the

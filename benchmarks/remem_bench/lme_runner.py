@@ -32,11 +32,10 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from remem import Hit, create_llm
-from remem.answer.reader import Answerer
+from remem.answer import Answerer
 from remem.embed import Embedder, create_embedder
-from remem.types import index_text
 
-from .embedcache import DiskCachedEmbedder, MemoEmbedder, word_pieces
+from .embedcache import DiskCachedEmbedder, MemoEmbedder, said_text, word_pieces
 from .engines import open_engine, passage_setting
 from .longmemeval import Question
 from .metrics import evidence_recall, first_seen, mean, ndcg, percentile, recall_all, recall_any
@@ -127,7 +126,7 @@ def run_longmemeval(
     started = time.time()
     for qi, q in enumerate(questions):
         items = [t.as_item() for t in q.turns]
-        pieces = word_pieces([index_text(t.text, t.role) for t in q.turns])
+        pieces = word_pieces([said_text(t.text, t.role) for t in q.turns])
         if progress:
             progress(
                 f"[{qi + 1}/{len(questions)}] {q.question_id} ({q.question_type}): "

@@ -46,19 +46,19 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from remem import LLM, Answer, Hit, Memory, Recall, create_llm
-from remem.answer import REFUSAL, Answerer, is_temporal
+from remem.answer import REFUSAL, Answerer
 from remem.embed import create_embedder
-from remem.llm import prompts as prompt_files
+from remem.llm.prompts import render
 
 from .answercheck import held_words, invented_from
 from .dategrade import date_right
-from .embedcache import MemoEmbedder
+from .embedcache import MemoEmbedder, said_text
 from .locomo import Conversation, Question, load_locomo
 from .metrics import evidence_recall, mean, percentile
 from .qa_metrics import containment, locomo_f1, tokens
 
 if TYPE_CHECKING:
-    from remem.answer.verdict import VerdictModel
+    from remem.engines.verdict import VerdictModel
     from remem.index.bm25 import BM25Index
 
 log = logging.getLogger("remem_bench")
@@ -351,10 +351,7 @@ class FullContext:
         # every message of the longer prompt (instructions and any worked examples),
         # plus room for the question and the chat template's tokens
         overhead = max(
-            sum(
-                reader.count_tokens(m["content"])
-                for m in prompt_files.render(t, context="", question="")
-            )
+            sum(reader.count_tokens(m["content"]) for m in render(t, context="", question=""))
             for t in ("answer", "answer_temporal")
         ) + 2 * reader.count_tokens(" ".join(["word"] * 40))
         budget = max(256, reader.context_window - overhead - answer_tokens - 64)
@@ -378,9 +375,22 @@ class FullContext:
         stays the same; asked in file order the two prompts alternate and each switch
         re-reads the whole window (~2,000 tokens). The order changes which prefix is
         reused, not what is asked."""
-        order = sorted(range(len(questions)), key=lambda i: is_temporal(questions[i]))
+        order = sorted(range(len(questions)), key=lambda i: _about_time(questions[i]))
         answers: dict[int, Answer] = {i: self.answer(questions[i]) for i in order}
         return [answers[i] for i in range(len(questions))]
+
+
+#: questions the reader likely asks with its prompt about time: the harness's own guess,
+#: which only orders the calls (a wrong guess costs llama.cpp's prefix reuse, no answer)
+_TIME_WORDS = re.compile(
+    r"\b(when|what (?:date|day|year|month|time|week)|which (?:date|day|year|month)|"
+    r"how long|how many (?:days|weeks|months|years)|ago|since|until)\b",
+    re.I,
+)
+
+
+def _about_time(question: str) -> bool:
+    return bool(_TIME_WORDS.search(question))
 
 
 def scores(prediction: str, gold: object, category: int) -> dict[str, Any]:
@@ -814,7 +824,6 @@ def readers_replay(
     retrieval) are left out. Returns the rows, labelled ``<engine>/<reader>``, and the
     labels in order."""
     from remem.index.bm25 import BM25Index
-    from remem.types import index_text
 
     from .verdict import engine_verdict
 
@@ -822,7 +831,7 @@ def readers_replay(
     lexical: dict[str, BM25Index] = {}
     for cid, c in convs.items():
         lexical[cid] = BM25Index()
-        lexical[cid].add([index_text(t.text, t.speaker) for t in c.turns])
+        lexical[cid].add([said_text(t.text, t.speaker) for t in c.turns])
     turns = {(cid, t.dia_id): t for cid, c in convs.items() for t in c.turns}
     saved = [r for r in _read_rows(jsonl) if r["engine"] != FULL_CONTEXT]
     settled = {

@@ -5,7 +5,7 @@ session by session through the public API (``add_many``, timed, embedding includ
 and answers the questions through ``Memory.search`` (timed, query embedding
 included). Engines take turns conversation by conversation, so machine noise hits
 them alike. Definitions: ../shared/notes/benchmarks.md in the project's workspace,
-summarised in docs/benchmarks.md.
+summarised in docs/benchmarks.md#retrieval-evidence-recall.
 """
 
 from __future__ import annotations

@@ -698,7 +698,8 @@ def _script(name: str) -> tuple[str, Path, dict[str, str]]:
 
 
 def test_the_full_run_script_runs_two_parts_and_merges(tiny, tmp_path):
-    """scripts/locomo_qa_full.sh, as docs/benchmarks.md runs it (reader none here)."""
+    """scripts/locomo_qa_full.sh, as the history runs it (reader none here):
+    docs/notes/benchmark-history.md#end-to-end-answers-on-locomo-bundled-reader-all-1986-questions."""
     import subprocess
 
     bash, script, env = _script("locomo_qa_full.sh")
@@ -789,7 +790,9 @@ def test_a_question_asked_twice_pairs_by_occurrence(tmp_path):
 
 def test_replay_switches_answer_rules_by_name(tiny, tmp_path, capsys):
     """bench replay --answer-option: each rule can be switched off on the same drafts
-    (how docs/benchmarks.md measures each rule's share), and a wrong name is refused."""
+    (how each rule's share is measured:
+    docs/notes/benchmark-history.md#how-the-answer-rules-moved-the-numbers-the-same-drafts-settled-again),
+    and a wrong name is refused."""
     from remem_bench.cli import main
     from remem_bench.qa import replay_rows
 
@@ -855,7 +858,8 @@ def test_sampled_reruns_repeat_by_seed(tiny, tmp_path, llama_server):
 
 
 def test_the_seeds_script_runs_sampled_repeats_and_their_spread(tiny, tmp_path, llama_server):
-    """scripts/locomo_qa_seeds.sh, as docs/benchmarks.md runs it, with the reader
+    """scripts/locomo_qa_seeds.sh, as
+    docs/notes/benchmark-history.md#repeated-runs-with-sampled-decoding runs it, with the reader
     served by a real llama.cpp server; an odd number of seeds runs the last alone."""
     import subprocess
 

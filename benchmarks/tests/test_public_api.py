@@ -1,7 +1,7 @@
 """The harness uses remem as any program would: through its public API. Every remem
 name a module of remem_bench imports is one of ``PUBLIC`` (what ``remem`` exports,
-and the embedder and engine interfaces docs/answers.md and docs/plugins.md
-document), or one of ``INTERNAL``: the
+and the embedder, engine, verdict and time-reading interfaces docs/answers.md,
+docs/plugins.md and docs/usage.md document), or one of ``INTERNAL``: the
 component evaluations that still reach a part of remem no program may use, each a
 debt to pay off (a grader of its own, or the name made public deliberately), never
 added lightly. A grader must not share code with what it grades: it could not
@@ -22,30 +22,37 @@ PUBLIC: dict[str, set[str]] = {
     "remem.embed": {"Embedder", "create_embedder"},
     # the engines' names, as --engine lists them (docs/plugins.md)
     "remem.engines": {"engine_names"},
+    # the verdict's fitted constants, as an engine declares them (docs/plugins.md)
+    "remem.engines.verdict": {"VerdictModel", "verdict_model"},
+    # the time readings as functions of text ("Reading time alone", docs/usage.md)
+    "remem.time.events": {"event_times"},
+    "remem.time.window": {"question_window"},
+    "remem.time.current": {"read_slots"},
+    # the reader over a recall, its refusal text ("Reading a recall yourself",
+    # docs/answers.md) and the prompts it renders (docs/answers.md)
+    "remem.answer": {"Answerer", "REFUSAL"},
+    "remem.llm.prompts": {"render"},
 }
 
 #: (module, name) of remem that the harness imports but no program may; each a debt.
+#: What is left are the two replays (qa.py), which run the reader's own code on a saved
+#: run's drafts and evidence, so that a rule change is measured without calling a
+#: reader: there the product's code is what is measured, not a grader's. Through the
+#: public API they would recall afresh (today's evidence, not the saved run's) or call
+#: the LLM again, and every replayed figure would move.
 INTERNAL: set[tuple[str, str]] = {
-    ("remem.answer", "Answerer"),
-    ("remem.answer", "REFUSAL"),
+    # replay, grounding: the answer rules applied to a saved draft as the reader does
+    ("remem.answer", "settle"),
+    # replay: a degenerate draft is replaced by the extractive answer, as the reader does
     ("remem.answer", "degenerate"),
     ("remem.answer", "extractive"),
-    ("remem.answer", "is_temporal"),
-    ("remem.answer", "settle"),
-    ("remem.answer.reader", "Answerer"),
+    # readers-replay: the "routed" reader's choice of the sentence, read from saved hits
     ("remem.answer.reader", "routed_to_sentence"),
-    ("remem.answer.verdict", "VerdictModel"),
-    ("remem.answer.verdict", "judge"),
+    # readers-replay: the "not in memory" verdict read from the saved evidence, against
+    # a lexical index of the conversation for the IDF and the words it knows
     ("remem.answer.verdict", "signals"),
-    ("remem.engines.verdict", "VerdictModel"),
-    ("remem.engines.verdict", "verdict_model"),
+    ("remem.answer.verdict", "judge"),
     ("remem.index.bm25", "BM25Index"),
-    ("remem.llm", "prompts"),
-    ("remem.time.current", "read_slots"),
-    ("remem.time.events", "event_times"),
-    ("remem.time.window", "question_window"),
-    ("remem.types", "index_text"),
-    ("remem.validation", "parse_timestamp"),
 }
 
 

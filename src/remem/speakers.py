@@ -14,8 +14,8 @@ the assistant's turns.
 
 The assistant is recognised by its speaker name as the integrations store it (the
 chat role ``assistant``; also ``AI``, ``bot``, ``chatbot``, ``agent``, ``model``,
-case-insensitive); a history whose speakers are people's names (LoCoMo) has no
-assistant, and nothing here changes its ranking.
+case-insensitive); a history whose speakers are people's names (a chat between
+friends) has no assistant, and nothing here changes its ranking.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import numpy as np
 ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "chatbot", "agent", "model"})
 """choice: speaker names taken to be the assistant (compared case-insensitively):
 the chat role the integrations store (``llamaindex``, ``langgraph``: the role is the
-speaker) and the names companion data sets use (MemoryBank: ``AI``)."""
+speaker) and the names companion data sets use (``AI``: the companion benchmark of
+docs/benchmarks.md#retrieval-evidence-recall)."""
 
 _PAST = (
     r"(?:(?!need\b|feed\b|seed\b|speed\b)\w+ed|"  # past tense, not "need" and its rhymes

@@ -4,11 +4,12 @@ never said, through ``Memory.answer`` (engine and answer options at their defaul
 as a new user would ask. Issue 19's floors: at least 9 of 10 right; at most 1 of 5
 invented.
 
-Measured (docs/benchmarks.md): the default reader (``auto``: ``routed`` with the
-bundled model), ``extract`` and ``span`` get 10 of 10 right and invent 1 of 5. The
-verdict refuses the three questions nothing in memory speaks to, and "What is my
-favourite film?": the film it takes for granted is named by no memory and comes
-near none in meaning (the premise check of ``remem.answer.verdict.premises``).
+Measured (docs/notes/benchmark-history.md#a-hand-written-fact-set): the default
+reader (``auto``: ``routed`` with the bundled model), ``extract`` and ``span`` get
+10 of 10 right and invent 1 of 5. The verdict refuses the three questions nothing in
+memory speaks to, and "What is my favourite film?": the film it takes for granted is
+named by no memory and comes near none in meaning (the premise check of
+``remem.answer.verdict.premises``).
 "How old is my cat?" is answered from the dog's age: the cats are in memory, their
 age is not, and no signal at hand tells that from "What breed is my dog?" answered
 by "greyhound"."""

@@ -16,6 +16,9 @@ The rules' vocabularies are data, not code: plain word lists in
 ``remem/answer/data/`` (refusal marks, free words, pronouns, copulas), each with a
 header saying what it is for; the word rules every stage shares (keys, asking and
 personal words, whether a question asks for a date) are ``remem/words.py``'s.
+
+:class:`Answerer` and :data:`REFUSAL` are public (docs/answers.md#reading-a-recall-yourself);
+the rest is the reader's own.
 """
 
 from ..words import asks_for_date, is_temporal

@@ -12,9 +12,9 @@ sum.
 Two sets of weights: :data:`HAND`, the reader's first round, set by reading its
 mistakes (a wanted kind and a role > a governed phrase > any noun phrase), and the
 weights fitted by ``scripts/fit_reader.py`` (a conditional logit: the phrase that
-holds the gold answer against the other candidates of its question) on LoCoMo
-conversations 1-5 only, kept in ``data/reader_weights.json`` with the command that
-made them. The fitted ones are used when that file is there; conversations 6-10, the
+holds the gold answer against the other candidates of its question) on half a chat
+benchmark's conversations only, kept in ``data/reader_weights.json`` with the command
+that made them. The fitted ones are used when that file is there; the other half, the
 check conversations and the demo are what they are measured on
 (docs/benchmarks.md#answers-a-person-reads-the-typed-reader-issue-37).
 """

@@ -541,7 +541,9 @@ class AnswerOptions:
     max_context_tokens: int = number(900, low=1, high=1_000_000)
     """the memory context's budget, by the LLM's own count (the fixed instructions
     aside): room for about ten memories, what the benchmarks' k=10 retrieves (their
-    median context stayed under it, docs/benchmarks.md), inside the bundled model's
+    median context stayed under it:
+    docs/notes/benchmark-history.md#end-to-end-answers-on-locomo-bundled-reader-all-1986-questions),
+    inside the bundled model's
     2,048-token window with the instructions and the reply."""
     max_answer_tokens: int = number(32, low=1, high=1_000_000)
     """the reply's length: an answer from memory is a name, a date or a phrase, and a
@@ -653,7 +655,8 @@ _MAX_SPANS = 300
 def _quotable(run: str) -> bool:
     """Whether ``run`` can be a string of the grammar: llama-cpp-python's schema
     converter escapes a double quote or backslash inside an enum wrongly, and the
-    broken grammar aborts the process (seen on LoCoMo: 'a track called "Savana."')."""
+    broken grammar aborts the process (seen in a benchmark run: 'a track called
+    "Savana."')."""
     return '"' not in run and "\\" not in run
 
 

@@ -21,7 +21,9 @@ the live rule). Its checks are switches on :class:`~remem.answer.Answerer`
 Small readers ignore the rule and name things memory never held, or answer a false
 premise from the right line about the wrong person; the checks catch that, at a
 false-refusal cost the QA benchmark reports. The rules were written from the drafts
-of a LoCoMo run and are measured on that same run (docs/benchmarks.md says so).
+of one benchmark run and are measured on that same run, as
+docs/notes/benchmark-history.md#how-the-answer-rules-moved-the-numbers-the-same-drafts-settled-again
+says.
 
 The rules are English. Their grammar (dates, preambles, question shapes) is the
 regular expressions here; their vocabularies (refusal marks, the words a reply may

@@ -13,13 +13,13 @@ and returns phrases of it, each with its origin, the rule that found it (a key o
   thing's role for the question's verb, and for "What did X do?" the verb phrases.
 
 Every phrase is a run of the sentence's own words: the reader cuts, never writes.
-The rules were written by reading the reader's mistakes on LoCoMo, the check
-conversations and the demo; no half of LoCoMo was held out from that reading, so its
-figures are not held-out ones
-(docs/benchmarks.md#answers-a-person-reads-the-typed-reader-issue-37).
-The
-hand weights of :data:`FITS` are round numbers in one order; the fitted ones, on
-LoCoMo conversations 1-5, replace them where the reader's weights file is installed.
+The rules were written by reading the reader's mistakes on a chat benchmark, the
+check conversations and the demo; no half of the benchmark was held out from that
+reading, so its figures are not held-out ones
+(docs/benchmarks.md#answers-a-person-reads-the-typed-reader-issue-37). The hand
+weights of :data:`FITS` are round numbers in one order; the fitted ones (on half the
+benchmark's conversations, the same table) replace them where the reader's weights
+file is installed.
 """
 
 from __future__ import annotations

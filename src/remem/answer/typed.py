@@ -80,7 +80,7 @@ _LIST_SLACK = 1.0
 _LIST_MAX = 4
 #: kinds asked as an attribute of something, refused when never given ("How much did
 #: the Brompton cost?" is not answered by a phrase that is no price; a count is
-#: not: LoCoMo's "how many" answers are counted over memories, not said in one)
+#: not: a chat's "how many" answers are counted over memories, not said in one)
 _ATTRIBUTES = frozenset({"age", "money"})
 #: verbs that, in the past tense, tell a thing replaced by another (:func:`_last_change`)
 _CHANGES = frozenset(

@@ -26,28 +26,29 @@ A logistic model of these five gives ``score``, the probability that memory does
 hold the answer; ``not_in_memory`` is ``score`` above a threshold. The model and its
 threshold are per engine family (the signals read the hits, and engines rank
 differently), and fitted, not chosen: ``scripts/calibrate_verdict.py`` fits them on
-LoCoMo conversations 1-5 and ``remem-bench verdict`` reports them on conversations 6-10,
-which played no part in fitting. Which model an engine gets is what it declares
-(``Engine.verdict``: a family of :data:`FAMILIES` or its own :class:`VerdictModel`),
+half a chat benchmark's conversations and ``remem-bench verdict`` reports them on the
+other half, which played no part in fitting
+(docs/notes/benchmark-history.md#the-verdict). Which model an engine gets is what it
+declares (``Engine.verdict``: a family of :data:`FAMILIES` or its own :class:`VerdictModel`),
 never its name; an engine declaring nothing gets :data:`DEFAULT_FAMILY`'s, and
 ``Memory(verdict=...)`` overrides either (:func:`verdict_model`). Measured and left out:
 the engine's confidence and the agreement of the lexical and dense channels' top hits
-(both near chance on LoCoMo's category 5, and the confidence's scale differs per
-engine).
+(both near chance on the unanswerable questions, and the confidence's scale differs
+per engine).
 
 Questions come in four kinds (``regime``), each read its own way:
 
 - ``named``: the question names one of the evidence's speakers ("What did Caroline
-  realize...?"), LoCoMo's kind; the model above, fitted on LoCoMo;
+  realize...?"), a chat between people's kind; the model above, fitted on such chats;
 - ``self``: a first-person question naming no speaker ("Where do I work?",
   "What is the name of my hamster?"), an assistant's memory of its one user, where
   ``own``/``other`` say nothing; ``coverage``, ``unseen`` and ``missed`` decide, in a
-  model fitted on LongMemEval histories (``scripts/calibrate_verdict.py --lme``):
+  model fitted on long assistant histories (``scripts/calibrate_verdict.py --lme``):
   each question asked on its own history (answerable) and, as never said, on the
-  history of another question whose sessions it does not hold, plus LongMemEval's own
-  abstention questions; half the questions fit it, the other half report it
-  (``remem-bench verdict --lme``). Fitted on LoCoMo, these three signals separated
-  nothing, because LoCoMo has no such questions;
+  history of another question whose sessions it does not hold, plus the benchmark's
+  own abstention questions; half the questions fit it, the other half report it
+  (``remem-bench verdict --lme``). Fitted on the chats, these three signals separated
+  nothing, because chats between people have no such questions;
 - ``small``: a ``self`` question of a user holding fewer memories than the ``self``
   model was fitted on (:data:`SELF_MIN_MEMORIES`); its ``score`` is that model's, but
   it is refused only when none of its words the top memories hold (``coverage`` 0:
@@ -105,7 +106,7 @@ __all__ = [
 
 #: the least cosine between a thing a question says the user has and the recalled
 #: memories for them to speak of it without naming it. Chosen on the calibration half
-#: of LongMemEval's oracle histories: the largest value before answerable questions
+#: of an assistant-history benchmark: the largest value before answerable questions
 #: are refused more, while the things of never-said questions sit well under it
 #: (docs/notes/benchmark-history.md#the-premise-check-questions-a-small-memory-cannot-answer)
 RELATED_MIN = 0.3
@@ -118,7 +119,7 @@ PREMISES = ("premise", "stranger")
 REGIMES = ("named", "self", "small", "other")
 
 #: the fewest memories the ``self`` model is used with: the smallest history it was
-#: fitted on (LongMemEval's development file pooled with 45 sessions: 496 turns). In
+#: fitted on (496 turns: docs/notes/benchmark-history.md#the-verdict). In
 #: a smaller memory every word is rarer and ``unseen`` fires on answerable questions
 #: (a ten-fact memory never says "instrument" for "I play the cello")
 SELF_MIN_MEMORIES = 496
@@ -218,8 +219,8 @@ def premises(
       months aside) that no memory of the user holds, as written or, in the recalled
       memories, by its stem.
 
-    Read by the ``small`` regime's rule (:func:`judge`); measured on LongMemEval's
-    oracle histories
+    Read by the ``small`` regime's rule (:func:`judge`); measured on small assistant
+    histories
     (docs/notes/benchmark-history.md#the-premise-check-questions-a-small-memory-cannot-answer)."""
     said = set().union(*(content_keys(h.text) for h in hits))
     return _premises(as_question(question), said, known, related)

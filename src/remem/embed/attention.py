@@ -7,7 +7,8 @@ That work grows with the width, so a long memory's word pieces (passages of abou
 200) embedded about 15-20% slower than a chat turn's. onnxruntime's fused CPU kernel
 does the same computation in one pass: 5-12% more word pieces per second at widths
 128-256 and 1-5% at 40, the same vectors (cosine 1.0 to six digits;
-``scripts/minilm_shapes.py --fused``, docs/benchmarks.md).
+``scripts/minilm_shapes.py --fused``,
+docs/notes/benchmark-history.md#efficiency-on-long-texts).
 
 How: the rewrite reads and writes the model with ``protobuf`` (a dependency of
 onnxruntime) through a schema of only the fields it touches; everything else - the

@@ -5,7 +5,8 @@ tokenizer (Apache-2.0, see ``data/NOTICE.md``) ships inside remem because that p
 carries none. Same recipe as sentence-transformers: truncate at 256 word pieces, mean
 pool the last hidden state over the attention mask, L2-normalise.
 
-Speed (2 cores, measured in docs/benchmarks.md): texts are sorted by length before
+Speed (2 cores, measured in docs/benchmarks.md#ingest-short-and-long-texts and
+docs/notes/benchmark-history.md#efficiency-on-long-texts): texts are sorted by length before
 batching, so each batch pads only to its own longest text. Memory: batches of long
 texts are capped in padded tokens and onnxruntime's per-shape memory pattern is off,
 so ingesting long texts stays within a few hundred MB (``plan_batches``). Small batches run on
@@ -282,8 +283,9 @@ class OnnxMiniLM(Embedder):
         # Side by side runs pay in memory: each run in flight keeps its own buffers in
         # onnxruntime's arena, which keeps its peak. ``serial_long`` runs a call that
         # holds long texts one batch after another on the all-cores session instead:
-        # 380 MB peak RSS ingesting 500 LongMemEval turns against 510 side by side,
-        # but 15% fewer word pieces/s (docs/benchmarks.md), so it is an option.
+        # 380 MB peak RSS ingesting 500 long assistant turns against 510 side by side,
+        # but 15% fewer word pieces/s
+        # (docs/notes/benchmark-history.md#efficiency-on-long-texts), so it is an option.
         long_call = self.serial_long and int(lengths.max()) > self.long_from
         if len(groups) == 1 or self._workers == 1 or long_call:
             for idx in groups:

@@ -2,7 +2,8 @@
 judges): what an engine declares as its ``Engine.verdict``, so it lives beside the
 engine contract. A model is fitted, never chosen (``scripts/calibrate_verdict.py``);
 the families here were each fitted on the engine they are named after, with that
-engine's default settings."""
+engine's default settings. :class:`VerdictModel` and :func:`verdict_model` are public
+(docs/plugins.md#its-not-in-memory-verdict)."""
 
 from __future__ import annotations
 
@@ -31,12 +32,12 @@ FEATURES = ("own", "other", "coverage", "unseen", "missed")
 # (L2-regularised logistic regression, 1e-2), k=10: (bias, weights in the order of
 # FEATURES, threshold), the threshold being the score at which the calibration
 # questions' false refusal is 0.09. ``named``: the questions naming one speaker in
-# LoCoMo conversations conv-26, conv-30, conv-41, conv-42 and conv-43 (category 5
-# the positives); ``self``: the first-person questions at even positions of the
-# LongMemEval development file, pooled with 45 sessions (seed 0), each asked on its
-# own history and as never said on another's (those and the abstention questions
-# the positives; ``own`` and ``other`` are 0 there and get no weight). Held out:
-# `remem-bench verdict` (LoCoMo conversations 6-10, the odd LongMemEval positions).
+# half of a chat benchmark's conversations (its unanswerable questions the
+# positives); ``self``: half of an assistant-history benchmark's first-person
+# questions, each asked on its own history and as never said on another's (those
+# and its abstention questions the positives; ``own`` and ``other`` are 0 there and
+# get no weight). Which halves, and the other halves held out (`remem-bench verdict`):
+# docs/notes/benchmark-history.md#the-verdict.
 # Each is the model of an engine family (:data:`FAMILIES`), fitted on that engine
 # with its default settings; an engine declares its family (``Engine.verdict``).
 CALIBRATED: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {
@@ -50,7 +51,8 @@ CALIBRATED: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {
     "synapse": {
         # kept when hybrid's was refitted: refitted too, it refused "what did Bea
         # plant?" of "Bea planted row 6" (no pronoun says whose: the score at the
-        # line) and lowered held-out F1 1-4 (docs/benchmarks.md, fourth round)
+        # line) and lowered held-out F1 1-4
+        # (docs/notes/benchmark-history.md#time-and-change-fourth-round-issue-36)
         "named": (-0.7525, (-2.1246, 1.8616, -0.0145, 0.0126, -0.0227), 0.3230),
         "self": (0.5248, (0.0, 0.0, -2.4466, 1.7543, 0.6012), 0.6137),
     },

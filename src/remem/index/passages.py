@@ -41,7 +41,8 @@ _WORD = re.compile(r"\S+\s*")
 @dataclass(frozen=True)
 class PassagePlan:
     """How memories are cut: windows of ``max_pieces`` word pieces sharing
-    ``overlap`` sentences (see the module notes; measured in docs/benchmarks.md).
+    ``overlap`` sentences (see the module notes; measured in
+    docs/notes/benchmark-history.md#passages-every-word-of-a-long-memory-searchable).
     ``Memory(passage_options=...)`` overrides the fields, each checked as declared."""
 
     max_pieces: int = number(200, low=0)
@@ -62,7 +63,7 @@ class PassagePlan:
     sigma * sqrt(2 ln P) with sigma the spread of this query's cosines over the
     user's memories), "max" (its best passage, uncorrected), "both" (the better of
     that and the whole memory's vector) or "mean" (the whole memory's vector only, the
-    mean of its passages'). On LongMemEval, where most evidence is a short user turn
+    mean of its passages'). In long assistant histories, where most evidence is a short user turn
     beside long assistant answers, the uncorrected best passage lets long answers
     crowd out the evidence; corrected, passages gain over no passages
     (docs/notes/benchmark-history.md#passages-every-word-of-a-long-memory-searchable)."""

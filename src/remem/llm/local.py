@@ -16,8 +16,9 @@ use the model or read the prompts (which quote memories). The key's one use here
 ``/tokenize``, the model's exact tokenizer for :meth:`LocalLLM.count_tokens`.
 
 At 135M parameters the model answers short questions over well-ranked context and
-little else (measured in docs/benchmarks.md): summaries and concepts keep their
-offline methods by default. Why this binding and not another: docs/benchmarks.md.
+little else (measured in docs/benchmarks.md#answers): summaries and concepts keep
+their offline methods by default. Why this binding and not another:
+docs/notes/benchmark-history.md#the-first-command-in-minutes.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class LocalLLM(LLM):
         self.reuse_prefix = reuse_prefix
         # llama.cpp's OpenMP threads spin between steps by default: on a 2-core
         # machine with anything else running, a 2-thread decode then crawls (a demo
-        # answer measured 44 s instead of 2.6 s, docs/benchmarks.md). Read once, when
+        # answer measured 44 s instead of 2.6 s,
+        # docs/notes/benchmark-history.md#the-first-command-in-minutes). Read once, when
         # the library loads; a value the user set wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:

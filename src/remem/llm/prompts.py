@@ -5,6 +5,7 @@ A file holds ``### system`` and ``### user`` sections with ``$name`` placeholder
 sections between them make worked examples (few-shot turns), which small readers
 follow far better than instructions alone. Users can point
 ``REMEM_PROMPTS`` at a folder of their own files to override any of them.
+:func:`render` is public (docs/answers.md#answering-a-question).
 """
 
 from __future__ import annotations

@@ -67,11 +67,11 @@ class ArrangeConfig:
     same_subject_share: float = number(0.4, low=0)
     """choice: two memories that both hold the question's words carrying this share of
     its IDF weight are two versions of what it asks about. Updates are rarely
-    near-duplicates: on LongMemEval's knowledge-update pairs the two statements have
+    near-duplicates: in long assistant histories the two statements of an update have
     a median cosine of 0.49 (0.38 for two unrelated turns of the same sessions), so
     the question's own words decide; the two statements of an update shared 0.42 to
     0.64 of their question's weight on the development questions looked at, so 0.4
-    (docs/benchmarks.md)."""
+    (docs/notes/benchmark-history.md#the-newest-fact-first)."""
     updates: bool = switch(True)
     """whether the newer of two versions moves above the older."""
     current: bool = switch(True)
@@ -187,7 +187,8 @@ def _made_bounds(window: TimeWindow, start: float, end: float) -> tuple[float, f
     the window and the telling often falls in it. For a month or a year it is a
     sliver, and what was said in the days after the month mostly tells of those days:
     counted inside, the first days of August outranked July's own memories for "in
-    July 2023" (two LoCoMo hybrid questions fell to a month's three days' slack). A
+    July 2023" (two chat questions fell to a month's three days' slack:
+    docs/notes/benchmark-history.md#time-and-change-recall-after-the-third-round-issue-36). A
     memory made there is near the window (the fading term), and one whose own words
     tell of the window is inside whatever its date (its stored event times). The rest
     of the slack, the looseness of "4 years ago" (a quarter of the span), still

@@ -296,7 +296,7 @@ def read_slots(text: str, cued: bool = True) -> list[SlotFact]:
     it names as "my sister"), first per person and attribute, in pattern order; a
     change of an unnamed slot has the attribute :data:`OBJECT` (:func:`resolve`).
     ``cued``: only the attributes whose cue word the text holds are tried (the same
-    reading, faster)."""
+    reading, faster). Public (docs/usage.md#python-quickstart)."""
     r = rules()
     text = text.replace("\u2019", "'")
     found: dict[tuple[str, str], SlotFact] = {}
@@ -970,7 +970,8 @@ def _order_chain(
         # the engine missed the other value and ranked the stale one below another
         # memory: the question may be about something else that shares the slot's
         # words ("what does she work on?"); bringing a memory in would push out one
-        # the engine found (LoCoMo recall@5, docs/benchmarks.md)
+        # the engine found (recall@5 fell:
+        # docs/notes/benchmark-history.md#time-and-change-first-round-issue-36)
         return hits
     which = "the current" if mode == "newest" else "the first"
     note = f"{word} version of {hits[top].id} ({which} {attribute})"

@@ -60,7 +60,7 @@ def event_times(text: str, said_at: datetime) -> list[EventTime]:
     """The times ``text`` talks about, said at ``said_at`` (an aware datetime; a
     naive one is read as it stands), in the order they appear. Never raises on any
     text or any ``said_at`` of years 1 to 9999: what falls outside them is clamped,
-    or left out when nothing of it is left."""
+    or left out when nothing of it is left. Public (docs/usage.md#python-quickstart)."""
     return [t for t, _ in read_times(text, said_at)]
 
 

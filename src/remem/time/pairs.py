@@ -8,10 +8,10 @@ answer needs *two* memories, one per event, said weeks apart in different sessio
 One search for the whole question ranks by what the question says as a whole, and
 the memories of the event it words more strongly (and the assistant's replies to
 them, and the same session's other turns) fill the top of the list: the other event's
-memory falls below the cut. On LongMemEval's temporal-reasoning questions (oracle
-dev file, 45 pooled sessions, 104 questions) 17 of hybrid's 38 questions with
-evidence outside the top 5 were of these forms, most with one event's turn in the
-top 5 and the other's at ranks 6 to 30.
+memory falls below the cut. On a benchmark's temporal-reasoning questions over long
+assistant histories, 17 of hybrid's 38 questions with evidence outside the top 5 were
+of these forms, most with one event's turn in the top 5 and the other's at ranks 6
+to 30 (docs/notes/benchmark-history.md#time-and-change-recall-after-the-third-round-issue-36).
 
 :func:`event_phrases` reads the phrases naming each event, so the recall stage
 (``recall/events.py``) can rank the candidates once per event and interleave the

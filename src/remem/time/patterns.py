@@ -222,9 +222,10 @@ def _list_ordinal(text: str, start: int, end: int) -> bool:
     """Whether "the 27th" at ``text[start:end]`` ranks a thing in a list rather than
     naming a day: followed by a word ("what was the 27th parameter on that list?",
     "the 3rd item") and not after a word that introduces a date ("on the 27th", "from
-    the 9th"). Read as a day, LongMemEval's "the 27th parameter" question named 27 May
-    and lost its evidence to that day's memories (recall@5 1 -> 0). The list of
-    nouns that are not dates (``_NOT_A_DATE_NOUN``) cannot hold every noun."""
+    the 9th"). Read as a day, a benchmark's "the 27th parameter" question named 27 May
+    and lost its evidence to that day's memories (recall@5 1 -> 0:
+    docs/notes/benchmark-history.md#time-and-change-recall-after-the-third-round-issue-36).
+    The nouns that are not dates (``_NOT_A_DATE_NOUN``) cannot be every noun."""
     if _WORD_AFTER.match(text, end) is None:
         return False
     return _DATE_BEFORE.search(text, max(0, start - 20), start) is None

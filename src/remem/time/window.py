@@ -200,7 +200,8 @@ def question_window(
 ) -> TimeWindow | None:
     """The window a question names: a two-step one when it has a two-step expression
     (its anchor found among ``candidates``, else no window: never the moment of
-    asking in its place), otherwise :func:`time_window`'s."""
+    asking in its place), otherwise :func:`time_window`'s. Public
+    (docs/usage.md#python-quickstart)."""
     if find_anchored(question) is not None:
         return two_step_window(question, now, candidates)
     return time_window(question, now)
