@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from remem import InvalidInputError
-from remem.speakers import ASSISTANT, NOBODY, PERSON, asks_assistant, party, speaker_weights
+from remem.speakers import (
+    ASSISTANT,
+    NOBODY,
+    PERSON,
+    asks_assistant,
+    named_weights,
+    party,
+    speaker_weights,
+)
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 
@@ -168,3 +176,42 @@ def test_the_explanation_says_which_hits_the_prior_weighed(open_memory):
     for hit in rec.hits:
         weighed = "speaker prior" in rec.explanations[hit.id]
         assert weighed is (hit.speaker == "assistant"), rec.explanations[hit.id]
+
+
+def test_named_weights():
+    """A conversation between people: a question naming some of them weighs what the
+    others said; naming none or all of them changes nothing."""
+    speakers = np.array([0, 1, 0, -1])
+    names = {"Melanie": 0, "Caroline Smith": 1}
+    assert named_weights(speakers, names, "What did Caroline's dog eat?", 0.6).tolist() == [
+        0.6,
+        1.0,
+        0.6,
+        1.0,
+    ]
+    assert named_weights(speakers, names, "what does melanie paint?", 0.6).tolist() == [
+        1.0,
+        0.6,
+        1.0,
+        1.0,
+    ]
+    assert named_weights(speakers, names, "What did they cook?", 0.6) is None
+    assert named_weights(speakers, names, "Did Melanie meet Caroline?", 0.6) is None
+    parties = np.array([PERSON, PERSON, PERSON, NOBODY], dtype=np.int8)
+    question = "Where does Melanie keep her sneakers?"
+    assert speaker_weights(parties, question, 0.6, speakers, names) is not None
+    assert speaker_weights(parties, question, 1.0, speakers, names) is None
+
+
+def test_a_question_naming_one_person_is_answered_by_their_own_words(open_memory):
+    """Between two people, the one the question names said what answers it; the
+    other's long restatement of the topic outranks it without the prior."""
+    on = open_memory(":memory:", "synapse", engine_options={"graph": False}, **PLAIN)
+    off = open_memory(
+        ":memory:", "synapse", engine_options={"graph": False, "speaker_prior": 1.0}, **PLAIN
+    )
+    for mem in (on, off):
+        mem.add_many(_history(user="Ana", assistant="Ben"), user_id="u")
+    question = "Where does Ana keep her old sneakers?"
+    assert _first(off, question).startswith("Where you keep")
+    assert "shoe rack" in _first(on, question)

@@ -603,7 +603,9 @@ class SynapseEngine(Engine):
         score = score + cfg.w_anchored * anchored
         # whether the history has an assistant is read from all of it, not from
         # the candidates the large-history regime scores
-        weights = speaker_weights(idx.party, query, cfg.speaker_prior)
+        weights = speaker_weights(
+            idx.party, query, cfg.speaker_prior, idx.speaker, idx.speaker_codes
+        )
         if weights is not None:
             score = score * weights[universe]
         if cfg.session_support > 0:
