@@ -25,6 +25,7 @@ but rarely hold the answer. A question naming none of them, or all, changes noth
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -111,3 +112,20 @@ def named_weights(
 def _first_word(name: str) -> str:
     parts = name.strip().lower().split()
     return parts[0] if parts else ""
+
+
+def without_speakers(question: str, names: Iterable[str]) -> str:
+    """``question`` without the first names of a conversation's speakers (and their
+    possessive "'s"): the words the lexical channel should not match in a history of
+    people. Every memory is indexed with its speaker's name (``index_text``), so in a
+    conversation between two people a speaker's name matches half the history: as a
+    lexical term it says only who spoke (which the speaker prior reads, above) and,
+    through BM25's length normalisation, favours that speaker's shortest turns.
+    Measured on LoCoMo (with the prior): 0.653 / 0.741 / 0.800 -> 0.657 / 0.745 /
+    0.803 at k = 5 / 10 / 20; MemoryBank and LongMemEval have an assistant and keep
+    every word."""
+    for name in names:
+        first = _first_word(name)
+        if first:
+            question = re.sub(rf"\b{re.escape(first)}(?:['’]s)?\b", " ", question, flags=re.I)
+    return question

@@ -18,6 +18,7 @@ from remem.speakers import (
     named_weights,
     party,
     speaker_weights,
+    without_speakers,
 )
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
@@ -215,3 +216,13 @@ def test_a_question_naming_one_person_is_answered_by_their_own_words(open_memory
     question = "Where does Ana keep her old sneakers?"
     assert _first(off, question).startswith("Where you keep")
     assert "shoe rack" in _first(on, question)
+
+
+def test_without_speakers():
+    """The lexical channel leaves out the speakers' first names (possessive too, any
+    case), not words that only begin with one."""
+    names = {"Caroline Smith": 0, "Mel": 1}
+    question = "What did Caroline's dog and caroline’s cat do in Carolineville, Mel?"
+    assert without_speakers(question, names).split() == (
+        ["What", "did", "dog", "and", "cat", "do", "in", "Carolineville,", "?"]
+    )

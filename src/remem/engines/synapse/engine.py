@@ -33,7 +33,7 @@ from ...index.dense import top_k
 from ...index.restrict import Restriction
 from ...index.tokenize import tokenize, without_asking
 from ...question import Question
-from ...speakers import speaker_weights
+from ...speakers import ASSISTANT, speaker_weights, without_speakers
 from ...types import StoredMemory
 from ..base import (
     Abilities,
@@ -458,6 +458,8 @@ class SynapseEngine(Engine):
         n = idx.dense.size
         approx = allowed is None and 0 < cfg.ann_above <= n
         lexical_query = query if cfg.lexical_asking else without_asking(query)
+        if cfg.speaker_prior < 1.0 and idx.speaker_codes and not (idx.party == ASSISTANT).any():
+            lexical_query = without_speakers(lexical_query, idx.speaker_codes)
         bm = idx.bm25.scores(lexical_query, inflections=cfg.lexical_inflections)
         bm_max = float(bm.max()) if len(bm) else 0.0
         # A memory without a word ("x", "?") is never an anchor: it matches nothing
