@@ -70,7 +70,7 @@ def speaker_weights(
     parties: np.ndarray,
     question: str,
     factor: float,
-    speakers: np.ndarray | None = None,
+    speakers: tuple[np.ndarray, np.ndarray] | None = None,
     names: dict[str, int] | None = None,
 ) -> np.ndarray | None:
     """Per memory of a history (``parties``: each one's ``party``), 1 or ``factor``: the party
@@ -78,8 +78,8 @@ def speaker_weights(
     assistant said, then the person - is weighed ``factor``. In a history of people
     only (no assistant turn), the people the question does not name are that party
     when it names some of them (``named_weights``; ``speakers`` and ``names``: each
-    memory's speaker code and the codes by name). None (no change) when there is no
-    one to tell apart."""
+    memory's speaker code and whether it asks, and the codes by name). None (no
+    change) when there is no one to tell apart."""
     if factor >= 1.0:
         return None
     if not (parties == ASSISTANT).any():
@@ -91,14 +91,18 @@ def speaker_weights(
 
 
 def named_weights(
-    speakers: np.ndarray, names: dict[str, int], question: str, factor: float
+    speakers: tuple[np.ndarray, np.ndarray], names: dict[str, int], question: str, factor: float
 ) -> np.ndarray | None:
     """Per memory, 1 or ``factor``: in a conversation between people, a question that
     names some of its speakers ("What activities does Melanie partake in?") is about
     them, and what the others said is weighed ``factor``. The others' turns answer it
     rarely (LoCoMo: 4% of the evidence of questions naming one speaker is the other's
     turn) but share its words and topic ("Sam: Agree, Evan! Family is everything"
-    for "Who was injured in Evan's family?"). A speaker is named by the first word of
+    for "Who was injured in Evan's family?"). Their questions are spared: one put to
+    the person asked about leads to that person's answer ("How's the bike holding
+    up?" before "I gave up on it and bought a folding Brompton"), which the reader
+    reads as its reply. ``speakers``: each memory's speaker code and whether it
+    asks. A speaker is named by the first word of
     their name, as a whole word, in any case. None when the question names none of
     them, or all."""
     words = {w.lower() for w in re.findall(r"[\w'-]+", question)}
@@ -106,7 +110,9 @@ def named_weights(
     named = {code for name, code in names.items() if _first_word(name) in words}
     if not named or len(named) == len(names):
         return None
-    return np.where((speakers >= 0) & ~np.isin(speakers, list(named)), factor, 1.0)
+    codes, asks = speakers
+    others = (codes >= 0) & ~np.isin(codes, list(named)) & ~asks
+    return np.where(others, factor, 1.0)
 
 
 def _first_word(name: str) -> str:

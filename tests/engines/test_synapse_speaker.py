@@ -181,24 +181,18 @@ def test_the_explanation_says_which_hits_the_prior_weighed(open_memory):
 
 def test_named_weights():
     """A conversation between people: a question naming some of them weighs what the
-    others said; naming none or all of them changes nothing."""
-    speakers = np.array([0, 1, 0, -1])
+    others said, but not the questions they put (a question leads to its answer);
+    naming none or all of them changes nothing."""
+    codes = np.array([0, 1, 0, -1, 0])
+    speakers = (codes, np.array([False, False, False, False, True]))
     names = {"Melanie": 0, "Caroline Smith": 1}
-    assert named_weights(speakers, names, "What did Caroline's dog eat?", 0.6).tolist() == [
-        0.6,
-        1.0,
-        0.6,
-        1.0,
-    ]
-    assert named_weights(speakers, names, "what does melanie paint?", 0.6).tolist() == [
-        1.0,
-        0.6,
-        1.0,
-        1.0,
-    ]
+    caroline = named_weights(speakers, names, "What did Caroline's dog eat?", 0.6)
+    assert caroline is not None and caroline.tolist() == [0.6, 1.0, 0.6, 1.0, 1.0]
+    melanie = named_weights(speakers, names, "what does melanie paint?", 0.6)
+    assert melanie is not None and melanie.tolist() == [1.0, 0.6, 1.0, 1.0, 1.0]
     assert named_weights(speakers, names, "What did they cook?", 0.6) is None
     assert named_weights(speakers, names, "Did Melanie meet Caroline?", 0.6) is None
-    parties = np.array([PERSON, PERSON, PERSON, NOBODY], dtype=np.int8)
+    parties = np.array([PERSON, PERSON, PERSON, NOBODY, PERSON], dtype=np.int8)
     question = "Where does Melanie keep her sneakers?"
     assert speaker_weights(parties, question, 0.6, speakers, names) is not None
     assert speaker_weights(parties, question, 1.0, speakers, names) is None

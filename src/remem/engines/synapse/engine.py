@@ -606,7 +606,7 @@ class SynapseEngine(Engine):
         # whether the history has an assistant is read from all of it, not from
         # the candidates the large-history regime scores
         weights = speaker_weights(
-            idx.party, query, cfg.speaker_prior, idx.speaker, idx.speaker_codes
+            idx.party, query, cfg.speaker_prior, (idx.speaker, idx.asks), idx.speaker_codes
         )
         if weights is not None:
             score = score * weights[universe]
