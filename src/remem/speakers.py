@@ -20,6 +20,9 @@ Melanie partake in?") is about them, and the others are the party it is not abou
 (``named_weights``): the other person's replies share the question's words and topic
 ("Sam: Agree, Evan! Family is everything" for "Who was injured in Evan's family?")
 but rarely hold the answer. A question naming none of them, or all, changes nothing.
+The "not in memory" verdict reads SYNAPSE's search without this prior
+(``Found.unweighted``): those other turns hold what a question about something never
+said borrows, and the verdict was fitted on rankings that keep them.
 """
 
 from __future__ import annotations

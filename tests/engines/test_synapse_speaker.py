@@ -220,3 +220,55 @@ def test_without_speakers():
     assert without_speakers(question, names).split() == (
         ["What", "did", "dog", "and", "cat", "do", "in", "Carolineville,", "?"]
     )
+
+
+def _borrowed() -> list[dict]:
+    """Two people; Ben ran the charity race and says what he realised after it, Ana
+    only cheered: "What did Ana realize after her charity race?" borrows Ben's words
+    (LoCoMo's category 5), and the prior weighs his turn down below hers."""
+    return _round(
+        "race",
+        0,
+        [
+            ("Ana", "The charity race route passed my street, so I cheered for the runners."),
+            ("Ben", "After my charity race I realized how much my family means to me."),
+            ("Ana", "I baked muffins for the charity race volunteers at the finish."),
+            ("Ana", "My sister wants to join the charity race next spring."),
+            ("Ben", "Thanks Ana, the muffins were great."),
+        ],
+    )
+
+
+BORROWED = "What did Ana realize after her charity race?"
+
+
+def test_the_verdict_reads_the_ranking_without_the_prior(open_memory):
+    """The "not in memory" verdict was fitted on rankings without the speaker prior:
+    it reads the search without it (``Found.unweighted``), so the other person's turn
+    a never-said question borrows stays in what it reads, while the hits are the
+    weighed ranking's."""
+    on = open_memory(":memory:", "synapse", **PLAIN)
+    off = open_memory(":memory:", "synapse", engine_options={"speaker_prior": 1.0}, **PLAIN)
+    for mem in (on, off):
+        mem.add_many(_borrowed(), user_id="u")
+    weighed, plain = (m.recall(BORROWED, user_id="u", k=2) for m in (on, off))
+    # the control: the prior moves Ben's turn out of the top 2, which it leads without
+    assert "realized" in plain.hits[0].text
+    assert all(h.speaker == "Ana" for h in weighed.hits)
+    assert weighed.details["verdict"] == plain.details["verdict"]
+    assert weighed.details["verdict"]["other"] > weighed.details["verdict"]["own"]
+
+
+def test_a_search_the_prior_does_not_change_is_not_run_twice(open_memory):
+    """A question naming no speaker: the prior changes nothing, and the engine
+    hands no second ranking (``unweighted`` None)."""
+    from remem.question import read_question
+
+    mem = open_memory(":memory:", "synapse", **PLAIN)
+    mem.add_many(_borrowed(), user_id="u")
+    engine = mem._engine
+    vec = mem._embedder.embed_one("What did they bake?")
+    question = read_question("What did they bake?", None)
+    assert engine.candidates("u", question, vec, 2, 2).unweighted is None
+    named = read_question(BORROWED, None)
+    assert engine.candidates("u", named, vec, 2, 2).unweighted is not None
