@@ -14,13 +14,21 @@ the assistant's turns.
 
 The assistant is recognised by its speaker name as the integrations store it (the
 chat role ``assistant``; also ``AI``, ``bot``, ``chatbot``, ``agent``, ``model``,
-case-insensitive); a history whose speakers are people's names (a chat between
-friends) has no assistant, and nothing here changes its ranking.
+case-insensitive). A history whose speakers are people's names (a chat between
+friends) has no assistant; there a question that names some of the people ("What activities does
+Melanie partake in?") is about them, and the others are the party it is not about
+(``named_weights``): the other person's replies share the question's words and topic
+("Sam: Agree, Evan! Family is everything" for "Who was injured in Evan's family?")
+but rarely hold the answer. A question naming none of them, or all, changes nothing.
+The "not in memory" verdict reads SYNAPSE's search without this prior
+(``Found.unweighted``): those other turns hold what a question about something never
+said borrows, and the verdict was fitted on rankings that keep them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -62,12 +70,72 @@ def asks_assistant(question: str) -> bool:
     return bool(_ATTRIBUTED.search(question))
 
 
-def speaker_weights(parties: np.ndarray, question: str, factor: float) -> np.ndarray | None:
+def speaker_weights(
+    parties: np.ndarray,
+    question: str,
+    factor: float,
+    speakers: tuple[np.ndarray, np.ndarray] | None = None,
+    names: dict[str, int] | None = None,
+) -> np.ndarray | None:
     """Per memory of a history (``parties``: each one's ``party``), 1 or ``factor``: the party
     the question is not about - the assistant, unless the question asks what the
-    assistant said, then the person - is weighed ``factor``. None (no change) when
-    the history holds no assistant turn: then there is no one to tell apart."""
-    if factor >= 1.0 or not (parties == ASSISTANT).any():
+    assistant said, then the person - is weighed ``factor``. In a history of people
+    only (no assistant turn), the people the question does not name are that party
+    when it names some of them (``named_weights``; ``speakers`` and ``names``: each
+    memory's speaker code and whether it asks, and the codes by name). None (no
+    change) when there is no one to tell apart."""
+    if factor >= 1.0:
         return None
+    if not (parties == ASSISTANT).any():
+        if speakers is None or not names:
+            return None
+        return named_weights(speakers, names, question, factor)
     other = PERSON if asks_assistant(question) else ASSISTANT
     return np.where(parties == other, factor, 1.0)
+
+
+def named_weights(
+    speakers: tuple[np.ndarray, np.ndarray], names: dict[str, int], question: str, factor: float
+) -> np.ndarray | None:
+    """Per memory, 1 or ``factor``: in a conversation between people, a question that
+    names some of its speakers ("What activities does Melanie partake in?") is about
+    them, and what the others said is weighed ``factor``. The others' turns answer it
+    rarely (4% of the evidence of questions naming one of two speakers, in a chat
+    between friends, is the other's turn: docs/results/stop49/issue38-tried.md) but
+    share its words and topic ("Sam: Agree, Evan! Family is everything"
+    for "Who was injured in Evan's family?"). Their questions are spared: one put to
+    the person asked about leads to that person's answer ("How's the bike holding
+    up?" before "I gave up on it and bought a folding Brompton"), which the reader
+    reads as its reply. ``speakers``: each memory's speaker code and whether it
+    asks. A speaker is named by the first word of
+    their name, as a whole word, in any case. None when the question names none of
+    them, or all."""
+    words = {w.lower() for w in re.findall(r"[\w'-]+", question)}
+    words |= {w[:-2] for w in words if w.endswith("'s")}
+    named = {code for name, code in names.items() if _first_word(name) in words}
+    if not named or len(named) == len(names):
+        return None
+    codes, asks = speakers
+    others = (codes >= 0) & ~np.isin(codes, list(named)) & ~asks
+    return np.where(others, factor, 1.0)
+
+
+def _first_word(name: str) -> str:
+    parts = name.strip().lower().split()
+    return parts[0] if parts else ""
+
+
+def without_speakers(question: str, names: Iterable[str]) -> str:
+    """``question`` without the first names of a conversation's speakers (and their
+    possessive "'s"): the words the lexical channel should not match in a history of
+    people. Every memory is indexed with its speaker's name (``index_text``), so in a
+    conversation between two people a speaker's name matches half the history: as a
+    lexical term it says only who spoke (which the speaker prior reads, above) and,
+    through BM25's length normalisation, favours that speaker's shortest turns
+    (docs/results/stop50/issue38-verdict-prior.md). Histories with an assistant keep
+    every word."""
+    for name in names:
+        first = _first_word(name)
+        if first:
+            question = re.sub(rf"\b{re.escape(first)}(?:['’]s)?\b", " ", question, flags=re.I)
+    return question

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from remem import InvalidInputError
-from remem.speakers import ASSISTANT, NOBODY, PERSON, asks_assistant, party, speaker_weights
+from remem.speakers import (
+    ASSISTANT,
+    NOBODY,
+    PERSON,
+    asks_assistant,
+    named_weights,
+    party,
+    speaker_weights,
+    without_speakers,
+)
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 
@@ -168,3 +177,98 @@ def test_the_explanation_says_which_hits_the_prior_weighed(open_memory):
     for hit in rec.hits:
         weighed = "speaker prior" in rec.explanations[hit.id]
         assert weighed is (hit.speaker == "assistant"), rec.explanations[hit.id]
+
+
+def test_named_weights():
+    """A conversation between people: a question naming some of them weighs what the
+    others said, but not the questions they put (a question leads to its answer);
+    naming none or all of them changes nothing."""
+    codes = np.array([0, 1, 0, -1, 0])
+    speakers = (codes, np.array([False, False, False, False, True]))
+    names = {"Melanie": 0, "Caroline Smith": 1}
+    caroline = named_weights(speakers, names, "What did Caroline's dog eat?", 0.6)
+    assert caroline is not None and caroline.tolist() == [0.6, 1.0, 0.6, 1.0, 1.0]
+    melanie = named_weights(speakers, names, "what does melanie paint?", 0.6)
+    assert melanie is not None and melanie.tolist() == [1.0, 0.6, 1.0, 1.0, 1.0]
+    assert named_weights(speakers, names, "What did they cook?", 0.6) is None
+    assert named_weights(speakers, names, "Did Melanie meet Caroline?", 0.6) is None
+    parties = np.array([PERSON, PERSON, PERSON, NOBODY, PERSON], dtype=np.int8)
+    question = "Where does Melanie keep her sneakers?"
+    assert speaker_weights(parties, question, 0.6, speakers, names) is not None
+    assert speaker_weights(parties, question, 1.0, speakers, names) is None
+
+
+def test_a_question_naming_one_person_is_answered_by_their_own_words(open_memory):
+    """Between two people, the one the question names said what answers it; the
+    other's long restatement of the topic outranks it without the prior."""
+    on = open_memory(":memory:", "synapse", engine_options={"graph": False}, **PLAIN)
+    off = open_memory(
+        ":memory:", "synapse", engine_options={"graph": False, "speaker_prior": 1.0}, **PLAIN
+    )
+    for mem in (on, off):
+        mem.add_many(_history(user="Ana", assistant="Ben"), user_id="u")
+    question = "Where does Ana keep her old sneakers?"
+    assert _first(off, question).startswith("Where you keep")
+    assert "shoe rack" in _first(on, question)
+
+
+def test_without_speakers():
+    """The lexical channel leaves out the speakers' first names (possessive too, any
+    case), not words that only begin with one."""
+    names = {"Caroline Smith": 0, "Mel": 1}
+    question = "What did Caroline's dog and caroline’s cat do in Carolineville, Mel?"
+    assert without_speakers(question, names).split() == (
+        ["What", "did", "dog", "and", "cat", "do", "in", "Carolineville,", "?"]
+    )
+
+
+def _borrowed() -> list[dict]:
+    """Two people; Ben ran the charity race and says what he realised after it, Ana
+    only cheered: "What did Ana realize after her charity race?" borrows Ben's words
+    (LoCoMo's category 5), and the prior weighs his turn down below hers."""
+    return _round(
+        "race",
+        0,
+        [
+            ("Ana", "The charity race route passed my street, so I cheered for the runners."),
+            ("Ben", "After my charity race I realized how much my family means to me."),
+            ("Ana", "I baked muffins for the charity race volunteers at the finish."),
+            ("Ana", "My sister wants to join the charity race next spring."),
+            ("Ben", "Thanks Ana, the muffins were great."),
+        ],
+    )
+
+
+BORROWED = "What did Ana realize after her charity race?"
+
+
+def test_the_verdict_reads_the_ranking_without_the_prior(open_memory):
+    """The "not in memory" verdict was fitted on rankings without the speaker prior:
+    it reads the search without it (``Found.unweighted``), so the other person's turn
+    a never-said question borrows stays in what it reads, while the hits are the
+    weighed ranking's."""
+    on = open_memory(":memory:", "synapse", **PLAIN)
+    off = open_memory(":memory:", "synapse", engine_options={"speaker_prior": 1.0}, **PLAIN)
+    for mem in (on, off):
+        mem.add_many(_borrowed(), user_id="u")
+    weighed, plain = (m.recall(BORROWED, user_id="u", k=2) for m in (on, off))
+    # the control: the prior moves Ben's turn out of the top 2, which it leads without
+    assert "realized" in plain.hits[0].text
+    assert all(h.speaker == "Ana" for h in weighed.hits)
+    assert weighed.details["verdict"] == plain.details["verdict"]
+    assert weighed.details["verdict"]["other"] > weighed.details["verdict"]["own"]
+
+
+def test_a_search_the_prior_does_not_change_is_not_run_twice(open_memory):
+    """A question naming no speaker: the prior changes nothing, and the engine
+    hands no second ranking (``unweighted`` None)."""
+    from remem.question import read_question
+
+    mem = open_memory(":memory:", "synapse", **PLAIN)
+    mem.add_many(_borrowed(), user_id="u")
+    engine = mem._engine
+    vec = mem._embedder.embed_one("What did they bake?")
+    question = read_question("What did they bake?", None)
+    assert engine.candidates("u", question, vec, 2, 2).unweighted is None
+    named = read_question(BORROWED, None)
+    assert engine.candidates("u", named, vec, 2, 2).unweighted is not None

@@ -165,6 +165,9 @@ class Found:
     None: it has none, and the pipeline takes the top score, refusing only when
     nothing was found. ``extras`` are what else it offers, one object per kind
     (:meth:`extra` finds one); ``timings`` and ``details`` are reported as they are.
+    ``unweighted``: where the engine weighed its ranking by something the "not in
+    memory" verdict was not fitted on (SYNAPSE's named-speaker prior), the same
+    search without it, which the verdict reads instead of ``hits``; None: ``hits``.
     """
 
     hits: list[Scored]
@@ -173,6 +176,7 @@ class Found:
     extras: list[object] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+    unweighted: list[Scored] | None = None
 
     def extra(self, kind: type[X]) -> X | None:
         """The extra of that kind, or None when the engine offers none."""

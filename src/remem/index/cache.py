@@ -94,6 +94,9 @@ class UserIndex:
     #: who said each memory (``speakers.party``): 0 no speaker given, 1 a person,
     #: 2 the assistant; SYNAPSE's speaker prior reads it
     party: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    #: whether each memory asks (ends in "?"): in a conversation between people the
+    #: speaker prior spares a question put to the person asked about
+    asks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     #: each memory's speaker as a small integer (-1: none given), and its metadata as
     #: stored: what a read's hard filters test (``index/restrict.py``) without a store
     #: round trip per query
@@ -162,6 +165,7 @@ class UserIndex:
             [self.party, np.array([party(r.speaker) for r in rows], dtype=np.int8)]
         )
         self.speaker = np.concatenate([self.speaker, _codes(self.speaker_codes, rows, "speaker")])
+        self.asks = np.concatenate([self.asks, [r.text.rstrip().endswith("?") for r in rows]])
         self.metadata.extend(r.metadata for r in rows)
         for r in rows:
             pos = len(self.ids)

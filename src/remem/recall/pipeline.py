@@ -17,7 +17,9 @@ cannot forget a step and a step is added, replaced or switched off in one place
    (:class:`~remem.engines.base.Activation`: concepts, activation paths, the graph
    trace; :class:`~remem.engines.base.ShortTermFlow`: cache, segments, the reader's
    notes and a prepared answer).
-5. **Verdict** (``verdict.py``): does memory hold the answer at all.
+5. **Verdict** (``verdict.py``): does memory hold the answer at all, read from the
+   hits, or, where the engine weighed its ranking by something the verdict was not
+   fitted on, from its ranking without it (``Found.unweighted``), staged alike.
 """
 
 from __future__ import annotations
@@ -184,7 +186,9 @@ class Recaller:
         activation = found.extra(Activation) or Activation()
         flow = found.extra(ShortTermFlow) or ShortTermFlow()
         why = _explanations(ranked, activation, explain)
-        verdict = self.verdict(user_id, question, hits)
+        verdict = self.verdict(
+            user_id, question, self._verdict_hits(user_id, question, found, hits, k, restrict)
+        )
         rec = Recall(
             hits,
             found.confidence if found.confidence is not None else 0.0,
@@ -199,6 +203,24 @@ class Recaller:
             verdict.not_in_memory,
         )
         return Recalled(rec, question, flow.notes, flow.answer, flow.llm_calls, activation.trace)
+
+    def _verdict_hits(
+        self,
+        user_id: str,
+        question: Question,
+        found: Found,
+        hits: list[Hit],
+        k: int,
+        restrict: Restriction | None,
+    ) -> list[Hit]:
+        """What the verdict reads: ``hits``, unless the engine weighed its ranking
+        by something the verdict's model was not fitted on (``Found.unweighted``):
+        then that ranking without it, through the same stages. The verdict's
+        signals are features of a ranking (whose sentences cover the question), and
+        its constants hold only for rankings like those it was fitted on."""
+        if found.unweighted is None:
+            return hits
+        return self.hits(user_id, self._staged(user_id, question, found.unweighted, k, restrict))
 
     def hits(self, user_id: str, ranked: list[Scored]) -> list[Hit]:
         """The ranked ids as Hits with their event times, in order (a row deleted

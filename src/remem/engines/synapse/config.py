@@ -203,7 +203,12 @@ class SynapseConfig:
     recommended"; ``speakers.asks_assistant``). An assistant's reply restates the
     person's words at length and outranks the turn that holds the fact. A history
     without assistant turns (people's names as speakers) is unaffected. 1 = off (the
-    paper; ``synapse-nospeaker``)."""
+    paper; ``synapse-nospeaker``). In a conversation between people (no assistant),
+    the people a question does not name are that party when it names some of them
+    (``speakers.named_weights``; the same factor, not refitted): the evidence of a
+    question naming one of two friends is almost always that friend's own turn, and
+    recall rises most on multi-hop questions (docs/results/stop50/issue38-verdict-prior.md).
+    Histories with an assistant are unchanged."""
     w_anchored: float = number(0.0, low=0)
     """choice (beyond the paper), off by default: the ranking also weighs each
     episode's PageRank anchored at the question, a random walk over the graph's edges

@@ -33,7 +33,7 @@ from ...index.dense import top_k
 from ...index.restrict import Restriction
 from ...index.tokenize import tokenize, without_asking
 from ...question import Question
-from ...speakers import speaker_weights
+from ...speakers import ASSISTANT, speaker_weights, without_speakers
 from ...types import StoredMemory
 from ..base import (
     Abilities,
@@ -402,8 +402,10 @@ class SynapseEngine(Engine):
     ) -> Found:
         """The search with the gate's verdict (the ``Recalls`` protocol): the top
         hit's activation is the confidence, below ``gate_tau`` the engine refuses; the
-        most activated concepts and, when asked, each hit's activation path."""
-        return self._rank(user_id, question.text, query_vec, depth, restrict)
+        most activated concepts and, when asked, each hit's activation path. Where
+        the speaker prior changed the search, also the ranking without it
+        (``Found.unweighted``), which the "not in memory" verdict reads."""
+        return self._rank(user_id, question.text, query_vec, depth, restrict, unweighted=True)
 
     def _rank(
         self,
@@ -412,41 +414,99 @@ class SynapseEngine(Engine):
         query_vec: np.ndarray | None,
         k: int,
         restrict: Restriction | None = None,
+        *,
+        unweighted: bool = False,
     ) -> Found:
-        """The search under the user's index and graph locks, one step per helper: the
-        anchors (:meth:`_anchors`), the similarity that seeds them and is a ranking
-        term (:meth:`_similarity`), spreading over the graph when there is one
-        (:meth:`_spread`), the positions ranked (:meth:`_universe`), their blended
-        score (:meth:`_episode_terms`, :meth:`_blend`) and the top k with their
-        explanations (:meth:`_recall_of`)."""
-        cfg = self.cfg
+        """The search under the user's index and graph locks (:meth:`_ranked`); with
+        ``unweighted``, where the speaker prior changes this question's search
+        (:meth:`_weighs`), the same search without the prior too, as
+        ``Found.unweighted``: the verdict's model was fitted on rankings without it,
+        and the other speaker's turns it weighs down hold what a question about
+        something never said borrows (the refusal of never-said questions fell by
+        half when the verdict read the weighed ranking:
+        docs/results/stop50/issue38-verdict-prior.md)."""
         with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or query_vec is None:
                 return Found([], 0.0, refuse=True)
-            # a read's hard filters: anchors and ranked episodes only among the
-            # passing memories; activation still spreads over the whole graph (the
-            # concepts are shared), but reaches no masked memory's rank
-            allowed = restrict.mask(idx) if restrict is not None else None
-            found = self._anchors(idx, query, query_vec, allowed)
-            similarity = self._similarity(idx, query_vec, found)
-            graph = (
-                self._graph(user_id, idx, self._layer(user_id), search=True) if cfg.graph else None
-            )
-            seed = cfg.alpha * similarity(found.anchors)
-            if cfg.seed_scale == "top" and len(seed) and seed.max() > 0:
-                seed = cfg.alpha * seed / seed.max()
-            spread = _Spread()  # without a graph nothing spreads
-            if graph is not None:
-                spread = self._spread(user_id, idx, graph, query_vec, found.anchors, seed)
-            universe, sim, alive = self._universe(found, graph, spread.act, similarity)
-            if allowed is not None:
-                alive = alive & allowed[universe]
-            terms = self._episode_terms(graph, spread, universe, found.anchors, seed)
-            ranked = self._blend(idx, query, universe, sim, terms, alive)
-            return self._recall_of(idx, query_vec, k, found, graph, spread, ranked)
+            found = self._ranked(user_id, idx, query, query_vec, k, restrict)
+            if unweighted and self._weighs(idx, query):
+                plain = self._ranked(user_id, idx, query, query_vec, k, restrict, prior=False)
+                found.unweighted = plain.hits
+            return found
+
+    def _weighs(self, idx: UserIndex, query: str) -> bool:
+        """Whether the speaker prior changes ``query``'s search: it weighs some
+        memories (``speaker_weights``), or it leaves the speakers' names out of the
+        lexical query (``without_speakers``, :meth:`_lexical_query`)."""
+        cfg = self.cfg
+        if cfg.speaker_prior >= 1.0:
+            return False
+        if self._lexical_query(idx, query) != self._lexical_query(idx, query, prior=False):
+            return True
+        weights = speaker_weights(
+            idx.party, query, cfg.speaker_prior, (idx.speaker, idx.asks), idx.speaker_codes
+        )
+        return weights is not None
+
+    def _ranked(
+        self,
+        user_id: str,
+        idx: UserIndex,
+        query: str,
+        query_vec: np.ndarray,
+        k: int,
+        restrict: Restriction | None,
+        *,
+        prior: bool = True,
+    ) -> Found:
+        """One search, one step per helper: the anchors (:meth:`_anchors`), the
+        similarity that seeds them and is a ranking term (:meth:`_similarity`),
+        spreading over the graph when there is one (:meth:`_spread`), the positions
+        ranked (:meth:`_universe`), their blended score (:meth:`_episode_terms`,
+        :meth:`_blend`) and the top k with their explanations (:meth:`_recall_of`).
+        ``prior`` False: without the speaker prior (neither its weights nor the
+        names it leaves out of the lexical query), and noting no node as active
+        (the search the verdict reads is not a recall of its own)."""
+        cfg = self.cfg
+        # a read's hard filters: anchors and ranked episodes only among the
+        # passing memories; activation still spreads over the whole graph (the
+        # concepts are shared), but reaches no masked memory's rank
+        allowed = restrict.mask(idx) if restrict is not None else None
+        found = self._anchors(idx, query, query_vec, allowed, prior=prior)
+        similarity = self._similarity(idx, query_vec, found)
+        graph = self._graph(user_id, idx, self._layer(user_id), search=True) if cfg.graph else None
+        seed = cfg.alpha * similarity(found.anchors)
+        if cfg.seed_scale == "top" and len(seed) and seed.max() > 0:
+            seed = cfg.alpha * seed / seed.max()
+        spread = _Spread()  # without a graph nothing spreads
+        if graph is not None:
+            spread = self._spread(user_id, idx, graph, query_vec, found.anchors, seed, touch=prior)
+        universe, sim, alive = self._universe(found, graph, spread.act, similarity)
+        if allowed is not None:
+            alive = alive & allowed[universe]
+        terms = self._episode_terms(graph, spread, universe, found.anchors, seed)
+        ranked = self._blend(idx, query, universe, sim, terms, alive, prior=prior)
+        return self._recall_of(idx, query_vec, k, found, graph, spread, ranked)
+
+    def _lexical_query(self, idx: UserIndex, query: str, *, prior: bool = True) -> str:
+        """The words the lexical channel matches: the asking words left out unless
+        ``lexical_asking``, and, with the speaker prior on in a history of people
+        only, the speakers' first names (``without_speakers``)."""
+        cfg = self.cfg
+        lexical = query if cfg.lexical_asking else without_asking(query)
+        people_only = idx.speaker_codes and not (idx.party == ASSISTANT).any()
+        if prior and cfg.speaker_prior < 1.0 and people_only:
+            lexical = without_speakers(lexical, idx.speaker_codes)
+        return lexical
 
     def _anchors(
-        self, idx: UserIndex, query: str, query_vec: np.ndarray, allowed: np.ndarray | None
+        self,
+        idx: UserIndex,
+        query: str,
+        query_vec: np.ndarray,
+        allowed: np.ndarray | None,
+        *,
+        prior: bool = True,
     ) -> _Anchors:
         """The dual-trigger anchors: the BM25 top ``anchors`` and the dense top
         ``anchors``. Exact below ``ann_above`` memories (every cosine is computed, and
@@ -457,7 +517,7 @@ class SynapseEngine(Engine):
         cfg = self.cfg
         n = idx.dense.size
         approx = allowed is None and 0 < cfg.ann_above <= n
-        lexical_query = query if cfg.lexical_asking else without_asking(query)
+        lexical_query = self._lexical_query(idx, query, prior=prior)
         bm = idx.bm25.scores(lexical_query, inflections=cfg.lexical_inflections)
         bm_max = float(bm.max()) if len(bm) else 0.0
         # A memory without a word ("x", "?") is never an anchor: it matches nothing
@@ -512,11 +572,14 @@ class SynapseEngine(Engine):
         query_vec: np.ndarray,
         anchors: np.ndarray,
         seed: np.ndarray,
+        *,
+        touch: bool = True,
     ) -> _Spread:
         """Spreading activation over the user's graph, seeded at the anchors that are
         graph nodes (and, with ``concept_anchors``, the concepts most similar to the
         query). Every node it lifted is noted as active (:meth:`_touch`, dormancy);
-        the five most activated concepts are what the recall reports."""
+        the five most activated concepts are what the recall reports. ``touch``
+        False: nothing is noted (the verdict's search without the prior)."""
         cfg = self.cfg
         C = graph.n_concepts
         nodes = graph.nodes_of(anchors)
@@ -528,8 +591,9 @@ class SynapseEngine(Engine):
             top_c = top_k(csim, cfg.concept_anchors, cfg.concept_anchor_min)
             a0[top_c] = cfg.alpha * csim[top_c]
         act, history = spread_activation(a0, graph.incoming, self._dynamics)
-        peak = np.maximum.reduce(history)
-        self._touch(user_id, idx, graph, peak, anchors[~inside], seed[~inside])
+        if touch:
+            peak = np.maximum.reduce(history)
+            self._touch(user_id, idx, graph, peak, anchors[~inside], seed[~inside])
         concepts: list[tuple[str, float]] = []
         if C:
             top_c = top_k(act[:C], 5, 0.0)
@@ -593,17 +657,22 @@ class SynapseEngine(Engine):
         sim: np.ndarray,
         terms: tuple[np.ndarray, np.ndarray, np.ndarray],
         alive: np.ndarray,
+        *,
+        prior: bool = True,
     ) -> _Ranked:
         """The score of each position: the weighted terms, times the speaker prior's
         weight, plus ``session_support`` times the best score in its session; a dead
-        position scores -inf."""
+        position scores -inf. ``prior`` False: no speaker weights."""
         cfg = self.cfg
         ep_act, pr, anchored = terms
         score = cfg.w_similarity * sim + cfg.w_activation * ep_act + cfg.w_pagerank * pr
         score = score + cfg.w_anchored * anchored
         # whether the history has an assistant is read from all of it, not from
         # the candidates the large-history regime scores
-        weights = speaker_weights(idx.party, query, cfg.speaker_prior)
+        factor = cfg.speaker_prior if prior else 1.0
+        weights = speaker_weights(
+            idx.party, query, factor, (idx.speaker, idx.asks), idx.speaker_codes
+        )
         if weights is not None:
             score = score * weights[universe]
         if cfg.session_support > 0:
