@@ -161,7 +161,7 @@ def _omar(embedder) -> Memory:
 
 def test_what_a_question_asks_by_its_words():
     assert wanted(as_question("What is Elliot's surname?")).head == "name"  # never a thing
-    assert wanted(as_question("Where does Omar work now?")).kind == "org"  # not a town
+    assert wanted(as_question("Where does Omar work now?")).kind == "workplace"  # an org too
     assert wanted(as_question("Which airline did I fly with?")).kind == "org"
 
 

@@ -142,7 +142,7 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s)]
-    elif want.kind in ("place", "org"):
+    elif want.kind in ("place", "org", "workplace"):
         out += [(s, "proper") for s in _proper_runs(sent) if _unlabelled(s, want)]
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
@@ -239,11 +239,13 @@ def _unlabelled(run: Any, want: Want) -> bool:
     """Whether a run of proper nouns may be a place or an organisation the tagger did
     not label so: for a place, the object of "in", "at", "from" or "to", labelled or
     not ("They still live in Maribor", labelled an organisation; not "the JLPT N5
-    exam", which is where nothing is); for an organisation, unlabelled."""
+    exam", which is where nothing is); for an organisation, unlabelled; for a
+    workplace either ("I now work at Hospital Sao Joao")."""
     root = run.root
+    placed = root.dep_ == "pobj" and root.head.lower_ in LOCATIVE
     if want.kind == "place":
-        return root.dep_ == "pobj" and root.head.lower_ in LOCATIVE
-    return not root.ent_type_
+        return placed
+    return not root.ent_type_ or (placed and want.kind == "workplace")
 
 
 def _given(span: Any, want: Want) -> str:

@@ -90,7 +90,7 @@ _CHANGES = frozenset(
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: kinds asked of someone the user talks about, told only where they are named
 #: (:func:`_strangers`)
-_OF_SOMEONE = frozenset({"place", "org"})
+_OF_SOMEONE = frozenset({"place", "org", "workplace"})
 #: the parse roles of the one a question asks about ("Oksana" of "Where does Oksana
 #: come from?", of "Oksana's town")
 _WHOSE = frozenset({"nsubj", "nsubjpass", "poss", "compound"})

@@ -32,6 +32,8 @@ LABELS: dict[str, frozenset[str]] = {
     "distance": frozenset({"QUANTITY", "CARDINAL"}),
     # "How long is the loop?": a distance or a duration, which English does not tell
     "length": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
+    # "Where does Omar work?": an organisation, or the place it is ("Hospital Sao Joao")
+    "workplace": frozenset({"ORG", "GPE", "LOC", "FAC"}),
     "thing": frozenset(),
     "reason": frozenset(),
 }
@@ -106,8 +108,8 @@ _HEAD_KINDS = {
 }
 
 #: the nouns of a place of business, which has a name ("Which airline?" is not
-#: answered by "the weekend"), and the place of work "Where does Omar work?" asks
-BUSINESS_NOUNS = frozenset(BUSINESSES) | {"workplace"}
+#: answered by "the weekend")
+BUSINESS_NOUNS = frozenset(BUSINESSES)
 #: the nouns an organisation is asked by, and named beside ("my employer, Acme")
 ORG_NOUNS = frozenset(
     {n for n, kind in _HEAD_KINDS.items() if kind == "org"} | {"employer", "company", "business"}
@@ -165,7 +167,7 @@ def wanted(question: Question) -> Want:
     head, many, head_keys = _asked_noun(question)
     role = _role(question)
     if _WORKPLACE.search(text):
-        return Want("org", "workplace", many, role=role)
+        return Want("workplace", "workplace", many, role=role)
     for kind, rule in _ASKS:
         if rule.search(text):
             return Want(kind, head, many and kind in ("person", "place"), role=role)
