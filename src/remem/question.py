@@ -11,6 +11,7 @@ what "yesterday" was.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cached_property
@@ -19,6 +20,9 @@ from . import words
 from .index.tokenize import identifier_tokens, tokenize, without_asking
 from .time.anchors import Anchored, find_anchored
 from .time.window import TimeWindow, time_order, time_window
+
+#: a run of capitalised words after "the": a thing's name ("the Valencia Marathon")
+_THE_NAME = re.compile(r"\bthe\s+((?:[A-Z][\w'-]*\s*)+)")
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,11 @@ class Question:
     def topic_keys(self) -> frozenset[str]:
         """The keys of its content words other than the asking words and its names:
         what it asks about the people and places it names ("start" of "When did Priya
-        start at Brightwater?")."""
-        return self.keys - words.ASKING - frozenset(words.content_keys(" ".join(self.names)))
+        start at Brightwater?"). A name after "the" is the thing asked about ("When did
+        Omar run the Valencia Marathon?": the marathon, not a 28 km run) and stays."""
+        things = {w for m in _THE_NAME.finditer(self.text) for w in m.group(1).split()}
+        named = [n for n in self.names if n not in things]
+        return self.keys - words.ASKING - frozenset(words.content_keys(" ".join(named)))
 
     @cached_property
     def temporal(self) -> bool:
