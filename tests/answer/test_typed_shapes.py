@@ -189,3 +189,44 @@ def test_the_name_of_the_noun_where_the_sentence_ties_them(embedder):
     with _omar(embedder) as mem:
         a = mem.answer("What is the name of Omar's manager?", "omar", now=T0 + timedelta(days=43))
         assert a.text == "Elliot", a.text
+
+
+NADIA = [
+    (0, "user", "I'm training for the Bristol half marathon in September and I want a plan."),
+    (0, "user", "My sister Leila is visiting on Saturday with her twins, Omar and Idris."),
+    (14, "user", "Leila's visit was chaos. The twins broke my blender, so I ordered a Ninja one."),
+    (35, "user", "Big change: I'm moving to Swansea next month for a new job at Tidewater Energy."),
+    (105, "user", "I did it! Bristol half marathon yesterday in 1:54:12."),
+]
+
+
+def _nadia(embedder) -> Memory:
+    mem = Memory(":memory:", engine="synapse", embedder=embedder, llm="none")
+    for i, (day, who, text) in enumerate(NADIA):
+        when = T0 + timedelta(days=day, minutes=i)
+        mem.add(text, "nadia", speaker=who, timestamp=when, session_id=f"s{day}")
+    return mem
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # "time" is what is asked of the race, not a thing the user must be said to have
+        ("What was my time in the Bristol half marathon?", "1:54:12"),
+    ],
+)
+def test_first_person_answers(embedder, question, answer):
+    with _nadia(embedder) as mem:
+        assert mem.answer(question, "nadia", now=T0 + timedelta(days=106)).text == answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What colour is my new blender?",  # no colour was said: "Ninja one" is none
+        "What is the name of Leila's husband?",  # her twins are named, no husband
+    ],
+)
+def test_first_person_never_given(embedder, question):
+    with _nadia(embedder) as mem:
+        assert mem.answer(question, "nadia", now=T0 + timedelta(days=106)).text == REFUSAL

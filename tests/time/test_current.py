@@ -457,3 +457,29 @@ def test_every_ended_value_beside_the_new_one():
     assert [f.value for f in read_slots(text)] == ["levain house"]
     assert ended(text) == ["crumb"]
     assert ended("My sister quit Google last year.") == []  # hers, not the speaker's
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "value"),
+    [
+        (
+            "Big change: I'm moving next month for a new job at Tidewater Energy.",
+            "employer",
+            "tidewater energy",
+        ),
+        (
+            "I've been offered a job at the Marlowe Archive as an archivist.",
+            "employer",
+            "marlowe archive",
+        ),
+        ("Yes, my last day at Hollins Road is the 30th of April.", "employer", "not hollins road"),
+        (
+            "I've settled into the new flat in Swansea. The sea view is amazing.",
+            "residence",
+            "swansea",
+        ),
+    ],
+)
+def test_more_ways_to_say_a_job_or_a_home(text, attribute, value):
+    assert {f.attribute: f.value for f in read_slots(text)}.get(attribute) == value
+    assert read_slots("My sister moved for a new job at Acme.") == []  # hers

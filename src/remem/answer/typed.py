@@ -86,6 +86,15 @@ _ATTRIBUTES = frozenset({"age", "money"})
 _CHANGES = frozenset(
     {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
 )
+#: the nouns that ask a colour, and the colours, a closed class: "What colour is my
+#: new blender?" is not answered by "Ninja one" when no colour was said
+_COLOUR_NOUNS = frozenset({"colour", "color", "shade"})
+_COLOUR_WORDS = (
+    "red orange yellow green blue purple violet pink brown black white grey gray silver "
+    "gold golden beige navy teal turquoise maroon cream ivory lilac lavender crimson "
+    "scarlet olive mint"
+)
+_COLOURS = frozenset(_COLOUR_WORDS.split())
 #: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: kinds asked of someone the user talks about, told only where they are named
@@ -228,7 +237,7 @@ def typed_candidates(
     strangers = _strangers(question, want, sources)
     if strangers:
         sources = _mentioning(strangers, sources)
-    elif _refusing(want):
+    if _refusing(want):  # "the name of Leila's husband": Leila's twins are no husband
         sources = _about_subject(question, sources, nearness)
     meaning = _meaning(question, sources, nearness)
     weighing = (around, meaning)
@@ -244,6 +253,9 @@ def typed_candidates(
         elif want.head in _EMPLOYERS | BUSINESS_NOUNS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _placed(s)]
     named = want.head in _EMPLOYERS | BUSINESS_NOUNS  # and is never given without one
+    if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
+        found = [s for s in found if _COLOURS & set(s.text.lower().split())]
+        named = True
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
     found = _newest_value(question, want, _not_left(question, found, evidence))

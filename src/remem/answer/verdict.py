@@ -234,7 +234,7 @@ def _premises(
 ) -> dict[str, float]:
     """:func:`premises` given the keys the hits hold (``held``: :func:`signals` has
     them from its pass over the hits' sentences, and does not tokenize the hits twice)."""
-    missing = [w for w in question.possessed if word_key(w) not in held]
+    missing = [w for w in question.possessed if word_key(w) not in held and w not in _MEASURED_BY]
     premise = any(related is None or related(w) < RELATED_MIN for w in missing)
     stranger = False
     for name in question.names:
@@ -242,6 +242,11 @@ def _premises(
         if toks and toks[0] not in PERSONAL and word_key(toks[0]) not in ASKING:
             stranger = stranger or not (known(toks[0]) or word_key(toks[0]) in held)
     return dict(zip(PREMISES, (float(premise), float(stranger)), strict=True))
+
+
+#: what "my" has that is a measure of something done, not a thing owned ("What was my
+#: time in the Bristol half marathon?": the race is the premise, "time" is asked)
+_MEASURED_BY = frozenset({"time", "score", "result", "record", "pace", "rank", "position"})
 
 
 def regime(values: dict[str, float]) -> str:
