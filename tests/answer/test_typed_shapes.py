@@ -36,12 +36,18 @@ SAM = [
 ]  # fmt: skip
 
 
-def _sam(embedder, engine: str) -> Memory:
+def _remembered(embedder, engine: str, user: str, talk: list[tuple[int, str, str]]) -> Memory:
+    """A Memory of ``user`` holding ``talk``: (day offset, speaker, text), a minute
+    apart, one session a day."""
     mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
-    for i, (day, who, text) in enumerate(SAM):
+    for i, (day, who, text) in enumerate(talk):
         when = T0 + timedelta(days=day, minutes=i)
-        mem.add(text, "sam", speaker=who, timestamp=when, session_id=f"s{day}")
+        mem.add(text, user, speaker=who, timestamp=when, session_id=f"s{day}")
     return mem
+
+
+def _sam(embedder, engine: str) -> Memory:
+    return _remembered(embedder, engine, "sam", SAM)
 
 
 NOW = T0 + timedelta(days=106)
@@ -111,11 +117,7 @@ MARTA = [
 
 
 def _marta(embedder, engine: str) -> Memory:
-    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
-    for i, (day, who, text) in enumerate(MARTA):
-        when = T0 + timedelta(days=day, minutes=i)
-        mem.add(text, "marta", speaker=who, timestamp=when, session_id=f"s{day}")
-    return mem
+    return _remembered(embedder, engine, "marta", MARTA)
 
 
 @pytest.mark.parametrize(
@@ -152,11 +154,7 @@ OMAR = [
 
 
 def _omar(embedder) -> Memory:
-    mem = Memory(":memory:", engine="synapse", embedder=embedder, llm="none")
-    for i, (day, who, text) in enumerate(OMAR):
-        when = T0 + timedelta(days=day, minutes=i)
-        mem.add(text, "omar", speaker=who, timestamp=when, session_id=f"s{day}")
-    return mem
+    return _remembered(embedder, "synapse", "omar", OMAR)
 
 
 def test_what_a_question_asks_by_its_words():
@@ -201,11 +199,7 @@ NADIA = [
 
 
 def _nadia(embedder) -> Memory:
-    mem = Memory(":memory:", engine="synapse", embedder=embedder, llm="none")
-    for i, (day, who, text) in enumerate(NADIA):
-        when = T0 + timedelta(days=day, minutes=i)
-        mem.add(text, "nadia", speaker=who, timestamp=when, session_id=f"s{day}")
-    return mem
+    return _remembered(embedder, "synapse", "nadia", NADIA)
 
 
 @pytest.mark.parametrize(
