@@ -267,67 +267,6 @@ def verdict(**o: Any) -> Result:
     return result, verdict_tables(result)
 
 
-@benchmark(
-    "readers-replay",
-    help="a saved --answer run's recall read again by today's local rules and by none",
-)
-@DATA
-@click.option("--jsonl", required=True, help="rows of a saved --answer run (made with local)")
-@click.option("--no-verdict", is_flag=True, help="leave out the 'not in memory' verdict")
-@click.option(
-    "--grounding",
-    type=float,
-    default=0.0,
-    help="the answer-grounding check for the local drafts (0, the default, is off)",
-)
-def readers_replay(data: str, jsonl: str, no_verdict: bool, grounding: float) -> Result:
-    from .qa import paired_differences, readers_replay, summarise
-    from .report import qa_tables
-
-    rows, labels = readers_replay(data, jsonl, verdict=not no_verdict, grounding=grounding)
-    result = {
-        "benchmark": "locomo-qa-readers-replay",
-        "data": data,
-        "jsonl": jsonl,
-        "replayed": jsonl,
-        "grounding": grounding,
-        "answer_options": {"verdict": not no_verdict},
-        "engines": summarise(rows, labels),
-        "paired": paired_differences(rows, labels, base=labels[0]) if labels else {},
-    }
-    return result, qa_tables(result)
-
-
-@benchmark(
-    "grounding",
-    help="the answer-grounding check replayed at several thresholds on a saved QA run",
-)
-@DATA
-@click.option(
-    "--jsonl", required=True, help="rows of a saved --answer run (best made with --grounding 0)"
-)
-def grounding(data: str, jsonl: str) -> Result:
-    from .qa import grounding_sweep
-    from .report import grounding_tables
-
-    result = grounding_sweep(data, jsonl)
-    return result, grounding_tables(result)
-
-
-@benchmark("replay", help="a saved --answer run's drafts settled again by the current answer rules")
-@DATA
-@click.option("--jsonl", required=True, help="rows of a saved --answer run")
-@click.option("--out", required=True, help="the replayed rows go here (JSONL)")
-@click.option("--grounding", type=float, default=0.0, help="grounding check threshold (0: off)")
-@option_list("--answer-option", "a switch of the answer rules (premise=false, date_answers=false)")
-def replay(data: str, jsonl: str, out: str, grounding: float, answer_option: dict) -> Result:
-    from .qa import replay_run
-    from .report import qa_tables
-
-    result = replay_run(data, jsonl, out, grounding=grounding, options=answer_option)
-    return result, qa_tables(result)
-
-
 @benchmark("spread", help="repeated --answer runs (sampled, one seed each): mean, sd, range")
 @click.argument("runs", nargs=-1, required=True, metavar="JSONL...")
 def spread(runs: tuple[str, ...]) -> Result:
@@ -539,29 +478,32 @@ def time_expressions(data: tuple[str, ...]) -> Result:
     return result, out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run a command line and give its exit status (docs/cli.md's, as ``remem``'s)."""
+def main(
+    argv: Sequence[str] | None = None, group: click.Group = cli, prog: str = "remem-bench"
+) -> int:
+    """Run a command line of ``group`` (a script's own, as scripts/replay_answers.py's,
+    called ``prog``) and give its exit status (docs/cli.md's, as ``remem``'s)."""
     from remem import RememError
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = cli.main(args, "remem-bench", standalone_mode=False, obj={"argv": args})
+        code = group.main(args, prog, standalone_mode=False, obj={"argv": args, "prog": prog})
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except click.Abort:
-        fail("interrupted")
+        fail("interrupted", prog)
         return 130
     except RememError as exc:
-        fail(str(exc))
+        fail(str(exc), prog)
         return 2
     except OSError as exc:
-        fail(f"{exc.strerror or exc}{f': {exc.filename!r}' if exc.filename else ''}")
+        fail(f"{exc.strerror or exc}{f': {exc.filename!r}' if exc.filename else ''}", prog)
         return 1
     except Exception as exc:
         if os.environ.get("REMEM_DEBUG"):
             raise
-        fail(f"unexpected {type(exc).__name__}: {exc} (REMEM_DEBUG=1 shows the traceback)")
+        fail(f"unexpected {type(exc).__name__}: {exc} (REMEM_DEBUG=1 shows the traceback)", prog)
         return 1
     return code if isinstance(code, int) else 0
 

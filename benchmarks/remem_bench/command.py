@@ -107,12 +107,15 @@ def option_list(flag: str, help: str) -> Callable[[Bench], Bench]:
 # -- running one benchmark ------------------------------------------------------------
 
 
-def benchmark(name: str, help: str) -> Callable[[Bench], click.Command]:
-    """Make ``fn`` the benchmark ``name``: it gives (result, tables) or an exit status;
-    the tables are printed and, with ``--json``/``--markdown``, written."""
+def benchmark(
+    name: str, help: str, group: click.Group | None = None
+) -> Callable[[Bench], click.Command]:
+    """Make ``fn`` the benchmark ``name`` of ``group`` (default :func:`cli`; a script's
+    own group, as scripts/replay_answers.py's): it gives (result, tables) or an exit
+    status; the tables are printed and, with ``--json``/``--markdown``, written."""
 
     def register(fn: Bench) -> click.Command:
-        @cli.command(name, help=help, short_help=help)
+        @(group or cli).command(name, help=help, short_help=help)
         @click.option("--json", "json_out", help="write the result as JSON to this file")
         @click.option("--markdown", help="write the report as Markdown to this file")
         @functools.wraps(fn)  # and with it the options declared on fn
@@ -132,7 +135,7 @@ def _finish(out: Any, json_out: str | None, markdown: str | None) -> None:
     from .report import print_tables
 
     result, tables = out
-    command = "remem-bench " + " ".join(shlex.quote(a) for a in argv(ctx))
+    command = " ".join([prog(ctx), *(shlex.quote(a) for a in argv(ctx))])
     result["command"] = command
     print_tables(tables)
     if json_out:
@@ -147,9 +150,14 @@ def argv(ctx: click.Context) -> list[str]:
     return list(obj.get("argv", sys.argv[1:]))
 
 
+def prog(ctx: click.Context) -> str:
+    """How the command is called (``remem-bench``, or ``main``'s ``prog``)."""
+    return str((ctx.find_root().obj or {}).get("prog", "remem-bench"))
+
+
 def progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def fail(message: str) -> None:
-    print(f"remem-bench: {' '.join(message.split())}", file=sys.stderr, flush=True)
+def fail(message: str, prog: str = "remem-bench") -> None:
+    print(f"{prog}: {' '.join(message.split())}", file=sys.stderr, flush=True)

@@ -31,7 +31,6 @@ score is the refusal rate. False refusals are reported on categories 1-4.
 from __future__ import annotations
 
 import gzip
-import inspect
 import json
 import logging
 import os
@@ -41,25 +40,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from string import Template
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import numpy as np
 
-from remem import LLM, Answer, Hit, Memory, Recall, create_llm
-from remem.answer import REFUSAL, Answerer
+from remem import LLM, Answer, Memory, Recall, create_llm
+from remem.answer import Answerer
 from remem.embed import create_embedder
 from remem.llm.prompts import render
 
 from .answercheck import held_words, invented_from
 from .dategrade import date_right
-from .embedcache import MemoEmbedder, said_text
+from .embedcache import MemoEmbedder
 from .locomo import Conversation, Question, load_locomo
 from .metrics import evidence_recall, mean, percentile
 from .qa_metrics import containment, locomo_f1, tokens
-
-if TYPE_CHECKING:
-    from remem.engines.verdict import VerdictModel
-    from remem.index.bm25 import BM25Index
 
 log = logging.getLogger("remem_bench")
 
@@ -200,7 +195,7 @@ def _resumed(
     for i, source in enumerate(sources):
         if not Path(source).is_file():
             continue
-        old = _read_rows(source)
+        old = read_rows(source)
         if i == 0 and resume:
             kept = [r for r in old if (r["engine"], r["conversation"]) not in planned]
         for name in labels:
@@ -620,7 +615,7 @@ def _bootstrap_ci(d: np.ndarray, rng: np.random.Generator, n_boot: int) -> list[
     return [float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))]
 
 
-def _read_rows(path: str | Path) -> list[dict[str, Any]]:
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
     """The rows of a JSONL file. A last line cut short (a run killed mid-write, or a
     part still appending while another reads it) is left out with a warning: its
     block is then incomplete and runs again. A broken line elsewhere is an error.
@@ -649,9 +644,9 @@ def compare_runs(
     1-4 minus ``a``'s on those questions with a 95% paired-bootstrap interval.
     ``exclude`` names runs whose questions are left out: a setting chosen on a subset
     run is then judged on the questions that played no part in choosing it."""
-    rows_a = dict(_keyed(_read_rows(a)))
-    rows_b = dict(_keyed(_read_rows(b)))
-    left_out = {k for path in exclude for k, _ in _keyed(_read_rows(path))}
+    rows_a = dict(_keyed(read_rows(a)))
+    rows_b = dict(_keyed(read_rows(b)))
+    left_out = {k for path in exclude for k, _ in _keyed(read_rows(path))}
     rows_a = {k: r for k, r in rows_a.items() if k not in left_out}
     rng = np.random.default_rng(0)
     out: dict[str, Any] = {}
@@ -679,242 +674,6 @@ def compare_runs(
 
 def write_jsonl_summary(path: str | Path) -> dict[str, Any]:
     """Re-summarise a saved JSONL (audits recompute the table from the rows)."""
-    rows = _read_rows(path)
+    rows = read_rows(path)
     engines = list(dict.fromkeys(r["engine"] for r in rows))
     return {"engines": summarise(rows, engines), "paired": paired_differences(rows, engines)}
-
-
-SWEEP = (0.0, 0.25, 0.34, 0.5, 0.67, 0.75)
-
-
-def replay_rows(
-    data_path: str,
-    rows: list[dict[str, Any]],
-    grounding: float,
-    options: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """``rows`` of a saved run with each reader draft settled again by the current
-    answer rules (:func:`remem.answer.settle`) at ``grounding``: new prediction,
-    refusal and F1, all else kept. Greedy decoding makes a draft independent of what
-    is done with it afterwards, so this gives exactly what a rerun would, without
-    calling the reader. The evidence is rebuilt from the data by turn id; ILSTMA's
-    notes (summary, profile) are not, so for its rows the check sees the memories only.
-    ``options`` are :func:`remem.answer.settle`'s switches (``premise=False``, ...)."""
-    from remem.answer import REFUSAL, degenerate, extractive, settle
-
-    known = set(inspect.signature(settle).parameters) - {
-        "draft",
-        "question",
-        "context",
-        "grounding",
-        "lines",
-    }
-    unknown = set(options or {}) - known
-    if unknown:
-        raise ValueError(f"unknown replay options {sorted(unknown)}; known: {sorted(known)}")
-
-    turns = {
-        (c.sample_id, t.dia_id): (t.speaker, t.text)
-        for c in load_locomo(data_path)
-        for t in c.turns
-    }
-    out = []
-    for r in rows:
-        if not r["draft"]:  # no reader call (a gate refusal, an extractive answer)
-            out.append(dict(r))
-            continue
-        lines = [turns[k] for e in r["evidence"] if (k := (r["conversation"], e)) in turns]
-        context = "\n".join(f"{who}: {text}" for who, text in lines)
-        if degenerate(r["draft"], r["question"]):  # as the reader does: the evidence speaks
-            pred = extractive(r["question"], [text for _, text in lines])
-            refused = pred == REFUSAL
-        else:
-            pred, refused = settle(
-                r["draft"], r["question"], context, grounding, lines=lines, **(options or {})
-            )
-        gold = None if r["category"] == 5 else r["gold"]
-        new = dict(
-            r,
-            prediction=pred,
-            refused=refused,
-            **scores(pred, gold, r["category"]),
-        )
-        if "judge" in r and pred != r["prediction"]:
-            new["judge"] = None  # the judge saw another prediction: no score
-        out.append(new)
-    return out
-
-
-def replay_run(
-    data_path: str,
-    jsonl: str,
-    out: str,
-    grounding: float = 0.0,
-    options: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """:func:`replay_rows` over a saved JSONL, written to ``out``, and its summary."""
-    rows = replay_rows(data_path, _read_rows(jsonl), grounding, options)
-    with open(out, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    engines = list(dict.fromkeys(r["engine"] for r in rows))
-    return {
-        "benchmark": "locomo-qa-replay",
-        "data": str(data_path),
-        "jsonl": jsonl,
-        "replayed": out,
-        "grounding": grounding,
-        "answer_options": dict(options or {}),
-        "engines": summarise(rows, engines),
-        "paired": paired_differences(rows, engines),
-    }
-
-
-def grounding_sweep(
-    data_path: str, jsonl: str, thresholds: Sequence[float] = SWEEP
-) -> dict[str, Any]:
-    """The grounding check's trade-off: a saved run replayed (:func:`replay_rows`) at
-    each threshold, best from a run made with ``--grounding 0`` (any run works: the
-    drafts are kept whatever the check decided)."""
-    rows = _read_rows(jsonl)
-    out: dict[str, list[dict[str, float]]] = {}
-    for t in thresholds:
-        replayed = replay_rows(data_path, rows, t)
-        for name in dict.fromkeys(r["engine"] for r in replayed):
-            ans = [r for r in replayed if r["engine"] == name and r["category"] != 5]
-            adv = [r for r in replayed if r["engine"] == name and r["category"] == 5]
-            out.setdefault(name, []).append(
-                {
-                    "threshold": t,
-                    "f1_1to4": mean(r["f1"] for r in ans),
-                    "cat5_refusal": mean(float(r["refused"]) for r in adv),
-                    "false_refusal": mean(float(r["refused"]) for r in ans),
-                }
-            )
-    return {"benchmark": "locomo-qa-grounding", "jsonl": jsonl, "engines": out}
-
-
-#: the readers a saved run is read again by (:func:`readers_replay`)
-REPLAY_READERS = ("saved", "local", "none", "routed")
-
-
-def readers_replay(
-    data_path: str, jsonl: str, *, verdict: bool = True, grounding: float = 0.0
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """A saved ``--answer`` run (made with ``local``) read again, over its own saved
-    retrieval, by the readers that need no model call, so every reader sees the same
-    evidence on every question of the full run:
-
-    - ``saved``: the rows as they were saved (the reader and rules of that commit);
-    - ``local``: the saved drafts settled by today's rules at ``grounding``, a
-      degenerate draft replaced by the extractive answer as the reader now does;
-    - ``none``: the extractive answer (:class:`remem.answer.Answerer` with
-      ``llm="none"``), a date question answered with its memory's day;
-    - ``routed``: ``none``'s answer where its sentence holds the question's words
-      or the question asks for a date (:func:`remem.answer.reader.routed_to_sentence`),
-      else ``local``'s, as the ``routed`` reader
-      answers (greedy decoding: the draft it would get is the saved one).
-
-    With ``verdict``, the "not in memory" verdict (:mod:`remem.answer.verdict`, the
-    model the row's engine declares: :func:`remem_bench.verdict.engine_verdict`) is read
-    from the saved evidence and refuses for ``local`` and ``none`` as ``Memory.answer``
-    would; its IDF and known words come from a lexical index of the whole conversation,
-    as the live index would hold them. The evidence is what the reader saw (the fitted
-    top-k, best first), rebuilt from the data by turn id. ``full-context`` rows (no
-    retrieval) are left out. Returns the rows, labelled ``<engine>/<reader>``, and the
-    labels in order."""
-    from remem.index.bm25 import BM25Index
-
-    from .verdict import engine_verdict
-
-    convs = {c.sample_id: c for c in load_locomo(data_path)}
-    lexical: dict[str, BM25Index] = {}
-    for cid, c in convs.items():
-        lexical[cid] = BM25Index()
-        lexical[cid].add([said_text(t.text, t.speaker) for t in c.turns])
-    turns = {(cid, t.dia_id): t for cid, c in convs.items() for t in c.turns}
-    saved = [r for r in _read_rows(jsonl) if r["engine"] != FULL_CONTEXT]
-    settled = {
-        id(r): s for r, s in zip(saved, replay_rows(data_path, saved, grounding), strict=True)
-    }
-    extract = Answerer(create_llm("none"), verdict=False)
-    out: list[dict[str, Any]] = []
-    labels: list[str] = []
-    models: dict[str, VerdictModel] = {}  # each saved engine's, as it declares it
-    for r in saved:
-        cid = r["conversation"]
-        hits = [
-            Hit(e, t.text, 0.0, t.speaker, t.timestamp, t.session_id, {"dia_id": e})
-            for e in r["evidence"]
-            if (t := turns.get((cid, e))) is not None
-        ]
-        if r["engine"] not in models:
-            models[r["engine"]] = engine_verdict(r["engine"])
-        readings, none = _replay_readers(
-            r, hits, lexical[cid], models[r["engine"]], extract, settled[id(r)], verdict
-        )
-        for reader, pred, refused, extracted in readings:
-            label = f"{r['engine']}/{reader}"
-            if label not in labels:
-                labels.append(label)
-            out.append(_replayed(r, label, pred, refused, extracted, none.latency_s))
-    return out, labels
-
-
-def _replay_readers(
-    r: dict[str, Any],
-    hits: list[Hit],
-    idx: BM25Index,
-    model: VerdictModel,
-    extract: Answerer,
-    settled: dict[str, Any],
-    verdict: bool,
-) -> tuple[list[tuple[str, str, bool, bool]], Answer]:
-    """(each reader's (name, prediction, refused, whether it is the extractive answer)
-    on one saved row, ``none``'s answer):
-    the verdict is read from the evidence ``hits`` against the conversation's lexical
-    index ``idx`` (the words it knows, their IDF) and, with ``verdict``, refuses for
-    ``local`` and ``none``."""
-    from remem.answer.reader import routed_to_sentence
-    from remem.answer.verdict import judge, signals
-
-    def known(word: str) -> bool:
-        return idx.df(word) > 0
-
-    values = signals(r["question"], hits, idx.idf, known)
-    absent = judge(values, model).not_in_memory
-    refused_by_verdict = verdict and absent
-    none = extract.answer(r["question"], Recall(hits, 1.0, refused_by_verdict))
-    local = dict(settled)
-    if refused_by_verdict:
-        local.update(prediction=REFUSAL, refused=True)
-    routed = (none.text, none.refused) if routed_to_sentence(r["question"], hits) else None
-    readings = [
-        ("saved", r["prediction"], r["refused"]),
-        ("local", local["prediction"], local["refused"]),
-        ("none", none.text, none.refused),
-        ("routed", *(routed or (local["prediction"], local["refused"]))),
-    ]
-    return [
-        (reader, pred, refused, reader == "none" or (reader == "routed" and routed is not None))
-        for reader, pred, refused in readings
-    ], none
-
-
-def _replayed(
-    r: dict[str, Any], label: str, pred: str, refused: bool, extracted: bool, own_s: float
-) -> dict[str, Any]:
-    """Saved row ``r`` as reader ``label`` answered it, scored against its gold answer
-    (none for an adversarial question); an extractive answer costs no LLM call and
-    takes its own reading time ``own_s``, without the saved run's recall."""
-    gold = None if r["category"] == 5 else r["gold"]
-    return dict(
-        r,
-        engine=label,
-        prediction=pred,
-        refused=refused,
-        **scores(pred, gold, r["category"]),
-        llm_calls=0 if extracted else r["llm_calls"],
-        # none: its own reading time, without the saved run's recall
-        latency_s=own_s if extracted else r["latency_s"],
-    )

@@ -19,7 +19,7 @@ from typing import Any
 
 from remem import InvalidInputError
 
-from .qa import _keyed, _read_rows, paired_differences, summarise
+from .qa import _keyed, paired_differences, read_rows, summarise
 
 METRICS = ("f1_1to4", "cat5_refusal", "false_refusal")
 
@@ -43,7 +43,7 @@ def spread_runs(paths: Sequence[str | Path]) -> dict[str, Any]:
     keys: set[tuple] | None = None
     drafts: dict[tuple, set[str | None]] = {}
     for path in paths:
-        rows = _read_rows(path)
+        rows = read_rows(path)
         if not rows:
             raise InvalidInputError(f"{path}: no rows")
         mine = dict(_keyed(rows))

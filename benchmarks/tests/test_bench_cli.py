@@ -65,9 +65,7 @@ def test_a_usage_error_exits_2(capsys):
     assert main(["locomo"]) == 2  # --data is required
     assert "--data" in capsys.readouterr().err
     assert main(["scale", "--n", "ten"]) == 2
-    assert (
-        main(["replay", "--data", "d", "--jsonl", "j", "--out", "o", "--answer-option", "x"]) == 2
-    )
+    assert main(["spread", "--json"]) == 2  # --json needs a file
 
 
 def test_remems_own_error_exits_2_with_one_line(capsys, tmp_path):
@@ -80,7 +78,7 @@ def test_remems_own_error_exits_2_with_one_line(capsys, tmp_path):
 
 
 def test_a_missing_file_exits_1(capsys, tmp_path):
-    assert main(["grounding", "--data", str(tmp_path / "no.json"), "--jsonl", "x"]) == 1
+    assert main(["qa-compare", str(tmp_path / "no.jsonl"), str(tmp_path / "b.jsonl")]) == 1
     assert capsys.readouterr().err.startswith("remem-bench: ")
 
 

@@ -1,11 +1,10 @@
 """The harness uses remem as any program would: through its public API. Every remem
-name a module of remem_bench imports is one of ``PUBLIC`` (what ``remem`` exports,
+name a module of remem_bench imports is one of ``PUBLIC``: what ``remem`` exports,
 and the embedder, engine, verdict and time-reading interfaces docs/answers.md,
-docs/plugins.md and docs/usage.md document), or one of ``INTERNAL``: the
-component evaluations that still reach a part of remem no program may use, each a
-debt to pay off (a grader of its own, or the name made public deliberately), never
-added lightly. A grader must not share code with what it grades: it could not
-catch that code's bugs."""
+docs/plugins.md and docs/usage.md document. There is no exception: a grader must not
+share code with what it grades (it could not catch that code's bugs), and what measures
+remem's internals on purpose (the replays of saved answer runs, the reader's fit) is a
+script of scripts/, not a command of the harness."""
 
 from __future__ import annotations
 
@@ -34,27 +33,6 @@ PUBLIC: dict[str, set[str]] = {
     "remem.llm.prompts": {"render"},
 }
 
-#: (module, name) of remem that the harness imports but no program may; each a debt.
-#: What is left are the two replays (qa.py), which run the reader's own code on a saved
-#: run's drafts and evidence, so that a rule change is measured without calling a
-#: reader: there the product's code is what is measured, not a grader's. Through the
-#: public API they would recall afresh (today's evidence, not the saved run's) or call
-#: the LLM again, and every replayed figure would move.
-INTERNAL: set[tuple[str, str]] = {
-    # replay, grounding: the answer rules applied to a saved draft as the reader does
-    ("remem.answer", "settle"),
-    # replay: a degenerate draft is replaced by the extractive answer, as the reader does
-    ("remem.answer", "degenerate"),
-    ("remem.answer", "extractive"),
-    # readers-replay: the "routed" reader's choice of the sentence, read from saved hits
-    ("remem.answer.reader", "routed_to_sentence"),
-    # readers-replay: the "not in memory" verdict read from the saved evidence, against
-    # a lexical index of the conversation for the IDF and the words it knows
-    ("remem.answer.verdict", "signals"),
-    ("remem.answer.verdict", "judge"),
-    ("remem.index.bm25", "BM25Index"),
-}
-
 
 def _imported(path: Path) -> set[tuple[str, str]]:
     """(module, name) of every remem name the file imports, hints included."""
@@ -76,19 +54,14 @@ def _harness_imports() -> dict[tuple[str, str], list[str]]:
     return found
 
 
-def test_the_harness_imports_only_public_names_and_the_listed_debts():
+def test_the_harness_imports_only_public_names():
     found = _harness_imports()
     unlisted = [
         f"{module}.{name} ({', '.join(files)})"
         for (module, name), files in sorted(found.items())
-        if name not in PUBLIC.get(module, set()) and (module, name) not in INTERNAL
+        if name not in PUBLIC.get(module, set())
     ]
     assert not unlisted, "not remem's public API:\n" + "\n".join(unlisted)
-
-
-def test_every_listed_debt_is_still_owed():
-    stale = sorted(INTERNAL - set(_harness_imports()))
-    assert not stale, f"no longer imported: remove from INTERNAL: {stale}"
 
 
 def test_the_check_sees_imports_in_functions_and_plain_imports(tmp_path):

@@ -1,9 +1,9 @@
 """Settling a reader's reply into the answer: English rules, applied after the reader.
 
 A reply is settled by :func:`settle`, the one rule the benchmark's replay reuses
-(``remem-bench replay`` runs saved drafts through this same function, so a replay is
-the live rule). Its checks are switches on :class:`~remem.answer.Answerer`
-(``answer_options`` on Memory):
+(``python scripts/replay_answers.py replay`` runs saved drafts through this same
+function, so a replay is the live rule). Its checks are switches on
+:class:`~remem.answer.Answerer` (``answer_options`` on Memory):
 
 - the framing small readers wrap answers in is stripped (:func:`clean`), and a
   reply saying in any words that memory does not hold the answer is the refusal
