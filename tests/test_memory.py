@@ -636,3 +636,22 @@ def test_add_many_skip_blank_must_be_a_bool(mem):
     with pytest.raises(InvalidTypeError, match="skip_blank must be True or False"):
         mem.add_many(["x"], user_id="u", skip_blank="yes")
     assert mem.count("u") == 0
+
+
+def test_answer_each_reads_one_recall_with_each_reader(open_memory):
+    """Readers side by side: the same recall, each read as Memory.answer reads it."""
+    from remem import create_llm
+    from remem.answer import Answerer
+
+    mem = open_memory(engine="hybrid", llm="none")
+    mem.add("My cello teacher is called Ines Duarte.", user_id="u")
+    mem.add("I had my first cello lesson on Sunday.", user_id="u")
+    readers = {
+        "typed": Answerer(create_llm("none")),
+        "sentence": Answerer(create_llm("none"), mode="extract"),
+    }
+    got = mem.answer_each(readers, "Who is my cello teacher?", user_id="u")
+    assert got["typed"].text == mem.answer("Who is my cello teacher?", user_id="u").text
+    assert got["typed"].text == "Ines Duarte"
+    assert got["sentence"].text.startswith("My cello teacher is called Ines Duarte")
+    assert [h.id for h in got["typed"].evidence] == [h.id for h in got["sentence"].evidence]

@@ -213,7 +213,7 @@ def _ask(
         rec = mem.recall(q.question, user_id=q.question_id, k=10, now=now, explain=False)
         (run.verdict_abs if q.abstention else run.verdict_other).append(rec.not_in_memory)
         # every reader reads one recall as Memory.answer reads it
-        read = mem._answers(answerers, q.question, q.question_id, 10, now)  # noqa: SLF001
+        read = mem.answer_each(answerers, q.question, q.question_id, 10, now)
         for spec, a in read.items():
             run.answers.setdefault(spec, []).append(
                 _Reading(

@@ -271,7 +271,7 @@ def _run_readers(
         answerers = {r: Answerer(llm, **_with_mode(opts, r)) for r, llm in readers.items()}
         for q in questions:
             # one recall, read by every reader as Memory.answer reads it
-            read = mem._answers(answerers, q.question, conv.sample_id, k)  # noqa: SLF001
+            read = mem.answer_each(answerers, q.question, conv.sample_id, k)
             for rname, a in read.items():
                 yield _row(f"{name}/{rname}", conv, q, a, judge)
 

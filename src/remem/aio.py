@@ -144,4 +144,6 @@ LEFT_OUT = {
     "export_lines": "a lazy iterator that reads the store as it is iterated: use "
     "export_jsonl, or iterate memory.export_lines in a thread",
     "user_ref": "a pure function with no I/O: call memory.user_ref",
+    "answer_each": "takes reader objects built in this process: call memory.answer_each "
+    "in a thread",
 }

@@ -384,10 +384,10 @@ class Memory:
         that answers, of the kind asked (``answer/typed.py``). ``filters``: as
         :meth:`search`; the answer reads only the memories that pass.
         """
-        answers = self._answers({"": self._reader}, question, user_id, k, now, filters)
+        answers = self.answer_each({"": self._reader}, question, user_id, k, now, filters)
         return answers[""]
 
-    def _answers(
+    def answer_each(
         self,
         readers: Mapping[str, Answerer],
         question: str,
@@ -396,9 +396,10 @@ class Memory:
         now: Any = None,
         filters: Mapping[str, Any] | Filters | None = None,
     ) -> dict[str, Answer]:
-        """One recall of ``question`` read by each of ``readers``, exactly as
-        :meth:`answer` reads it (its notes, its flow's prepared answer, the reader's
-        view of the user's memories): the benchmark's readers side by side. Each
+        """One recall of ``question`` read by each of ``readers`` (name ->
+        :class:`remem.answer.Answerer`), exactly as :meth:`answer` reads it (its notes,
+        its flow's prepared answer, the reader's view of the user's memories): readers
+        compared on the same evidence, as ``remem-bench locomo --readers`` does. Each
         answer's latency is the recall's plus its reader's own."""
         t0 = time.perf_counter()
         read, user_id, k = self._question(question, user_id, k, now, what="question")

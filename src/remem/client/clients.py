@@ -225,4 +225,5 @@ LEFT_OUT = {
     "max_text_chars": "the server's setting: a text over it is TextTooLongError",
     "export_lines": "export_jsonl writes the route's lines to a file here",
     "user_ref": "the server's store scopes its own tables: extensions live in its process",
+    "answer_each": "the server's readers are its own: ask through answer()",
 }
