@@ -399,7 +399,7 @@ class Memory:
         """One recall of ``question`` read by each of ``readers`` (name ->
         :class:`remem.answer.Answerer`), exactly as :meth:`answer` reads it (its notes,
         its flow's prepared answer, the reader's view of the user's memories): readers
-        compared on the same evidence, as ``remem-bench locomo --readers`` does. Each
+        compared on the same evidence (the benchmark's readers side by side). Each
         answer's latency is the recall's plus its reader's own."""
         t0 = time.perf_counter()
         read, user_id, k = self._question(question, user_id, k, now, what="question")
