@@ -193,6 +193,7 @@ NADIA = [
     (0, "user", "I'm training for the Bristol half marathon in September and I want a plan."),
     (0, "user", "My sister Leila is visiting on Saturday with her twins, Omar and Idris."),
     (14, "user", "Leila's visit was chaos. The twins broke my blender, so I ordered a Ninja one."),
+    (14, "user", "My left knee hurts a bit. Dr. Morgan told me to ice it and rest for three days."),
     (35, "user", "Big change: I'm moving to Swansea next month for a new job at Tidewater Energy."),
     (105, "user", "I did it! Bristol half marathon yesterday in 1:54:12."),
 ]
@@ -207,6 +208,8 @@ def _nadia(embedder) -> Memory:
     [
         # "time" is what is asked of the race, not a thing the user must be said to have
         ("What was my time in the Bristol half marathon?", "1:54:12"),
+        # a count of days is told as a date-like "three days", never as "last week"
+        ("How many days did Dr. Morgan tell me to rest?", "three days"),
     ],
 )
 def test_first_person_answers(embedder, question, answer):

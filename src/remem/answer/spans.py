@@ -29,7 +29,7 @@ from typing import Any
 
 from .. import words
 from ..question import Question
-from .want import LABELS, ORG_NOUNS, ROLES, STRICT, Want
+from .want import LABELS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
 #: wanted kind and a role > a governed phrase or a quoted title > a doing verb > any
@@ -163,6 +163,9 @@ def _fits(entity: Any, want: Want) -> bool:
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
         return _priced(entity)
+    if want.kind == "number" and entity.label_ in ("DATE", "TIME"):
+        # only a count of the unit asked ("three days"), never "last week"
+        return want.head in TIME_UNITS and _counts(entity, want.head)
     if want.kind == "org" and entity.root.dep_ == "appos":
         # "The owner, Beatrice Hale": the name of a person the noun says she is
         return entity.root.head.lemma_.lower() in ORG_NOUNS
@@ -183,6 +186,12 @@ _PER_PERIOD = re.compile(
 )
 #: what opens a clause that tells an earlier time ("since he was twelve")
 _THEN = frozenset({"since", "when", "until", "till", "before", "after", "as"})
+
+
+def _counts(entity: Any, unit: str) -> bool:
+    """Whether a date or time entity counts ``unit``s: a number and the unit ("three
+    days", "48 hours")."""
+    return any(t.like_num for t in entity) and any(t.lemma_.lower() == unit for t in entity)
 
 
 def _priced(entity: Any) -> bool:

@@ -23,7 +23,9 @@ LABELS: dict[str, frozenset[str]] = {
     "person": frozenset({"PERSON"}),
     "place": frozenset({"GPE", "LOC", "FAC"}),
     "org": frozenset({"ORG"}),
-    "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
+    # a count of time units ("How many days did he tell me to rest?": "three days",
+    # which the tagger calls a date) is read by ``spans._fits``
+    "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME"}),
     "money": frozenset({"MONEY", "CARDINAL", "DATE"}),  # "1050 a month" is tagged a date
     "age": frozenset({"DATE", "CARDINAL"}),
     "duration": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
@@ -176,6 +178,7 @@ def wanted(question: Question) -> Want:
         return Want("workplace", "workplace", many, role=role)
     for kind, rule in _ASKS:
         if rule.search(text):
+            head = _unit_counted(text) if kind == "number" else head
             return Want(kind, head, many and kind in ("person", "place"), role=role)
     if head in _HEAD_KINDS:
         return Want(_HEAD_KINDS[head], head, many, role=role, head_keys=head_keys)
@@ -183,6 +186,19 @@ def wanted(question: Question) -> Want:
         return Want("person", "name", many, role=role)
     kind_of = bool(re.search(r"\b(?:kind|kinds|type|types|sort|sorts)\s+of\b", text, re.I))
     return Want("thing", head, many, kind_of, role, head_keys, bool(_OCCUPATION.search(text)))
+
+
+#: the units of time a "how many" question may count
+TIME_UNITS = frozenset({"second", "minute", "hour", "day", "night", "week", "month", "year"})
+_HOW_MANY = re.compile(r"^\W*how\s+many\s+(?:more\s+)?([a-z]+)", re.I)
+
+
+def _unit_counted(text: str) -> str:
+    """The unit of time a "how many" question counts ("days" of "How many days did he
+    tell me to rest?": "day"), else ""."""
+    m = _HOW_MANY.match(text)
+    unit = m.group(1).lower().rstrip("s") if m else ""
+    return unit if unit in TIME_UNITS else ""
 
 
 _NO_ROLE = ("", "", "")
