@@ -165,7 +165,7 @@ def _fits(entity: Any, want: Want) -> bool:
         return _priced(entity)
     if want.kind == "number" and entity.label_ in ("DATE", "TIME"):
         # only a count of the unit asked ("three days"), never "last week"
-        return want.head in TIME_UNITS and _counts(entity, want.head)
+        return want.head in TIME_UNITS and _counts(entity, {want.head})
     if want.kind == "org" and entity.root.dep_ == "appos":
         # "The owner, Beatrice Hale": the name of a person the noun says she is
         return entity.root.head.lemma_.lower() in ORG_NOUNS
@@ -188,10 +188,10 @@ _PER_PERIOD = re.compile(
 _THEN = frozenset({"since", "when", "until", "till", "before", "after", "as"})
 
 
-def _counts(entity: Any, unit: str) -> bool:
-    """Whether a date or time entity counts ``unit``s: a number and the unit ("three
-    days", "48 hours")."""
-    return any(t.like_num for t in entity) and any(t.lemma_.lower() == unit for t in entity)
+def _counts(entity: Any, units: frozenset[str] | set[str]) -> bool:
+    """Whether a date or time entity counts one of ``units``: a number and the unit
+    ("three days", "48 hours")."""
+    return any(t.like_num for t in entity) and any(t.lemma_.lower() in units for t in entity)
 
 
 def _priced(entity: Any) -> bool:
@@ -219,8 +219,7 @@ def _aged(entity: Any) -> bool:
     weeks or days ("two years old", "18 months"), or a bare number that counts
     nothing else ("She's two"; not "two plants", not "last week")."""
     if entity.label_ == "DATE":
-        units = any(t.lemma_.lower() in _AGE_UNITS for t in entity)
-        return all(t.like_num for t in entity) or (units and any(t.like_num for t in entity))
+        return all(t.like_num for t in entity) or _counts(entity, _AGE_UNITS)
     root = entity.root
     return not (root.dep_ == "nummod" and root.head.lemma_.lower() not in _AGE_UNITS)
 

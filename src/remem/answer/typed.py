@@ -97,6 +97,8 @@ _COLOUR_WORDS = (
 _COLOURS = frozenset(_COLOUR_WORDS.split())
 #: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
+#: the nouns of an organisation that has a name: an employer, a place of business
+_NAMED_ORGS = _EMPLOYERS | BUSINESS_NOUNS
 #: kinds asked of someone the user talks about, told only where they are named
 #: (:func:`_strangers`)
 _OF_SOMEONE = frozenset({"place", "org", "workplace"})
@@ -250,9 +252,9 @@ def typed_candidates(
         found = _candidates(question, replace(want, kind="thing"), sources, weighing)
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
-        elif want.head in _EMPLOYERS | BUSINESS_NOUNS:  # a company has a name: not "offer"
-            found = [s for s in found if s.features.get("proper") and not _placed(s)]
-    named = want.head in _EMPLOYERS | BUSINESS_NOUNS  # and is never given without one
+        elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
+            found = [s for s in found if s.features.get("proper") and not _a_place(s)]
+    named = want.head in _NAMED_ORGS  # and is never given without one
     if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
         found = [s for s in found if _COLOURS & set(s.text.lower().split())]
         named = True
@@ -300,7 +302,7 @@ def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Spa
     return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
 
 
-def _placed(span: Span) -> bool:
+def _a_place(span: Span) -> bool:
     """Whether a candidate is a place, as the tagger labels it ("Alfama" is no
     airline)."""
     return bool(span.features.get("place_entity"))
