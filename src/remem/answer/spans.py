@@ -29,6 +29,8 @@ from typing import Any
 
 from .. import words
 from ..question import Question
+from ..time.patterns import CALENDAR_WORDS
+from ..time.resolve import AHEAD, BACK
 from .want import LABELS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
@@ -56,6 +58,13 @@ FITS: dict[str, float] = {
     "purpose": 1.0,  # a purpose ("to help others")
     "sentence": 0.0,  # the whole sentence, for a thing no phrase names well
 }
+#: the keys of the words that name a time ("last Sunday", "next May", "this week")
+TIME_KEYS = frozenset(
+    words.content_keys(" ".join(sorted(CALENDAR_WORDS | BACK | AHEAD)))
+    | words.content_keys("this week weekend month year day today yesterday tomorrow ago")
+)
+#: ... and the weekdays shortened, as the time layer reads them after "last" or "on"
+_SHORT_DAYS = words.content_keys("mon tue tues wed thu thur thurs fri sat sun")
 #: the shortest asked noun looked for inside a word ("phone" in "iPhone")
 _INSIDE = 4
 #: the longest candidate phrase, in words
@@ -322,8 +331,8 @@ def _copula(t: Any) -> list[Any]:
         return []
     if t.dep_ in ("nsubj", "nsubjpass"):
         return [c for c in t.head.children if c.dep_ in ("attr", "acomp")]
-    if t.dep_ == "attr":
-        return [c for c in t.head.children if c.dep_ == "nsubj"]
+    if t.dep_ == "attr":  # a clause as the subject too: "Fitting into ... was a challenge"
+        return [c for c in t.head.children if c.dep_ in ("nsubj", "csubj")]
     return []
 
 
@@ -456,6 +465,8 @@ def thing(span: Any, keys: frozenset[str], want: Want) -> bool:
     news" to "What news did she share?"), unless the question asks what kind."""
     if span.root.ent_type_ in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
         return False
+    if words.content_keys(span.text) <= TIME_KEYS | _SHORT_DAYS:
+        return False  # "last Fri", which the tagger leaves unlabelled
     if span.root.ent_type_ in _MEASURES and want.head not in _MEASURED:
         return False  # "1500 metres" is no band; a "distance" or "price" is a measure
     new = [

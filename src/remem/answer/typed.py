@@ -39,13 +39,12 @@ from ..store.base import timestamp_epoch
 from ..time.current import ended as ended_values
 from ..time.current import not_employers, roles
 from ..time.events import event_times
-from ..time.patterns import CALENDAR_WORDS
-from ..time.resolve import AHEAD, BACK
 from ..types import Hit
 from . import nlp
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
+from .spans import TIME_KEYS as _TIME_KEYS
 from .spans import near, phrases, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
@@ -67,11 +66,6 @@ _NEXT_SHARE = 0.5
 _ORDER_KEYS = frozenset(
     words.content_keys("current currently now latest recent recently nowadays still anymore")
     | words.content_keys("initially originally first formerly")
-)
-#: the keys of the words that name a time ("last Sunday", "next May", "this week")
-_TIME_KEYS = frozenset(
-    words.content_keys(" ".join(sorted(CALENDAR_WORDS | BACK | AHEAD)))
-    | words.content_keys("this week weekend month year day today yesterday tomorrow ago")
 )
 #: the fewest letters of the shorter of two words of one family (:func:`_kin`)
 _FAMILY = 5

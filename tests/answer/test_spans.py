@@ -1,0 +1,54 @@
+"""The candidate phrases of a parsed sentence (remem.answer.spans), on shapes the
+LoCoMo misses showed at stop 51: a clause as the subject of "be", and a shortened
+weekday the tagger leaves unlabelled. Real spaCy pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from remem.answer import nlp, spans
+from remem.answer.want import wanted
+from remem.question import as_question
+
+pytestmark = pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
+
+
+def _texts(sentence: str, question: str, shared: str) -> dict[str, set[str]]:
+    """The candidates of ``sentence`` for ``question`` whose word ``shared`` the
+    sentence holds: origin -> trimmed phrases."""
+    q = as_question(question)
+    sent = next(iter(nlp.parse(sentence).sents))
+    matched = [t for t in sent if t.lemma_.lower() == shared]
+    out: dict[str, set[str]] = {}
+    for span, origin in spans.phrases(sent, wanted(q), matched, q):
+        out.setdefault(origin, set()).add(spans.trim(span))
+    return out
+
+
+def test_a_clause_as_the_subject_of_be_is_what_the_asked_noun_is():
+    found = _texts(
+        "Fitting into the new team's style of play was a challenge during pre-season.",
+        "What challenge did John encounter during pre-season training?",
+        "challenge",
+    )
+    assert "Fitting into the new team's style of play" in found["copula"]
+
+
+def test_a_noun_subject_still_counts():
+    found = _texts(
+        "The move was a challenge for all of us.", "What challenge did they face?", "challenge"
+    )
+    assert "move" in found["copula"]
+
+
+@pytest.mark.parametrize("text", ["Last Fri", "last Tues", "this weekend", "next May"])
+def test_a_time_is_no_thing(text):
+    sent = nlp.parse(f"{text} we went out.")
+    span = sent[: len(text.split())]
+    assert not spans.thing(span, frozenset(), wanted(as_question("What did they make?")))
+
+
+def test_a_thing_is_still_a_thing():
+    sent = nlp.parse("We all made our own pots.")
+    span = next(c for c in sent.noun_chunks if c.root.lower_ == "pots")
+    assert spans.thing(span, frozenset(), wanted(as_question("What did they make?")))
