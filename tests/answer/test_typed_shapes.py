@@ -227,3 +227,27 @@ def test_first_person_answers(embedder, question, answer):
 def test_first_person_never_given(embedder, question):
     with _nadia(embedder) as mem:
         assert mem.answer(question, "nadia", now=T0 + timedelta(days=106)).text == REFUSAL
+
+
+#: a user who leaves one company for another (stop 51's held-out shape, reworded)
+JONAS = [
+    (0, "user", "Still at Marrowby Foods running the night shift, same as ever."),
+    (30, "user", "I got the job! Logistics planner at Tessel Freight."),
+    (30, "user", "I handed my notice in at Marrowby and my last day is next Friday."),
+    (60, "user", "First week at Tessel was good, everyone is friendly."),
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which company did I leave for my new job?",
+        "Which company did I leave to join Tessel Freight?",
+    ],
+)
+def test_what_was_left_is_the_value_a_memory_says_ended(embedder, question):
+    """The company joined fits "my new job" as well; the one left is the one a memory
+    says was left (``time.current.ended``), in that memory's words."""
+    with _remembered(embedder, "hybrid", "jonas", JONAS) as mem:
+        a = mem.answer(question, "jonas", now=T0 + timedelta(days=61))
+        assert a.text == "Marrowby", a.text

@@ -460,6 +460,17 @@ def test_every_ended_value_beside_the_new_one():
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "I handed in my notice at Brightwell today.",
+        "That's it. I handed my notice in at Brightwell and my last day there is next Friday.",
+    ],
+)
+def test_a_notice_handed_in_either_way_ends_the_employer(text):
+    assert ended(text) == ["brightwell"]
+
+
+@pytest.mark.parametrize(
     ("text", "attribute", "value"),
     [
         (

@@ -89,6 +89,8 @@ _COLOUR_WORDS = (
     "scarlet olive mint"
 )
 _COLOURS = frozenset(_COLOUR_WORDS.split())
+#: a question about what someone left (:func:`_left_asked`)
+_LEAVING = re.compile(r"\b(?:leave|left|quit)\b", re.I)
 #: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: the nouns of an organisation that has a name: an employer, a place of business
@@ -252,6 +254,7 @@ def typed_candidates(
     if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
         found = [s for s in found if _COLOURS & set(s.text.lower().split())]
         named = True
+    found = _left_asked(question, found, current, weighing[0])
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
     found = _newest_value(question, want, _not_left(question, found, evidence))
@@ -279,6 +282,36 @@ def _not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) ->
             for at, keys in ended
         )
     ]
+
+
+def _left_asked(
+    question: Question, found: list[Span], evidence: Sequence[Hit], around: Around
+) -> list[Span]:
+    """For a question about what someone left ("Which band did Rosa leave?", "Which
+    company did I leave for my new job?"), the value a memory says was left
+    (``time.current.ended``: "I left The Lowtides", "I handed my notice in at
+    Brightwell"), as the candidate that holds it or, when none does, as the memory's
+    own words: the company joined fits the question's words as well ("for my new
+    job") and is no answer. The candidates as they were when no memory tells one."""
+    if not _LEAVING.search(question.text):
+        return found
+    left = [(hit, value) for hit in evidence for value in ended_values(hit.text)]
+    kept = [
+        s
+        for s in found
+        if any(
+            s.hit.id == hit.id and words.content_keys(value) <= words.content_keys(s.text)
+            for hit, value in left
+        )
+    ]
+    if kept or not left:
+        return kept or found
+    hit, value = left[0]
+    at = hit.text.lower().find(value)
+    if at < 0:
+        return found
+    said = hit.text[at : at + len(value)]
+    return [Span(said, max((s.score for s in found), default=0.0), hit, {"left": 1.0})]
 
 
 def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Span]:
