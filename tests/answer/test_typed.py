@@ -256,3 +256,23 @@ def test_a_measure_answers_only_a_question_asking_a_measure():
     assert band is None or not band.text.startswith(("1500", "the 1500")), band
     distance = best_span(as_question("What distance did Dana run on Sunday?"), hits)
     assert distance is not None and "1500 metres" in distance.text, distance
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        # irregular pasts the shared word list leaves out ("left" is also a direction)
+        ("Which band did Rosa leave?", "Honestly I left The Lowtides last week."),
+        ("What did Mel make for the church?", "I made a stained glass window for the church."),
+        ("What did Caroline see at the meeting?", "I saw so many families at the meeting."),
+    ],
+)
+def test_a_verb_meets_its_irregular_past(question, said):
+    """The reader reads a sentence's verbs by their lemmas: "left" shares "leave"
+    with the question, so the sentence fits by the verb as well as by the rest."""
+    from remem.answer.typed import _asked, _fit
+
+    q = as_question(question)
+    hit = Hit("m1", said, 1.0, None, datetime(2025, 1, 1, tzinfo=timezone.utc), "s1")
+    plain = said.replace("left", "quit").replace("made", "built").replace("saw", "met")
+    assert _fit(q, _asked(q), said, hit) == _fit(q, _asked(q), plain, hit) + 1

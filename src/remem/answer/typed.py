@@ -450,12 +450,20 @@ def _fit(question: Question, keys: frozenset[str], sentence: str, hit: Hit) -> f
     time inside the window the question names ("What was Sam doing on 4 December?":
     "I attended a Weight Watchers meeting yesterday", said on the 5th), as the
     extractive reader counts them (``told.py``). ``keys``: :func:`_asked`'s."""
-    said = words.content_keys(sentence)
+    said = words.content_keys(sentence) | _lemma_keys(sentence)
     shared = sum(_kin(k, said) for k in keys)
     window = question.window is not None and in_window(
         event_times(sentence, hit.timestamp), question
     )
     return shared + told_by_asked(sentence, hit, keys) + window
+
+
+def _lemma_keys(text: str) -> set[str]:
+    """The keys of ``text``'s content words by their lemmas: an irregular past the
+    shared word list leaves out for being another word too ("left", "felt", "made",
+    "saw") meets its verb in a question ("Which band did Rosa leave?": "I left The
+    Lowtides"), as the parse reads it; the reader reads the sentence, not the index."""
+    return {words.word_key(t.lemma_) for t in nlp.parse(text) if t.pos_ == "VERB"}
 
 
 def _meaning(
@@ -491,7 +499,7 @@ def _candidates(
     weights = rank_weights()
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
     for hit, sent, fits, at in _sentences(question, keys, sources):
-        matched = [t for t in sent if words.word_key(t.lower_) in keys and not t.is_stop]
+        matched = [t for t in sent if _key_of(t) in keys and not t.is_stop]
         for span, origin in _phrases(sent, want, matched, question):
             key = (hit.id, span.start, span.end)
             if key in found:
@@ -512,6 +520,11 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _key_of(token: Any) -> str:
+    """A token's key, a verb's by its lemma (:func:`_lemma_keys`)."""
+    return words.word_key(token.lemma_ if token.pos_ == "VERB" else token.lower_)
 
 
 def _named_noun(question: Question) -> str:
