@@ -161,6 +161,12 @@ def test_what_a_question_asks_by_its_words():
     assert wanted(as_question("What is Elliot's surname?")).head == "name"  # never a thing
     assert wanted(as_question("Where does Omar work now?")).kind == "workplace"  # an org too
     assert wanted(as_question("Which airline did I fly with?")).kind == "org"
+    # the name of an organisation is no person's (stop 51's held-out set)
+    studio = wanted(as_question("What is the name of the studio where I take my course?"))
+    assert (studio.kind, studio.head) == ("org", "studio")
+    assert wanted(as_question("What is my company's name?")).kind == "org"
+    assert wanted(as_question("What is the name of June's cousin?")).kind == "person"
+    assert wanted(as_question("What age is Tobias's nan turning?")).kind == "age"
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,7 @@ from .spans import TIME_KEYS as _TIME_KEYS
 from .spans import near, phrases, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
-from .want import BUSINESS_NOUNS, STRICT, Want, possessions, wanted
+from .want import BUSINESS_NOUNS, STRICT, Want, named_noun_of, possessions, wanted
 
 #: the memories read (best first) for candidates
 DEPTH = 6
@@ -493,7 +493,7 @@ def _candidates(
     around, meaning = weighing
     keys = _asked(question)
     named = {n.lower() for n in question.names} | _owner_names(question, sources)
-    named_noun = _named_noun(question) if want.head == "name" else ""
+    named_noun = named_noun_of(question) if want.head == "name" else ""
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = _later(question, sources)
     weights = rank_weights()
@@ -525,22 +525,6 @@ def _candidates(
 def _key_of(token: Any) -> str:
     """A token's key, a verb's by its lemma (:func:`_lemma_keys`)."""
     return words.word_key(token.lemma_ if token.pos_ == "VERB" else token.lower_)
-
-
-def _named_noun(question: Question) -> str:
-    """The noun whose name a question asks ("cousin" of "What is the name of June's
-    cousin?" and of "my cousin's name"); "" when it names none."""
-    for t in nlp.parse(question.text):
-        if t.lemma_.lower() != "name":
-            continue
-        for c in t.children:
-            if c.dep_ == "poss" and c.pos_ == "NOUN":
-                return c.lemma_.lower()
-            if c.dep_ == "prep" and c.lower_ == "of":
-                obj = next((o for o in c.children if o.dep_ == "pobj" and o.pos_ == "NOUN"), None)
-                if obj is not None:
-                    return obj.lemma_.lower()
-    return ""
 
 
 def _tied(span: Any, noun: str) -> bool:

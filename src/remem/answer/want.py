@@ -46,7 +46,7 @@ STRICT = frozenset(LABELS) - {"thing", "reason"}
 _ASKS = (
     ("money", re.compile(r"^\W*how\s+much\s+(?:money|did|does|do|is|was|would|will|can)\b", re.I)),
     ("number", re.compile(r"^\W*how\s+(?:many|much)\b", re.I)),
-    ("age", re.compile(r"^\W*how\s+old\b", re.I)),
+    ("age", re.compile(r"^\W*(?:how\s+old|(?:at\s+)?what\s+age)\b", re.I)),
     (
         "length",
         re.compile(
@@ -180,6 +180,11 @@ def wanted(question: Question) -> Want:
         if rule.search(text):
             head = _unit_counted(text) if kind == "number" else head
             return Want(kind, head, many and kind in ("person", "place"), role=role)
+    if head == "name":  # "the name of the studio" asks an organisation, not a person
+        owner = named_noun_of(question)
+        if _HEAD_KINDS.get(owner, "person") != "person":
+            keys = frozenset({words.word_key(owner)})
+            return Want(_HEAD_KINDS[owner], owner, many, role=role, head_keys=keys)
     if head in _HEAD_KINDS:
         return Want(_HEAD_KINDS[head], head, many, role=role, head_keys=head_keys)
     if re.search(r"\b(?:sur|first\s+|last\s+|full\s+)?name\b", text, re.I):
@@ -260,6 +265,23 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
     keys = frozenset(words.word_key(t.lower_) for t in phrase)
     return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
+
+
+def named_noun_of(question: Question) -> str:
+    """The noun whose name a question asks ("cousin" of "What is the name of June's
+    cousin?" and of "my cousin's name", "studio" of "the name of the studio where I
+    take my pottery course"); "" when it names none."""
+    for t in parse(question.text):
+        if t.lemma_.lower() != "name":
+            continue
+        for c in t.children:
+            if c.dep_ == "poss" and c.pos_ == "NOUN":
+                return str(c.lemma_.lower())
+            if c.dep_ == "prep" and c.lower_ == "of":
+                obj = next((o for o in c.children if o.dep_ == "pobj" and o.pos_ == "NOUN"), None)
+                if obj is not None:
+                    return str(obj.lemma_.lower())
+    return ""
 
 
 def _verbless(noun: Any) -> Any:
