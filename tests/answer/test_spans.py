@@ -52,3 +52,17 @@ def test_a_thing_is_still_a_thing():
     sent = nlp.parse("We all made our own pots.")
     span = next(c for c in sent.noun_chunks if c.root.lower_ == "pots")
     assert spans.thing(span, frozenset(), wanted(as_question("What did they make?")))
+
+
+def test_a_name_right_after_a_thing_noun_is_the_things():
+    """ "another band, Paper Harbour": the tagger calls it a person; a name right after
+    a noun of a named thing is the thing's. "my cousin Ezekiel Moss" stays a person."""
+    q = as_question("Who is the drummer in Rosa's new band?")
+    who = wanted(q)
+
+    def people(text: str) -> set[str]:
+        sent = next(iter(nlp.parse(text).sents))
+        return {spans.trim(s) for s, _ in spans.phrases(sent, who, [], q)}
+
+    assert "Paper Harbour" not in people("And I've already joined another band, Paper Harbour.")
+    assert "Ezekiel Moss" in people("I went hiking with my cousin Ezekiel Moss.")

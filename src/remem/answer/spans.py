@@ -167,7 +167,7 @@ def _fits(entity: Any, want: Want) -> bool:
     long is the loop?": "42 kilometres"); an age is no count of things; a person is not where
     something is ("the music school on Rua Nova", which the tagger calls a person)."""
     if want.kind == "person":
-        return not _placed(entity.root)
+        return not _placed(entity.root) and not _names_a_thing(entity)
     if want.kind == "age":
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
@@ -233,6 +233,25 @@ def _aged(entity: Any) -> bool:
     return not (root.dep_ == "nummod" and root.head.lemma_.lower() not in _AGE_UNITS)
 
 
+#: nouns of things with names that are no person's: a name right after one (a comma
+#: between) is the thing's ("another band, Paper Harbour", which the tagger calls a
+#: person)
+_NAMED_THINGS = ORG_NOUNS | frozenset(
+    "band team club choir group album song book novel film movie show podcast game "  # noqa: SIM905
+    "city town village country street pub bar venue boat ship".split()
+)
+
+
+def _names_a_thing(entity: Any) -> bool:
+    """Whether ``entity`` stands right after a noun of :data:`_NAMED_THINGS` as its
+    name ("another band, Paper Harbour"; not "my cousin Ezekiel")."""
+    at = entity.start - 1
+    doc = entity.doc
+    if at >= 0 and doc[at].text == ",":
+        at -= 1
+    return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in _NAMED_THINGS
+
+
 def _placed(token: Any) -> bool:
     """Whether ``token`` is the object of "in", "at", "on" or "near": a place."""
     return token.dep_ == "pobj" and token.head.lower_ in _WHERE
@@ -245,7 +264,7 @@ def _unnamed(run: Any) -> bool:
     not one after "in" or "on" ("the conference in Aarhus", "a school on Rua Nova"),
     nor one naming a thing ("the Porto symphony")."""
     root = run.root
-    if _placed(root):
+    if _placed(root) or _names_a_thing(run):
         return False
     if not any(t.ent_type_ in _NOT_PEOPLE for t in run):
         return True
