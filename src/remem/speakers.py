@@ -20,7 +20,8 @@ Melanie partake in?") is about them, and the others are the party it is not abou
 (``named_weights``): the other person's replies share the question's words and topic
 ("Sam: Agree, Evan! Family is everything" for "Who was injured in Evan's family?")
 but rarely hold the answer. A question naming none of them, or all, changes nothing.
-The "not in memory" verdict reads SYNAPSE's search without this prior
+SYNAPSE and hybrid weigh by it (hybrid only in a conversation between people:
+``people_only``); the "not in memory" verdict reads their search without this prior
 (``Found.unweighted``): those other turns hold what a question about something never
 said borrows, and the verdict was fitted on rankings that keep them.
 """
@@ -50,6 +51,9 @@ _ATTRIBUTED = re.compile(
     re.IGNORECASE,
 )
 
+
+OTHER_PARTY = "said by the party the question is not about (speaker prior)"
+"""How a hit's explanation says the speaker prior weighed it."""
 
 NOBODY, PERSON, ASSISTANT = 0, 1, 2
 """The parties a memory's speaker can be (``party``): none given, a person, the
@@ -118,6 +122,14 @@ def named_weights(
     codes, asks = speakers
     others = (codes >= 0) & ~np.isin(codes, list(named)) & ~asks
     return np.where(others, factor, 1.0)
+
+
+def people_only(parties: np.ndarray, names: dict[str, int]) -> bool:
+    """Whether a history (``parties``: each memory's ``party``; ``names``: its
+    speakers' codes by name) is a conversation between people: speakers named, and
+    no assistant among them. Only there does a question name whom it is about
+    (``named_weights``) and a speaker's name say only who spoke (``without_speakers``)."""
+    return bool(names) and not (parties == ASSISTANT).any()
 
 
 def _first_word(name: str) -> str:

@@ -102,7 +102,12 @@ def test_options_at_their_bounds_work_end_to_end(open_memory):
     hybrid = open_memory(":memory:", "hybrid", engine_options={"depth": 1, "constant": 0})
     hybrid.add("My cat is named Miso.", user_id="u")
     assert hybrid.search("cat", user_id="u", k=1)[0].text == "My cat is named Miso."
-    assert hybrid.engine_info.config == {"depth": 1, "constant": 0.0, "lexical_asking": True}
+    assert hybrid.engine_info.config == {
+        "depth": 1,
+        "constant": 0.0,
+        "lexical_asking": True,
+        "speaker_prior": 0.6,
+    }
 
 
 def test_a_refused_option_stores_nothing(open_memory, db_path):

@@ -38,8 +38,10 @@ def _meta(path: Path) -> dict[str, str]:
 
 #: ranking stages added after that release, off: what is compared is the migrated
 #: data, not the new ranking (SYNAPSE's session support, which ILSTMA's global
-#: retriever inherits; the newest-version stage is off through ``time_options``)
+#: retriever inherits; hybrid's named-speaker prior; the newest-version stage is off
+#: through ``time_options``)
 THEN = {
+    "hybrid": {"speaker_prior": 1.0},
     "synapse": {"session_support": 0.0},
     "ilstma": {"global_retriever": "synapse-nosession"},
 }

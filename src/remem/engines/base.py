@@ -166,8 +166,9 @@ class Found:
     nothing was found. ``extras`` are what else it offers, one object per kind
     (:meth:`extra` finds one); ``timings`` and ``details`` are reported as they are.
     ``unweighted``: where the engine weighed its ranking by something the "not in
-    memory" verdict was not fitted on (SYNAPSE's named-speaker prior), the same
-    search without it, which the verdict reads instead of ``hits``; None: ``hits``.
+    memory" verdict was not fitted on (the named-speaker prior of SYNAPSE and
+    hybrid), the same search without it, which the verdict reads instead of
+    ``hits``; None: ``hits``.
     """
 
     hits: list[Scored]

@@ -22,7 +22,9 @@ from ..index.dense import top_k
 from ..index.restrict import Restriction
 from ..index.tokenize import without_asking
 from ..options import number, resolve, switch
-from .base import Engine, EngineContext, Scored
+from ..question import Question
+from ..speakers import OTHER_PARTY, named_weights, people_only, without_speakers
+from .base import Engine, EngineContext, Found, Scored
 from .fusion import RRF_K, rrf
 
 
@@ -150,13 +152,28 @@ class HybridConfig:
     never-said questions on the conversations it was not fitted on: hits closer to the
     question's topic look like an answer to its false premise too. So the baseline
     stays as published (docs/notes/benchmark-history.md#time-and-change-fourth-round-issue-36)."""
+    speaker_prior: float = number(0.6, low=0, high=1)
+    """choice: in a conversation between people (``speakers.people_only``: named
+    speakers, no assistant), a question naming some of them is about them: the
+    fused score of what the others said is weighed this (their questions spared:
+    ``speakers.named_weights``), and the speakers' first names leave the lexical
+    query (``speakers.without_speakers``), where a name matched every turn of its
+    speaker and filled the top with that speaker's shortest chit-chat. SYNAPSE's
+    ``speaker_prior`` (0.6, fitted there on the development questions and kept for
+    its named-speaker prior: docs/results/stop49/issue38-tried.md), taken as it is,
+    not refitted for hybrid (docs/results/stop51/hybrid-speaker-prior.md). A history
+    with an assistant is unchanged: hybrid does not weigh the assistant's replies.
+    The "not in memory" verdict reads the ranking without the prior
+    (``Found.unweighted``), as it does for SYNAPSE. 1 = off (the published baseline)."""
 
 
 class HybridEngine(Engine):
     """RRF of the dense and BM25 rankings, each cut at ``depth`` (default 100).
 
     Rank fusion needs no score calibration between the two signals, which is why it
-    is the strongest simple baseline on conversational data.
+    is the strongest simple baseline on conversational data. In a conversation
+    between people, a question naming some of them weighs the others' turns
+    (``speaker_prior``, shared with SYNAPSE through ``remem.speakers``).
     """
 
     name = "hybrid"
@@ -167,7 +184,8 @@ class HybridEngine(Engine):
         super().__init__(ctx)
         self.cfg = resolve(HybridConfig, options, f"engine {self.name!r}")
         # the hybrid model was fitted on this engine with its default settings (other
-        # settings get the default family, which is hybrid's too)
+        # settings get the default family, which is hybrid's too); it reads the
+        # ranking without the speaker prior, added after the fit (``candidates``)
         self.verdict = "hybrid" if self.cfg == HybridConfig() else None
         self.depth = self.cfg.depth
         self.constant = self.cfg.constant
@@ -184,16 +202,82 @@ class HybridEngine(Engine):
         *,
         restrict: Restriction | None = None,
     ) -> list[Scored]:
-        depth = max(self.depth, k)
         with self.ctx.indexes.use(user_id) as idx:
             if len(idx) == 0 or query_vec is None:
                 return []
-            dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, depth, restrict)
-            words = query if self.cfg.lexical_asking else without_asking(query)
-            lexical = top_k(lexical_scores(idx, words, restrict), depth, 0.0)
-            fused = rrf([dense, lexical], self.constant)
-            best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-            return [
-                Scored(idx.ids[p], score, passage_why(idx, p, query_vec, "hybrid"))
-                for p, score in best
-            ]
+            return self._ranked(idx, user_id, query, query_vec, k, restrict)
+
+    def candidates(
+        self,
+        user_id: str,
+        question: Question,
+        query_vec: np.ndarray | None,
+        k: int,
+        depth: int,
+        *,
+        restrict: Restriction | None = None,
+    ) -> Found:
+        """The search (the ``Recalls`` protocol, for one thing beyond it): where the
+        speaker prior changes this question's search (:meth:`_prior`), the same
+        search without it too, as ``Found.unweighted``, which the "not in memory"
+        verdict reads: it was fitted on rankings without the prior, and the other
+        person's turns the prior weighs down hold what a question about something
+        never said borrows (docs/results/stop50/issue38-verdict-prior.md). No gate:
+        the pipeline takes the top score, as for a plain search."""
+        with self.ctx.indexes.use(user_id) as idx:
+            if len(idx) == 0 or query_vec is None:
+                return Found([])
+            text = question.text
+            found = Found(self._ranked(idx, user_id, text, query_vec, depth, restrict))
+            words, weights = self._prior(idx, text)
+            if words != text or weights is not None:
+                found.unweighted = self._ranked(
+                    idx, user_id, text, query_vec, depth, restrict, prior=False
+                )
+            return found
+
+    def _prior(self, idx: UserIndex, query: str) -> tuple[str, np.ndarray | None]:
+        """What the speaker prior makes of ``query``'s search: the words the lexical
+        channel matches (the speakers' first names left out, ``without_speakers``)
+        and each memory's weight (``named_weights``; None: none weighed), in a
+        conversation between people only; elsewhere, or with the prior off, the
+        query as it is and no weights."""
+        factor = self.cfg.speaker_prior
+        names = idx.speaker_codes
+        if factor >= 1.0 or not people_only(idx.party, names):
+            return query, None
+        weights = named_weights((idx.speaker, idx.asks), names, query, factor)
+        return without_speakers(query, names), weights
+
+    def _ranked(
+        self,
+        idx: UserIndex,
+        user_id: str,
+        query: str,
+        query_vec: np.ndarray,
+        k: int,
+        restrict: Restriction | None,
+        *,
+        prior: bool = True,
+    ) -> list[Scored]:
+        """The fused top k; ``prior`` False: without the speaker prior."""
+        depth = max(self.depth, k)
+        dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, depth, restrict)
+        words, weights = self._prior(idx, query) if prior else (query, None)
+        words = words if self.cfg.lexical_asking else without_asking(words)
+        lexical = top_k(lexical_scores(idx, words, restrict), depth, 0.0)
+        fused = rrf([dense, lexical], self.constant)
+        if weights is not None:
+            fused = {p: score * float(weights[p]) for p, score in fused.items()}
+        best = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [
+            Scored(idx.ids[p], score, self._why(idx, p, query_vec, weights)) for p, score in best
+        ]
+
+    def _why(
+        self, idx: UserIndex, pos: int, query_vec: np.ndarray, weights: np.ndarray | None
+    ) -> str:
+        why = passage_why(idx, pos, query_vec, "hybrid")
+        if weights is not None and weights[pos] < 1.0:
+            why += f"; weighed {self.cfg.speaker_prior:g}: {OTHER_PARTY}"
+        return why

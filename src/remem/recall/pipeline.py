@@ -179,7 +179,7 @@ class Recaller:
         question = self.placed(user_id, question)
         found = self._found(user_id, question, k, restrict)
         ranked = self._staged(user_id, question, found.hits, k, restrict)
-        if self._candidates is None:  # no gate: the top score, refusing only on nothing
+        if found.confidence is None:  # no gate: the top score, refusing only on nothing
             ranked = [h if h.why else replace(h, why=self.engine.name) for h in ranked]
             found.confidence = ranked[0].score if ranked else 0.0
         hits = self.hits(user_id, ranked)

@@ -33,7 +33,7 @@ from ...index.dense import top_k
 from ...index.restrict import Restriction
 from ...index.tokenize import tokenize, without_asking
 from ...question import Question
-from ...speakers import ASSISTANT, speaker_weights, without_speakers
+from ...speakers import OTHER_PARTY, people_only, speaker_weights, without_speakers
 from ...types import StoredMemory
 from ..base import (
     Abilities,
@@ -494,8 +494,7 @@ class SynapseEngine(Engine):
         only, the speakers' first names (``without_speakers``)."""
         cfg = self.cfg
         lexical = query if cfg.lexical_asking else without_asking(query)
-        people_only = idx.speaker_codes and not (idx.party == ASSISTANT).any()
-        if prior and cfg.speaker_prior < 1.0 and people_only:
+        if prior and cfg.speaker_prior < 1.0 and people_only(idx.party, idx.speaker_codes):
             lexical = without_speakers(lexical, idx.speaker_codes)
         return lexical
 
@@ -710,7 +709,7 @@ class SynapseEngine(Engine):
                     _explain(int(p), history, graph, dense_set, bm_set, idx),
                 )
                 + (
-                    f"; weighed {cfg.speaker_prior:g}: {_OTHER_PARTY}"
+                    f"; weighed {cfg.speaker_prior:g}: {OTHER_PARTY}"
                     if weights is not None and weights[p] < 1.0
                     else ""
                 )
@@ -747,7 +746,6 @@ class SynapseEngine(Engine):
 #: the anchored walk stops once an iteration moves it by less than this (L1): a
 #: ranking term needs no more digits, and each iteration is a pass over the edges
 _WALK_TOL = 1e-6
-_OTHER_PARTY = "said by the party the question is not about (speaker prior)"
 
 
 @dataclass(frozen=True)
