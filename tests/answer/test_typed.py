@@ -276,3 +276,12 @@ def test_a_verb_meets_its_irregular_past(question, said):
     hit = Hit("m1", said, 1.0, None, datetime(2025, 1, 1, tzinfo=timezone.utc), "s1")
     plain = said.replace("left", "quit").replace("made", "built").replace("saw", "met")
     assert _fit(q, _asked(q), said, hit) == _fit(q, _asked(q), plain, hit) + 1
+
+
+def test_a_person_is_never_a_whole_sentence():
+    """Asked who, with no name in the evidence, the reader may answer a phrase ("her
+    mom"), never the sentence about the activity."""
+    said = "It's a beginner yoga class, focusing on the fundamentals and breathing."
+    hit = Hit("m1", said, 1.0, "John", datetime(2025, 1, 1, tzinfo=timezone.utc), "s1")
+    found = typed_answer(as_question("Who did John go to yoga with?"), [hit])
+    assert found is None or found[0].rstrip(".") != said.rstrip("."), found

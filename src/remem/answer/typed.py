@@ -248,6 +248,8 @@ def typed_candidates(
         found = _candidates(question, replace(want, kind="thing"), sources, weighing)
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
+        elif want.kind == "person":  # "her mom", never a whole sentence
+            found = [s for s in found if not s.features.get("o_sentence")]
         elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _a_place(s)]
     named = want.head in _NAMED_ORGS  # and is never given without one
