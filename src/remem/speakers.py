@@ -10,7 +10,8 @@ assistant's replies
 (docs/notes/benchmark-history.md#who-said-it-the-speaker-prior-issue-17-fourth-round).
 A question that attributes words to the assistant ("the hostel
 you recommended", "how many eggs did you say", "you mentioned ...") is answered by
-the assistant's turns.
+the assistant's turns. A request to be reminded of something said ("Can you remind
+me of the name of that store?") names neither, and neither is weighed.
 
 The assistant is recognised by its speaker name as the integrations store it (the
 chat role ``assistant``; also ``AI``, ``bot``, ``chatbot``, ``agent``, ``model``,
@@ -55,6 +56,11 @@ _ATTRIBUTED = re.compile(
 OTHER_PARTY = "said by the party the question is not about (speaker prior)"
 """How a hit's explanation says the speaker prior weighed it."""
 
+#: "can you remind me of ...": what follows, to the end of its sentence (``asks_reminder``)
+_REMIND = re.compile(r"\bremind\s+me\b([^.?!]*)", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|my|mine|myself)\b", re.IGNORECASE)
+
+
 NOBODY, PERSON, ASSISTANT = 0, 1, 2
 """The parties a memory's speaker can be (``party``): none given, a person, the
 assistant."""
@@ -72,6 +78,15 @@ def asks_assistant(question: str) -> bool:
     life. "Can you remind me", "do you think", "could you suggest" ask the assistant
     to do something now and say nothing of who said the answer."""
     return bool(_ATTRIBUTED.search(question))
+
+
+def asks_reminder(question: str) -> bool:
+    """Whether the question asks to be reminded of something said, not of the
+    person's own life ("Can you remind me of the name of that store?", "remind me
+    what year the construction began"): it says nothing of who said it, the person
+    or the assistant, so neither party is weighed down. A reminder of the person's
+    own doings ("remind me where I keep my sneakers") is about their life."""
+    return any(not _FIRST_PERSON.search(match.group(1)) for match in _REMIND.finditer(question))
 
 
 def speaker_weights(
@@ -94,8 +109,11 @@ def speaker_weights(
         if speakers is None or not names:
             return None
         return named_weights(speakers, names, question, factor)
-    other = PERSON if asks_assistant(question) else ASSISTANT
-    return np.where(parties == other, factor, 1.0)
+    if asks_assistant(question):
+        return np.where(parties == PERSON, factor, 1.0)
+    if asks_reminder(question):
+        return None
+    return np.where(parties == ASSISTANT, factor, 1.0)
 
 
 def named_weights(

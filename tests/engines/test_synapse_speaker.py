@@ -15,6 +15,7 @@ from remem.speakers import (
     NOBODY,
     PERSON,
     asks_assistant,
+    asks_reminder,
     named_weights,
     party,
     speaker_weights,
@@ -145,6 +146,39 @@ def test_another_users_assistant_turns_change_nothing(open_memory):
 )
 def test_asks_assistant(question, expected):
     assert asks_assistant(question) is expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Can you remind me of the name of that online store based in India?", True),
+        ("I'm going back to our previous chat. Can you remind me how many mummies we face?", True),
+        ("I was wondering if you could remind me of the brand that uses wild rubber?", True),
+        ("Could you remind me where I keep my sneakers?", False),
+        ("Remind me what my sister's name is.", False),
+        ("Where do I keep my old sneakers?", False),
+        ("Can you suggest a hotel for my trip to Miami?", False),
+    ],
+)
+def test_asks_reminder(question, expected):
+    assert asks_reminder(question) is expected
+
+
+def test_a_reminder_weighs_neither_party(open_memory):
+    """A request to be reminded ("Can you remind me of ...") says nothing of who said
+    it (the assistant's list, the person's own words): the ranking is the one without
+    the prior; a reminder of the person's own doings is about their life, and their
+    words still come first."""
+    reminder = "Can you remind me of the name of the suede cleaning tool?"
+    parties = np.array([PERSON, ASSISTANT], dtype=np.int8)
+    assert speaker_weights(parties, reminder, 0.6) is None
+    on = open_memory(":memory:", "synapse", **PLAIN)
+    off = open_memory(":memory:", "synapse", engine_options={"speaker_prior": 1.0}, **PLAIN)
+    for mem in (on, off):
+        mem.add_many(_history(), user_id="u")
+    ranked = [[(h.text, h.score) for h in m.search(reminder, user_id="u")] for m in (on, off)]
+    assert ranked[0] == ranked[1]
+    assert "shoe rack" in _first(on, "Could you remind me where I keep my old sneakers?")
 
 
 def test_party_and_weights():

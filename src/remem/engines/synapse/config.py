@@ -200,7 +200,9 @@ class SynapseConfig:
     memories of the party the question is not about are weighed this (before
     session support): the assistant's replies for a question about the person's
     life, the person's turns for one about what the assistant said ("the hotel you
-    recommended"; ``speakers.asks_assistant``). An assistant's reply restates the
+    recommended"; ``speakers.asks_assistant``); a request to be reminded of something
+    said ("Can you remind me of the name of that store?"; ``speakers.asks_reminder``)
+    weighs neither. An assistant's reply restates the
     person's words at length and outranks the turn that holds the fact. A history
     without assistant turns (people's names as speakers) is unaffected. 1 = off (the
     paper; ``synapse-nospeaker``). In a conversation between people (no assistant),
