@@ -285,3 +285,37 @@ def test_a_person_is_never_a_whole_sentence():
     hit = Hit("m1", said, 1.0, "John", datetime(2025, 1, 1, tzinfo=timezone.utc), "s1")
     found = typed_answer(as_question("Who did John go to yoga with?"), [hit])
     assert found is None or found[0].rstrip(".") != said.rstrip("."), found
+
+
+def test_the_current_home_is_read_without_the_asked_word():
+    """Asked "Where do I live now?", the newest memory setting the residence ("I'm
+    renting a little terraced house in Mutley now") is read as if it said "live",
+    and the place it moved out of is no answer; an older sentence that says "living"
+    ("they've been living in a coop", of hens from past Tavistock) does not win."""
+    older = Hit(
+        "a",
+        "I collected them from a breeder out past Tavistock, and they've been living "
+        "in a coop in my back garden since.",
+        1.0,
+        "user",
+        T0,
+        "s1",
+    )
+    newer = Hit(
+        "b",
+        "Also, I moved! I moved out of the Stonehouse flat at the end of August and "
+        "I'm renting a little terraced house in Mutley now.",
+        0.9,
+        "user",
+        T0 + timedelta(days=60),
+        "s2",
+    )
+    found = typed_answer(as_question("Where do I live now?"), [newer, older])
+    assert found is not None and found[0] == "Mutley", found
+    # a superseded memory is never read so: the lift is the current value's alone
+    gone = Hit(newer.id, newer.text, newer.score, "user", newer.timestamp, "s2", superseded_by="c")
+    found = typed_answer(as_question("Where do I live now?"), [gone, older])
+    assert found is None or found[0] != "Mutley", found
+    # a question about before is read by its words only
+    found = typed_answer(as_question("Where did I live before?"), [newer, older])
+    assert found is None or found[0] != "Mutley", found

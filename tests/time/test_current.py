@@ -10,6 +10,7 @@ import pytest
 
 from remem.time.current import (
     UNKNOWN,
+    SlotFact,
     SlotRow,
     decide,
     ended,
@@ -489,8 +490,27 @@ def test_a_notice_handed_in_either_way_ends_the_employer(text):
             "residence",
             "swansea",
         ),
+        (
+            "I moved out of the Stonehouse flat and I'm renting a little terraced house in "
+            "Mutley now.",
+            "residence",
+            "mutley",
+        ),
+        ("We bought a cottage in Dartmoor last spring.", "residence", "dartmoor"),
+        ("I rent a room in Camden.", "residence", "camden"),
     ],
 )
 def test_more_ways_to_say_a_job_or_a_home(text, attribute, value):
     assert {f.attribute: f.value for f in read_slots(text)}.get(attribute) == value
     assert read_slots("My sister moved for a new job at Acme.") == []  # hers
+
+
+def test_moving_out_ends_the_home():
+    """ "I moved out of the Stonehouse flat" ends the residence (the typed reader's
+    question about now never answers it); the home rented beside it is the value."""
+    text = "I moved out of the Stonehouse flat at the end of August and I'm renting in Mutley."
+    assert ended(text) == ["stonehouse"]
+    assert ended("I moved out of the flat last year.") == []  # no name, no value
+    assert read_slots("I moved out of the Stonehouse flat.") == [
+        SlotFact("residence", "not stonehouse", False, "")
+    ]

@@ -37,7 +37,7 @@ from .. import words
 from ..question import Question
 from ..store.base import timestamp_epoch
 from ..time.current import ended as ended_values
-from ..time.current import not_employers, roles
+from ..time.current import not_employers, roles, sets_asked
 from ..time.events import event_times
 from ..types import Hit
 from . import nlp
@@ -636,6 +636,7 @@ def _sentences(
     of the turn that asked fades the same way from one sentence to the next: "Does
     Ines want you practising daily?" is answered by "Twenty minutes a day", not by
     "I'm thinking Kyoto in late April" two sentences on."""
+    setter = _current_setter(question, sources)
     for hit, inherited, rank in sources:
         before = 0.0
         sents = list(nlp.parse(hit.text).sents)
@@ -643,11 +644,32 @@ def _sentences(
             sents = sents[_last_change(sents) :]
         for sent in sents:
             own = _fit(question, keys, sent.text, hit)
+            if hit.id == setter and own < 1 and sets_asked(question.text, sent.text):
+                own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = float(len(keys & words.content_keys(sent.text)))
             inherited *= _NEXT_SHARE
             if fit >= _READ_MIN:
                 yield hit, sent, (own, fit), rank
+
+
+def _current_setter(question: Question, sources: list[Source]) -> str | None:
+    """For a question about now that asks a slot of someone ("Where do I live now?"),
+    the id of the newest source memory setting that slot of theirs to a value ("I
+    moved out of the Stonehouse flat and I'm renting a little terraced house in
+    Mutley now"), which need not say the asked word; never one the time stage knows
+    superseded (``Hit.superseded_by``; the stale ones are not sources). None for any
+    other question, or when no source sets the slot."""
+    if question.order != "newest":
+        return None
+    names = {k for n in question.names for k in words.content_keys(n)}
+    setting = [
+        h
+        for h, _, _ in sources
+        if h.superseded_by is None and sets_asked(question.text, h.text)
+        and (not names or bool(h.speaker and names & words.content_keys(h.speaker)))
+    ]  # fmt: skip
+    return max(setting, key=lambda h: timestamp_epoch(h.timestamp)).id if setting else None
 
 
 def _last_change(sents: list[Any]) -> int:

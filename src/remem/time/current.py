@@ -882,6 +882,21 @@ def question_mode(text: str, order: str | None) -> str | None:
     return None
 
 
+def sets_asked(question: str, text: str) -> bool:
+    """Whether ``text`` (a memory or one of its sentences) sets a slot the question
+    asks about to a value, of the person it asks about ("I'm renting a little
+    terraced house in Mutley now" for "Where do I live now?"); not one it ends ("I
+    moved out of the Stonehouse flat")."""
+    attrs, things = asked(question)
+    if not attrs:
+        return False
+    whose = _people(question, attrs)
+    return any(
+        _matches(f.attribute, attrs, things) and f.whose in whose and not f.value.startswith(NOT)
+        for f in read_slots(text)
+    )
+
+
 def _matches(attribute: str, attrs: set[str], things: set[str]) -> bool:
     base, _, thing = attribute.partition(":")
     if base not in attrs:
