@@ -12,6 +12,7 @@ import pytest
 from remem import InvalidInputError
 from remem.question import read_question
 from remem.speakers import ASSISTANT, NOBODY, PERSON, people_only
+from speaker_cases import BORROWED, CHARITY_RACE
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 #: the engine's ranking alone: no newer-version reordering, no identifier lift
@@ -102,18 +103,7 @@ def _borrowed() -> list[dict]:
     """Ben ran the charity race and says what he realised after it, Ana only
     cheered: "What did Ana realize after her charity race?" borrows Ben's words
     (LoCoMo's category 5), and the prior weighs his turn down below hers."""
-    return _turns(
-        [
-            ("Ana", "The charity race route passed my street, so I cheered for the runners."),
-            ("Ben", "After my charity race I realized how much my family means to me."),
-            ("Ana", "I baked muffins for the charity race volunteers at the finish."),
-            ("Ana", "My sister wants to join the charity race next spring."),
-            ("Ben", "Thanks Ana, the muffins were great."),
-        ]
-    )
-
-
-BORROWED = "What did Ana realize after her charity race?"
+    return _turns(CHARITY_RACE)
 
 
 def test_the_verdict_reads_the_ranking_without_the_prior(open_memory):

@@ -21,6 +21,7 @@ from remem.speakers import (
     speaker_weights,
     without_speakers,
 )
+from speaker_cases import BORROWED, CHARITY_RACE
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 
@@ -263,17 +264,8 @@ def _borrowed() -> list[dict]:
     return _round(
         "race",
         0,
-        [
-            ("Ana", "The charity race route passed my street, so I cheered for the runners."),
-            ("Ben", "After my charity race I realized how much my family means to me."),
-            ("Ana", "I baked muffins for the charity race volunteers at the finish."),
-            ("Ana", "My sister wants to join the charity race next spring."),
-            ("Ben", "Thanks Ana, the muffins were great."),
-        ],
+        CHARITY_RACE,
     )
-
-
-BORROWED = "What did Ana realize after her charity race?"
 
 
 def test_the_verdict_reads_the_ranking_without_the_prior(open_memory):
