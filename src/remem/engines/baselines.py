@@ -228,12 +228,12 @@ class HybridEngine(Engine):
             if len(idx) == 0 or query_vec is None:
                 return Found([])
             text = question.text
-            found = Found(self._ranked(idx, user_id, text, query_vec, depth, restrict))
+            reach = max(self.depth, depth)
+            dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, reach, restrict)
             words, weights = self._prior(idx, text)
-            if words != text or weights is not None:
-                found.unweighted = self._ranked(
-                    idx, user_id, text, query_vec, depth, restrict, prior=False
-                )
+            found = Found(self._fused(idx, dense, words, weights, query_vec, depth, restrict))
+            if words != text or weights is not None:  # the dense channel is the same
+                found.unweighted = self._fused(idx, dense, text, None, query_vec, depth, restrict)
             return found
 
     def _prior(self, idx: UserIndex, query: str) -> tuple[str, np.ndarray | None]:
@@ -257,13 +257,25 @@ class HybridEngine(Engine):
         query_vec: np.ndarray,
         k: int,
         restrict: Restriction | None,
-        *,
-        prior: bool = True,
     ) -> list[Scored]:
-        """The fused top k; ``prior`` False: without the speaker prior."""
+        """The fused top k, with the speaker prior."""
+        dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, max(self.depth, k), restrict)
+        words, weights = self._prior(idx, query)
+        return self._fused(idx, dense, words, weights, query_vec, k, restrict)
+
+    def _fused(
+        self,
+        idx: UserIndex,
+        dense: np.ndarray,
+        words: str,
+        weights: np.ndarray | None,
+        query_vec: np.ndarray,
+        k: int,
+        restrict: Restriction | None,
+    ) -> list[Scored]:
+        """The top k of the RRF of ``dense`` (a ranking of positions) and the lexical
+        ranking of ``words``, each memory's score times its ``weights`` (None: 1)."""
         depth = max(self.depth, k)
-        dense, _ = dense_ranking(self.ctx, idx, user_id, query_vec, depth, restrict)
-        words, weights = self._prior(idx, query) if prior else (query, None)
         words = words if self.cfg.lexical_asking else without_asking(words)
         lexical = top_k(lexical_scores(idx, words, restrict), depth, 0.0)
         fused = rrf([dense, lexical], self.constant)
