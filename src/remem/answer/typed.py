@@ -256,7 +256,7 @@ def typed_candidates(
     if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
         found = [s for s in found if _COLOURS & set(s.text.lower().split())]
         named = True
-    found = _left_asked(question, found, current, weighing[0])
+    found = _left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
     found = _newest_value(question, want, _not_left(question, found, evidence))
@@ -271,8 +271,7 @@ def _not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) ->
         return found
     ended = [
         (timestamp_epoch(hit.timestamp), frozenset(words.content_keys(value)))
-        for hit in evidence
-        for value in ended_values(hit.text)
+        for hit, value in _ended(evidence)
     ]
     if not ended:
         return found
@@ -286,9 +285,13 @@ def _not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) ->
     ]
 
 
-def _left_asked(
-    question: Question, found: list[Span], evidence: Sequence[Hit], around: Around
-) -> list[Span]:
+def _ended(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
+    """Each value a memory of ``evidence`` says its speaker left, with the memory
+    (``time.current.ended``: "I quit Parcelwise")."""
+    return [(hit, value) for hit in evidence for value in ended_values(hit.text)]
+
+
+def _left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
     """For a question about what someone left ("Which band did Rosa leave?", "Which
     company did I leave for my new job?"), the value a memory says was left
     (``time.current.ended``: "I left The Lowtides", "I handed my notice in at
@@ -297,7 +300,7 @@ def _left_asked(
     job") and is no answer. The candidates as they were when no memory tells one."""
     if not _LEAVING.search(question.text):
         return found
-    left = [(hit, value) for hit in evidence for value in ended_values(hit.text)]
+    left = _ended(evidence)
     kept = [
         s
         for s in found
@@ -443,29 +446,30 @@ def _replied(question: Question, asking: Hit, reply: Hit) -> float:
     "I" would)."""
     keys = _asked(question)
     own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
-    return _REPLY_SHARE * _fit(question, keys, asking.text, asking) + own
+    return _REPLY_SHARE * _fit(question, keys, nlp.parse(asking.text), asking) + own
 
 
-def _fit(question: Question, keys: frozenset[str], sentence: str, hit: Hit) -> float:
+def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> float:
     """How well ``sentence`` of ``hit`` speaks to the question: shared content words,
     one more when the asked person speaks of themself, one more when it tells of a
     time inside the window the question names ("What was Sam doing on 4 December?":
     "I attended a Weight Watchers meeting yesterday", said on the 5th), as the
-    extractive reader counts them (``told.py``). ``keys``: :func:`_asked`'s."""
-    said = words.content_keys(sentence) | _lemma_keys(sentence)
+    extractive reader counts them (``told.py``). ``keys``: :func:`_asked`'s; ``sentence``:
+    parsed (a spaCy ``Span`` or ``Doc``)."""
+    text = sentence.text
+    said = words.content_keys(text) | _lemma_keys(sentence)
     shared = sum(_kin(k, said) for k in keys)
-    window = question.window is not None and in_window(
-        event_times(sentence, hit.timestamp), question
-    )
-    return shared + told_by_asked(sentence, hit, keys) + window
+    window = question.window is not None and in_window(event_times(text, hit.timestamp), question)
+    return shared + told_by_asked(text, hit, keys) + window
 
 
-def _lemma_keys(text: str) -> set[str]:
-    """The keys of ``text``'s content words by their lemmas: an irregular past the
-    shared word list leaves out for being another word too ("left", "felt", "made",
-    "saw") meets its verb in a question ("Which band did Rosa leave?": "I left The
-    Lowtides"), as the parse reads it; the reader reads the sentence, not the index."""
-    return {words.word_key(t.lemma_) for t in nlp.parse(text) if t.pos_ == "VERB"}
+def _lemma_keys(tokens: Any) -> set[str]:
+    """The keys of the verbs of parsed ``tokens`` by their lemmas (:func:`_key_of`): an
+    irregular past the shared word list leaves out for being another word too ("left",
+    "felt", "made", "saw") meets its verb in a question ("Which band did Rosa leave?":
+    "I left The Lowtides"), as the parse reads it; the reader reads the sentence, not
+    the index."""
+    return {_key_of(t) for t in tokens if t.pos_ == "VERB"}
 
 
 def _meaning(
@@ -643,7 +647,7 @@ def _sentences(
         if question.order == "newest":
             sents = sents[_last_change(sents) :]
         for sent in sents:
-            own = _fit(question, keys, sent.text, hit)
+            own = _fit(question, keys, sent, hit)
             if hit.id == setter and own < 1 and sets_asked(question.text, sent.text):
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
             fit = max(own, _NEXT_SHARE * before) + inherited
