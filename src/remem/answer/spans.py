@@ -395,16 +395,32 @@ def _verb_phrases(sent: Any) -> list[tuple[Any, str]]:
 
 def _proper_runs(sent: Any) -> list[Any]:
     """The runs of proper nouns in ``sent`` (not at its start, where any word is
-    capitalised)."""
+    capitalised), one name joined by "of" between two ("the Isles of Scilly", "Bank
+    of England")."""
     out, start = [], None
     for t in [*sent, None]:
         if t is not None and t.pos_ == "PROPN" and t.i > sent.start and not _timely(t):
             start = t.i if start is None else start
             continue
+        if start is not None and t is not None and _joins_names(t, sent):
+            continue
         if start is not None:
             out.append(sent.doc[start : t.i if t is not None else sent.end])
             start = None
     return [run for run in out if any(written_as_name(t) for t in run)]
+
+
+def _joins_names(token: Any, sent: Any) -> bool:
+    """Whether ``token`` is the "of" inside one name: a capitalised proper noun on
+    either side of it."""
+    after = token.i + 1
+    return (
+        token.lower_ == "of"
+        and after < sent.end
+        and token.doc[after].pos_ == "PROPN"
+        and token.doc[after].text[:1].isupper()
+        and token.doc[token.i - 1].text[:1].isupper()
+    )
 
 
 def written_as_name(token: Any) -> bool:
@@ -491,4 +507,21 @@ def thing(span: Any, keys: frozenset[str], want: Want) -> bool:
     new = [
         t for t in span if not t.is_stop and not t.is_punct and words.word_key(t.lower_) not in keys
     ]
-    return want.kind_of or any(t.pos_ != "ADJ" for t in new)
+    if want.kind_of:
+        return not _unkinded(span, want)
+    return any(t.pos_ != "ADJ" for t in new)
+
+
+#: the parse roles of a word before a noun that say what kind it is ("vintage", "Pekin",
+#: "road" of "road bike")
+_KIND_MODIFIERS = frozenset({"amod", "compound", "nmod", "npadvmod", "poss"})
+
+
+def _unkinded(span: Any, want: Want) -> bool:
+    """Whether ``span`` is the noun a "what kind of" question asks about with nothing
+    saying which kind ("another motorbike you don't have room for" to "What kind of
+    motorbike did he buy?")."""
+    root = span.root
+    if not want.head or words.word_key(root.lower_) not in want.head_keys:
+        return False
+    return not any(c.dep_ in _KIND_MODIFIERS and c.i < root.i for c in root.children)

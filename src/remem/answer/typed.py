@@ -46,6 +46,7 @@ from .rank import score as rank_score
 from .rank import weights as rank_weights
 from .spans import TIME_KEYS as _TIME_KEYS
 from .spans import near, phrases, thing, trim
+from ..index.tokenize import sentences
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
 from .want import BUSINESS_NOUNS, STRICT, Want, named_noun_of, possessions, wanted
@@ -128,6 +129,9 @@ class Around:
     neighbours: Neighbours | None = None
     nearness: Nearness | None = None
     rarity: Rarity | None = None
+    #: the turns said before some memories, as :data:`Neighbours` gives those after:
+    #: what a follow-up that names nothing ("How much?") asks about
+    before: Neighbours | None = None
 
 
 #: nothing beyond the evidence: only its words count
@@ -229,7 +233,7 @@ def typed_candidates(
     ``scripts/fit_reader.py`` fits the ranking's weights over these."""
     nearness = around.nearness
     current = [h for h in evidence if h.id not in stale]
-    sources = _sources(question, current, around.neighbours)
+    sources = _sources(question, current, around)
     if _unheld(question, want, sources, nearness):
         return None
     strangers = _strangers(question, want, sources)
@@ -324,10 +328,16 @@ def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Spa
     ride now?"), the candidates of the newest memory that names one ("I've replaced
     it with a Brompton folding bike", June) and of later ones: an older memory's
     ("I bought a road bike", May) tells a value since replaced, however well it
-    fits. All of them when none names the noun."""
-    if question.order != "newest" or not want.head_keys:
+    fits. All of them when none names the noun. Asked by no noun ("How many eggs
+    are they laying now?"), the newest memory among the candidates whose sentences
+    share the most of the question's words takes the noun's place."""
+    if question.order != "newest":
         return found
-    named = [s for s in found if want.head_keys & words.content_keys(s.text)]
+    if want.head_keys:
+        named = [s for s in found if want.head_keys & words.content_keys(s.text)]
+    else:  # "How many eggs a week are they laying now?": the newest of the best fits
+        best = max((s.features.get("fit", 0.0) for s in found), default=0.0)
+        named = [s for s in found if best >= 1 and s.features.get("fit", 0.0) >= best]
     if not named:
         return found
     since = max(timestamp_epoch(s.hit.timestamp) for s in named)
@@ -385,6 +395,10 @@ def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]
     reply ("Her name is Pimienta", the reply to "What did you name her?", tells
     nothing of Joaquín, named in the source ranked above it)."""
     kept = {h.id for h, _, _ in sources if own(h)}
+    for h, _, _ in sources:  # a follow-up naming nothing stands as what it follows
+        if h.id not in kept and h.text.rstrip().endswith("?") and _follow_up(h.text):
+            if _asker(h, sources, asking=False) in kept:
+                kept.add(h.id)
     return [
         (hit, inherited, rank)
         for hit, inherited, rank in sources
@@ -392,34 +406,49 @@ def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]
     ]
 
 
-def _asker(reply: Hit, sources: list[Source]) -> str | None:
+def _asker(reply: Hit, sources: list[Source], *, asking: bool = True) -> str | None:
     """The id of the source that asked what ``reply`` answers: the last turn of its
-    session before it that asks (a reply is read with its asker, :func:`_sources`)."""
+    session before it that asks (a reply is read with its asker, :func:`_sources`);
+    ``asking`` False: the last turn before it, whatever it says."""
     said = timestamp_epoch(reply.timestamp)
-    asking = [
+    before = [
         h
         for h, _, _ in sources
         if h.id != reply.id and h.session_id == reply.session_id
-        and h.text.rstrip().endswith("?") and timestamp_epoch(h.timestamp) <= said
+        and (not asking or h.text.rstrip().endswith("?")) and timestamp_epoch(h.timestamp) <= said
     ]  # fmt: skip
-    return max(asking, key=lambda h: timestamp_epoch(h.timestamp)).id if asking else None
+    return max(before, key=lambda h: timestamp_epoch(h.timestamp)).id if before else None
 
 
-def _sources(
-    question: Question, evidence: Sequence[Hit], neighbours: Neighbours | None
-) -> list[Source]:
+def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> list[Source]:
     """(memory, inherited fit, rank) to read: the top evidence, and the turn after
     each of them that asks, carrying that turn's fit (:func:`_replied`), whether it
-    was ranked itself or not."""
+    was ranked itself or not. A turn asking a follow-up that names nothing ("How
+    much?", "How old, 40?") asks about the turn before it: that turn is read too, at
+    the asking turn's rank, and its fit is what the reply inherits."""
     top = list(evidence[:DEPTH])
     found: dict[str, Source] = {h.id: (h, 0.0, rank) for rank, h in enumerate(top)}
     asking = [h for h in top if h.text.rstrip().endswith("?")]
+    neighbours, before = around.neighbours, around.before
     after = neighbours(asking) if neighbours is not None and asking else {}
+    bare = [h for h in asking if h.id in after and _follow_up(h.text)]
+    context = before(bare) if before is not None and bare else {}
     for rank, h in enumerate(top):
         n = after.get(h.id)
         if n is not None and n.speaker != h.speaker:  # the other one replies
-            _carry(found, n, _replied(question, h, n), rank)
+            asked = context.get(h.id)
+            if asked is not None and asked.speaker == n.speaker:
+                _carry(found, asked, 0.0, rank)
+            _carry(found, n, _replied(question, asked or h, n), rank)
     return sorted(found.values(), key=lambda s: s[2])
+
+
+def _follow_up(text: str) -> bool:
+    """Whether the question ending ``text`` names nothing of its own ("How much?",
+    "Who with?", "How old, 40?"): no content word but the asking ones and numbers."""
+    last = sentences(text)[-1] if text.strip() else text
+    keys = words.content_keys(last) - words.ASKING - _KIND_KEYS
+    return not {k for k in keys if not k.isdigit()}
 
 
 def _carry(found: dict[str, Source], hit: Hit, inherited: float, rank: int) -> None:
@@ -692,7 +721,8 @@ def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: s
     """Whether phrase ``text`` (of ``span``) can answer at all: it says something
     the question (its ``keys``) does not, names no one the question names
     (``named``), and, for a thing, is no time or bare number (:func:`spans.thing`)."""
-    if not text or not words.content_keys(text) - keys:
+    digits = set(re.findall(r"\d+", text)) - keys  # "6": one character, yet a count
+    if not text or not (words.content_keys(text) - keys or digits):
         return False
     low = text.lower()
     if low in named or any(n in low.split() for n in named):

@@ -196,14 +196,23 @@ class UserIndex:
         None when there is none or it has no session: the turn that answers a turn
         asking ("Who's teaching you?" -> "Her name is Ines Duarte"), which the
         typed reader reads (``answer/typed.py``)."""
+        return self.beside_in_session(memory_id, 1)
+
+    def beside_in_session(self, memory_id: str, step: int) -> str | None:
+        """The memory added ``step`` places after (1) or before (-1) ``memory_id`` in
+        its session, deleted ones skipped; None when there is none or it has no
+        session. The turn before a follow-up that names nothing ("How much?") is what
+        it asks about."""
         p = self.pos.get(memory_id)
         if p is None or self.session[p] < 0:
             return None
-        for q in range(p + 1, len(self.ids)):
+        q = p + step
+        while 0 <= q < len(self.ids):
             if self.session[q] != self.session[p]:
                 return None
             if self.ids[q] in self.pos:
                 return self.ids[q]
+            q += step
         return None
 
     @property

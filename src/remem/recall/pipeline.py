@@ -233,11 +233,14 @@ class Recaller:
             for h, r in zip(hits, kept, strict=True)
         ]
 
-    def next_turns(self, user_id: str, hits: Sequence[Hit]) -> dict[str, Hit]:
-        """Each hit's id -> the memory said next in its session, as a hit (score 0),
-        for those that have one (``UserIndex.next_in_session``)."""
+    def next_turns(self, user_id: str, hits: Sequence[Hit], step: int = 1) -> dict[str, Hit]:
+        """Each hit's id -> the memory said next in its session (``step`` -1: the one
+        said before), as a hit (score 0), for those that have one
+        (``UserIndex.beside_in_session``)."""
         with self._ctx.indexes.use(user_id) as idx:
-            nexts = {h.id: n for h in hits if (n := idx.next_in_session(h.id)) is not None}
+            nexts = {
+                h.id: n for h in hits if (n := idx.beside_in_session(h.id, step)) is not None
+            }
         rows = self._store.get(user_id, list(set(nexts.values()))) if nexts else {}
         found = {i: rows[n] for i, n in nexts.items() if n in rows}
         made = self.events.hits(user_id, list(found.values()), [0.0] * len(found))
@@ -262,12 +265,13 @@ class Recaller:
 
     def around(self, user_id: str) -> Around:
         """What the typed reader may ask of the user's memories beyond the evidence:
-        the turn said next (:meth:`next_turns`), nearness in meaning
+        the turns said next and before (:meth:`next_turns`), nearness in meaning
         (:meth:`nearness`) and the rarity of words (:meth:`rarity`)."""
         return Around(
             partial(self.next_turns, user_id),
             partial(self.nearness, user_id),
             partial(self.rarity, user_id),
+            partial(self.next_turns, user_id, step=-1),
         )
 
     def best_span(self, user_id: str, question: Question, ids: Sequence[str]) -> FoundSpan | None:
@@ -278,11 +282,14 @@ class Recaller:
         hits = self.hits(user_id, [Scored(i, 0.0) for i in ids])
         within = {h.id for h in hits}
 
-        def neighbours(asking: Sequence[Hit]) -> dict[str, Hit]:
-            after = self.next_turns(user_id, asking)
-            return {i: n for i, n in after.items() if n.id in within}
+        def beside(step: int, asking: Sequence[Hit]) -> dict[str, Hit]:
+            found = self.next_turns(user_id, asking, step)
+            return {i: n for i, n in found.items() if n.id in within}
 
-        span = best_span(question, hits, replace(self.around(user_id), neighbours=neighbours))
+        around = replace(
+            self.around(user_id), neighbours=partial(beside, 1), before=partial(beside, -1)
+        )
+        span = best_span(question, hits, around)
         if span is None:
             return None
         return FoundSpan(span.text, span.score, span.hit.id, fit_share(question, span))
