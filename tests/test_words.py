@@ -12,6 +12,7 @@ from remem.words import (
     answer_type,
     asks_for_date,
     content_keys,
+    date_unit,
     is_temporal,
     names,
     possessed,
@@ -51,6 +52,19 @@ def test_word_keys_meet_across_inflections_and_leave_personal_words_out():
 def test_answer_type_reads_the_asking_words(question, kind):
     assert kind in ANSWER_TYPES
     assert answer_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "unit"),
+    [
+        ("On what day did Declan pick up the boat?", {"day"}),
+        ("Which year did she graduate?", {"year"}),
+        ("When did I collect my hens?", set()),
+        ("What did I do on that day?", set()),  # no date question
+    ],
+)
+def test_the_unit_a_date_question_asks_by(question, unit):
+    assert date_unit(question) == {word_key(u) for u in unit}
 
 
 def test_temporal_and_date_questions_differ():

@@ -145,6 +145,15 @@ def asks_for_date(question: str) -> bool:
     return bool(_DATE_QUESTION.search(question))
 
 
+def date_unit(question: str) -> frozenset[str]:
+    """The key of the unit a date question asks by ("day" of "On what day did he pick
+    it up?"): it asks, like "when", and says nothing of the thing asked ("Saturday's our
+    busiest day" is no answer for sharing it). Empty for any other question."""
+    m = _DATE_QUESTION.search(question)
+    unit = m.group(0).split()[-1].lower() if m else "when"
+    return frozenset({word_key(unit)}) if unit != "when" else frozenset()
+
+
 def answer_type(question: str) -> str:
     """What kind of answer the question wants (one of :data:`ANSWER_TYPES`), from its
     asking words: a date ("when", "which year"), a number ("how many", "how old"), a

@@ -9,8 +9,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from remem.answer import Answerer
+from remem.answer.reader import best_sentence
 from remem.answer.settle import date_span, event_date, memory_date, say_event
 from remem.llm import create_llm
+from remem.question import as_question
 from remem.time.events import EventTime
 from remem.types import Hit, Recall
 
@@ -212,3 +214,17 @@ def test_a_month_without_a_year_is_the_last_one_memories_reach(open_memory, engi
     question = "When did Caroline attend a pride parade in August?"
     assert mem.recall(question, "u", now=asked).hits[0].timestamp == aug
     assert mem.answer(question, "u", now=asked).text == "Friday 11 August 2023"
+
+
+def test_the_unit_a_date_question_asks_by_is_no_shared_word():
+    """ "On what day" asks like "when": "Saturday is the day I fix the trailer" shares
+    "day" with it no more than with "When...?", and the memory of the thing asked
+    answers."""
+    said = datetime(2026, 2, 10, 20, tzinfo=timezone.utc)
+    hits = [
+        Hit("b", "Saturday is the day I fix the trailer.", 1.0, "Kim", said, "s"),
+        Hit("a", "Got the trailer home from Kendal on Sunday.", 0.9, "Kim", said, "s"),
+    ]
+    asked = as_question("On what day did Declan get the trailer home?")
+    sentence, hit = best_sentence(asked, hits)
+    assert hit is hits[1], sentence

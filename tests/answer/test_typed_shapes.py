@@ -257,3 +257,38 @@ def test_what_was_left_is_the_value_a_memory_says_ended(embedder, question):
     with _remembered(embedder, "hybrid", "jonas", JONAS) as mem:
         a = mem.answer(question, "jonas", now=T0 + timedelta(days=61))
         assert a.text == "Marrowby", a.text
+
+
+#: two people (stop 52's development shapes, reworded): a follow-up naming nothing
+#: ("How much?", "How old, 50?"), a name joined by "of", a kind said by the reply to a
+#: question, and a count that changed
+LIV = [
+    (0, "Tariq", "Guess what I finally did on Sunday."),
+    (0, "Liv", "Bought another boat you don't have room for?"),
+    (0, "Tariq", "Maybe. Drove to Oban and picked up a 1968 Drascombe Lugger."),
+    (0, "Liv", "How much?"),
+    (0, "Tariq", "£640. He wanted more but the sails are torn."),
+    (0, "Liv", "My dad's birthday is on Friday, we're having a few people round."),
+    (0, "Tariq", "Tell him happy birthday. How old, 50?"),
+    (0, "Liv", "Cheeky. 63."),
+    (0, "Liv", "We booked a week on the Isle of Arran for September."),
+    (0, "Liv", "The allotment is going well, we pick about 9 courgettes a week."),
+    (40, "Liv", "The allotment slowed down, we're down to 3 courgettes a week now."),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How much did Tariq pay for the Drascombe?", "640"),  # the reply to "How much?"
+        ("How old was Liv's dad on his birthday?", "63"),  # not the guess in the question
+        ("Where is Liv going in September?", "Isle of Arran"),
+        ("What kind of boat did Tariq buy?", "1968 Drascombe Lugger"),  # not "another boat"
+        ("How many courgettes a week does Liv pick now?", "3"),  # one digit, the newer
+    ],
+)
+def test_follow_ups_joined_names_kinds_and_counts(embedder, engine, question, answer):
+    with _remembered(embedder, engine, "liv", LIV) as mem:
+        a = mem.answer(question, "liv", now=T0 + timedelta(days=41))
+        assert a.text == answer, a.text

@@ -159,6 +159,34 @@ def test_each_position_knows_its_session(db_path):
         s2.close()
 
 
+def test_the_turns_beside_a_memory_in_its_session(db_path):
+    """``beside_in_session``: the memory said next (1) or before (-1) in the same
+    session, a deleted one skipped, none across a session's end or for a memory of
+    no session."""
+    store = SQLiteStore(db_path)
+    when = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    texts = [("a1", "a"), ("a2", "a"), ("none", None), ("a3", "a"), ("b1", "b")]
+    try:
+        cache = IndexCache(store, 4)
+        store.add("u", [NewMemory(t, None, when, s, {}) for t, s in texts], _vecs(5))
+        ids = cache.get("u").ids
+        idx = cache.get("u")
+        assert idx.beside_in_session(ids[0], 1) == ids[1]
+        assert idx.beside_in_session(ids[1], -1) == ids[0]
+        assert idx.beside_in_session(ids[0], -1) is None  # the session's first
+        assert idx.beside_in_session(ids[1], 1) is None  # a memory of no session between
+        assert (
+            idx.beside_in_session(ids[2], 1) is None and idx.beside_in_session(ids[2], -1) is None
+        )
+        assert idx.beside_in_session(ids[4], -1) is None  # another session before it
+        assert idx.next_in_session(ids[0]) == ids[1]
+        store.delete("u", [ids[1]])
+        idx = cache.get("u")
+        assert idx.beside_in_session(ids[0], 1) is None  # a2 gone, then "none"
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("score", ["corrected", "max", "both", "mean"])
 def test_scoring_some_positions_agrees_with_scoring_all(tmp_path, embedder, score):
     """The approximate path (``ann_above``) scores only the positions it reached with

@@ -704,7 +704,8 @@ def best_sentence(
     second ("I live in Lisbon" shares "live" with "Where do I live now?", the answer
     is "I moved to Porto")."""
     asked = as_question(question)
-    q = asked.keys - words.ASKING  # "when I win" does not share "When did ...?"
+    # "when I win" does not share "When did ...?", nor "our busiest day" "On what day"
+    q = asked.keys - words.ASKING - words.date_unit(asked.text)
     best, best_score, source = "", 0.0, None
     when = asked.answer_type == "date"
     for rank, h in enumerate(evidence if when else evidence[:_EXTRACT_DEPTH]):

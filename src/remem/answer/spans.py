@@ -226,11 +226,13 @@ def _then(token: Any) -> bool:
 def _aged(entity: Any) -> bool:
     """Whether a number or a date entity can tell an age: a number of years, months,
     weeks or days ("two years old", "18 months"), or a bare number that counts
-    nothing else ("She's two"; not "two plants", not "last week")."""
+    nothing else ("She's two"; not "two plants", not "last week"; "Cheeky. 63.", whose
+    number the parser hangs on the word before it, counts nothing)."""
     if entity.label_ == "DATE":
         return all(t.like_num for t in entity) or _counts(entity, _AGE_UNITS)
     root = entity.root
-    return not (root.dep_ == "nummod" and root.head.lemma_.lower() not in _AGE_UNITS)
+    counting = root.dep_ == "nummod" and root.head.i > root.i  # the noun after it
+    return not (counting and root.head.lemma_.lower() not in _AGE_UNITS)
 
 
 #: nouns of things with names that are no person's: a name right after one (a comma

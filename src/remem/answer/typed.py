@@ -34,6 +34,7 @@ from functools import cache
 from typing import Any
 
 from .. import words
+from ..index.tokenize import sentences
 from ..question import Question
 from ..store.base import timestamp_epoch
 from ..time.current import ended as ended_values
@@ -46,7 +47,6 @@ from .rank import score as rank_score
 from .rank import weights as rank_weights
 from .spans import TIME_KEYS as _TIME_KEYS
 from .spans import near, phrases, thing, trim
-from ..index.tokenize import sentences
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
 from .want import BUSINESS_NOUNS, STRICT, Want, named_noun_of, possessions, wanted
@@ -328,20 +328,30 @@ def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Spa
     ride now?"), the candidates of the newest memory that names one ("I've replaced
     it with a Brompton folding bike", June) and of later ones: an older memory's
     ("I bought a road bike", May) tells a value since replaced, however well it
-    fits. All of them when none names the noun. Asked by no noun ("How many eggs
-    are they laying now?"), the newest memory among the candidates whose sentences
-    share the most of the question's words takes the noun's place."""
+    fits. All of them when none names the noun. Asked how many ("How many eggs a
+    week are they laying now?"), the memories that name the thing counted do.
+    """
     if question.order != "newest":
         return found
     if want.head_keys:
         named = [s for s in found if want.head_keys & words.content_keys(s.text)]
-    else:  # "How many eggs a week are they laying now?": the newest of the best fits
-        best = max((s.features.get("fit", 0.0) for s in found), default=0.0)
-        named = [s for s in found if best >= 1 and s.features.get("fit", 0.0) >= best]
+    else:  # "How many eggs a week are they laying now?": the memories counting eggs
+        counted = _counted(question)
+        named = [s for s in found if counted and counted & words.content_keys(s.hit.text)]
     if not named:
         return found
     since = max(timestamp_epoch(s.hit.timestamp) for s in named)
     return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
+
+
+#: the thing a "how many" question counts ("eggs" of "How many eggs a week...")
+_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z]+)", re.I)
+
+
+def _counted(question: Question) -> frozenset[str]:
+    """The key of the noun a "how many" question counts, none for another question."""
+    m = _HOW_MANY.search(question.text)
+    return frozenset(words.content_keys(m.group(1))) if m else frozenset()
 
 
 def _a_place(span: Span) -> bool:
@@ -395,10 +405,12 @@ def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]
     reply ("Her name is Pimienta", the reply to "What did you name her?", tells
     nothing of Joaquín, named in the source ranked above it)."""
     kept = {h.id for h, _, _ in sources if own(h)}
-    for h, _, _ in sources:  # a follow-up naming nothing stands as what it follows
-        if h.id not in kept and h.text.rstrip().endswith("?") and _follow_up(h.text):
-            if _asker(h, sources, asking=False) in kept:
-                kept.add(h.id)
+    kept |= {  # a follow-up naming nothing stands as what it follows
+        h.id
+        for h, _, _ in sources
+        if h.text.rstrip().endswith("?") and _follow_up(h.text)
+        and _asker(h, sources, asking=False) in kept
+    }  # fmt: skip
     return [
         (hit, inherited, rank)
         for hit, inherited, rank in sources

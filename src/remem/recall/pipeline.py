@@ -238,9 +238,7 @@ class Recaller:
         said before), as a hit (score 0), for those that have one
         (``UserIndex.beside_in_session``)."""
         with self._ctx.indexes.use(user_id) as idx:
-            nexts = {
-                h.id: n for h in hits if (n := idx.beside_in_session(h.id, step)) is not None
-            }
+            nexts = {h.id: n for h in hits if (n := idx.beside_in_session(h.id, step)) is not None}
         rows = self._store.get(user_id, list(set(nexts.values()))) if nexts else {}
         found = {i: rows[n] for i, n in nexts.items() if n in rows}
         made = self.events.hits(user_id, list(found.values()), [0.0] * len(found))
