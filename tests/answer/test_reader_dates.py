@@ -228,3 +228,34 @@ def test_the_unit_a_date_question_asks_by_is_no_shared_word():
     asked = as_question("On what day did Declan get the trailer home?")
     sentence, hit = best_sentence(asked, hits)
     assert hit is hits[1], sentence
+
+
+#: one evening between two people (a Tuesday): a time told in a teaser before the
+#: other's question, one told in the reply to a question, and a make's year
+EVENING = [
+    ("Kim", "Guess what I finally did on Sunday."),
+    ("Lee", "Bought another kayak you don't have room for?"),
+    ("Kim", "Maybe. Drove to Oban and picked up a 1988 Perception Dancer."),
+    ("Lee", "Ha! Also, congratulations on the new job. When do you start at the bakery?"),
+    ("Kim", "This coming Monday. Nervous but excited."),
+    ("Lee", "My sister is visiting in March, she wants to see the harbour."),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("When did Kim pick up the Perception Dancer?", "Sunday 7 April 2024"),  # not 1988
+        ("When does Kim start at the bakery?", "Monday 15 April 2024"),
+    ],
+)
+def test_a_time_told_in_the_turns_beside_the_memory(open_memory, engine, question, day):
+    """The thing's time said before the other's question ("Guess what I did on
+    Sunday"), or in the reply to one that asks when (``reader._dialogue``)."""
+    mem = open_memory(engine=engine)
+    tuesday = datetime(2024, 4, 9, 20, tzinfo=timezone.utc)
+    for i, (who, text) in enumerate(EVENING):
+        when = tuesday + timedelta(minutes=i)
+        mem.add(text, "u", speaker=who, timestamp=when, session_id="s1")
+    assert mem.answer(question, "u", now=tuesday + timedelta(hours=1)).text == day

@@ -107,6 +107,9 @@ def test_is_temporal(question, temporal):
         ("around late June 2023", "late June 2023"),
         ("She may go to Paris", ""),  # "may" alone is no date
         ("Ana moved to Paris", ""),
+        ("He picked up a 1974 Honda CB360", ""),  # a make's year, no time
+        ("I bought a 2019 Corolla in March 2020", "March 2020"),
+        ("Back in 1974 they lived in Leeds", "1974"),
     ],
 )
 def test_date_span(text, span):

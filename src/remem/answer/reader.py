@@ -75,13 +75,14 @@ from .settle import (
     content_keys,
     date_span,
     degenerate,
+    event_date,
     memory_date,
     note_date,
     settle,
     unwritten,
 )
 from .told import in_window, told_by_asked
-from .typed import ALONE, Around, typed_answer
+from .typed import ALONE, REPLY_SHARE, Around, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -431,7 +432,9 @@ class Answerer:
         own date, else the time it tells resolved against when it was said, else its
         memory's day ("Saturday 8 March 2025")."""
         stale = replaced(base["explanations"])
-        sentence, hit = best_sentence(question, evidence, stale)
+        talk = _dialogue(question, evidence, around) if question.answer_type == "date" else None
+        read = [*evidence, *talk.replies] if talk is not None else evidence
+        sentence, hit = best_sentence(question, read, stale, talk)
         if hit is not None and self.mode == "typed" and question.answer_type != "date":
             sentence, hit = self._typed(question, evidence, around, (sentence, hit), stale)
         if hit is None:
@@ -447,9 +450,11 @@ class Answerer:
         if self.date_answers and question.answer_type == "date":
             # a date written out, else the time the sentence talks about resolved
             # against when it was said ("on Saturday"), else the day it was said
+            teaser = talk.teasers.get(hit.id) if talk is not None else None
             text = (
                 date_span(sentence, question)
                 or memory_date(hit.text, sentence, hit.timestamp, question)
+                or (event_date(teaser.text, teaser.timestamp, question) if teaser else "")
                 or note_date(hit.timestamp)
             )
         elif self.mode == "span" and self.llm.generates:
@@ -692,17 +697,85 @@ _EXTRACT_DEPTH = 5
 _QUESTION_PENALTY = 0.5
 
 
+@dataclass(frozen=True)
+class Dialogue:
+    """What the turns beside the evidence tell a "when" question (:func:`_dialogue`):
+    the replies to its asking turns with the fit each inherits, and each memory's
+    teaser."""
+
+    replies: list[Hit] = field(default_factory=list)
+    inherited: dict[str, float] = field(default_factory=dict)
+    teasers: dict[str, Hit] = field(default_factory=dict)
+
+
+def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Dialogue:
+    """For a "when" question, the turns beside the evidence that tell a time:
+    the reply to a turn that asks, inheriting the words that turn shares with the
+    question ("When do you start?" / "This coming Monday."), and for a memory that
+    names no time, the turn its speaker said just before the other's question it
+    answers, when that turn names one ("Guess what I finally did last Sunday." /
+    "Bought another motorbike?" / "Picked up a Honda in Carlisle.")."""
+    q = question.keys - words.ASKING - words.date_unit(question.text)
+    have = {h.id for h in evidence}
+    asking = [h for h in evidence if h.text.rstrip().endswith("?")]
+    after = around.neighbours(asking) if around.neighbours is not None and asking else {}
+    replies: list[Hit] = []
+    inherited: dict[str, float] = {}
+    for h in asking:
+        n = after.get(h.id)
+        shared = len(q & content_keys(sentences(h.text)[-1]))
+        if n is not None and n.speaker != h.speaker and shared:
+            inherited[n.id] = max(inherited.get(n.id, 0.0), REPLY_SHARE * shared)
+            if n.id not in have:  # read after the evidence
+                replies.append(n)
+                have.add(n.id)
+    return Dialogue(replies, inherited, _teasers(question, [*evidence, *replies], around))
+
+
+def _teasers(question: Question, evidence: Sequence[Hit], around: Around) -> dict[str, Hit]:
+    """Each memory of ``evidence`` that names no time of its own -> its speaker's turn
+    just before the other's question it answers, when that turn names one
+    (:func:`_dialogue`)."""
+    before = around.before
+    plain = [
+        h
+        for h in evidence
+        if not any(unwritten(event_times(p, h.timestamp), question) for p in sentences(h.text))
+    ]
+    if before is None or not plain:
+        return {}
+    asking = before(plain)
+    asked = {
+        h.id: a
+        for h in plain
+        if (a := asking.get(h.id)) is not None
+        and a.text.rstrip().endswith("?") and a.speaker != h.speaker
+    }  # fmt: skip
+    earlier = before(list(asked.values())) if asked else {}
+    speaker = {h.id: h.speaker for h in plain}
+    return {
+        i: teaser
+        for i, a in asked.items()
+        if (teaser := earlier.get(a.id)) is not None
+        and teaser.speaker == speaker[i]
+        and unwritten(event_times(teaser.text, teaser.timestamp), question)
+    }  # fmt: skip
+
+
 def best_sentence(
     question: Question | str,
     evidence: Sequence[Hit | str],
     replaced_by: Mapping[str, str] | None = None,
+    talk: Dialogue | None = None,
 ) -> tuple[str, Any]:
     """The sentence :func:`extractive` answers with and the evidence item it is from
     (None, with "", when no sentence shares a content word with the question).
     ``replaced_by``: superseded hit id -> the hit holding the current value of what
     the question asks (:func:`replaced`): a sentence of the first answers with the
     second ("I live in Lisbon" shares "live" with "Where do I live now?", the answer
-    is "I moved to Porto")."""
+    is "I moved to Porto"). ``talk``: what the turns beside the evidence tell a "when"
+    question (:func:`_dialogue`): a reply's first sentence shares what its asking turn
+    does, and a memory whose time was told in a teaser names it."""
     asked = as_question(question)
     # "when I win" does not share "When did ...?", nor "our busiest day" "On what day"
     q = asked.keys - words.ASKING - words.date_unit(asked.text)
@@ -713,6 +786,8 @@ def best_sentence(
         timed = [event_times(p, h.timestamp) for p in parts] if isinstance(h, Hit) else []
         for at, sentence in enumerate(parts):
             overlap: float = len(q & content_keys(sentence))
+            if talk is not None and at == 0 and isinstance(h, Hit):
+                overlap += talk.inherited.get(h.id, 0.0)  # a reply, by its asking turn
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             if isinstance(h, Hit):
                 window = in_window(timed[at], asked)
@@ -720,6 +795,8 @@ def best_sentence(
                     continue  # the speaker alone, or a time alone, says nothing asked
                 overlap += told_by_asked(sentence, h, q) + window
                 told = _when_told(parts, timed, at, asked) if when else 0.0
+                if when and not told and talk is not None and h.id in talk.teasers:
+                    told = _NEIGHBOUR_TIME  # its time told in a teaser (:func:`_dialogue`)
                 if rank >= _EXTRACT_DEPTH and not told:
                     continue  # read that deep for a time only: its day alone is no answer
                 overlap += told

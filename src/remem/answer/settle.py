@@ -338,14 +338,27 @@ _DATE_SPAN = re.compile(
 )
 
 
+#: a bare year right after "a" or "an" names a thing's make, not a time ("a 1974
+#: Honda", "a 2015 Rioja")
+_MODEL_YEAR = re.compile(r"\b(?:a|an)\s+\d{4}$", re.I)
+
+
 def date_span(text: str, question: Question | str | None = None) -> str:
     """The first date in ``text`` with its relative lead ("the week before 9 June
     2023"), an ISO date written as the notes write dates; "" when there is none.
     Readers answer "When did Ana move?" with a sentence around the date ("Ana moved
     to Paris on 8 May 2023."); the date is the answer. A date the ``question`` itself
-    writes is not its answer ("When did James try Cyberpunk 2077?": not "2077")."""
+    writes is not its answer ("When did James try Cyberpunk 2077?": not "2077"), nor
+    is a thing's make year ("a 1974 Honda")."""
     asked = (as_question(question).text if question is not None else "").lower()
-    m = next((m for m in _DATE_SPAN.finditer(text) if m.group(0).lower() not in asked), None)
+    m = next(
+        (
+            m
+            for m in _DATE_SPAN.finditer(text)
+            if m.group(0).lower() not in asked and not _MODEL_YEAR.search(text, 0, m.end())
+        ),
+        None,
+    )
     if not m:
         return ""
     if m.group("iso"):

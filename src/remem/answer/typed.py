@@ -54,7 +54,7 @@ from .want import BUSINESS_NOUNS, STRICT, Want, named_noun_of, possessions, want
 #: the memories read (best first) for candidates
 DEPTH = 6
 #: what the turn after an asking turn inherits of the asking turn's fit
-_REPLY_SHARE = 0.8
+REPLY_SHARE = 0.8
 #: the least fit of a sentence read for candidates: half a shared word, so what a
 #: reply inherits of the turn that asked, faded over two sentences, reads no more
 #: ("Does Ines want you practising daily?" ... "I'm thinking Kyoto in late April"
@@ -487,7 +487,7 @@ def _replied(question: Question, asking: Hit, reply: Hit) -> float:
     "I" would)."""
     keys = _asked(question)
     own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
-    return _REPLY_SHARE * _fit(question, keys, nlp.parse(asking.text), asking) + own
+    return REPLY_SHARE * _fit(question, keys, nlp.parse(asking.text), asking) + own
 
 
 def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> float:
