@@ -292,3 +292,17 @@ def test_follow_ups_joined_names_kinds_and_counts(embedder, engine, question, an
     with _remembered(embedder, engine, "liv", LIV) as mem:
         a = mem.answer(question, "liv", now=T0 + timedelta(days=41))
         assert a.text == answer, a.text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_place_moved_away_from_is_no_longer_where_it_is(embedder, engine):
+    talk = [
+        (0, "Tariq", "The food truck is parked at Granton harbour, dead all month."),
+        (0, "Liv", "It'll pick up in spring."),
+        (40, "Tariq", "Big change: the council moved us on from Granton. We're on Leith Walk now."),
+    ]
+    with _remembered(embedder, engine, "liv", talk) as mem:
+        a = mem.answer(
+            "Where is Tariq's food truck parked now?", "liv", now=T0 + timedelta(days=41)
+        )
+        assert a.text == "Leith Walk", a.text

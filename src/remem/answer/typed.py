@@ -289,10 +289,23 @@ def _not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) ->
     ]
 
 
+#: a place someone moved away from, whoever says it ("the council moved us on from
+#: Kelvingrove", "they relocated out of the Old Mill"): a name after the move
+_MOVED_FROM = re.compile(
+    r"\b(?:moved|relocated)\b(?:\s+(?:us|me|him|her|them|it|away|on))*\s+(?:from|out\s+of)\s+"
+    r"(?:the\s+)?(?P<v>[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
+)
+
+
 def _ended(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
     """Each value a memory of ``evidence`` says its speaker left, with the memory
-    (``time.current.ended``: "I quit Parcelwise")."""
-    return [(hit, value) for hit in evidence for value in ended_values(hit.text)]
+    (``time.current.ended``: "I quit Parcelwise"), and each place it says someone
+    moved away from (:data:`_MOVED_FROM`)."""
+    return [
+        (hit, value)
+        for hit in evidence
+        for value in [*ended_values(hit.text), *(m["v"] for m in _MOVED_FROM.finditer(hit.text))]
+    ]
 
 
 def _left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
