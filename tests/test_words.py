@@ -77,6 +77,7 @@ def test_temporal_and_date_questions_differ():
 def test_possessed_and_names():
     assert possessed("What is my favourite film?") == ["film"]
     assert possessed("Where did my sister move?") == ["sister"]
+    assert possessed("How many of my pieces broke in the kiln?") == ["pieces"]
     assert names("What did Xiomara say on Monday in May?") == ["Xiomara"]
 
 

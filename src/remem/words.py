@@ -85,7 +85,8 @@ def possessed(question: str) -> list[str]:
     possessive's "'s" ("my brother's name" -> "brother") or a sign; its last word is
     dropped when it is the question's verb: after an auxiliary (``data/auxiliaries.txt``:
     "Where did my sister move?" -> "sister") or as a participle ending in "-ed" ("What
-    are my cats called?" -> "cats"). Without a parser this is what the words allow."""
+    are my cats called?" -> "cats") or an irregular past ("How many of my pieces
+    broke?" -> "pieces"). Without a parser this is what the words allow."""
     heads = []
     for m in _MY.finditer(question):
         words: list[str] = []
@@ -100,7 +101,7 @@ def possessed(question: str) -> list[str]:
                 break
         before = question[: m.start()].split()
         verb_next = bool(before) and before[-1].lower() in _AUXILIARIES
-        if len(words) > 1 and (verb_next or words[-1].endswith("ed")):
+        if len(words) > 1 and (verb_next or words[-1].endswith("ed") or words[-1] in _IRREGULAR):
             words.pop()
         if words:
             heads.append(words[-1])

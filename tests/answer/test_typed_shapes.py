@@ -306,3 +306,31 @@ def test_a_place_moved_away_from_is_no_longer_where_it_is(embedder, engine):
             "Where is Tariq's food truck parked now?", "liv", now=T0 + timedelta(days=41)
         )
         assert a.text == "Leith Walk", a.text
+
+
+#: a user and an assistant (stop 52's set 6 shapes, reworded): a name after a "no" that
+#: opens the reply, a place given a name ("a place called ..."), a number that counts
+#: the noun asked beside one that does not, and a possession read past its verb
+GRETA = [
+    (0, "user", "Last Saturday I tried a climbing taster at a place called The Boulder Loft."),
+    (0, "user", "I signed up for the six-week course at The Boulder Loft."),
+    (0, "assistant", "Brilliant! Who's coaching it? The same person who ran your taster?"),
+    (0, "user", "No, a different one. A man named Emeka Obi, he's climbed for twenty years."),
+    (0, "user", "A shop ordered 300 chalk bags at 9 pounds a bag from my cousin."),
+    (9, "user", "Over the six weeks I tried 12 routes, and 4 of them broke my fingers' skin."),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Who was my climbing coach on the course?", "Emeka Obi"),  # not The Boulder Loft
+        ("Which gym did I take my climbing course at?", "Boulder Loft"),
+        ("How many chalk bags did the shop order?", "300"),  # not 9 pounds a bag
+    ],
+)
+def test_replies_named_places_and_counted_nouns(embedder, engine, question, answer):
+    with _remembered(embedder, engine, "greta", GRETA) as mem:
+        a = mem.answer(question, "greta", now=T0 + timedelta(days=10))
+        assert a.text == answer, a.text

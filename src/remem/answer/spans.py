@@ -149,10 +149,12 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
     units ("7:58")."""
     out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
     if want.kind == "person":
-        out += [(s, "named") for s in _pattern_spans(sent, _NAMED)]
+        out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s)]
     elif want.kind in ("place", "org", "workplace"):
         out += [(s, "proper") for s in _proper_runs(sent) if _unlabelled(s, want)]
+        if want.kind != "place":  # "a place called The Kiln Room"
+            out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if _names_a_thing(s)]
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
     elif want.kind in ("duration", "time", "length"):
@@ -240,17 +242,18 @@ def _aged(entity: Any) -> bool:
 #: person)
 _NAMED_THINGS = ORG_NOUNS | frozenset(
     "band team club choir group album song book novel film movie show podcast game "  # noqa: SIM905
-    "city town village country street pub bar venue boat ship".split()
+    "city town village country street pub bar venue boat ship place spot".split()
 )
 
 
 def _names_a_thing(entity: Any) -> bool:
     """Whether ``entity`` stands right after a noun of :data:`_NAMED_THINGS` as its
-    name ("another band, Paper Harbour"; not "my cousin Ezekiel")."""
+    name ("another band, Paper Harbour", "a place called The Kiln Room"; not "my
+    cousin Ezekiel", "a woman named Hester")."""
     at = entity.start - 1
     doc = entity.doc
-    if at >= 0 and doc[at].text == ",":
-        at -= 1
+    if at >= 0 and doc[at].text == "," or at >= 0 and doc[at].lower_ in ("called", "named"):
+        at -= 1  # "another band, Paper Harbour", "a place called The Kiln Room"
     return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in _NAMED_THINGS
 
 
@@ -277,13 +280,17 @@ def _unlabelled(run: Any, want: Want) -> bool:
     """Whether a run of proper nouns may be a place or an organisation the tagger did
     not label so: for a place, the object of "in", "at", "from" or "to", labelled or
     not ("They still live in Maribor", labelled an organisation; not "the JLPT N5
-    exam", which is where nothing is); for an organisation, unlabelled; for a
-    workplace either ("I now work at Hospital Sao Joao")."""
+    exam", which is where nothing is); for an organisation, unlabelled or where
+    something is done ("at The Kiln Room"); for a workplace either ("I now work at
+    Hospital Sao Joao")."""
     root = run.root
     placed = root.dep_ == "pobj" and root.head.lower_ in LOCATIVE
     if want.kind == "place":
         return placed
-    return not root.ent_type_ or (placed and want.kind == "workplace")
+    # where something is done, unless a place by its label: "a course at The Kiln
+    # Room" (which the tagger calls a work of art) is at a business
+    business = placed and want.kind == "org" and root.ent_type_ not in ("GPE", "LOC", "ORG")
+    return not root.ent_type_ or business or (placed and want.kind == "workplace")
 
 
 def _given(span: Any, want: Want) -> str:

@@ -264,6 +264,8 @@ def typed_candidates(
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
     found = _newest_value(question, want, _not_left(question, found, evidence))
+    if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
+        found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)
 
 
@@ -357,14 +359,27 @@ def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Spa
     return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
 
 
-#: the thing a "how many" question counts ("eggs" of "How many eggs a week...")
-_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z]+)", re.I)
+#: the thing a "how many" question counts, up to its verb ("chalk bags" of "How many
+#: chalk bags did the shop order?"; else its first word: "eggs" of "How many eggs a
+#: week...")
+_HOW_MANY = re.compile(
+    r"\bhow\s+many\s+((?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:did|does|do|are|is|was|were|have|"
+    r"has|had|will|would|can|could|of)\b|\s*\?|$)|\bhow\s+many\s+([a-z]+)",
+    re.I,
+)
 
 
 def _counted(question: Question) -> frozenset[str]:
     """The key of the noun a "how many" question counts, none for another question."""
     m = _HOW_MANY.search(question.text)
-    return frozenset(words.content_keys(m.group(1))) if m else frozenset()
+    return frozenset(words.content_keys(m.group(1) or m.group(2))) if m else frozenset()
+
+
+def _counts_noun(span: Any, counted: frozenset[str]) -> bool:
+    """Whether a number counts the noun a "how many" question asks of ("200 copies"
+    to "How many copies...?", not "18 euro a copy")."""
+    root = span.root
+    return root.dep_ == "nummod" and root.head.i > root.i and _key_of(root.head) in counted
 
 
 def _a_place(span: Span) -> bool:
@@ -421,7 +436,7 @@ def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]
     kept |= {  # a follow-up naming nothing stands as what it follows
         h.id
         for h, _, _ in sources
-        if h.text.rstrip().endswith("?") and _follow_up(h.text)
+        if _asks(h.text) and _follow_up(h.text)
         and _asker(h, sources, asking=False) in kept
     }  # fmt: skip
     return [
@@ -440,7 +455,7 @@ def _asker(reply: Hit, sources: list[Source], *, asking: bool = True) -> str | N
         h
         for h, _, _ in sources
         if h.id != reply.id and h.session_id == reply.session_id
-        and (not asking or h.text.rstrip().endswith("?")) and timestamp_epoch(h.timestamp) <= said
+        and (not asking or _asks(h.text)) and timestamp_epoch(h.timestamp) <= said
     ]  # fmt: skip
     return max(before, key=lambda h: timestamp_epoch(h.timestamp)).id if before else None
 
@@ -453,7 +468,7 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
     the asking turn's rank, and its fit is what the reply inherits."""
     top = list(evidence[:DEPTH])
     found: dict[str, Source] = {h.id: (h, 0.0, rank) for rank, h in enumerate(top)}
-    asking = [h for h in top if h.text.rstrip().endswith("?")]
+    asking = [h for h in top if _asks(h.text)]
     neighbours, before = around.neighbours, around.before
     after = neighbours(asking) if neighbours is not None and asking else {}
     bare = [h for h in asking if h.id in after and _follow_up(h.text)]
@@ -468,10 +483,19 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
     return sorted(found.values(), key=lambda s: s[2])
 
 
+def _asks(text: str) -> bool:
+    """Whether a turn asks something: it ends with "?". A question inside a turn
+    ("Where exactly is the place again? You said somewhere near the coast.") is too
+    often not the one the next turn answers (LoCoMo: more replies read wrong than
+    right, docs/results/stop52/NOTE.md)."""
+    return text.rstrip().endswith("?")
+
+
 def _follow_up(text: str) -> bool:
-    """Whether the question ending ``text`` names nothing of its own ("How much?",
+    """Whether the last question of ``text`` names nothing of its own ("How much?",
     "Who with?", "How old, 40?"): no content word but the asking ones and numbers."""
-    last = sentences(text)[-1] if text.strip() else text
+    asked = [p for p in sentences(text) if p.rstrip().endswith("?")]
+    last = asked[-1] if asked else text
     keys = words.content_keys(last) - words.ASKING - _KIND_KEYS
     return not {k for k in keys if not k.isdigit()}
 
@@ -556,6 +580,7 @@ def _candidates(
     named_noun = named_noun_of(question) if want.head == "name" else ""
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = _later(question, sources)
+    counted = _counted(question) if want.kind == "number" else frozenset()
     weights = rank_weights()
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
     for hit, sent, fits, at in _sentences(question, keys, sources):
@@ -574,6 +599,7 @@ def _candidates(
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
             cues["meaning"] = meaning.get(hit.id, 0.0)
+            cues["counts"] = float(bool(counted) and _counts_noun(span, counted))
             found[key] = (span, text, hit, cues, [origin])
     out = []
     for span, text, hit, cues, origins in found.values():
@@ -706,9 +732,28 @@ def _sentences(
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = float(len(keys & words.content_keys(sent.text)))
-            inherited *= _NEXT_SHARE
+            if not _opener(sent):
+                inherited *= _NEXT_SHARE
             if fit >= _READ_MIN:
                 yield hit, sent, (own, fit), rank
+
+
+#: the words a reply to a yes-or-no question opens with
+_POLAR = frozenset({"yes", "no", "yeah", "yep", "nope", "nah"})
+
+
+def _opener(sent: Any) -> bool:
+    """Whether ``sent`` only answers yes or no, telling nothing more ("No, a different
+    one."): four words or fewer, the first a yes or a no, no name or number. What the
+    reply inherits of its asking turn ("Who's teaching it? The same person who ran
+    your taster?") passes over it unfaded to the sentence that answers ("A woman named
+    Hester Galloway")."""
+    said = [t for t in sent if not t.is_punct]
+    return (
+        0 < len(said) <= 4
+        and said[0].lower_ in _POLAR
+        and not any(t.pos_ in ("PROPN", "NUM") for t in said)
+    )
 
 
 def _current_setter(question: Question, sources: list[Source]) -> str | None:
