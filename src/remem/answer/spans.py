@@ -276,20 +276,30 @@ def _unnamed(run: Any) -> bool:
     return root.dep_ == "appos" and root.head.pos_ == "NOUN"
 
 
+#: the labels of a place or an organisation: a run labelled so is read by its label
+_PLACES_AND_ORGS = frozenset({"GPE", "LOC", "FAC", "ORG"})
+
+
 def _unlabelled(run: Any, want: Want) -> bool:
     """Whether a run of proper nouns may be a place or an organisation the tagger did
     not label so: for a place, the object of "in", "at", "from" or "to", labelled or
     not ("They still live in Maribor", labelled an organisation; not "the JLPT N5
     exam", which is where nothing is); for an organisation, unlabelled or where
-    something is done ("at The Kiln Room"); for a workplace either ("I now work at
+    something is done ("a course at The Kiln Room"); for a workplace either ("I now work at
     Hospital Sao Joao")."""
     root = run.root
     placed = root.dep_ == "pobj" and root.head.lower_ in LOCATIVE
     if want.kind == "place":
         return placed
-    # where something is done, unless a place by its label: "a course at The Kiln
-    # Room" (which the tagger calls a work of art) is at a business
-    business = placed and want.kind == "org" and root.ent_type_ not in ("GPE", "LOC", "ORG")
+    # where something is done ("at"), unless a place by its label: "a course at The
+    # Kiln Room" (which the tagger calls a work of art) is at a business; "on the
+    # Barbican" is where
+    business = (
+        want.kind == "org"
+        and root.dep_ == "pobj"
+        and root.head.lower_ == "at"
+        and root.ent_type_ not in _PLACES_AND_ORGS
+    )
     return not root.ent_type_ or business or (placed and want.kind == "workplace")
 
 
