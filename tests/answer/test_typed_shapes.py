@@ -13,6 +13,7 @@ import pytest
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
+from remem.answer.spans import phrases
 from remem.answer.want import wanted
 from remem.question import as_question
 
@@ -334,3 +335,51 @@ def test_replies_named_places_and_counted_nouns(embedder, engine, question, answ
     with _remembered(embedder, engine, "greta", GRETA) as mem:
         a = mem.answer(question, "greta", now=T0 + timedelta(days=10))
         assert a.text == answer, a.text
+
+
+#: two people (stop 52's set 7 shapes, reworded): a duration in words, a family told
+#: of as "we", a composer's work after "the", and a name given to another noun
+RHYS = [
+    (0, "Rhys", "The pipes froze on Friday night, so no water at all. The landlord is useless."),
+    (0, "Ana", "No! How long were you without water in the end?"),
+    (0, "Rhys", "Eleven days in total. The plumber had to order a valve from Leeds."),
+    (0, "Rhys", "Back to the orchestra in September, and the Elgar. Wish me luck."),
+    (0, "Ana", "Which jam sells best at your stall?"),
+    (0, "Rhys", "There's a farmer in Ludlow called Hana Price who grows the damsons."),
+    (0, "Rhys", "The one everyone buys is damson and star anise, which I've called Nightfall."),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("How long was Rhys's family without water?", "Eleven days"),
+    ],
+)
+def test_durations_in_words_families_and_names_given(embedder, engine, question, answer):
+    with _remembered(embedder, engine, "rhys", RHYS) as mem:
+        a = mem.answer(question, "rhys", now=T0 + timedelta(days=1))
+        assert a.text == answer, a.text
+
+
+def _phrases(text: str, question: str) -> set[tuple[str, str]]:
+    """(text, origin) of each candidate phrase of ``text``'s first sentence."""
+    asked = as_question(question)
+    sent = next(iter(nlp.parse(text).sents))
+    return {(s.text, origin) for s, origin in phrases(sent, wanted(asked), [], asked)}
+
+
+def test_a_name_after_the_is_no_person():
+    """ "the Elgar" an orchestra plays is a work: no answer to who leads it."""
+    found = _phrases("Back to the orchestra in September, and the Elgar.", "Who leads it?")
+    assert "Elgar" not in {text for text, _ in found}
+
+
+def test_a_name_given_to_another_noun_names_no_jam():
+    """A name "called" gives is the name of the noun before it: the farmer's is no
+    jam's (it may still be read as a phrase, not as a name given)."""
+    text = "There's a farmer in Ludlow called Hana Price who grows the damsons."
+    assert ("Hana Price", "given") not in _phrases(text, "What is Rhys's best-selling jam called?")
+    text = "The best one is damson and star anise, which I've called Nightfall."
+    assert ("Nightfall", "given") in _phrases(text, "What is Rhys's best-selling jam called?")

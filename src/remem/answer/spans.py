@@ -84,7 +84,15 @@ LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
 _WHERE = frozenset({"in", "at", "on", "near"})
 _NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
 #: a number of one unit of time ("58 minutes", "2.5 hrs")
-_UNIT = r"\d+(?:\.\d+)?\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
+#: a count said in words ("nine days", "six weeks", "a couple of hours")
+_COUNT_WORDS = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|ninety|a\s+couple\s+of|a\s+few)"
+)
+_UNIT = (
+    rf"(?:\d+(?:\.\d+)?|{_COUNT_WORDS}\s)\s*"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
+)
 #: a time on a clock or a stopwatch ("7:58", "1:53:48") and a duration in units, all
 #: of them ("1 hour 58 minutes", "2 hours and 5 minutes": not "1 hour" of it)
 _CLOCK = re.compile(
@@ -116,7 +124,7 @@ def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> li
     people = ("PERSON",) if want.head else ()
     out = [(e, "entity") for e in sent.ents if e.label_ not in ("DATE", "TIME", *people)]
     out += [(s, "quoted") for s in _pattern_spans(sent, _QUOTES)]
-    out += [(s, _given(s, want)) for s in _pattern_spans(sent, _NAMED)]
+    out += [(s, _given(s, want)) for s in _pattern_spans(sent, _NAMED) if not _named_other(s, want)]
     chunks = [c for c in sent.noun_chunks if c.root.pos_ != "PRON"]
     out += [(c, _chunk(c, want)) for c in chunks + _numbered(sent, chunks)]
     out += _governed(matched)
@@ -150,7 +158,7 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
     out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
-        out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s)]
+        out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s) and not _the(s)]
     elif want.kind in ("place", "org", "workplace"):
         out += [(s, "proper") for s in _proper_runs(sent) if _unlabelled(s, want)]
         if want.kind != "place":  # "a place called The Kiln Room"
@@ -169,7 +177,7 @@ def _fits(entity: Any, want: Want) -> bool:
     long is the loop?": "42 kilometres"); an age is no count of things; a person is not where
     something is ("the music school on Rua Nova", which the tagger calls a person)."""
     if want.kind == "person":
-        return not _placed(entity.root) and not _names_a_thing(entity)
+        return not _placed(entity.root) and not _names_a_thing(entity) and not _the(entity)
     if want.kind == "age":
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
@@ -257,6 +265,13 @@ def _names_a_thing(entity: Any) -> bool:
     return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in _NAMED_THINGS
 
 
+def _the(entity: Any) -> bool:
+    """Whether a name follows "the", as a thing's does ("the Bach" a choir sings, "the
+    Brompton"), not a person's."""
+    at = entity.start - 1
+    return entity[0].lower_ == "the" or at >= 0 and entity.doc[at].lower_ == "the"
+
+
 def _placed(token: Any) -> bool:
     """Whether ``token`` is the object of "in", "at", "on" or "near": a place."""
     return token.dep_ == "pobj" and token.head.lower_ in _WHERE
@@ -301,6 +316,15 @@ def _unlabelled(run: Any, want: Want) -> bool:
         and root.ent_type_ not in _PLACES_AND_ORGS
     )
     return not root.ent_type_ or business or (placed and want.kind == "workplace")
+
+
+def _named_other(span: Any, want: Want) -> bool:
+    """Whether a name given as one names another noun than the one asked ("a grower
+    in Evesham called Dalia Moreno" to "What is the sauce called?")."""
+    called = span.doc[span.start - 1] if span.start >= 1 else None
+    if want.head in ("", "name") or called is None or called.dep_ != "acl":
+        return False
+    return called.head.pos_ == "NOUN" and called.head.lemma_.lower() != want.head
 
 
 def _given(span: Any, want: Want) -> str:

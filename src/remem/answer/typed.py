@@ -831,12 +831,19 @@ def _unheld(
         key = words.word_key(noun)
         if noun == want.head or key in _KIND_KEYS:
             continue  # the attribute asked ("Tomas's time"), not a thing presupposed
+        if key in _EVERYONE_HAS:
+            continue  # "Callum's family": told of as "we", never by the word
         if any(_kin(key, words.content_keys(h.text)) for h in hits):
             continue
         near = nearness(noun, hits) if nearness else {}
         if not any(v >= RELATED_MIN for v in near.values()):
             return True
     return False
+
+
+#: what anyone has, said of as "we" and "us" rather than by its word: no premise a
+#: memory must hold ("How long was Callum's family without hot water?")
+_EVERYONE_HAS = frozenset(words.word_key(w) for w in ("family", "household"))
 
 
 def _kin(key: str, keys: set[str]) -> bool:
