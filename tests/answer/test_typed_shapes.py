@@ -14,6 +14,7 @@ from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
 from remem.answer.spans import phrases
+from remem.answer.typed import _a_person_noun
 from remem.answer.want import wanted
 from remem.question import as_question
 
@@ -383,3 +384,27 @@ def test_a_name_given_to_another_noun_names_no_jam():
     assert ("Hana Price", "given") not in _phrases(text, "What is Rhys's best-selling jam called?")
     text = "The best one is damson and star anise, which I've called Nightfall."
     assert ("Nightfall", "given") in _phrases(text, "What is Rhys's best-selling jam called?")
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [("her mum", True), ("a retired teacher", True), ("the guy", True), ("choir", False)],
+)
+def test_who_without_a_name_is_a_noun_of_a_person(text, person):
+    assert _a_person_noun(text) is person
+
+
+def test_a_first_name_doing_something_is_no_organisation():
+    text = "Priyanka booked the flights with Loganair for the whole group."
+    found = {t for t, _ in _phrases(text, "Which airline did the school fly with?")}
+    assert "Priyanka" not in found
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_time_of_day_never_given_refuses(embedder, engine):
+    talk = [(0, "user", "I'm starting to plan Easter lunch for eleven people at Mum's.")]
+    with _remembered(embedder, engine, "ingrid", talk) as mem:
+        a = mem.answer(
+            "What time does my Easter lunch start?", "ingrid", now=T0 + timedelta(days=1)
+        )
+        assert a.refused and a.text == REFUSAL, a.text

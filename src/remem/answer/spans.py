@@ -160,7 +160,11 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s) and not _the(s)]
     elif want.kind in ("place", "org", "workplace"):
-        out += [(s, "proper") for s in _proper_runs(sent) if _unlabelled(s, want)]
+        out += [
+            (s, "proper")
+            for s in _proper_runs(sent)
+            if _unlabelled(s, want) and not _first_name_doing(s)
+        ]
         if want.kind != "place":  # "a place called The Kiln Room"
             out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if _names_a_thing(s)]
     elif want.kind == "frequency":
@@ -293,6 +297,13 @@ def _unnamed(run: Any) -> bool:
 
 #: the labels of a place or an organisation: a run labelled so is read by its label
 _PLACES_AND_ORGS = frozenset({"GPE", "LOC", "FAC", "ORG"})
+
+
+def _first_name_doing(run: Any) -> bool:
+    """Whether an unlabelled run of proper nouns is one word doing something, as a
+    person's first name does ("Priyanka booked the flights", "Hester let us glaze"):
+    no place or organisation asked."""
+    return len(run) == 1 and run.root.dep_ in ("nsubj", "nsubjpass") and not run.root.ent_type_
 
 
 def _unlabelled(run: Any, want: Want) -> bool:

@@ -38,7 +38,7 @@ from ..index.tokenize import sentences
 from ..question import Question
 from ..store.base import timestamp_epoch
 from ..time.current import ended as ended_values
-from ..time.current import not_employers, roles, sets_asked
+from ..time.current import not_employers, relations, roles, sets_asked
 from ..time.events import event_times
 from ..types import Hit
 from . import nlp
@@ -49,7 +49,7 @@ from .spans import TIME_KEYS as _TIME_KEYS
 from .spans import near, phrases, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
-from .want import BUSINESS_NOUNS, STRICT, Want, named_noun_of, possessions, wanted
+from .want import BUSINESS_NOUNS, ORG_NOUNS, STRICT, Want, named_noun_of, possessions, wanted
 
 #: the memories read (best first) for candidates
 DEPTH = 6
@@ -252,8 +252,10 @@ def typed_candidates(
         found = _candidates(question, replace(want, kind="thing"), sources, weighing)
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
-        elif want.kind == "person":  # "her mom", never a whole sentence
-            found = [s for s in found if not s.features.get("o_sentence")]
+        elif want.kind == "person":  # "her mom", names, "a local organization"; not "choir"
+            found = [s for s in found if s.features.get("proper") or _a_person_noun(s.text)]
+        elif want.kind == "time":  # a time of day or nothing: not "Mum"
+            found = []
         elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _a_place(s)]
     named = want.head in _NAMED_ORGS  # and is never given without one
@@ -262,6 +264,8 @@ def typed_candidates(
         named = True
     found = _left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
+        return None
+    if not found and want.kind == "time":  # a time of day never given
         return None
     found = _newest_value(question, want, _not_left(question, found, evidence))
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
@@ -373,6 +377,23 @@ def _counted(question: Question) -> frozenset[str]:
     """The key of the noun a "how many" question counts, none for another question."""
     m = _HOW_MANY.search(question.text)
     return frozenset(words.content_keys(m.group(1) or m.group(2))) if m else frozenset()
+
+
+#: nouns of a person, or of people acting as one, besides someone's people and
+#: occupations ("a local organization" LoCoMo asks "Who did John work with?" of)
+_PERSON_NOUNS = (
+    frozenset({"guy", "man", "woman", "lady", "girl", "boy", "person", "bloke"}) | ORG_NOUNS
+)
+
+
+def _a_person_noun(text: str) -> bool:
+    """Whether a phrase ends in a noun of a person or of people acting as one ("her
+    mom", "a retired teacher", "a local organization"), as a "Who...?" answered without
+    a name may be; a whole sentence never is."""
+    said = text.lower().split()
+    last = said[-1].strip(".,;:!?'\"") if said and len(said) <= 6 else ""
+    nouns = relations() | _occupations() | _PERSON_NOUNS
+    return bool(last) and (last in nouns or last.rstrip("s") in nouns)
 
 
 def _counts_noun(span: Any, counted: frozenset[str]) -> bool:

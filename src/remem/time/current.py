@@ -126,6 +126,14 @@ def roles() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def relations() -> frozenset[str]:
+    """The nouns of someone's people ("sister", "boss", "neighbour": ``slots.json``'s
+    relations), for the typed reader's "Who...?" answered by "her mum"."""
+    data = json.loads((resources.files("remem.data") / "slots.json").read_text("utf-8"))
+    return frozenset(data["relations"])
+
+
+@lru_cache(maxsize=1)
 def not_employers() -> frozenset[str]:
     """The words that make a place one is with no employer ("club", "gym", "choir":
     the employer slot's ``reject``), for the typed reader's company questions too."""
