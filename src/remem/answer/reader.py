@@ -82,7 +82,7 @@ from .settle import (
     unwritten,
 )
 from .told import in_window, told_by_asked
-from .typed import ALONE, REPLY_SHARE, Around, typed_answer
+from .typed import ALONE, REPLY_SHARE, Around, asks, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -697,6 +697,13 @@ _EXTRACT_DEPTH = 5
 _QUESTION_PENALTY = 0.5
 
 
+def _asked_keys(question: Question) -> frozenset[str]:
+    """The keys a sentence shares with the question: its content words but the asking
+    ones ("when I win" does not share "When did ...?") and the unit a date question
+    asks by ("our busiest day" does not share "On what day ...?")."""
+    return question.keys - words.ASKING - words.date_unit(question.text)
+
+
 @dataclass(frozen=True)
 class Dialogue:
     """What the turns beside the evidence tell a "when" question (:func:`_dialogue`):
@@ -715,9 +722,9 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
     names no time, the turn its speaker said just before the other's question it
     answers, when that turn names one ("Guess what I finally did last Sunday." /
     "Bought another motorbike?" / "Picked up a Honda in Carlisle.")."""
-    q = question.keys - words.ASKING - words.date_unit(question.text)
+    q = _asked_keys(question)
     have = {h.id for h in evidence}
-    asking = [h for h in evidence if h.text.rstrip().endswith("?")]
+    asking = [h for h in evidence if asks(h.text)]
     after = around.neighbours(asking) if around.neighbours is not None and asking else {}
     replies: list[Hit] = []
     inherited: dict[str, float] = {}
@@ -749,7 +756,7 @@ def _teasers(question: Question, evidence: Sequence[Hit], around: Around) -> dic
         h.id: a
         for h in plain
         if (a := asking.get(h.id)) is not None
-        and a.text.rstrip().endswith("?") and a.speaker != h.speaker
+        and asks(a.text) and a.speaker != h.speaker
     }  # fmt: skip
     earlier = before(list(asked.values())) if asked else {}
     speaker = {h.id: h.speaker for h in plain}
@@ -777,8 +784,7 @@ def best_sentence(
     question (:func:`_dialogue`): a reply's first sentence shares what its asking turn
     does, and a memory whose time was told in a teaser names it."""
     asked = as_question(question)
-    # "when I win" does not share "When did ...?", nor "our busiest day" "On what day"
-    q = asked.keys - words.ASKING - words.date_unit(asked.text)
+    q = _asked_keys(asked)
     best, best_score, source = "", 0.0, None
     when = asked.answer_type == "date"
     for rank, h in enumerate(evidence if when else evidence[:_EXTRACT_DEPTH]):

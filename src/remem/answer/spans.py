@@ -264,7 +264,7 @@ def _names_a_thing(entity: Any) -> bool:
     cousin Ezekiel", "a woman named Hester")."""
     at = entity.start - 1
     doc = entity.doc
-    if at >= 0 and doc[at].text == "," or at >= 0 and doc[at].lower_ in ("called", "named"):
+    if at >= 0 and (doc[at].text == "," or doc[at].lower_ in ("called", "named")):
         at -= 1  # "another band, Paper Harbour", "a place called The Kiln Room"
     return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in _NAMED_THINGS
 
@@ -558,11 +558,11 @@ def thing(span: Any, keys: frozenset[str], want: Want) -> bool:
         return False  # "last Fri", which the tagger leaves unlabelled
     if span.root.ent_type_ in _MEASURES and want.head not in _MEASURED:
         return False  # "1500 metres" is no band; a "distance" or "price" is a measure
+    if want.kind_of:
+        return not _unkinded(span, want)
     new = [
         t for t in span if not t.is_stop and not t.is_punct and words.word_key(t.lower_) not in keys
     ]
-    if want.kind_of:
-        return not _unkinded(span, want)
     return any(t.pos_ != "ADJ" for t in new)
 
 

@@ -392,8 +392,14 @@ def _a_person_noun(text: str) -> bool:
     a name may be; a whole sentence never is."""
     said = text.lower().split()
     last = said[-1].strip(".,;:!?'\"") if said and len(said) <= 6 else ""
-    nouns = relations() | _occupations() | _PERSON_NOUNS
+    nouns = _person_nouns()
     return bool(last) and (last in nouns or last.rstrip("s") in nouns)
+
+
+@cache
+def _person_nouns() -> frozenset[str]:
+    """:func:`_a_person_noun`'s nouns, gathered once."""
+    return relations() | _occupations() | _PERSON_NOUNS
 
 
 def _counts_noun(span: Any, counted: frozenset[str]) -> bool:
@@ -457,7 +463,7 @@ def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]
     kept |= {  # a follow-up naming nothing stands as what it follows
         h.id
         for h, _, _ in sources
-        if _asks(h.text) and _follow_up(h.text)
+        if asks(h.text) and _follow_up(h.text)
         and _asker(h, sources, asking=False) in kept
     }  # fmt: skip
     return [
@@ -476,7 +482,7 @@ def _asker(reply: Hit, sources: list[Source], *, asking: bool = True) -> str | N
         h
         for h, _, _ in sources
         if h.id != reply.id and h.session_id == reply.session_id
-        and (not asking or _asks(h.text)) and timestamp_epoch(h.timestamp) <= said
+        and (not asking or asks(h.text)) and timestamp_epoch(h.timestamp) <= said
     ]  # fmt: skip
     return max(before, key=lambda h: timestamp_epoch(h.timestamp)).id if before else None
 
@@ -489,7 +495,7 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
     the asking turn's rank, and its fit is what the reply inherits."""
     top = list(evidence[:DEPTH])
     found: dict[str, Source] = {h.id: (h, 0.0, rank) for rank, h in enumerate(top)}
-    asking = [h for h in top if _asks(h.text)]
+    asking = [h for h in top if asks(h.text)]
     neighbours, before = around.neighbours, around.before
     after = neighbours(asking) if neighbours is not None and asking else {}
     bare = [h for h in asking if h.id in after and _follow_up(h.text)]
@@ -504,7 +510,7 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
     return sorted(found.values(), key=lambda s: s[2])
 
 
-def _asks(text: str) -> bool:
+def asks(text: str) -> bool:
     """Whether a turn asks something: it ends with "?". A question inside a turn
     ("Where exactly is the place again? You said somewhere near the coast.") is too
     often not the one the next turn answers (LoCoMo: more replies read wrong than
@@ -515,7 +521,7 @@ def _asks(text: str) -> bool:
 def _follow_up(text: str) -> bool:
     """Whether the last question of ``text`` names nothing of its own ("How much?",
     "Who with?", "How old, 40?"): no content word but the asking ones and numbers."""
-    asked = [p for p in sentences(text) if p.rstrip().endswith("?")]
+    asked = [p for p in sentences(text) if asks(p)]
     last = asked[-1] if asked else text
     keys = words.content_keys(last) - words.ASKING - _KIND_KEYS
     return not {k for k in keys if not k.isdigit()}

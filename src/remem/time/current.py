@@ -116,6 +116,8 @@ class Rules:
     #: attribute -> the words one of which each of its patterns holds: a look at the
     #: text's words spares most texts the patterns (a long turn took 2.3 ms without)
     cues: dict[str, frozenset[str]]
+    #: the nouns of someone's people ("sister", "boss"), as the patterns' subjects
+    relations: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -125,12 +127,10 @@ def roles() -> frozenset[str]:
     return frozenset(r.split()[-1] for r in rules().roles)  # "social worker": "worker"
 
 
-@lru_cache(maxsize=1)
 def relations() -> frozenset[str]:
     """The nouns of someone's people ("sister", "boss", "neighbour": ``slots.json``'s
     relations), for the typed reader's "Who...?" answered by "her mum"."""
-    data = json.loads((resources.files("remem.data") / "slots.json").read_text("utf-8"))
-    return frozenset(data["relations"])
+    return rules().relations
 
 
 @lru_cache(maxsize=1)
@@ -213,6 +213,7 @@ def rules() -> Rules:
         frozenset(data["places"]),
         re.compile(rf"\b(?:my|his|her|their|your)\s+{_KIN}({rel})\b", re.I),
         {a: frozenset(s["cue"]) for a, s in data["attributes"].items()},
+        frozenset(data["relations"]),
     )
 
 
