@@ -32,6 +32,11 @@ def test_word_keys_meet_across_inflections_and_leave_personal_words_out():
     assert word_key("moved") == word_key("move")
     assert word_key("named") == word_key("name")
     assert content_keys("Did my sister move?") == {word_key("sister"), word_key("move")}
+    # a doubled consonant "-ing" and "-ed" leave, and an irregular past
+    assert word_key("digging") == word_key("dig") == word_key("dug")
+    assert word_key("planned") == word_key("plan") == word_key("planning")
+    assert word_key("filled") == word_key("fill") and word_key("added") == word_key("add")
+    assert word_key("staffed") == word_key("staff")
 
 
 @pytest.mark.parametrize(

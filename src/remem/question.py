@@ -22,6 +22,10 @@ from .time.anchors import Anchored, find_anchored
 from .time.window import TimeWindow, time_order, time_window
 
 #: a run of capitalised words after "the": a thing's name ("the Valencia Marathon")
+#: a "when" question in the past tense: the verb after "when" ("When did", "When was")
+_ASKS_PAST = re.compile(
+    r"\W*(?:when|on what (?:day|date)|what (?:day|date))\s+(?:did|was|were|had)\b", re.I
+)
 _THE_NAME = re.compile(r"\bthe\s+((?:[A-Z][\w'-]*\s*)+)")
 
 
@@ -107,6 +111,13 @@ class Question:
     def temporal(self) -> bool:
         """Whether it is about time at all (a date, a duration, "ago")."""
         return words.is_temporal(self.text)
+
+    @cached_property
+    def asks_past(self) -> bool:
+        """Whether it asks when something already happened ("When did Callum get back
+        from Iceland?", "When was the party?"): its answer cannot lie after the moment
+        it is asked."""
+        return bool(_ASKS_PAST.match(self.text))
 
     @cached_property
     def answer_type(self) -> str:

@@ -39,7 +39,16 @@ def word_key(token: str) -> str:
     token = _IRREGULAR.get(token.lower(), token)
     if len(token) >= 5 and token.endswith("ied"):
         return token[:-3] + "y"
-    return stem(token).rstrip("e") or token
+    key = stem(token).rstrip("e") or token
+    if token.endswith(("ing", "ed")) and _DOUBLED.search(key):
+        return key[:-1]  # "digging" meets "dig", "planned" "plan"
+    return key
+
+
+#: a stem ending in a doubled consonant, as "-ing" and "-ed" leave one ("digg" of
+#: "digging", "plann" of "planned"); not "ll", "ss", "zz" or "ff", which the base has
+#: ("filled", "dressed"), nor a stem of three letters ("add" of "added")
+_DOUBLED = re.compile(r"^\w{2,}([b-dghj-km-np-rtv-y])\1$")
 
 
 #: words that tie a question to any sentence about the same person ("my", "did")

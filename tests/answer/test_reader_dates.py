@@ -12,7 +12,7 @@ from remem.answer import Answerer
 from remem.answer.reader import best_sentence
 from remem.answer.settle import date_span, event_date, memory_date, say_event
 from remem.llm import create_llm
-from remem.question import as_question
+from remem.question import as_question, read_question
 from remem.time.events import EventTime
 from remem.types import Hit, Recall
 
@@ -259,3 +259,32 @@ def test_a_time_told_in_the_turns_beside_the_memory(open_memory, engine, questio
         when = tuesday + timedelta(minutes=i)
         mem.add(text, "u", speaker=who, timestamp=when, session_id="s1")
     assert mem.answer(question, "u", now=tuesday + timedelta(hours=1)).text == day
+
+
+def test_a_thing_asked_as_done_is_not_dated_by_its_plan_or_a_later_time():
+    feb3, feb24, jun11 = (
+        datetime(2026, 2, 3, 19, tzinfo=timezone.utc),
+        datetime(2026, 2, 24, 20, tzinfo=timezone.utc),
+        datetime(2026, 6, 11, 21, tzinfo=timezone.utc),
+    )
+    reader = Answerer(create_llm("none"))
+    # the plan shares more words, but says nothing of when it was done
+    hits = [
+        _hit(
+            0,
+            "My daughter loves fish and I finally caved, so I'm going to set up a fish tank.",
+            feb3,
+        ),  # noqa: E501
+        _hit(1, "The tank is up and running. I finally set it up last Saturday.", feb24),
+    ]
+    asked = read_question("When did I set up my new fish tank?", jun11)
+    assert reader.answer(asked, Recall(hits, 1.0, False)).text == "Saturday 21 February 2026"
+    # asked when it happened, a time after the question is asked is no answer
+    later = [_hit(0, "I'm leading the Iceland trip next year.", jun11)]
+    answer = reader.answer(
+        read_question("When did Callum lead the Iceland trip?", jun11 + timedelta(days=1)),
+        Recall(later, 1.0, False),
+    )
+    assert "2027" not in answer.text
+    assert read_question("When did Callum lead it?", None).asks_past
+    assert not read_question("When is the open day?", None).asks_past

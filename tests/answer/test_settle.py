@@ -278,6 +278,9 @@ def test_asked_keys_leave_out_the_words_that_ask_and_the_names():
         ("What got you into diving?", "Deborah"),  # the other one of two
         ("You and I should go diving.", None),  # both
         ("The dive shop opened in May.", None),  # nobody's by its pronouns
+        ("Guess who has an allotment!! Got the keys on Saturday.", "Jolene"),  # "I" left out
+        ("Spent Sunday clearing brambles.", "Jolene"),
+        ("Finished yet? The shop opened.", None),  # a question opens with the verb
     ],
 )
 def test_whose_a_line_is_by_its_pronouns(text: str, whose: str | None) -> None:

@@ -14,7 +14,7 @@ from answer_cases import CELLO
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
-from remem.answer.typed import Around, best_span, fit_share, typed_answer
+from remem.answer.typed import NEVER, Around, _placed_names, best_span, fit_share, typed_answer
 from remem.answer.want import wanted
 from remem.question import as_question
 from remem.types import Hit
@@ -191,7 +191,7 @@ def test_the_reply_is_read_only_through_the_next_turn():
     asking = Hit("q", "Who's teaching you the cello?", 1.0, "Remy", T0, "s1")
     reply = Hit("r", "Her name is Ines Duarte.", 0.0, "Priya", T0, "s1")
     question = as_question("Who teaches Priya the cello?")
-    assert typed_answer(question, [asking]) is None  # the asking turn names no one
+    assert typed_answer(question, [asking]) == NEVER  # the asking turn names no one
     found = typed_answer(question, [asking], Around(neighbours=lambda hits: {"q": reply}))
     assert found == ("Ines Duarte", reply)
 
@@ -320,3 +320,72 @@ def test_the_current_home_is_read_without_the_asked_word():
     # a question about before is read by its words only
     found = typed_answer(as_question("Where did I live before?"), [newer, older])
     assert found is None or found[0] != "Mutley", found
+
+
+def test_the_words_that_ask_are_no_answer():
+    # the other speaker's question echoes this one: "What kind of music" says nothing
+    asking = Hit(
+        "q", "Music is a big part of my life. What kind of music do you like?", 1.0, "Tim", T0, "s1"
+    )  # noqa: E501
+    reply = Hit("r", "I'm into electronic and rock music.", 0.9, "John", T0, "s1")
+    found = typed_answer(as_question("What kind of music does John like?"), [asking, reply])
+    assert found is not None and "What" not in found[0]
+
+
+def test_a_time_ago_is_no_duration():
+    asking = Hit("q", "Did you finish the Spanish course?", 1.0, "Ngozi", T0, "s1")
+    reply = Hit("r", "Finished a few weeks ago, got a certificate.", 0.9, "Henrik", T0, "s1")
+    course = Hit("c", "The Spanish course is ten weeks in total.", 0.8, "Henrik", T0, "s0")
+    around = Around(neighbours=lambda hits: {"q": reply})
+    found = typed_answer(
+        as_question("How long is Henrik's Spanish course?"), [asking, course], around
+    )
+    assert found == ("ten weeks", course)
+
+
+def test_a_reply_reads_the_question_before_it_that_recall_left_out():
+    reply = Hit(
+        "r", "At the cricket club in Harrogate, near where she lives.", 1.0, "Ngozi", T0, "s1"
+    )  # noqa: E501
+    asking = Hit("q", "Where are you having it?", 0.0, "Henrik", T0, "s1")
+    news = Hit("m", "My mum's finally retiring, so we're planning a party.", 0.9, "Ngozi", T0, "s0")
+    question = as_question("Where is Ngozi's mum's retirement party being held?")
+    assert typed_answer(question, [reply, news]) is None  # it shares no word with the question
+    said_before = {"r": asking, "q": news}  # the question asks of the turn before it
+    around = Around(
+        before=lambda hits: {h.id: said_before[h.id] for h in hits if h.id in said_before}
+    )
+    assert typed_answer(question, [reply, news], around) == ("Harrogate", reply)
+
+
+def test_a_name_said_after_in_is_a_place_and_no_one_asked_for():
+    hits = [
+        Hit(
+            "a",
+            "Corvane's offices are in Oundle. So Oundle is the obvious choice.",
+            1.0,
+            "user",
+            T0,
+            "s1",
+        ),  # noqa: E501
+        Hit("b", "James supports Liverpool, the best team.", 0.9, "James", T0, "s1"),
+    ]
+    # "Oundle" is where something is; "Liverpool", labelled a city, is whom James supports
+    assert _placed_names([(h, 0.0, i) for i, h in enumerate(hits)]) == {"oundle"}
+
+
+def test_a_time_ago_is_how_long_only_until_now():
+    hit = Hit("s", "I started surfing five years ago and love it.", 1.0, "John", T0, "s1")
+    found = typed_answer(as_question("How long has John been surfing?"), [hit])
+    assert found == ("five years", hit)
+
+
+def test_a_number_asked_by_its_noun_is_a_number_or_nothing():
+    plot = Hit(
+        "p", "I got the allotment on Friday. Plot 14, by the compost bins.", 1.0, "Felix", T0, "s1"
+    )  # noqa: E501
+    age = Hit("a", "The shelter thinks she's about three.", 0.9, "Felix", T0, "s1")
+    asked = as_question("Which plot number is Felix's allotment?")
+    assert typed_answer(asked, [plot, age]) == ("14", plot)
+    site = Hit("s", "It's at the Moor Lane site, about 60 plots.", 1.0, "Ngozi", T0, "s1")
+    assert typed_answer(as_question("What number is Ngozi's allotment plot?"), [site]) == NEVER

@@ -349,3 +349,9 @@ def test_a_past_participle_points_back() -> None:
     assert born.start.date() == date(2024, 7, 27)
     (due,) = event_times("The baby will be born on Saturday.", said)
     assert due.start.date() == date(2024, 8, 3)
+
+
+def test_a_weekday_before_the_day_of_a_month_is_one_day() -> None:
+    said = datetime(2026, 5, 21, 19, 30, tzinfo=timezone.utc)
+    found = days("It's on Saturday the 6th of June and she asked me to help.", said)
+    assert found == [one_day(2026, 6, 6, "Saturday the 6th of June")]

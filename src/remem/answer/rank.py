@@ -44,6 +44,9 @@ HAND: dict[str, float] = {
     "long": -0.3,
     "speaker": -1.5,
     "facility": -0.5,
+    # names a kind of the noun asked for ("fern" of "What plant?", ``kinds.is_a``):
+    # set by hand, as strong as an entity of the kind asked
+    "isa": 1.5,
     **{f"o_{k}": v for k, v in FITS.items()},
     "o_sentence": -5.0,  # the first round never answered with a whole sentence
 }

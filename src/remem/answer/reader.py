@@ -65,7 +65,7 @@ from ..question import Question, as_question
 from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..time.events import EventTime, event_times
-from ..time.tense import Clauses
+from ..time.tense import FUTURE, Clauses, direction
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
@@ -805,6 +805,8 @@ def best_sentence(
                     told = _NEIGHBOUR_TIME  # its time told in a teaser (:func:`_dialogue`)
                 if rank >= _EXTRACT_DEPTH and not told:
                     continue  # read that deep for a time only: its day alone is no answer
+                if when and asked.asks_past and told < 1 and _planned(sentence, asked):
+                    overlap *= _PLANNED_SHARE  # "I'm going to set up an aquarium", no day
                 overlap += told
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
@@ -821,6 +823,29 @@ def best_sentence(
             parts = sentences(source.text) or [source.text]
             best = max(parts, key=lambda t: len(q & content_keys(t))).strip()
     return (best, source) if best else ("", None)
+
+
+#: what a sentence that plans the thing asked keeps of its score, for a question
+#: asking when it happened (:func:`_planned`)
+_PLANNED_SHARE = 0.5
+
+_WORD = re.compile(r"[\w'’]+")
+
+
+def _planned(sentence: str, question: Question) -> bool:
+    """Whether ``sentence`` speaks of what the question asks about as a plan: a word
+    of its topic sits in a clause in the future tense ("so I'm going to set up an
+    aquarium", ``time.tense``). Asked when it happened ("When did I set up my fish
+    tank?"), a plan naming no day does not say; "I finally set it up last Saturday"
+    does. A plan naming its day is read as any sentence ("We're going to a baseball
+    game next Sunday": the day it happened, as far as memory tells)."""
+    clauses = Clauses(sentence)
+    topic = question.topic_keys
+    return any(
+        direction(clauses, m.start(), m.end()) == FUTURE
+        for m in _WORD.finditer(sentence)
+        if words.word_key(m.group()) in topic
+    )
 
 
 #: what a time in the clause of the thing asked adds (below one shared word: it

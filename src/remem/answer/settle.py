@@ -43,7 +43,7 @@ from ..index.tokenize import sentences, tokenize
 from ..question import Question, as_question
 from ..time.events import EventTime, event_times
 from ..time.resolve import VAGUE
-from ..time.tense import Clauses
+from ..time.tense import Clauses, opens_in_past
 from ..words import ASKING, PERSONAL, content_keys, word_key
 
 # The answer that says memory does not hold one: the phrase the prompts ask for, and
@@ -152,9 +152,24 @@ def season_name(event: EventTime) -> str:
 
 def unwritten(found: Sequence[EventTime], question: Question | str) -> list[EventTime]:
     """The times of ``found`` the question does not itself write: a time the question
-    names is not its answer ("When did James try Cyberpunk 2077?": not 2077)."""
-    written = as_question(question).text.lower()
-    return [e for e in found if e.words.lower() not in written]
+    names is not its answer ("When did James try Cyberpunk 2077?": not 2077). Nor,
+    for a question asking when something already happened, a time that begins after
+    the moment it is asked ("When did Callum get back from Iceland?": not the trip
+    he leads "next year")."""
+    asked = as_question(question)
+    written = asked.text.lower()
+    found = [e for e in found if e.words.lower() not in written]
+    if asked.asks_past and asked.now is not None:
+        found = [e for e in found if not _after(e.start, asked.now)]
+    return found
+
+
+def _after(when: datetime, now: datetime) -> bool:
+    """Whether ``when`` lies after ``now``; False when one is naive and the other is
+    not (no order can be told)."""
+    if (when.tzinfo is None) != (now.tzinfo is None):
+        return False
+    return when > now
 
 
 def event_date(sentence: str, said_at: datetime, question: Question | str | None = None) -> str:
@@ -276,9 +291,11 @@ _SECOND_PERSON = re.compile(rf"\b{_any_word('second_person.txt')}\b", re.I)
 
 def about(speaker: str | None, text: str, speakers: set[str]) -> str | None:
     """Whose the line's content is, when its pronouns say so: the speaker's in the
-    first person ("my grandma"), the other one's in the second person between two
+    first person ("my grandma") or with the "I" left out ("Got the keys on Saturday",
+    ``time.tense.opens_in_past``), the other one's in the second person between two
     people ("what got you into running?"); None when mixed or third person."""
-    first, second = bool(_FIRST_PERSON.search(text)), bool(_SECOND_PERSON.search(text))
+    first = bool(_FIRST_PERSON.search(text)) or opens_in_past(text)
+    second = bool(_SECOND_PERSON.search(text))
     if first and not second:
         return speaker
     if second and not first and speaker in speakers and len(speakers) == 2:

@@ -31,7 +31,7 @@ from .. import words
 from ..question import Question
 from ..time.patterns import CALENDAR_WORDS
 from ..time.resolve import AHEAD, BACK
-from .want import LABELS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
+from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
 #: wanted kind and a role > a governed phrase or a quoted title > a doing verb > any
@@ -98,6 +98,10 @@ _UNIT = (
 _CLOCK = re.compile(
     rf"\b(\d{{1,2}}:\d{{2}}(?::\d{{2}})?|{_UNIT}(?:,?\s+(?:and\s+)?{_UNIT})*)\b",
     re.I,
+)
+#: what names a time of day ("8:15", "7pm", "noon", "half past six")
+_DAYTIME = re.compile(
+    r"\d|\b(?:noon|midday|midnight|o'clock|half\s+past|quarter\s+(?:past|to))\b", re.I
 )
 _QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 #: "What did X do?", "What was Sam doing?" (not "Do you...?", not "do they")
@@ -167,6 +171,16 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
         ]
         if want.kind != "place":  # "a place called The Kiln Room"
             out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if _names_a_thing(s)]
+    elif want.kind == "number" and want.head in NUMBER_NOUNS:
+        # a number naming a thing, after it ("Plot 14", "room 5"), not one counting
+        # it, before it ("about 60 plots")
+        out = [(e, o) for e, o in out if e.root.like_num and not _counting(e.root)]
+        at = sent.start
+        out += [
+            (sent[t.i - at : t.i - at + 1], "pattern")
+            for t in sent
+            if t.like_num and not _counting(t) and not t.ent_type_
+        ]
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
     elif want.kind in ("duration", "time", "length"):
@@ -192,6 +206,8 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind == "org" and entity.root.dep_ == "appos":
         # "The owner, Beatrice Hale": the name of a person the noun says she is
         return entity.root.head.lemma_.lower() in ORG_NOUNS
+    if want.kind == "time":  # a time of day: "8:15", "noon", not "an hour" or "tonight"
+        return bool(_DAYTIME.search(entity.text))
     if want.kind not in ("duration", "length") or entity.label_ == "TIME":
         return True
     if want.kind == "length" and entity.label_ == "QUANTITY":
@@ -299,11 +315,29 @@ def _unnamed(run: Any) -> bool:
 _PLACES_AND_ORGS = frozenset({"GPE", "LOC", "FAC", "ORG"})
 
 
+def _counting(token: Any) -> bool:
+    """Whether a number counts the noun after it ("60 plots")."""
+    return bool(token.dep_ == "nummod" and token.i < token.head.i)
+
+
+def ago(span: Any) -> bool:
+    """Whether a span of time is followed by "ago" or ends with it ("a few weeks
+    ago"): when something was, which is how long it lasted only until now."""
+    doc = span.doc
+    return span[-1].lower_ == "ago" or (span.end < len(doc) and doc[span.end].lower_ == "ago")
+
+
 def _first_name_doing(run: Any) -> bool:
     """Whether an unlabelled run of proper nouns is one word doing something, as a
-    person's first name does ("Priyanka booked the flights", "Hester let us glaze"):
-    no place or organisation asked."""
+    person's first name does ("Priyanka booked the flights", "Hester let us glaze"),
+    or opens with a person's title ("Dr Halloran"): no place or organisation asked."""
+    if run[0].lower_.rstrip(".") in _TITLES:
+        return True
     return len(run) == 1 and run.root.dep_ in ("nsubj", "nsubjpass") and not run.root.ent_type_
+
+
+#: the titles a person's name opens with
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame"})
 
 
 def _unlabelled(run: Any, want: Want) -> bool:

@@ -42,14 +42,24 @@ from ..time.current import not_employers, relations, roles, sets_asked
 from ..time.events import event_times
 from ..types import Hit
 from . import nlp
+from .kinds import is_a
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
 from .spans import TIME_KEYS as _TIME_KEYS
-from .spans import near, phrases, thing, trim
+from .spans import ago, near, phrases, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
-from .want import BUSINESS_NOUNS, ORG_NOUNS, STRICT, Want, named_noun_of, possessions, wanted
+from .want import (
+    BUSINESS_NOUNS,
+    NUMBER_NOUNS,
+    ORG_NOUNS,
+    STRICT,
+    Want,
+    named_noun_of,
+    possessions,
+    wanted,
+)
 
 #: the memories read (best first) for candidates
 DEPTH = 6
@@ -256,8 +266,20 @@ def typed_candidates(
             found = [s for s in found if s.features.get("proper") or _a_person_noun(s.text)]
         elif want.kind == "time":  # a time of day or nothing: not "Mum"
             found = []
+        elif want.kind == "number":  # a count said some way: not "Moor Lane"; a number
+            # asked by its noun is one that names it ("Plot 14": :func:`spans.phrases`)
+            found = [
+                s
+                for s in found
+                if _COUNTING.search(s.text)
+                and not s.features.get("o_sentence")
+                and want.head not in NUMBER_NOUNS
+            ]
         elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _a_place(s)]
+    if want.kind == "person":  # "Oundle", where the user lives, is no one
+        placed = _placed_names(sources)
+        found = [s for s in found if s.text.lower() not in placed]
     named = want.head in _NAMED_ORGS  # and is never given without one
     if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
         found = [s for s in found if _COLOURS & set(s.text.lower().split())]
@@ -265,12 +287,36 @@ def typed_candidates(
     found = _left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
-    if not found and want.kind == "time":  # a time of day never given
-        return None
+    if not found and (want.kind in ("time", "person") or want.head in NUMBER_NOUNS):
+        return None  # a time of day, a name, a number asked by its noun never given
     found = _newest_value(question, want, _not_left(question, found, evidence))
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)
+
+
+#: a "how long" asked until now ("How long has John been surfing?"), which "I
+#: started surfing five years ago" answers
+_UNTIL_NOW = re.compile(r"^\W*how\s+long\s+(?:has|have|had)\b", re.I)
+#: what says how many, other than a number's entity ("a couple", "both", "dozens")
+_COUNTING = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|"
+    r"thousands?|dozens?|couple|both|few|several|none|no)\b",
+    re.I,
+)
+
+
+def _placed_names(sources: list[Source]) -> frozenset[str]:
+    """The names the sources put after "in" ("my flat in Oundle"): a place, whatever
+    else a sentence seems to make of it. Not a place's label: "Liverpool", whom James
+    supports, is a team."""
+    return frozenset(
+        token.lower_
+        for hit, _, _ in sources
+        for token in nlp.parse(hit.text)
+        if token.pos_ == "PROPN" and token.dep_ == "pobj" and token.head.lower_ == "in"
+    )
 
 
 def _not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
@@ -507,7 +553,43 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
             if asked is not None and asked.speaker == n.speaker:
                 _carry(found, asked, 0.0, rank)
             _carry(found, n, _replied(question, asked or h, n), rank)
+    keys = _asked(question)
+    for reply, _, asked in _asked_before(top, around):
+        inherited = REPLY_SHARE * _fit(question, keys, nlp.parse(asked.text), asked)
+        if inherited:
+            _carry(found, reply, inherited, found[reply.id][2])
     return sorted(found.values(), key=lambda s: s[2])
+
+
+def _asked_before(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
+    """(reply, the turn before it that asks, what that turn asks about) for each
+    memory of ``top`` that does not ask and follows another's question the evidence
+    does not hold, when that question names nothing of its own but asks of what the
+    replier said just before: "At the cricket club in Harrogate" after "Where are you
+    having it?", itself after "we're planning a party for her" (:func:`_sources`
+    reads replies from the other side). What it inherits is the fit of what was
+    asked about alone: that the person asked about replies to something is no sign
+    it speaks to the question (most turns of a chat reply to one). A reply to a
+    question that names its own words is not read so: on a chat benchmark more such
+    replies were read wrong than right (docs/results/stop53/NOTE.md)."""
+    before = around.before
+    have = {h.id for h in top}
+    plain = [h for h in top if not asks(h.text)]
+    prior = before(plain) if before is not None and plain else {}
+    asked = {
+        h.id: a
+        for h in plain
+        if (a := prior.get(h.id)) is not None
+        and a.id not in have and a.speaker != h.speaker and asks(a.text)
+    }  # fmt: skip
+    bare = [a for a in asked.values() if _follow_up(a.text) or _of_it(a.text)]
+    context = before(bare) if before is not None and bare else {}
+    out = []
+    for h in plain:
+        c = context.get(asked[h.id].id) if h.id in asked else None
+        if c is not None and c.speaker == h.speaker:
+            out.append((h, asked[h.id], c))
+    return out
 
 
 def asks(text: str) -> bool:
@@ -525,6 +607,18 @@ def _follow_up(text: str) -> bool:
     last = asked[-1] if asked else text
     keys = words.content_keys(last) - words.ASKING - _KIND_KEYS
     return not {k for k in keys if not k.isdigit()}
+
+
+_PRONOUN_OBJECT = re.compile(r"\b(?:it|that|them|this|there|they)\b", re.I)
+
+
+def _of_it(text: str) -> bool:
+    """Whether the last question of ``text`` asks one thing of what was said before
+    ("Where are you having it?", "Who runs it?"): one content word and a pronoun."""
+    asked = [p for p in sentences(text) if asks(p)]
+    last = asked[-1] if asked else text
+    keys = words.content_keys(last) - words.ASKING - _KIND_KEYS
+    return len(keys) <= 1 and bool(_PRONOUN_OBJECT.search(last))
 
 
 def _carry(found: dict[str, Source], hit: Hit, inherited: float, rank: int) -> None:
@@ -622,17 +716,32 @@ def _candidates(
                 continue
             if named_noun and not _tied(span, named_noun):
                 continue
+            if want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text):
+                continue  # "Finished a few weeks ago" is no course's length
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
             cues["meaning"] = meaning.get(hit.id, 0.0)
             cues["counts"] = float(bool(counted) and _counts_noun(span, counted))
+            cues["isa"] = float(want.kind == "thing" and _of_kind(span, want.head))
             found[key] = (span, text, hit, cues, [origin])
     out = []
     for span, text, hit, cues, origins in found.values():
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _of_kind(span: Any, head: str) -> bool:
+    """Whether the phrase names a kind of the noun a "what" question asks for
+    ("a Java fern" of "What plant...?", "a retired racing greyhound" of "What sort of
+    animal...?": :func:`kinds.is_a`), by its whole words or its head noun."""
+    root = span.root
+    if not head or root.pos_ not in ("NOUN", "PROPN"):
+        return False
+    compound = " ".join(t.lower_ for t in span if t.dep_ == "compound" and t.head == root)
+    names = {root.lemma_.lower(), f"{compound} {root.lemma_.lower()}".strip()}
+    return any(is_a(n, head) for n in names)
 
 
 def _key_of(token: Any) -> str:
@@ -817,9 +926,12 @@ def _last_change(sents: list[Any]) -> int:
 def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: set[str]) -> bool:
     """Whether phrase ``text`` (of ``span``) can answer at all: it says something
     the question (its ``keys``) does not, names no one the question names
-    (``named``), and, for a thing, is no time or bare number (:func:`spans.thing`)."""
+    (``named``), and, for a thing, is no time or bare number (:func:`spans.thing`).
+    The words that ask say nothing either: "What kind of music", cut from the other
+    speaker's "What kind of music do you like?", does not answer "What kind of music
+    does John like?"."""
     digits = set(re.findall(r"\d+", text)) - keys  # "6": one character, yet a count
-    if not text or not (words.content_keys(text) - keys or digits):
+    if not text or not (words.content_keys(text) - keys - words.ASKING or digits):
         return False
     low = text.lower()
     if low in named or any(n in low.split() for n in named):

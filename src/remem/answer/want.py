@@ -112,7 +112,11 @@ _HEAD_KINDS = {
         ),
         "org",
     ),
+    # bodies people belong to, asked by kind and not always named ("a book club")
+    **dict.fromkeys(("club", "society", "association", "gym", "practice"), "org"),
     "time": "duration",
+    # what is asked by a number ("What number is my plot?", "What score did I get?")
+    **dict.fromkeys(NUMBER_NOUNS := ("number", "score"), "number"),
 }
 
 #: the nouns of a place of business, which has a name ("Which airline?" is not

@@ -55,7 +55,7 @@ _DIGIT = re.compile(r"\d")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _NUMERIC = re.compile(r"\b(on\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b(?![/.]\d)", re.I)
 _MONTH_DAY = re.compile(
-    rf"\b(?:{_WD},?\s+)?(?:{_MON_ANY}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"
+    rf"\b(?:{_WD},?\s+(?:the\s+)?)?(?:{_MON_ANY}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"
     rf"(?:\s*[-–]\s*(\d{{1,2}})\b)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON_ANY}\b)"
     r"(?:,?\s+(\d{4})\b)?",
     re.I,

@@ -163,3 +163,27 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
     ):
         return PAST, 1
     return 0, 1
+
+
+#: a sentence and the first word of it, after any opening punctuation
+_SENTENCE = re.compile(r"[\"'(]*([A-Za-z]+)\b[^.!?]*([.!?]*)")
+
+
+def opens_in_past(text: str) -> bool:
+    """Whether a sentence of ``text`` that asks nothing opens with a verb in the past
+    tense and no subject ("Got the keys on Saturday just gone.", "Spent Sunday
+    clearing brambles."): chat drops the "I", so the sentence is the speaker's own."""
+    for m in _SENTENCE.finditer(text):
+        word = m.group(1).lower()
+        if "?" in m.group(2):
+            continue  # "Had you heard?", "Did it work?"
+        if word in _IRREGULAR_SET or (
+            len(word) >= 5 and word.endswith("ed") and word not in _NOT_PAST_SET
+        ):
+            return True
+    return False
+
+
+#: the irregular pasts a subjectless sentence opens with: "was", "were" and "did"
+#: open questions or lean on an "it" left out ("Was great")
+_IRREGULAR_SET = frozenset(_IRREGULAR.split()) - {"was", "were", "did", "said"}

@@ -1,0 +1,89 @@
+"""Whether a noun names a kind of another ("fern" of "plant", "greyhound" of "animal"):
+WordNet 3.0's noun hierarchy, shipped as ``data/noun_hypernyms.tsv.gz``
+(``scripts/build_hypernyms.py`` made it from Princeton's release; its licence heads
+the file), with each word's senses in WordNet's order of frequency.
+
+The typed reader asks it of a "what" question's noun: "What plant did I put in my
+aquarium?" is answered by "a Java fern", which shares no word with it. Loaded on the
+answer path only, on first use (about 80,000 synsets, a fraction of a second);
+``search`` never reads it.
+"""
+
+from __future__ import annotations
+
+import gzip
+from array import array
+from functools import cache
+from importlib import resources
+
+#: how many steps up the hierarchy a kind is looked for ("greyhound" is an animal
+#: eight steps up; WordNet's deepest nouns sit under 20)
+DEPTH = 20
+
+#: how many of a noun's senses are read, the most frequent first: "toaster" is first
+#: someone who proposes a toast, then the appliance; past the second, senses are rare
+#: enough to mislead ("part" as a voice in music)
+SENSES = 2
+
+#: nouns too general to say what an answer is: every noun is a kind of "thing"
+GENERAL = frozenset(
+    {"thing", "things", "stuff", "item", "object", "one", "kind", "type", "sort", "part",
+     "piece", "way", "entity", "something", "name", "lot"}
+)  # fmt: skip
+
+
+@cache
+def _hierarchy() -> tuple[dict[str, int | tuple[int, ...]], array[int], array[int]]:
+    """(lemma -> its synset, or its synsets the most frequent first; each synset's
+    first hypernym's place in the flat list of hypernyms; that list), read once and
+    kept compact (a tuple only for a lemma of several senses, the hypernyms in two
+    arrays): the hierarchy costs tens of megabytes as plain lists."""
+    senses: dict[str, int | tuple[int, ...]] = {}
+    ranked: dict[str, tuple[int, ...]] = {}
+    starts, flat = array("i", [0]), array("i")
+    path = resources.files("remem.answer").joinpath("data").joinpath("noun_hypernyms.tsv.gz")
+    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            lemmas, ids = line.rstrip("\n").split("\t")
+            if lemmas.startswith("="):  # a lemma's senses, the most frequent first
+                ranked[lemmas[1:]] = tuple(int(i) for i in ids.split(","))
+                continue
+            synset = len(starts) - 1
+            for lemma in lemmas.split(","):
+                senses.setdefault(lemma, synset)
+            flat.extend(int(i) for i in ids.split(",") if i)
+            starts.append(len(flat))
+    senses.update(ranked)
+    return senses, starts, flat
+
+
+def _senses(lemma: str) -> tuple[int, ...]:
+    """The synsets of ``lemma``, the most frequent first."""
+    found = _hierarchy()[0].get(lemma, ())
+    return found if isinstance(found, tuple) else (found,)
+
+
+def is_a(noun: str, kind: str) -> bool:
+    """Whether one of the most frequent senses of ``noun`` (a lemma: "fern") is a
+    kind of some sense of ``kind`` ("plant"), up to :data:`DEPTH` steps; False for a word
+    WordNet does not hold, for ``noun`` == ``kind`` or a synonym of it ("wheel" is a
+    "bike" in one sense, no kind of one), and for a :data:`GENERAL` kind."""
+    noun, kind = noun.lower().strip(), kind.lower().strip()
+    if not noun or noun == kind or kind in GENERAL:
+        return False
+    _, starts, flat = _hierarchy()
+    targets = set(_senses(kind))
+    # the noun's most frequent senses (:data:`SENSES`); a synonym ("wheel" of
+    # "bike") is no kind
+    seen = set(_senses(noun)[:SENSES]) - targets
+    frontier = seen
+    for _ in range(DEPTH):
+        frontier = {p for s in frontier for p in flat[starts[s] : starts[s + 1]]} - seen
+        if not frontier or not targets:
+            return False
+        if frontier & targets:
+            return True
+        seen |= frontier
+    return False

@@ -1,0 +1,68 @@
+"""The noun hierarchy the typed reader asks whether a phrase names a kind of the noun
+a question asks for (WordNet 3.0's nouns, shipped with the package)."""
+
+from __future__ import annotations
+
+import gzip
+from datetime import datetime, timezone
+from importlib import resources
+
+import pytest
+
+from remem.answer import nlp
+from remem.answer.kinds import is_a
+from remem.answer.typed import typed_answer
+from remem.question import as_question
+from remem.types import Hit
+
+
+@pytest.mark.parametrize(
+    ("noun", "kind", "expected"),
+    [
+        ("fern", "plant", True),
+        ("greyhound", "animal", True),
+        ("greyhound", "dog", True),
+        ("puffin", "bird", True),
+        ("toaster", "appliance", True),
+        ("car", "food", False),
+        ("daughter", "plant", False),
+        ("plant", "plant", False),  # the noun asked is no answer to itself
+        ("fern", "thing", False),  # every noun is a thing: that says nothing
+        ("no such word", "plant", False),
+    ],
+)
+def test_a_noun_is_a_kind_of_another(noun: str, kind: str, expected: bool) -> None:
+    assert is_a(noun, kind) is expected
+
+
+def test_the_shipped_hierarchy_carries_wordnets_licence() -> None:
+    path = resources.files("remem.answer").joinpath("data").joinpath("noun_hypernyms.tsv.gz")
+    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
+        head = [next(f) for _ in range(16)]
+    assert head[0].startswith("# WordNet Release 3.0")
+    assert any("Princeton University" in line for line in head)
+
+
+@pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
+def test_the_reader_answers_what_plant_with_a_kind_of_plant() -> None:
+    t0 = datetime(2026, 2, 24, 20, tzinfo=timezone.utc)
+    hits = [
+        Hit(
+            "a",
+            "My daughter begged for fish, so I'm going to set up an aquarium.",
+            1.0,
+            "user",
+            t0,
+            "s1",
+        ),  # noqa: E501
+        Hit(
+            "b",
+            "Some driftwood with a Java fern tied onto it went in the aquarium.",
+            0.9,
+            "user",
+            t0,
+            "s1",
+        ),  # noqa: E501
+    ]
+    found = typed_answer(as_question("What plant did I put in my aquarium?"), hits)
+    assert found is not None and "fern" in found[0]
