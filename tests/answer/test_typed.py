@@ -14,7 +14,15 @@ from answer_cases import CELLO
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
-from remem.answer.typed import NEVER, Around, _placed_names, best_span, fit_share, typed_answer
+from remem.answer.typed import (
+    NEVER,
+    Around,
+    _owner_names,
+    _placed_names,
+    best_span,
+    fit_share,
+    typed_answer,
+)
 from remem.answer.want import wanted
 from remem.question import as_question
 from remem.types import Hit
@@ -389,3 +397,28 @@ def test_a_number_asked_by_its_noun_is_a_number_or_nothing():
     assert typed_answer(asked, [plot, age]) == ("14", plot)
     site = Hit("s", "It's at the Moor Lane site, about 60 plots.", 1.0, "Ngozi", T0, "s1")
     assert typed_answer(as_question("What number is Ngozi's allotment plot?"), [site]) == NEVER
+
+
+def _turn(i: int, text: str, speaker: str = "user") -> Hit:
+    return Hit(f"m{i}", text, 1.0 - i / 10, speaker, T0, "s1")
+
+
+def test_a_price_said_of_another_thing_is_no_answer():
+    table = _turn(0, "I got my tortoise a table. The table was £145, the substrate was £12.")
+    lamp = as_question("How much did I pay for my tortoise's UV lamp?")
+    assert typed_answer(lamp, [table]) == NEVER
+    paid = _turn(1, "I paid £40 for my tortoise's UV lamp in the end.")
+    assert typed_answer(lamp, [table, paid]) == ("40", paid)
+
+
+def test_a_time_of_day_is_on_a_clock():
+    hit = _turn(0, "Her spring check-up is in eight weeks, the vet said.")
+    assert typed_answer(as_question("What time is my tortoise's spring check-up?"), [hit]) == NEVER
+
+
+def test_the_name_of_what_the_user_has_is_no_one_asked_for():
+    hits = [_turn(0, "Gerald the starter and Pickle the tortoise, your household grows.")]
+    sources = [(h, 0.0, 0) for h in hits]
+    asked = as_question("Who is the vet that looks after my tortoise?")
+    assert _owner_names(asked, sources) == {"pickle"}
+    assert _owner_names(as_question("Who is the vet that looks after Ana?"), sources) == set()

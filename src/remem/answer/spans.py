@@ -99,6 +99,8 @@ _CLOCK = re.compile(
     rf"\b(\d{{1,2}}:\d{{2}}(?::\d{{2}})?|{_UNIT}(?:,?\s+(?:and\s+)?{_UNIT})*)\b",
     re.I,
 )
+#: a time on a clock ("8:15", "7pm", "7 a.m.")
+_CLOCK_TIME = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\b\.?)", re.I)
 #: what names a time of day ("8:15", "7pm", "noon", "half past six")
 _DAYTIME = re.compile(
     r"\d|\b(?:noon|midday|midnight|o'clock|half\s+past|quarter\s+(?:past|to))\b", re.I
@@ -184,7 +186,10 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
     elif want.kind in ("duration", "time", "length"):
-        out += [(s, "pattern") for s in _pattern_spans(sent, _CLOCK)]
+        clocks = _pattern_spans(sent, _CLOCK)
+        if want.kind == "time":  # a time of day: "8:15", not "eight weeks" or "2 hours"
+            clocks = [s for s in clocks if _CLOCK_TIME.search(s.text)]
+        out += [(s, "pattern") for s in clocks]
     return out
 
 
@@ -242,6 +247,33 @@ def _priced(entity: Any) -> bool:
         return bool(_PER_PERIOD.match(entity.text))
     root = entity.root
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
+
+
+def priced_noun(span: Any) -> Any:
+    """The noun a price is said of, by the parse, or None: "The table was £145" ->
+    table, "I paid £40 for the toolkit" -> toolkit, "the lamp cost £30" -> lamp, "a
+    £40 toolkit" and "a toolkit for £40" -> toolkit."""
+    root = span.root
+    head = root.head
+    if root.dep_ in ("attr", "acomp") and head.lemma_ == "be":
+        return _child(head, ("nsubj",))
+    if root.dep_ == "dobj" and head.lemma_ in ("pay", "spend"):
+        after = _child(head, ("prep",), "for")
+        return _child(after, ("pobj",)) if after is not None else None
+    if root.dep_ in ("dobj", "npadvmod", "attr") and head.lemma_ == "cost":
+        return _child(head, ("nsubj",))
+    if root.dep_ in ("nummod", "compound", "amod") and head.pos_ == "NOUN":
+        return head
+    if root.dep_ == "pobj" and head.lower_ == "for" and head.head.pos_ == "NOUN":
+        return head.head
+    return None
+
+
+def _child(token: Any, deps: tuple[str, ...], word: str = "") -> Any:
+    """``token``'s first child of one of ``deps`` (and, given, of that word), or None."""
+    return next(
+        (c for c in token.children if c.dep_ in deps and (not word or c.lower_ == word)), None
+    )
 
 
 def _then(token: Any) -> bool:

@@ -47,7 +47,7 @@ from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
 from .spans import TIME_KEYS as _TIME_KEYS
-from .spans import ago, near, phrases, thing, trim
+from .spans import ago, near, phrases, priced_noun, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
 from .want import (
@@ -718,6 +718,8 @@ def _candidates(
                 continue
             if want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text):
                 continue  # "Finished a few weeks ago" is no course's length
+            if want.kind == "money" and _priced_other(span, question):
+                continue  # "The table was £145" prices no lamp
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
@@ -730,6 +732,16 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _priced_other(span: Any, question: Question) -> bool:
+    """Whether the parse says the price is of a thing the question does not name
+    ("The table was £145, the substrate another £12" asked what the UV lamp cost)."""
+    noun = priced_noun(span)
+    if noun is None or noun.pos_ not in ("NOUN", "PROPN"):
+        return False
+    said = {_key_of(noun)} | {_key_of(c) for c in noun.children if c.dep_ == "compound"}
+    return not said & question.keys
 
 
 def _of_kind(span: Any, head: str) -> bool:
@@ -783,7 +795,9 @@ def _owner_names(question: Question, sources: list[Source]) -> set[str]:
     """The names the sources give someone the question names only as an owner of
     what it asks of ("What is the name of my sister's baby?" when a memory says "my
     sister Hana"): the owner is not the answer, any more than a name the question
-    writes is ("Hana had her baby! A little girl called Mina"). Lower-cased."""
+    writes is ("Hana had her baby! A little girl called Mina"); nor is the name of a
+    thing the user says they have ("Who is the vet that looks after my tortoise?":
+    not "Pickle the tortoise"). Lower-cased."""
     owners = sorted(
         {
             t.lower_
@@ -792,10 +806,17 @@ def _owner_names(question: Question, sources: list[Source]) -> set[str]:
             and t.head.lemma_.lower() != "name"
         }
     )  # fmt: skip
-    if not owners:
-        return set()
-    rule = re.compile(rf"\b(?:{'|'.join(map(re.escape, owners))}),?\s+((?:[A-Z][\w-]*\s?){{1,3}})")
-    return {m.group(1).strip().lower() for hit, _, _ in sources for m in rule.finditer(hit.text)}
+    found = set()
+    if owners:
+        rule = re.compile(
+            rf"\b(?:{'|'.join(map(re.escape, owners))}),?\s+((?:[A-Z][\w-]*\s?){{1,3}})"
+        )
+        found |= {m.group(1).strip().lower() for h, _, _ in sources for m in rule.finditer(h.text)}
+    if question.first_person and question.possessed:  # "Pickle the tortoise": my pet's name
+        nouns = "|".join(map(re.escape, question.possessed))
+        rule = re.compile(rf"\b([A-Z][\w-]*),?\s+(?:the|my)\s+(?:{nouns})\b")
+        found |= {m.group(1).lower() for h, _, _ in sources for m in rule.finditer(h.text)}
+    return found
 
 
 def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> list[Any]:
