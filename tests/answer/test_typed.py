@@ -334,7 +334,7 @@ def test_the_words_that_ask_are_no_answer():
     # the other speaker's question echoes this one: "What kind of music" says nothing
     asking = Hit(
         "q", "Music is a big part of my life. What kind of music do you like?", 1.0, "Tim", T0, "s1"
-    )  # noqa: E501
+    )
     reply = Hit("r", "I'm into electronic and rock music.", 0.9, "John", T0, "s1")
     found = typed_answer(as_question("What kind of music does John like?"), [asking, reply])
     assert found is not None and "What" not in found[0]
@@ -354,7 +354,7 @@ def test_a_time_ago_is_no_duration():
 def test_a_reply_reads_the_question_before_it_that_recall_left_out():
     reply = Hit(
         "r", "At the cricket club in Harrogate, near where she lives.", 1.0, "Ngozi", T0, "s1"
-    )  # noqa: E501
+    )
     asking = Hit("q", "Where are you having it?", 0.0, "Henrik", T0, "s1")
     news = Hit("m", "My mum's finally retiring, so we're planning a party.", 0.9, "Ngozi", T0, "s0")
     question = as_question("Where is Ngozi's mum's retirement party being held?")
@@ -375,7 +375,7 @@ def test_a_name_said_after_in_is_a_place_and_no_one_asked_for():
             "user",
             T0,
             "s1",
-        ),  # noqa: E501
+        ),
         Hit("b", "James supports Liverpool, the best team.", 0.9, "James", T0, "s1"),
     ]
     # "Oundle" is where something is; "Liverpool", labelled a city, is whom James supports
@@ -391,7 +391,7 @@ def test_a_time_ago_is_how_long_only_until_now():
 def test_a_number_asked_by_its_noun_is_a_number_or_nothing():
     plot = Hit(
         "p", "I got the allotment on Friday. Plot 14, by the compost bins.", 1.0, "Felix", T0, "s1"
-    )  # noqa: E501
+    )
     age = Hit("a", "The shelter thinks she's about three.", 0.9, "Felix", T0, "s1")
     asked = as_question("Which plot number is Felix's allotment?")
     assert typed_answer(asked, [plot, age]) == ("14", plot)

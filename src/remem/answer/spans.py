@@ -83,12 +83,15 @@ _BECAUSE = frozenset({"because", "cause", "'cause"})
 LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
 _WHERE = frozenset({"in", "at", "on", "near"})
 _NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
+#: the numbers said in words (a regex alternation)
+NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety"
+)
 #: a number of one unit of time ("58 minutes", "2.5 hrs")
 #: a count said in words ("nine days", "six weeks", "a couple of hours")
-_COUNT_WORDS = (
-    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
-    r"thirty|forty|fifty|sixty|ninety|a\s+couple\s+of|a\s+few)"
-)
+_COUNT_WORDS = rf"(?:{NUMBER_WORDS}|a\s+couple\s+of|a\s+few)"
 _UNIT = (
     rf"(?:\d+(?:\.\d+)?|{_COUNT_WORDS}\s)\s*"
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"

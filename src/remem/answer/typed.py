@@ -46,8 +46,8 @@ from .kinds import is_a
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
+from .spans import NUMBER_WORDS, ago, near, phrases, priced_noun, thing, trim
 from .spans import TIME_KEYS as _TIME_KEYS
-from .spans import ago, near, phrases, priced_noun, thing, trim
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
 from .want import (
@@ -300,9 +300,7 @@ def typed_candidates(
 _UNTIL_NOW = re.compile(r"^\W*how\s+long\s+(?:has|have|had)\b", re.I)
 #: what says how many, other than a number's entity ("a couple", "both", "dozens")
 _COUNTING = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|"
-    r"thousands?|dozens?|couple|both|few|several|none|no)\b",
+    rf"\d|\b(?:{NUMBER_WORDS}|hundreds?|thousands?|dozens?|couple|both|few|several|none|no)\b",
     re.I,
 )
 
