@@ -288,3 +288,13 @@ def test_a_thing_asked_as_done_is_not_dated_by_its_plan_or_a_later_time():
     assert "2027" not in answer.text
     assert read_question("When did Callum lead it?", None).asks_past
     assert not read_question("When is the open day?", None).asks_past
+
+
+def test_a_time_further_off_in_the_memory_dates_what_the_question_asks_of():
+    said = datetime(2026, 2, 3, 19, tzinfo=timezone.utc)
+    text = "A rescue. Kettleby Reptile Rescue, out past Skipton. I collected her last Saturday."
+    asked = "When did I collect my tortoise from the rescue?"
+    assert memory_date(text, "A rescue.", said, asked) == "Saturday 31 January 2026"
+    # a time two sentences off that shares nothing asked is not the answer
+    text = "A rescue. Kettleby Reptile Rescue, out past Skipton. My sister visited last Saturday."
+    assert memory_date(text, "A rescue.", said, "When did I adopt my tortoise?") == ""

@@ -205,8 +205,10 @@ def memory_date(
     month"): people give the time and the thing in one breath but often not in one
     sentence. The neighbour that shares more of the question's words first ("My
     passport arrived yesterday. And Hana had her baby! A little girl called Mina, born
-    on Saturday." asked when the baby was born: Saturday), else the one before. Only
-    the two neighbours are read, so a time told of something else further off is not
+    on Saturday." asked when the baby was born: Saturday), else the one before. Further
+    off, only a sentence sharing a word of what the question asks about is read ("A
+    rescue. Kettleby Reptile Rescue. I drove up and collected her last Saturday."
+    asked when the tortoise was collected), so a time told of something else is not
     taken; "" when none names one."""
     found = event_date(sentence, said_at, question)
     if found:
@@ -223,6 +225,13 @@ def memory_date(
     for part in near:
         found = event_date(part, said_at, question)
         if found:
+            return found
+    if question is None:
+        return ""
+    topic = as_question(question).topic_keys
+    farther = sorted((i for i in range(len(parts)) if abs(i - at) > 1), key=lambda i: abs(i - at))
+    for i in farther:
+        if topic & content_keys(parts[i]) and (found := event_date(parts[i], said_at, question)):
             return found
     return ""
 
