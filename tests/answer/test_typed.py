@@ -422,3 +422,15 @@ def test_the_name_of_what_the_user_has_is_no_one_asked_for():
     asked = as_question("Who is the vet that looks after my tortoise?")
     assert _owner_names(asked, sources) == {"pickle"}
     assert _owner_names(as_question("Who is the vet that looks after Ana?"), sources) == set()
+
+
+def test_a_price_or_a_name_of_something_else_is_no_answer():
+    tallinn = _turn(0, "Anouk and I are booking Tallinn for April. Flights were £89 each.")
+    vilnius = _turn(1, "We're also going to Vilnius in June with my sister.")
+    asked = as_question("How much were my flights to Vilnius?")
+    assert wanted(asked).kind == "money"
+    assert typed_answer(asked, [tallinn, vilnius]) == NEVER
+    chidi = _turn(0, "Adaeze and her brother Chidi had a vote and overruled me.", "Emeka")
+    lend = _turn(1, "My brother's lending us his awning for the trip.", "Emeka")
+    found = typed_answer(as_question("What is the name of Emeka's brother?"), [chidi, lend])
+    assert found is None or "Chidi" not in found[0]

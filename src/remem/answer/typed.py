@@ -712,12 +712,19 @@ def _candidates(
             text = trim(span)
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
-            if named_noun and not _tied(span, named_noun):
+            if named_noun and (
+                not _tied(span, named_noun) or _of_another(span, named_noun, hit, question)
+            ):
                 continue
             if want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text):
                 continue  # "Finished a few weeks ago" is no course's length
-            if want.kind == "money" and _priced_other(span, question):
-                continue  # "The table was £145" prices no lamp
+            # "The table was £145" prices no lamp; Tallinn's flights are no Vilnius's (a
+            # reply names what it inherits no more: "£640" after "How much?")
+            alone = fits[1] <= fits[0]
+            if want.kind == "money" and (
+                _priced_other(span, question) or (alone and _unnamed_in(hit, question, speakers))
+            ):
+                continue
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
@@ -730,6 +737,39 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _of_another(span: Any, noun: str, hit: Hit, question: Question) -> bool:
+    """Whether the name is given to someone else's ``noun``: "her brother Chidi" (or
+    "my brother", said by another) asked the name of Emeka's brother."""
+    owners = _bare_names(question)
+    if not owners:
+        return False
+    for t in span.sent:
+        if t.lemma_.lower() != noun or not _near_in_parse(span.root, t):
+            continue
+        for c in t.children:
+            if c.dep_ != "poss":
+                continue
+            if c.lower_ in ("his", "her", "their"):
+                return True
+            if c.lower_ == "my" and (hit.speaker or "").lower() not in owners:
+                return True
+    return False
+
+
+def _unnamed_in(hit: Hit, question: Question, speakers: Collection[str]) -> bool:
+    """Whether the memory names none of the places or things the question names
+    ("How much were my flights to Vilnius?": not "Flights to Tallinn were £89"); the
+    people talking (``speakers``, lower-cased) aside."""
+    names = _bare_names(question) - set(speakers)
+    text = hit.text.lower()
+    return bool(names) and not any(n in text for n in names)
+
+
+def _bare_names(question: Question) -> set[str]:
+    """The names the question writes, lower-cased, without a possessive ("Omar's")."""
+    return {re.sub(r"['’]s$", "", n).lower() for n in question.names}
 
 
 def _priced_other(span: Any, question: Question) -> bool:

@@ -44,7 +44,12 @@ LABELS: dict[str, frozenset[str]] = {
 STRICT = frozenset(LABELS) - {"thing", "reason"}
 
 _ASKS = (
-    ("money", re.compile(r"^\W*how\s+much\s+(?:money|did|does|do|is|was|would|will|can)\b", re.I)),
+    (
+        "money",
+        re.compile(
+            r"^\W*how\s+much\s+(?:money|did|does|do|is|was|are|were|would|will|can)\b", re.I
+        ),
+    ),
     ("number", re.compile(r"^\W*how\s+(?:many|much)\b", re.I)),
     ("age", re.compile(r"^\W*(?:how\s+old|(?:at\s+)?what\s+age)\b", re.I)),
     (
@@ -115,8 +120,9 @@ _HEAD_KINDS = {
     # bodies people belong to, asked by kind and not always named ("a book club")
     **dict.fromkeys(("club", "society", "association", "gym", "practice"), "org"),
     "time": "duration",
-    # what is asked by a number ("What number is my plot?", "What score did I get?")
-    **dict.fromkeys(NUMBER_NOUNS := ("number", "score"), "number"),
+    # what is asked by a number ("What number is my plot?", "What score did I get?",
+    # "What is her chess rating?")
+    **dict.fromkeys(NUMBER_NOUNS := ("number", "score", "rating"), "number"),
 }
 
 #: the nouns of a place of business, which has a name ("Which airline?" is not
