@@ -434,3 +434,10 @@ def test_a_price_or_a_name_of_something_else_is_no_answer():
     lend = _turn(1, "My brother's lending us his awning for the trip.", "Emeka")
     found = typed_answer(as_question("What is the name of Emeka's brother?"), [chidi, lend])
     assert found is None or "Chidi" not in found[0]
+
+
+def test_what_was_moved_from_is_what_was_left():
+    moved = _turn(0, "I'm moving them from Parkway to Ashgrove Animal Clinic, they know exotics.")
+    asked = as_question("Which vet practice did I move the ferrets away from?")
+    found = typed_answer(asked, [moved])
+    assert found is not None and "Parkway" in found[0] and "Ashgrove" not in found[0]

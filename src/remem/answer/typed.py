@@ -101,7 +101,11 @@ _COLOUR_WORDS = (
 )
 _COLOURS = frozenset(_COLOUR_WORDS.split())
 #: a question about what someone left (:func:`_left_asked`)
-_LEAVING = re.compile(r"\b(?:leave|left|quit)\b", re.I)
+_LEAVING = re.compile(
+    r"\b(?:leave|left|quit)\b|\b(?:move|moved|switch|switched)\b.*\bfrom\W*$"
+    r"|\bstop(?:ped)?\s+going\b",
+    re.I,
+)
 #: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: the nouns of an organisation that has a name: an employer, a place of business
@@ -367,7 +371,7 @@ def _left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) 
     job") and is no answer. The candidates as they were when no memory tells one."""
     if not _LEAVING.search(question.text):
         return found
-    left = _ended(evidence)
+    left = _ended(evidence) or _moved_from(evidence)
     kept = [
         s
         for s in found
@@ -384,6 +388,17 @@ def _left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) 
         return found
     said = hit.text[at : at + len(value)]
     return [Span(said, max((s.score for s in found), default=0.0), hit, {"left": 1.0})]
+
+
+#: a name something moved from, to another ("I'm moving them from Parkway to
+#: Ashgrove Animal Clinic")
+_FROM_TO = re.compile(r"\bfrom\s+((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)\s+to\s+[A-Z]")
+
+
+def _moved_from(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
+    """(memory, the name it says something moved from to another name), for a
+    question about what was left when no slot rule tells one (:func:`_left_asked`)."""
+    return [(h, m.group(1).lower()) for h in evidence for m in _FROM_TO.finditer(h.text)]
 
 
 def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Span]:
