@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -37,11 +37,11 @@ from .. import words
 from ..index.tokenize import sentences
 from ..question import Question
 from ..store.base import timestamp_epoch
-from ..time.current import ended as ended_values
 from ..time.current import not_employers, relations, roles, sets_asked
 from ..time.events import event_times
 from ..types import Hit
-from . import nlp
+from . import nlp, now
+from .candidate import ALONE, NEVER, Around, Nearness, Rarity, Source, Span
 from .kinds import is_a
 from .rank import features as rank_features
 from .rank import score as rank_score
@@ -87,10 +87,6 @@ _LIST_MAX = 4
 #: the Brompton cost?" is not answered by a phrase that is no price; a count is
 #: not: a chat's "how many" answers are counted over memories, not said in one)
 _ATTRIBUTES = frozenset({"age", "money"})
-#: verbs that, in the past tense, tell a thing replaced by another (:func:`_last_change`)
-_CHANGES = frozenset(
-    {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
-)
 #: the nouns that ask a colour, and the colours, a closed class: "What colour is my
 #: new blender?" is not answered by "Ninja one" when no colour was said
 _COLOUR_NOUNS = frozenset({"colour", "color", "shade"})
@@ -100,12 +96,6 @@ _COLOUR_WORDS = (
     "scarlet olive mint"
 )
 _COLOURS = frozenset(_COLOUR_WORDS.split())
-#: a question about what someone left (:func:`_left_asked`)
-_LEAVING = re.compile(
-    r"\b(?:leave|left|quit)\b|\b(?:move|moved|switch|switched)\b.*\bfrom\W*$"
-    r"|\bstop(?:ped)?\s+going\b",
-    re.I,
-)
 #: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: the nouns of an organisation that has a name: an employer, a place of business
@@ -120,55 +110,6 @@ _WHOSE = frozenset({"nsubj", "nsubjpass", "poss", "compound"})
 _KIND_KEYS = frozenset(
     words.content_keys("name names named called old age many much long often far time number")
 )
-
-#: the turns said next after some memories: their ids -> the next turn of each
-#: (``Recaller.next_turns``); the typed reader asks once per answer
-Neighbours = Callable[[Sequence[Hit]], Mapping[str, Hit]]
-#: how near in meaning some words come to each memory: (words, hits) -> id -> cosine
-#: (``Recaller.nearness``)
-Nearness = Callable[[str, Sequence[Hit]], Mapping[str, float]]
-#: how rare some words are among the user's memories, 0 (in every one) to 1 (in
-#: none): a candidate of rare words says more than "a lot" or "the photo"
-#: (``Recaller.rarity``)
-Rarity = Callable[[str], float]
-
-
-@dataclass(frozen=True)
-class Around:
-    """What the reader may ask of the user's memories beyond the evidence: the turns
-    said next (:data:`Neighbours`), nearness in meaning (:data:`Nearness`) and the
-    rarity of words (:data:`Rarity`); each optional, without it only the evidence's
-    words count."""
-
-    neighbours: Neighbours | None = None
-    nearness: Nearness | None = None
-    rarity: Rarity | None = None
-    #: the turns said before some memories, as :data:`Neighbours` gives those after:
-    #: what a follow-up that names nothing ("How much?") asks about
-    before: Neighbours | None = None
-
-
-#: nothing beyond the evidence: only its words count
-ALONE = Around()
-
-
-#: a memory to read, what it inherits of another's fit, and its rank
-Source = tuple[Hit, float, int]
-
-
-#: what :func:`typed_answer` gives when memory holds no premise of the question
-NEVER: tuple[str, Any] = ("", None)
-
-
-@dataclass(frozen=True)
-class Span:
-    """A candidate answer: its words, score, the memory it is from, and what it was
-    scored by (:func:`remem.answer.rank.features`)."""
-
-    text: str
-    score: float
-    hit: Hit
-    features: Mapping[str, float] = field(default_factory=dict)
 
 
 def typed_answer(
@@ -288,12 +229,12 @@ def typed_candidates(
     if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
         found = [s for s in found if _COLOURS & set(s.text.lower().split())]
         named = True
-    found = _left_asked(question, found, current)
+    found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
     if not found and (want.kind in ("time", "person") or want.head in NUMBER_NOUNS):
         return None  # a time of day, a name, a number asked by its noun never given
-    found = _newest_value(question, want, _not_left(question, found, evidence))
+    found = now.newest_value(question, want, now.not_left(question, found, evidence))
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)
@@ -319,123 +260,6 @@ def _placed_names(sources: list[Source]) -> frozenset[str]:
         for token in nlp.parse(hit.text)
         if token.pos_ == "PROPN" and token.dep_ == "pobj" and token.head.lower_ == "in"
     )
-
-
-def _not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
-    """For a question about now, the candidates no later memory of the evidence says
-    was left ("Still at Crumb & Co." before "I handed in my notice at Crumb & Co."; "I
-    quit Parcelwise"): the slots' ended values (``time.current.ended``)."""
-    if question.order != "newest":
-        return found
-    ended = [
-        (timestamp_epoch(hit.timestamp), frozenset(words.content_keys(value)))
-        for hit, value in _ended(evidence)
-    ]
-    if not ended:
-        return found
-    return [
-        s
-        for s in found
-        if not any(
-            keys and keys <= words.content_keys(s.text) and timestamp_epoch(s.hit.timestamp) <= at
-            for at, keys in ended
-        )
-    ]
-
-
-#: a place someone moved away from, whoever says it ("the council moved us on from
-#: Kelvingrove", "they relocated out of the Old Mill"): a name after the move
-_MOVED_FROM = re.compile(
-    r"\b(?:moved|relocated)\b(?:\s+(?:us|me|him|her|them|it|away|on))*\s+(?:from|out\s+of)\s+"
-    r"(?:the\s+)?(?P<v>[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
-)
-
-
-def _ended(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
-    """Each value a memory of ``evidence`` says its speaker left, with the memory
-    (``time.current.ended``: "I quit Parcelwise"), and each place it says someone
-    moved away from (:data:`_MOVED_FROM`)."""
-    return [
-        (hit, value)
-        for hit in evidence
-        for value in [*ended_values(hit.text), *(m["v"] for m in _MOVED_FROM.finditer(hit.text))]
-    ]
-
-
-def _left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
-    """For a question about what someone left ("Which band did Rosa leave?", "Which
-    company did I leave for my new job?"), the value a memory says was left
-    (``time.current.ended``: "I left The Lowtides", "I handed my notice in at
-    Brightwell"), as the candidate that holds it or, when none does, as the memory's
-    own words: the company joined fits the question's words as well ("for my new
-    job") and is no answer. The candidates as they were when no memory tells one."""
-    if not _LEAVING.search(question.text):
-        return found
-    left = _ended(evidence) or _moved_from(evidence)
-    kept = [
-        s
-        for s in found
-        if any(
-            s.hit.id == hit.id and words.content_keys(value) <= words.content_keys(s.text)
-            for hit, value in left
-        )
-    ]
-    if kept or not left:
-        return kept or found
-    hit, value = left[0]
-    at = hit.text.lower().find(value)
-    if at < 0:
-        return found
-    said = hit.text[at : at + len(value)]
-    return [Span(said, max((s.score for s in found), default=0.0), hit, {"left": 1.0})]
-
-
-#: a name something moved from, to another ("I'm moving them from Parkway to
-#: Ashgrove Animal Clinic")
-_FROM_TO = re.compile(r"\bfrom\s+((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)\s+to\s+[A-Z]")
-
-
-def _moved_from(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
-    """(memory, the name it says something moved from to another name), for a
-    question about what was left when no slot rule tells one (:func:`_left_asked`)."""
-    return [(h, m.group(1).lower()) for h in evidence for m in _FROM_TO.finditer(h.text)]
-
-
-def _newest_value(question: Question, want: Want, found: list[Span]) -> list[Span]:
-    """For a question about now that asks for a thing by its noun ("What bike do I
-    ride now?"), the candidates of the newest memory that names one ("I've replaced
-    it with a Brompton folding bike", June) and of later ones: an older memory's
-    ("I bought a road bike", May) tells a value since replaced, however well it
-    fits. All of them when none names the noun. Asked how many ("How many eggs a
-    week are they laying now?"), the memories that name the thing counted do.
-    """
-    if question.order != "newest":
-        return found
-    if want.head_keys:
-        named = [s for s in found if want.head_keys & words.content_keys(s.text)]
-    else:  # "How many eggs a week are they laying now?": the memories counting eggs
-        counted = _counted(question)
-        named = [s for s in found if counted and counted & words.content_keys(s.hit.text)]
-    if not named:
-        return found
-    since = max(timestamp_epoch(s.hit.timestamp) for s in named)
-    return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
-
-
-#: the thing a "how many" question counts, up to its verb ("chalk bags" of "How many
-#: chalk bags did the shop order?"; else its first word: "eggs" of "How many eggs a
-#: week...")
-_HOW_MANY = re.compile(
-    r"\bhow\s+many\s+((?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:did|does|do|are|is|was|were|have|"
-    r"has|had|will|would|can|could|of)\b|\s*\?|$)|\bhow\s+many\s+([a-z]+)",
-    re.I,
-)
-
-
-def _counted(question: Question) -> frozenset[str]:
-    """The key of the noun a "how many" question counts, none for another question."""
-    m = _HOW_MANY.search(question.text)
-    return frozenset(words.content_keys(m.group(1) or m.group(2))) if m else frozenset()
 
 
 #: nouns of a person, or of people acting as one, besides someone's people and
@@ -713,8 +537,8 @@ def _candidates(
     named = {n.lower() for n in question.names} | _owner_names(question, sources)
     named_noun = named_noun_of(question) if want.head == "name" else ""
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
-    later = _later(question, sources)
-    counted = _counted(question) if want.kind == "number" else frozenset()
+    later = now.later(question, sources)
+    counted = now.counted(question) if want.kind == "number" else frozenset()
     weights = rank_weights()
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
     for hit, sent, fits, at in _sentences(question, keys, sources):
@@ -908,18 +732,6 @@ def _cues(
     }
 
 
-def _later(question: Question, sources: list[Source]) -> dict[str, float]:
-    """For a question asking what is true now ("What bike does Tomas ride now?"),
-    each source memory's place in time, 0 the oldest to 1 the newest; a phrase's
-    score gains by it and by how late in its memory it comes ("someone stole the
-    Raleigh, so I bought a folding Brompton"). Empty for any other question."""
-    if question.order != "newest" or len(sources) < 2:
-        return {h.id: 1.0 for h, _, _ in sources} if question.order == "newest" else {}
-    times = sorted({timestamp_epoch(h.timestamp) for h, _, _ in sources})
-    span = (times[-1] - times[0]) or 1.0
-    return {h.id: (timestamp_epoch(h.timestamp) - times[0]) / span for h, _, _ in sources}
-
-
 def _sentences(
     question: Question, keys: frozenset[str], sources: list[Source]
 ) -> Iterator[tuple[Hit, Any, tuple[float, float], int]]:
@@ -930,12 +742,12 @@ def _sentences(
     of the turn that asked fades the same way from one sentence to the next: "Does
     Ines want you practising daily?" is answered by "Twenty minutes a day", not by
     "I'm thinking Kyoto in late April" two sentences on."""
-    setter = _current_setter(question, sources)
+    setter = now.current_setter(question, sources)
     for hit, inherited, rank in sources:
         before = 0.0
         sents = list(nlp.parse(hit.text).sents)
         if question.order == "newest":
-            sents = sents[_last_change(sents) :]
+            sents = sents[now.last_change(sents) :]
         for sent in sents:
             own = _fit(question, keys, sent, hit)
             if hit.id == setter and own < 1 and sets_asked(question.text, sent.text):
@@ -964,37 +776,6 @@ def _opener(sent: Any) -> bool:
         and said[0].lower_ in _POLAR
         and not any(t.pos_ in ("PROPN", "NUM") for t in said)
     )
-
-
-def _current_setter(question: Question, sources: list[Source]) -> str | None:
-    """For a question about now that asks a slot of someone ("Where do I live now?"),
-    the id of the newest source memory setting that slot of theirs to a value ("I
-    moved out of the Stonehouse flat and I'm renting a little terraced house in
-    Mutley now"), which need not say the asked word; never one the time stage knows
-    superseded (``Hit.superseded_by``; the stale ones are not sources). None for any
-    other question, or when no source sets the slot."""
-    if question.order != "newest":
-        return None
-    names = {k for n in question.names for k in words.content_keys(n)}
-    setting = [
-        h
-        for h, _, _ in sources
-        if h.superseded_by is None and sets_asked(question.text, h.text)
-        and (not names or bool(h.speaker and names & words.content_keys(h.speaker)))
-    ]  # fmt: skip
-    return max(setting, key=lambda h: timestamp_epoch(h.timestamp)).id if setting else None
-
-
-def _last_change(sents: list[Any]) -> int:
-    """The index of the last sentence that tells, in the past tense, of a thing
-    replaced ("Last week someone dented it, so I sold it and bought a Vespa" after
-    "I drive an old Fiat"), 0 when none does: for a question about now the sentences
-    before it tell the old value (:data:`_CHANGES`)."""
-    last = 0
-    for i, sent in enumerate(sents):
-        if any(t.lemma_.lower() in _CHANGES and t.tag_ in ("VBD", "VBN") for t in sent):
-            last = i
-    return last
 
 
 def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: set[str]) -> bool:

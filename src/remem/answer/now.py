@@ -1,0 +1,193 @@
+"""What is true now and what was left, as the typed reader reads it: a question
+about now reads the newest memory naming what it asks ("What bike do I ride now?"),
+and a question about what someone left reads the value a memory says ended ("Which
+band did Rosa leave?"). The time stage's slots (``time.current``) tell the changes;
+this module picks among the reader's candidates by them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .. import words
+from ..question import Question
+from ..store.base import timestamp_epoch
+from ..time.current import ended as ended_values
+from ..time.current import sets_asked
+from ..types import Hit
+from .candidate import Source, Span
+from .want import Want
+
+#: verbs that, in the past tense, tell a thing replaced by another (:func:`last_change`)
+_CHANGES = frozenset(
+    {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
+)
+
+
+#: a question about what someone left (:func:`left_asked`)
+_LEAVING = re.compile(
+    r"\b(?:leave|left|quit)\b|\b(?:move|moved|switch|switched)\b.*\bfrom\W*$"
+    r"|\bstop(?:ped)?\s+going\b",
+    re.I,
+)
+
+
+def not_left(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
+    """For a question about now, the candidates no later memory of the evidence says
+    was left ("Still at Crumb & Co." before "I handed in my notice at Crumb & Co."; "I
+    quit Parcelwise"): the slots' ended values (``time.current.ended``)."""
+    if question.order != "newest":
+        return found
+    ended = [
+        (timestamp_epoch(hit.timestamp), frozenset(words.content_keys(value)))
+        for hit, value in _ended(evidence)
+    ]
+    if not ended:
+        return found
+    return [
+        s
+        for s in found
+        if not any(
+            keys and keys <= words.content_keys(s.text) and timestamp_epoch(s.hit.timestamp) <= at
+            for at, keys in ended
+        )
+    ]
+
+
+#: a place someone moved away from, whoever says it ("the council moved us on from
+#: Kelvingrove", "they relocated out of the Old Mill"): a name after the move
+_MOVED_FROM = re.compile(
+    r"\b(?:moved|relocated)\b(?:\s+(?:us|me|him|her|them|it|away|on))*\s+(?:from|out\s+of)\s+"
+    r"(?:the\s+)?(?P<v>[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
+)
+
+
+def _ended(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
+    """Each value a memory of ``evidence`` says its speaker left, with the memory
+    (``time.current.ended``: "I quit Parcelwise"), and each place it says someone
+    moved away from (:data:`_MOVED_FROM`)."""
+    return [
+        (hit, value)
+        for hit in evidence
+        for value in [*ended_values(hit.text), *(m["v"] for m in _MOVED_FROM.finditer(hit.text))]
+    ]
+
+
+def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
+    """For a question about what someone left ("Which band did Rosa leave?", "Which
+    company did I leave for my new job?"), the value a memory says was left
+    (``time.current.ended``: "I left The Lowtides", "I handed my notice in at
+    Brightwell"), as the candidate that holds it or, when none does, as the memory's
+    own words: the company joined fits the question's words as well ("for my new
+    job") and is no answer. The candidates as they were when no memory tells one."""
+    if not _LEAVING.search(question.text):
+        return found
+    left = _ended(evidence) or _moved_from(evidence)
+    kept = [
+        s
+        for s in found
+        if any(
+            s.hit.id == hit.id and words.content_keys(value) <= words.content_keys(s.text)
+            for hit, value in left
+        )
+    ]
+    if kept or not left:
+        return kept or found
+    hit, value = left[0]
+    at = hit.text.lower().find(value)
+    if at < 0:
+        return found
+    said = hit.text[at : at + len(value)]
+    return [Span(said, max((s.score for s in found), default=0.0), hit, {"left": 1.0})]
+
+
+#: a name something moved from, to another ("I'm moving them from Parkway to
+#: Ashgrove Animal Clinic")
+_FROM_TO = re.compile(r"\bfrom\s+((?:the\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)\s+to\s+[A-Z]")
+
+
+def _moved_from(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
+    """(memory, the name it says something moved from to another name), for a
+    question about what was left when no slot rule tells one (:func:`left_asked`)."""
+    return [(h, m.group(1).lower()) for h in evidence for m in _FROM_TO.finditer(h.text)]
+
+
+def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span]:
+    """For a question about now that asks for a thing by its noun ("What bike do I
+    ride now?"), the candidates of the newest memory that names one ("I've replaced
+    it with a Brompton folding bike", June) and of later ones: an older memory's
+    ("I bought a road bike", May) tells a value since replaced, however well it
+    fits. All of them when none names the noun. Asked how many ("How many eggs a
+    week are they laying now?"), the memories that name the thing counted do.
+    """
+    if question.order != "newest":
+        return found
+    if want.head_keys:
+        named = [s for s in found if want.head_keys & words.content_keys(s.text)]
+    else:  # "How many eggs a week are they laying now?": the memories counting eggs
+        nouns = counted(question)
+        named = [s for s in found if nouns and nouns & words.content_keys(s.hit.text)]
+    if not named:
+        return found
+    since = max(timestamp_epoch(s.hit.timestamp) for s in named)
+    return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
+
+
+#: the thing a "how many" question counts, up to its verb ("chalk bags" of "How many
+#: chalk bags did the shop order?"; else its first word: "eggs" of "How many eggs a
+#: week...")
+_HOW_MANY = re.compile(
+    r"\bhow\s+many\s+((?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:did|does|do|are|is|was|were|have|"
+    r"has|had|will|would|can|could|of)\b|\s*\?|$)|\bhow\s+many\s+([a-z]+)",
+    re.I,
+)
+
+
+def counted(question: Question) -> frozenset[str]:
+    """The key of the noun a "how many" question counts, none for another question."""
+    m = _HOW_MANY.search(question.text)
+    return frozenset(words.content_keys(m.group(1) or m.group(2))) if m else frozenset()
+
+
+def later(question: Question, sources: list[Source]) -> dict[str, float]:
+    """For a question asking what is true now ("What bike does Tomas ride now?"),
+    each source memory's place in time, 0 the oldest to 1 the newest; a phrase's
+    score gains by it and by how late in its memory it comes ("someone stole the
+    Raleigh, so I bought a folding Brompton"). Empty for any other question."""
+    if question.order != "newest" or len(sources) < 2:
+        return {h.id: 1.0 for h, _, _ in sources} if question.order == "newest" else {}
+    times = sorted({timestamp_epoch(h.timestamp) for h, _, _ in sources})
+    span = (times[-1] - times[0]) or 1.0
+    return {h.id: (timestamp_epoch(h.timestamp) - times[0]) / span for h, _, _ in sources}
+
+
+def current_setter(question: Question, sources: list[Source]) -> str | None:
+    """For a question about now that asks a slot of someone ("Where do I live now?"),
+    the id of the newest source memory setting that slot of theirs to a value ("I
+    moved out of the Stonehouse flat and I'm renting a little terraced house in
+    Mutley now"), which need not say the asked word; never one the time stage knows
+    superseded (``Hit.superseded_by``; the stale ones are not sources). None for any
+    other question, or when no source sets the slot."""
+    if question.order != "newest":
+        return None
+    names = {k for n in question.names for k in words.content_keys(n)}
+    setting = [
+        h
+        for h, _, _ in sources
+        if h.superseded_by is None and sets_asked(question.text, h.text)
+        and (not names or bool(h.speaker and names & words.content_keys(h.speaker)))
+    ]  # fmt: skip
+    return max(setting, key=lambda h: timestamp_epoch(h.timestamp)).id if setting else None
+
+
+def last_change(sents: list[Any]) -> int:
+    """The index of the last sentence that tells, in the past tense, of a thing
+    replaced ("Last week someone dented it, so I sold it and bought a Vespa" after
+    "I drive an old Fiat"), 0 when none does: for a question about now the sentences
+    before it tell the old value (:data:`_CHANGES`)."""
+    last = 0
+    for i, sent in enumerate(sents):
+        if any(t.lemma_.lower() in _CHANGES and t.tag_ in ("VBD", "VBN") for t in sent):
+            last = i
+    return last
