@@ -21,11 +21,11 @@ from .index.tokenize import identifier_tokens, tokenize, without_asking
 from .time.anchors import Anchored, find_anchored
 from .time.window import TimeWindow, time_order, time_window
 
-#: a run of capitalised words after "the": a thing's name ("the Valencia Marathon")
 #: a "when" question in the past tense: the verb after "when" ("When did", "When was")
 _ASKS_PAST = re.compile(
     r"\W*(?:when|on what (?:day|date)|what (?:day|date))\s+(?:did|was|were|had)\b", re.I
 )
+#: a run of capitalised words after "the": a thing's name ("the Valencia Marathon")
 _THE_NAME = re.compile(r"\bthe\s+((?:[A-Z][\w'-]*\s*)+)")
 
 

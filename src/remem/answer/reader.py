@@ -65,7 +65,7 @@ from ..question import Question, as_question
 from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..time.events import EventTime, event_times
-from ..time.tense import FUTURE, Clauses, direction
+from ..time.tense import Clauses, ahead
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
@@ -829,8 +829,6 @@ def best_sentence(
 #: asking when it happened (:func:`_planned`)
 _PLANNED_SHARE = 0.5
 
-_WORD = re.compile(r"[\w'’]+")
-
 
 def _planned(sentence: str, question: Question) -> bool:
     """Whether ``sentence`` speaks of what the question asks about as a plan: a word
@@ -839,13 +837,8 @@ def _planned(sentence: str, question: Question) -> bool:
     tank?"), a plan naming no day does not say; "I finally set it up last Saturday"
     does. A plan naming its day is read as any sentence ("We're going to a baseball
     game next Sunday": the day it happened, as far as memory tells)."""
-    clauses = Clauses(sentence)
     topic = question.topic_keys
-    return any(
-        direction(clauses, m.start(), m.end()) == FUTURE
-        for m in _WORD.finditer(sentence)
-        if words.word_key(m.group()) in topic
-    )
+    return ahead(sentence, lambda word: words.word_key(word) in topic)
 
 
 #: what a time in the clause of the thing asked adds (below one shared word: it

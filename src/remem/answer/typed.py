@@ -440,9 +440,7 @@ def asks(text: str) -> bool:
 def _follow_up(text: str) -> bool:
     """Whether the last question of ``text`` names nothing of its own ("How much?",
     "Who with?", "How old, 40?"): no content word but the asking ones and numbers."""
-    asked = [p for p in sentences(text) if asks(p)]
-    last = asked[-1] if asked else text
-    keys = words.content_keys(last) - words.ASKING - _KIND_KEYS
+    _, keys = _last_question(text)
     return not {k for k in keys if not k.isdigit()}
 
 
@@ -452,10 +450,16 @@ _PRONOUN_OBJECT = re.compile(r"\b(?:it|that|them|this|there|they)\b", re.I)
 def _of_it(text: str) -> bool:
     """Whether the last question of ``text`` asks one thing of what was said before
     ("Where are you having it?", "Who runs it?"): one content word and a pronoun."""
+    last, keys = _last_question(text)
+    return len(keys) <= 1 and bool(_PRONOUN_OBJECT.search(last))
+
+
+def _last_question(text: str) -> tuple[str, set[str]]:
+    """The last sentence of ``text`` that asks (the whole text when none does) and
+    its content keys, the words that ask and say what kind of answer aside."""
     asked = [p for p in sentences(text) if asks(p)]
     last = asked[-1] if asked else text
-    keys = words.content_keys(last) - words.ASKING - _KIND_KEYS
-    return len(keys) <= 1 and bool(_PRONOUN_OBJECT.search(last))
+    return last, words.content_keys(last) - words.ASKING - _KIND_KEYS
 
 
 def _carry(found: dict[str, Source], hit: Hit, inherited: float, rank: int) -> None:

@@ -13,6 +13,7 @@ confidence.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 PAST, FUTURE = -1, 1
 
@@ -187,3 +188,15 @@ def opens_in_past(text: str) -> bool:
 #: the irregular pasts a subjectless sentence opens with: "was", "were" and "did"
 #: open questions or lean on an "it" left out ("Was great")
 _IRREGULAR_SET = frozenset(_IRREGULAR.split()) - {"was", "were", "did", "said"}
+
+
+def ahead(text: str, chosen: Callable[[str], bool]) -> bool:
+    """Whether a word of ``text`` that ``chosen`` picks sits in a clause in the future
+    tense (:func:`direction`): "so I'm going to set up an aquarium" speaks of the
+    setting up as a plan."""
+    clauses = Clauses(text)
+    return any(
+        direction(clauses, m.start(), m.end()) == FUTURE
+        for m in _TOKEN.finditer(text)
+        if chosen(m.group())
+    )
