@@ -131,7 +131,11 @@ _TEMPORAL = re.compile(
     re.I,
 )
 _DATE_QUESTION = re.compile(
-    r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|day|year|month|week)\b)", re.I
+    # not "Which day is my show on now?": a day of the week, asked of a habit
+    r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|year|month|week|"
+    r"day(?!\s+(?:is|are|do|does)\b.*\b(?:now|usually|normally|nowadays|every|each|regularly)\b)"
+    r")\b)",
+    re.I,
 )
 _NUMBER_QUESTION = re.compile(r"^\W*how\s+(?:many|much|often|old|long|far)\b", re.I)
 _PERSON_QUESTION = re.compile(r"^\W*(?:who|whom|whose)\b|\bwhat(?:'s| is)\b.*\bname\b", re.I)

@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from remem.answer import nlp
-from remem.answer.kinds import is_a
+from remem.answer.kinds import alike, is_a, synonyms
 from remem.answer.typed import typed_answer
 from remem.question import as_question
 from remem.types import Hit
@@ -41,6 +41,22 @@ def test_the_shipped_hierarchy_carries_wordnets_licence() -> None:
         head = [next(f) for _ in range(16)]
     assert head[0].startswith("# WordNet Release 3.0")
     assert any("Princeton University" in line for line in head)
+
+
+@pytest.mark.parametrize(
+    ("noun", "other", "same"),
+    [
+        ("teacher", "instructor", True),
+        ("holiday", "vacation", True),
+        ("doctor", "physician", True),
+        ("teacher", "student", False),  # related, not one thing
+        ("bike", "car", False),
+        ("zzyzx", "zzyzx2", False),  # WordNet holds neither
+    ],
+)
+def test_two_names_of_one_thing(noun, other, same) -> None:
+    assert alike(noun, other) is same
+    assert (other in synonyms(noun)) is same
 
 
 @pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")

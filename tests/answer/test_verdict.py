@@ -177,6 +177,16 @@ def test_premises_read_names_and_things_the_memory_does_not_hold():
     assert premises("Did I like the Kyotos?", hits, lambda t: False)["stranger"] == 0.0
 
 
+def test_a_premise_said_by_another_of_its_names_is_held():
+    """ "my pottery teacher" told of as "the instructor": one WordNet synset; the
+    embedding of the one word may not come near enough."""
+    hits = _hits(("Me", "The instructor said he'd fire my bowl for me."))
+    far = lambda w: RELATED_MIN - 0.01  # noqa: E731
+    held = premises("Who was my pottery teacher?", hits, _all_known, far)
+    assert held["premise"] == 0.0
+    assert premises("Who is my dentist?", hits, _all_known, far)["premise"] == 1.0
+
+
 def test_a_small_memory_refuses_a_question_whose_premise_it_does_not_hold():
     base = {"own": 0.0, "other": 0.0, "coverage": 0.5, "unseen": 0.5, "missed": 0.0}
     small = {**base, "first_person": 1.0, "memories": 10.0}

@@ -472,6 +472,18 @@ def test_a_notice_handed_in_either_way_ends_the_employer(text):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "I've left Brightline. Signed up with Corvo Broadband.",
+        "I have just quit Brightline.",
+        "So I've officially left the Brightline group, I sent Declan a message.",
+    ],
+)
+def test_a_perfect_tense_leaving_ends_the_value(text):
+    assert ended(text) == ["brightline"]
+
+
+@pytest.mark.parametrize(
     ("text", "attribute", "value"),
     [
         (

@@ -87,3 +87,34 @@ def is_a(noun: str, kind: str) -> bool:
             return True
         seen |= frontier
     return False
+
+
+def synonyms(noun: str) -> frozenset[str]:
+    """The other lemmas of ``noun``'s most frequent senses (:data:`SENSES`), each
+    lemma's words joined by a space: "instructor" of "teacher"."""
+    noun = noun.lower().strip()
+    members = _members()
+    found = {m for s in _senses(noun)[:SENSES] for m in members.get(s, ())}
+    return frozenset(found - {noun})
+
+
+@cache
+def _members() -> dict[int, tuple[str, ...]]:
+    """synset -> its lemmas, built once from the hierarchy's lemma -> synsets."""
+    out: dict[int, list[str]] = {}
+    for lemma, found in _hierarchy()[0].items():
+        for s in found if isinstance(found, tuple) else (found,):
+            out.setdefault(s, []).append(lemma.replace("_", " "))
+    return {s: tuple(v) for s, v in out.items()}
+
+
+def alike(noun: str, other: str) -> bool:
+    """Whether two nouns (lemmas) name one thing in one of their most frequent senses
+    (:data:`SENSES`): WordNet puts them in one synset ("teacher" and "instructor",
+    "physician" and "doctor"). False for a word WordNet does not hold."""
+    noun, other = noun.lower().strip(), other.lower().strip()
+    if not noun or not other:
+        return False
+    if noun == other:
+        return True
+    return bool(set(_senses(noun)[:SENSES]) & set(_senses(other)[:SENSES]))

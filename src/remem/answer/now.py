@@ -138,7 +138,8 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
 #: chalk bags did the shop order?"; else its first word: "eggs" of "How many eggs a
 #: week...")
 _HOW_MANY = re.compile(
-    r"\bhow\s+many\s+((?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:did|does|do|are|is|was|were|have|"
+    r"\bhow\s+many\s+of\s+(?:my|the|your|his|her|their|our)\s+([a-z]+)"  # "of my pieces"
+    r"|\bhow\s+many\s+((?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:did|does|do|are|is|was|were|have|"
     r"has|had|will|would|can|could|of)\b|\s*\?|$)|\bhow\s+many\s+([a-z]+)",
     re.I,
 )
@@ -147,7 +148,7 @@ _HOW_MANY = re.compile(
 def counted(question: Question) -> frozenset[str]:
     """The key of the noun a "how many" question counts, none for another question."""
     m = _HOW_MANY.search(question.text)
-    return frozenset(words.content_keys(m.group(1) or m.group(2))) if m else frozenset()
+    return frozenset(words.content_keys(next(g for g in m.groups() if g))) if m else frozenset()
 
 
 def later(question: Question, sources: list[Source]) -> dict[str, float]:

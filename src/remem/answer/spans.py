@@ -29,6 +29,7 @@ from typing import Any
 
 from .. import words
 from ..question import Question
+from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS
 from ..time.resolve import AHEAD, BACK
 from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
@@ -113,6 +114,12 @@ _QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 DOING = re.compile(r"(?<!^)\b(?:do|doing)\b(?!\s+(?:you|they|we|i|he|she|it)\b)", re.I)
 #: a name given as one: "a greyhound named Biscuit", "a band called The Wombats"
 _NAMED = re.compile(r"\b(?:named|called|name is|name's)\s+((?:[A-Z][\w'-]*\s?){1,4})")
+#: a day of the week, with the part of it ("Sunday mornings", "on Wednesdays")
+WEEKDAY = re.compile(
+    r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+    r"(?:\s+(?:mornings?|afternoons?|evenings?|nights?|lunchtimes?))?)\b",
+    re.I,
+)
 _FREQUENCY = re.compile(
     r"\b((?:once|twice|three times|four times|\w+ times|every other|every|each)\s+"
     r"(?:a\s+|per\s+|every\s+|other\s+)?(?:day|week|month|year|morning|night|evening|"
@@ -188,6 +195,8 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
         ]
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
+    elif want.kind == "weekday":
+        out += [(s, "pattern") for s in _pattern_spans(sent, WEEKDAY)]
     elif want.kind in ("duration", "time", "length"):
         clocks = _pattern_spans(sent, _CLOCK)
         if want.kind == "time":  # a time of day: "8:15", not "eight weeks" or "2 hours"
@@ -216,6 +225,8 @@ def _fits(entity: Any, want: Want) -> bool:
         return entity.root.head.lemma_.lower() in ORG_NOUNS
     if want.kind == "time":  # a time of day: "8:15", "noon", not "an hour" or "tonight"
         return bool(_DAYTIME.search(entity.text))
+    if want.kind == "weekday":  # "Sunday mornings", not "June" or "yesterday"
+        return bool(WEEKDAY.search(entity.text))
     if want.kind not in ("duration", "length") or entity.label_ == "TIME":
         return True
     if want.kind == "length" and entity.label_ == "QUANTITY":
@@ -249,6 +260,8 @@ def _priced(entity: Any) -> bool:
     if entity.label_ == "DATE":
         return bool(_PER_PERIOD.match(entity.text))
     root = entity.root
+    if any(c.dep_ == "prep" and c.lower_ == "of" for c in root.children):
+        return False  # "one of my resolutions" counts a part
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
 
 
@@ -328,8 +341,29 @@ def _the(entity: Any) -> bool:
 
 
 def _placed(token: Any) -> bool:
-    """Whether ``token`` is the object of "in", "at", "on" or "near": a place."""
-    return token.dep_ == "pobj" and token.head.lower_ in _WHERE
+    """Whether ``token`` is a place by where it stands: the object of "in", "at", "on"
+    or "near"; of "to" or "from" after going ("90 kilometres to Abergavenny", "a train
+    from Munich"); of "from" after a person ("a student from Bridgend"). The small
+    tagger calls many a town a person."""
+    if token.dep_ != "pobj":
+        return False
+    prep, governor = token.head.lower_, token.head.head.lemma_.lower()
+    if prep in _WHERE:
+        return True
+    return (prep in ("to", "from") and governor in _GOING) or (prep == "from" and governor in _FOLK)
+
+
+#: the verbs and nouns of going somewhere, before "to" or "from" a place
+_GOING = frozenset(
+    {"go", "drive", "ride", "cycle", "fly", "move", "travel", "walk", "commute", "head",
+     "sail", "relocate", "emigrate", "kilometre", "kilometer", "km", "mile", "train",
+     "flight", "trip", "journey", "bus", "ferry", "coach", "route"}
+)  # fmt: skip
+#: nouns of someone who comes from a place ("a student from Bridgend")
+_FOLK = frozenset(
+    {"student", "guy", "man", "woman", "lady", "girl", "boy", "bloke", "lad", "couple",
+     "family", "people"}
+)  # fmt: skip
 
 
 def _unnamed(run: Any) -> bool:
@@ -343,7 +377,15 @@ def _unnamed(run: Any) -> bool:
         return False
     if not any(t.ent_type_ in _NOT_PEOPLE for t in run):
         return True
-    return root.dep_ == "appos" and root.head.pos_ == "NOUN"
+    if root.dep_ == "appos" and root.head.pos_ == "NOUN":
+        return True
+    before = run.doc[run.start - 1] if run.start > 0 else None  # "my cousin Tiago"
+    return (
+        before is not None
+        and before.dep_ == "compound"
+        and before.head == root
+        and before.lower_ in relations() | _FOLK
+    )
 
 
 #: the labels of a place or an organisation: a run labelled so is read by its label
@@ -395,7 +437,13 @@ def _unlabelled(run: Any, want: Want) -> bool:
         and root.head.lower_ == "at"
         and root.ent_type_ not in _PLACES_AND_ORGS
     )
-    return not root.ent_type_ or business or (placed and want.kind == "workplace")
+    member = want.kind == "org" and root.dep_ == "dobj" and root.head.lemma_.lower() in _MEMBERSHIP
+    return not root.ent_type_ or business or member or (placed and want.kind == "workplace")
+
+
+#: the verbs whose object is what one belongs to or buys from, an organisation
+#: whatever the tagger calls it ("I've left Brightline", labelled a place)
+_MEMBERSHIP = frozenset({"leave", "join", "quit", "ditch", "cancel"})
 
 
 def _named_other(span: Any, want: Want) -> bool:
@@ -517,12 +565,13 @@ def _verb_phrases(sent: Any) -> list[tuple[Any, str]]:
 
 
 def _proper_runs(sent: Any) -> list[Any]:
-    """The runs of proper nouns in ``sent`` (not at its start, where any word is
-    capitalised), one name joined by "of" between two ("the Isles of Scilly", "Bank
-    of England")."""
+    """The runs of proper nouns in ``sent`` (at its start, where any word is
+    capitalised, only a run of two or more: "Priyanka Dholakia, she's head of sixth
+    form"), one name joined by "of" between two ("the Isles of Scilly", "Bank of
+    England")."""
     out, start = [], None
     for t in [*sent, None]:
-        if t is not None and t.pos_ == "PROPN" and t.i > sent.start and not _timely(t):
+        if t is not None and t.pos_ == "PROPN" and _not_first(t, sent) and not _timely(t):
             start = t.i if start is None else start
             continue
         if start is not None and t is not None and _joins_names(t, sent):
@@ -531,6 +580,13 @@ def _proper_runs(sent: Any) -> list[Any]:
             out.append(sent.doc[start : t.i if t is not None else sent.end])
             start = None
     return [run for run in out if any(written_as_name(t) for t in run)]
+
+
+def _not_first(token: Any, sent: Any) -> bool:
+    """Whether a proper noun is not its sentence's capitalised first word alone: it
+    stands later, or a proper noun follows it."""
+    after = token.i + 1
+    return token.i > sent.start or (after < sent.end and token.doc[after].pos_ == "PROPN")
 
 
 def _joins_names(token: Any, sent: Any) -> bool:
@@ -632,7 +688,14 @@ def thing(span: Any, keys: frozenset[str], want: Want) -> bool:
     new = [
         t for t in span if not t.is_stop and not t.is_punct and words.word_key(t.lower_) not in keys
     ]
-    return any(t.pos_ != "ADJ" for t in new)
+    return any(_telling(t) for t in new)
+
+
+def _telling(token: Any) -> bool:
+    """Whether a word new to the question tells a thing: not an adjective or adverb
+    ("great news" to "What news did she share?"), nor a time ("I finished my first
+    proper watercolour yesterday" tells no watercolour's subject)."""
+    return token.pos_ not in ("ADJ", "ADV") and token.ent_type_ not in ("DATE", "TIME")
 
 
 #: the parse roles of a word before a noun that say what kind it is ("vintage", "Pekin",

@@ -84,6 +84,7 @@ from ..index.tokenize import sentences, tokenize
 from ..question import Question, as_question
 from ..types import Hit
 from ..words import ASKING, PERSONAL, content_keys, possessed, word_key
+from .kinds import synonyms
 from .settle import about
 
 __all__ = [
@@ -235,13 +236,23 @@ def _premises(
     """:func:`premises` given the keys the hits hold (``held``: :func:`signals` has
     them from its pass over the hits' sentences, and does not tokenize the hits twice)."""
     missing = [w for w in question.possessed if word_key(w) not in held and w not in _MEASURED_BY]
-    premise = any(related is None or related(w) < RELATED_MIN for w in missing)
+    premise = any(
+        (related is None or related(w) < RELATED_MIN) and not _synonym_held(w, held)
+        for w in missing
+    )
     stranger = False
     for name in question.names:
         toks = tokenize(name)
         if toks and toks[0] not in PERSONAL and word_key(toks[0]) not in ASKING:
             stranger = stranger or not (known(toks[0]) or word_key(toks[0]) in held)
     return dict(zip(PREMISES, (float(premise), float(stranger)), strict=True))
+
+
+def _synonym_held(word: str, held: set[str]) -> bool:
+    """Whether the hits say ``word`` by another of its names, all of whose words they
+    hold ("my pottery teacher" told of as "the instructor": :func:`kinds.synonyms`,
+    WordNet's, loaded only when a premise would otherwise be missing)."""
+    return any(all(word_key(t) in held for t in s.split()) for s in synonyms(word.split()[-1]))
 
 
 #: what "my" has that is a measure of something done, not a thing owned ("What was my

@@ -31,6 +31,8 @@ LABELS: dict[str, frozenset[str]] = {
     "duration": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
     "frequency": frozenset({"DATE", "TIME", "CARDINAL"}),
     "time": frozenset({"TIME"}),
+    # "Which day is my show on now?": a day of the week ("Sunday mornings")
+    "weekday": frozenset({"DATE", "TIME"}),
     "distance": frozenset({"QUANTITY", "CARDINAL"}),
     # "How long is the loop?": a distance or a duration, which English does not tell
     "length": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
@@ -62,6 +64,16 @@ _ASKS = (
     ("frequency", re.compile(r"^\W*how\s+often\b", re.I)),
     ("distance", re.compile(r"^\W*how\s+far\b", re.I)),
     ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b", re.I)),
+    # a habit's day: "days", or "now", "usually"... ("What day is the van booked
+    # for?" asks a date)
+    (
+        "weekday",
+        re.compile(
+            r"^\W*(?:on\s+)?(?:what|which)\s+(?:days\s+(?:is|are|do|does)\b|day\s+(?:is|are|do|does)"
+            r"\b.*\b(?:now|usually|normally|these\s+days|nowadays|every|each|regularly)\b)",
+            re.I,
+        ),
+    ),
     ("person", re.compile(r"^\W*(?:who|whom|whose)\b", re.I)),
     ("place", re.compile(r"^\W*where\b", re.I)),
 )
