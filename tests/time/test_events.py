@@ -92,6 +92,22 @@ def test_tense_per_clause() -> None:
     assert got == [one_day(2024, 5, 3, "Friday"), one_day(2024, 5, 8, "Wednesday")]
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # "have got" is what one has: an arrangement on a weekday lies ahead
+        ("She's got her first tournament with them on Saturday.", date(2024, 5, 11)),
+        ("I've got a dentist appointment on Friday.", date(2024, 5, 10)),
+        # "got back", "got married": events, in the past
+        ("We've got back on Sunday.", date(2024, 5, 5)),
+        ("She got married on Saturday.", date(2024, 5, 4)),
+    ],
+)
+def test_have_got_is_what_one_has(text: str, day: date) -> None:
+    ((start, _, _, _),) = days(text)
+    assert start == day
+
+
 def test_a_bare_weekday_without_tense_is_a_less_sure_guess() -> None:
     (sure,) = event_times("I'll see her on Friday", MONDAY)
     (guess,) = event_times("Are you free Friday?", MONDAY)

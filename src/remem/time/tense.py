@@ -135,6 +135,8 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
         if word in _BE and nxt in _PRONOUNS and i + 2 < len(toks):
             j = i + 2  # a question's inversion: "am I going", "are you coming"
         verb = toks[j][2] if j < len(toks) else ""
+        if suffix == "s" and _has_got(toks, j):  # "She's got a tournament on Saturday"
+            return 0, j - i + 1
         if verb.endswith("ing"):  # "I'm picking up": a plan
             after = toks[j + 1][2] if j + 1 < len(toks) else ""
             return FUTURE, j - i + 1 + after.endswith("ed")  # "getting married"
@@ -148,6 +150,8 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
         or (word in ("going", "plan", "planning") and nxt == "to")
     ):
         return FUTURE, 1
+    if (word in ("have", "has") or suffix == "ve") and _has_got(toks, i + 1):
+        return 0, 2  # "I've got a dentist appointment on Friday": what one has, ahead
     if (
         word in ("have", "has")
         and nxt == "been"
@@ -164,6 +168,22 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
     ):
         return PAST, 1
     return 0, 1
+
+
+def _has_got(toks: list[Token], at: int) -> bool:
+    """Whether ``toks[at]`` is the "got" of "have got", what one has ("I've got a
+    match on Saturday"), not of an event ("we've got back", "she's got married")."""
+    if at >= len(toks) or toks[at][2] != "got":
+        return False
+    after = toks[at + 1][2] if at + 1 < len(toks) else ""
+    return after not in _GOT_EVENTS
+
+
+#: the words after "got" that make it an event ("got back", "got married")
+_GOT_EVENTS = frozenset(
+    {"back", "home", "married", "engaged", "divorced", "there", "to", "into", "in", "out",
+     "up", "off", "lost", "stuck", "hurt", "injured", "promoted", "fired"}
+)  # fmt: skip
 
 
 #: a sentence and the first word of it, after any opening punctuation
