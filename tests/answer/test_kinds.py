@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from remem.answer import nlp
-from remem.answer.kinds import alike, is_a, synonyms
+from remem.answer.kinds import alike, is_a, names_a_kind, synonyms
 from remem.answer.typed import typed_answer
 from remem.question import as_question
 from remem.types import Hit
@@ -57,6 +57,11 @@ def test_the_shipped_hierarchy_carries_wordnets_licence() -> None:
 def test_two_names_of_one_thing(noun, other, same) -> None:
     assert alike(noun, other) is same
     assert (other in synonyms(noun)) is same
+
+
+def test_a_kind_said_by_the_first_word_of_its_name() -> None:
+    assert names_a_kind("labrador", "dog")  # "labrador retriever"
+    assert not names_a_kind("laptop", "dog")
 
 
 @pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")

@@ -616,3 +616,31 @@ def test_the_day_a_show_is_on_now_is_the_newest_weekday(embedder, engine):
             "Which day is my radio show on now?", "mireille", now=T0 + timedelta(days=61)
         )
         assert "Sunday" in a.text and "Wednesday" not in a.text, a.text
+
+
+@pytest.mark.parametrize(
+    ("text", "animal", "named"),
+    [
+        ("a retired racing greyhound", "dog", True),
+        ("Labrador", "dog", True),  # "labrador retriever", said short
+        ("Buckfast bees", "honeybee", True),
+        ("laptop charger", "rabbit", False),
+        ("the rabbit", "rabbit", False),
+        ("Wendy", "honeybee", False),
+    ],
+)
+def test_a_breed_names_a_kind_of_the_animal(text, animal, named):
+    from remem.answer.typed import _kind_named
+
+    assert _kind_named(text, animal, named=True) is named
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_breed_never_given_is_refused(embedder, engine):
+    talk = [
+        (0, "Emeka", "Who's having Turnip while we're away? He chewed through my laptop charger again."),  # noqa: E501
+        (0, "Dagny", "Adaeze offered at Easter, was she serious?"),
+    ]  # fmt: skip
+    with _remembered(embedder, engine, "dagny", talk) as mem:
+        a = mem.answer("What breed of rabbit is Turnip?", "dagny", now=T0 + timedelta(days=1))
+        assert a.refused and a.text == REFUSAL, a.text

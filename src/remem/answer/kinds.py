@@ -89,6 +89,27 @@ def is_a(noun: str, kind: str) -> bool:
     return False
 
 
+def names_a_kind(word: str, kind: str) -> bool:
+    """Whether ``word`` is a kind of ``kind`` (:func:`is_a`) or the first word of one
+    WordNet names with more ("labrador" of "labrador retriever", a dog): a breed said
+    short."""
+    word = word.lower().strip()
+    if is_a(word, kind):
+        return True
+    return any(is_a(longer, kind) for longer in _by_first_word().get(word, ()))
+
+
+@cache
+def _by_first_word() -> dict[str, tuple[str, ...]]:
+    """first word -> the lemmas of two or three words it opens, built once."""
+    out: dict[str, list[str]] = {}
+    for lemma in _hierarchy()[0]:
+        parts = lemma.split()
+        if 2 <= len(parts) <= 3:
+            out.setdefault(parts[0], []).append(lemma)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def synonyms(noun: str) -> frozenset[str]:
     """The other lemmas of ``noun``'s most frequent senses (:data:`SENSES`), each
     lemma's words joined by a space: "instructor" of "teacher"."""

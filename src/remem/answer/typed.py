@@ -42,7 +42,7 @@ from ..time.events import event_times
 from ..types import Hit
 from . import nlp, now
 from .candidate import ALONE, NEVER, Around, Nearness, Rarity, Source, Span
-from .kinds import alike, is_a
+from .kinds import alike, is_a, names_a_kind
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
@@ -234,6 +234,10 @@ def typed_candidates(
     named = want.head in _NAMED_ORGS  # and is never given without one
     if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
         found = [s for s in found if _coloured(s.text)]
+        named = True
+    if want.head == "breed":  # a breed has a name, or is a kind of the animal
+        animal = _bred(question)
+        found = [s for s in found if _kind_named(s.text, animal, named=True)]
         named = True
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
@@ -621,6 +625,37 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _bred(question: Question) -> str:
+    """The animal whose breed is asked ("rabbit" of "What breed of rabbit is Turnip?",
+    "cat" of "What breed is Henrik's cat?"): the question's first noun other than
+    "breed" that WordNet files under animal; "" when none is."""
+    for t in nlp.parse(question.text):
+        lemma = t.lemma_.lower()
+        if t.pos_ == "NOUN" and lemma != "breed" and is_a(lemma, "animal"):
+            return lemma
+    return ""
+
+
+def _kind_named(text: str, noun: str, *, named: bool = False) -> bool:
+    """Whether a phrase ends in a kind of ``noun`` ("a retired racing greyhound" of
+    "dog"), by its last word or two, singular or not; with ``named``, also in the noun
+    itself or one it is a kind of, after a capitalised name ("Buckfast bees" of
+    "honeybee", "Holland Lop rabbit"). False without a noun."""
+    raw = [w.strip(".,;:!?'\"()") for w in text.split()]
+    said = [w.lower() for w in raw if w]
+    if not noun or not said:
+        return False
+    last = said[-1]
+    single = last[:-1] if last.endswith("s") else last
+    if any(is_a(n, noun) for n in {" ".join(said[-2:]), last, single}):
+        return True
+    if named and len(said) == 1 and raw[0][:1].isupper() and names_a_kind(single, noun):
+        return True  # "Labrador", of "labrador retriever"
+    before = raw[-2] if len(raw) >= 2 else ""
+    same = single == noun or last == noun or is_a(noun, single)
+    return named and same and before[:1].isupper()
 
 
 def _coloured(text: str) -> bool:
