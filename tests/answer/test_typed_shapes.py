@@ -644,3 +644,41 @@ def test_a_breed_never_given_is_refused(embedder, engine):
     with _remembered(embedder, engine, "dagny", talk) as mem:
         a = mem.answer("What breed of rabbit is Turnip?", "dagny", now=T0 + timedelta(days=1))
         assert a.refused and a.text == REFUSAL, a.text
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How much rent do I pay for my flat in Oundle?", "money"),
+        ("How much extra did the chimney cost Dara?", "money"),
+        ("How much flour did I use?", "number"),
+    ],
+)
+def test_a_price_asked_by_its_noun(question, kind):
+    assert wanted(as_question(question)).kind == kind
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_rent_never_given_is_not_another_price(embedder, engine):
+    talk = [
+        (0, "user", "I signed for a one-bedroom flat in Oundle on Friday. It has a shower in the kitchen!"),  # noqa: E501
+        (7, "assistant", "How much did the pottery course set you back?"),
+        (7, "user", "£240 for the eight weeks, which includes firing."),
+    ]  # fmt: skip
+    with _remembered(embedder, engine, "marisol", talk) as mem:
+        a = mem.answer(
+            "How much rent do I pay for my flat in Oundle?", "marisol", now=T0 + timedelta(days=8)
+        )
+        assert a.refused and a.text == REFUSAL, a.text
+
+
+def test_a_number_before_a_currency_is_a_price_of_no_other_thing():
+    """ "950 euro", which the tagger leaves a bare number beside its currency."""
+    from remem.answer.typed import _priced_other
+
+    text = "The chimney was extra, 950 euro on top of the roof quote."
+    found = {t for t, _ in _phrases(text, "How much extra did the chimney cost Dara?")}
+    assert "950" in found
+    doc = nlp.parse(text)
+    (price,) = [e for e in doc.ents if e.text == "950"]
+    assert not _priced_other(price, as_question("How much extra did the chimney cost Dara?"))

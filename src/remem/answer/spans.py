@@ -262,7 +262,17 @@ def _priced(entity: Any) -> bool:
     root = entity.root
     if any(c.dep_ == "prep" and c.lower_ == "of" for c in root.children):
         return False  # "one of my resolutions" counts a part
+    if root.dep_ == "nummod" and root.head.lemma_.lower() in CURRENCIES:
+        return True  # "950 euro", which the tagger leaves a bare number
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
+
+
+#: the units a price is counted in: a number before one is a price, and prices no
+#: other thing (:func:`priced_noun`'s noun)
+CURRENCIES = frozenset(
+    {"euro", "euros", "pound", "pounds", "quid", "dollar", "dollars", "buck", "bucks",
+     "pence", "p", "cent", "cents", "franc", "francs", "krona", "kronor", "zloty", "yen"}
+)  # fmt: skip
 
 
 def priced_noun(span: Any) -> Any:

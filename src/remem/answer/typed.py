@@ -46,7 +46,7 @@ from .kinds import alike, is_a, names_a_kind
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
-from .spans import NUMBER_WORDS, ago, near, phrases, priced_noun, thing, trim
+from .spans import CURRENCIES, NUMBER_WORDS, ago, near, phrases, priced_noun, thing, trim
 from .spans import TIME_KEYS as _TIME_KEYS
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
@@ -720,8 +720,8 @@ def _priced_other(span: Any, question: Question) -> bool:
     """Whether the parse says the price is of a thing the question does not name
     ("The table was £145, the substrate another £12" asked what the UV lamp cost)."""
     noun = priced_noun(span)
-    if noun is None or noun.pos_ not in ("NOUN", "PROPN"):
-        return False
+    if noun is None or noun.pos_ not in ("NOUN", "PROPN") or noun.lemma_.lower() in CURRENCIES:
+        return False  # "950 euro" is a price in euros, of no other thing
     said = {_key_of(noun)} | {_key_of(c) for c in noun.children if c.dep_ == "compound"}
     return not said & question.keys
 

@@ -52,6 +52,14 @@ _ASKS = (
             r"^\W*how\s+much\s+(?:money|did|does|do|is|was|are|were|would|will|can)\b", re.I
         ),
     ),
+    (  # "How much rent do I pay...?": a price, asked by its noun
+        "money",
+        re.compile(
+            r"^\W*how\s+much\s+[a-z]+\s+(?:do|does|did|is|was|will|would)\b.*"
+            r"\b(?:pay|pays|paid|paying|cost|costs|spend|spent|charge|charges|charged)\b",
+            re.I,
+        ),
+    ),
     ("number", re.compile(r"^\W*how\s+(?:many|much)\b", re.I)),
     ("age", re.compile(r"^\W*(?:how\s+old|(?:at\s+)?what\s+age)\b", re.I)),
     (
