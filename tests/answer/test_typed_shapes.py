@@ -682,3 +682,30 @@ def test_a_number_before_a_currency_is_a_price_of_no_other_thing():
     doc = nlp.parse(text)
     (price,) = [e for e in doc.ents if e.text == "950"]
     assert not _priced_other(price, as_question("How much extra did the chimney cost Dara?"))
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "other"),
+    [
+        ("Ashcombe Academy", "airline", True),
+        ("Hollin Wildlife Hospital", "charity", False),  # a charity may be a hospital
+        ("Harbour Street Society", "club", False),
+        ("Velotrail", "company", False),
+        ("Brightwell Bakery", "company", False),
+    ],
+)
+def test_a_name_of_another_kind_of_organisation(name, head, other):
+    from remem.answer.typed import _another_org
+
+    assert _another_org(name, head) is other
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_where_never_told_is_refused_not_answered_by_a_sentence(embedder, engine):
+    talk = [
+        (0, "user", "I got the job at the Moorview Hotel! That would be a real step up."),
+        (1, "assistant", "Congratulations! When do you start?"),
+    ]
+    with _remembered(embedder, engine, "anouk", talk) as mem:
+        a = mem.answer("Where did I grow up?", "anouk", now=T0 + timedelta(days=2))
+        assert a.refused and a.text == REFUSAL, a.text

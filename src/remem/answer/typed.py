@@ -228,6 +228,8 @@ def typed_candidates(
             ]
         elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _a_place(s)]
+    if want.kind == "org" and want.head:  # "Ashcombe Academy" is no airline
+        found = [s for s in found if not _another_org(s.text, want.head)]
     if want.kind == "person":  # "Oundle", where the user lives, is no one
         placed = _placed_names(sources)
         found = [s for s in found if s.text.lower() not in placed]
@@ -242,8 +244,8 @@ def typed_candidates(
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
-    if not found and (want.kind in ("time", "person") or want.head in NUMBER_NOUNS):
-        return None  # a time of day, a name, a number asked by its noun never given
+    if not found and (want.kind in ("time", "person", "place") or want.head in NUMBER_NOUNS):
+        return None  # a time of day, a name, a place, a number asked by its noun never given
     found = now.newest_value(question, want, now.not_left(question, found, evidence))
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
@@ -656,6 +658,28 @@ def _kind_named(text: str, noun: str, *, named: bool = False) -> bool:
     before = raw[-2] if len(raw) >= 2 else ""
     same = single == noun or last == noun or is_a(noun, single)
     return named and same and before[:1].isupper()
+
+
+def _another_org(text: str, head: str) -> bool:
+    """Whether a name ends in a noun of another kind of organisation than the one asked
+    ("Ashcombe Academy" to "Which airline...?"; not "Velotrail" or "Kestrel FM")."""
+    last = text.lower().split()[-1].strip(".,;:!?'\"()") if text.split() else ""
+    last = last[:-1] if last.endswith("s") and last[:-1] in _ORG_KINDS else last
+    if head in _ANY_ORG or last not in _ORG_KINDS or last == head or alike(last, head):
+        return False
+    return not (last in _GATHERINGS and head in _GATHERINGS)
+
+
+#: the nouns that end an organisation's name and say its kind ("... Academy")
+_ORG_KINDS = ORG_NOUNS | BUSINESS_NOUNS | {"academy", "airways", "university"}
+#: nouns asking for any organisation, a form rather than a kind: a company may be a
+#: bakery, a charity a hospital ("Hollin Wildlife Hospital")
+_ANY_ORG = frozenset(
+    {"company", "employer", "firm", "business", "organisation", "organization", "startup",
+     "charity", "agency", "practice", "place"}
+)  # fmt: skip
+#: nouns of people gathering, one another's kind ("a club" may be "the ... Society")
+_GATHERINGS = frozenset({"club", "society", "association", "group", "team"})
 
 
 def _coloured(text: str) -> bool:
