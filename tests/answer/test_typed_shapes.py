@@ -413,6 +413,13 @@ def test_a_time_of_day_never_given_refuses(embedder, engine):
 # -- stop 54: the shapes of check set 12 --------------------------------------------
 
 
+def _asked(embedder, engine: str, user: str, talk, question: str, day: int):
+    """``question``'s answer from a Memory of ``user`` holding ``talk``, asked ``day``
+    days after the first turn."""
+    with _remembered(embedder, engine, user, talk) as mem:
+        return mem.answer(question, user, now=T0 + timedelta(days=day))
+
+
 @pytest.mark.parametrize(
     ("text", "question"),
     [
@@ -482,13 +489,10 @@ def test_what_was_painted_comes_after_the_sentence_that_says_when(embedder, engi
         (0, "user", "I signed up for a watercolour course at the community centre."),
         (30, "user", "I finished my first proper watercolour yesterday! A heron standing in the canal by the old mill."),  # noqa: E501
     ]  # fmt: skip
-    with _remembered(embedder, engine, "farah", talk) as mem:
-        a = mem.answer(
-            "What did I paint for my first finished watercolour?",
-            "farah",
-            now=T0 + timedelta(days=31),
-        )
-        assert "heron" in a.text.lower(), a.text
+    a = _asked(
+        embedder, engine, "farah", talk, "What did I paint for my first finished watercolour?", 31
+    )
+    assert "heron" in a.text.lower(), a.text
 
 
 @pytest.mark.parametrize(
@@ -510,11 +514,8 @@ def test_a_colour_outside_the_basic_ones_answers_what_colour(embedder, engine):
             "The hallway's finally done, Priya came round to admire it. It's terracotta now.",
         )
     ]  # noqa: E501
-    with _remembered(embedder, engine, "farah", talk) as mem:
-        a = mem.answer(
-            "What colour is my hallway painted now?", "farah", now=T0 + timedelta(days=41)
-        )
-        assert "terracotta" in a.text.lower(), a.text
+    a = _asked(embedder, engine, "farah", talk, "What colour is my hallway painted now?", 41)
+    assert "terracotta" in a.text.lower(), a.text
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
@@ -523,9 +524,8 @@ def test_the_company_left_by_a_perfect_tense(embedder, engine):
         (0, "user", "My broadband contract with them ends at the end of February."),
         (40, "user", "Quick update: I've left Brightline. Signed up with Corvo Broadband, they installed the router on Tuesday."),  # noqa: E501
     ]  # fmt: skip
-    with _remembered(embedder, engine, "farah", talk) as mem:
-        a = mem.answer("Which broadband company did I leave?", "farah", now=T0 + timedelta(days=41))
-        assert "Brightline" in a.text and "Corvo" not in a.text, a.text
+    a = _asked(embedder, engine, "farah", talk, "Which broadband company did I leave?", 41)
+    assert "Brightline" in a.text and "Corvo" not in a.text, a.text
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
@@ -539,13 +539,15 @@ def test_a_reply_to_the_same_who_answers_it(embedder, engine):
         (0, "user", "A retired headteacher, Desmond Achebe. He runs it like a military operation."),  # noqa: E501
         (20, "user", "Every other Saturday probably, alternating with my friend Colm who got me into it."),  # noqa: E501
     ]  # fmt: skip
-    with _remembered(embedder, engine, "farah", talk) as mem:
-        a = mem.answer(
-            "Who organises the Saturday volunteers at the food bank?",
-            "farah",
-            now=T0 + timedelta(days=21),
-        )
-        assert "Desmond" in a.text, a.text
+    a = _asked(
+        embedder,
+        engine,
+        "farah",
+        talk,
+        "Who organises the Saturday volunteers at the food bank?",
+        21,
+    )
+    assert "Desmond" in a.text, a.text
 
 
 def test_a_full_name_opening_a_reply_is_one_candidate():
@@ -569,11 +571,8 @@ def test_a_teacher_told_of_as_the_instructor_is_answered(embedder, engine):
         (7, "user", "I made one wobbly little bowl that the instructor said he'd fire for me."),
         (21, "user", "Pottery-wise, Hester let us glaze for the first time last week."),
     ]
-    with _remembered(embedder, engine, "marisol", talk) as mem:
-        a = mem.answer(
-            "Who was my pottery teacher on the course?", "marisol", now=T0 + timedelta(days=22)
-        )
-        assert not a.refused and "Hester" in a.text, a.text
+    a = _asked(embedder, engine, "marisol", talk, "Who was my pottery teacher on the course?", 22)
+    assert not a.refused and "Hester" in a.text, a.text
 
 
 def test_nine_of_us_counts_people():
@@ -611,11 +610,8 @@ def test_the_day_a_show_is_on_now_is_the_newest_weekday(embedder, engine):
         (60, "assistant", "So your radio show moves to Sunday mornings from June. Is that better?"),
         (60, "user", "Much better, I can sleep in on Monday instead."),
     ]
-    with _remembered(embedder, engine, "mireille", talk) as mem:
-        a = mem.answer(
-            "Which day is my radio show on now?", "mireille", now=T0 + timedelta(days=61)
-        )
-        assert "Sunday" in a.text and "Wednesday" not in a.text, a.text
+    a = _asked(embedder, engine, "mireille", talk, "Which day is my radio show on now?", 61)
+    assert "Sunday" in a.text and "Wednesday" not in a.text, a.text
 
 
 @pytest.mark.parametrize(
@@ -641,9 +637,8 @@ def test_a_breed_never_given_is_refused(embedder, engine):
         (0, "Emeka", "Who's having Turnip while we're away? He chewed through my laptop charger again."),  # noqa: E501
         (0, "Dagny", "Adaeze offered at Easter, was she serious?"),
     ]  # fmt: skip
-    with _remembered(embedder, engine, "dagny", talk) as mem:
-        a = mem.answer("What breed of rabbit is Turnip?", "dagny", now=T0 + timedelta(days=1))
-        assert a.refused and a.text == REFUSAL, a.text
+    a = _asked(embedder, engine, "dagny", talk, "What breed of rabbit is Turnip?", 1)
+    assert a.refused and a.text == REFUSAL, a.text
 
 
 @pytest.mark.parametrize(
@@ -665,11 +660,10 @@ def test_a_rent_never_given_is_not_another_price(embedder, engine):
         (7, "assistant", "How much did the pottery course set you back?"),
         (7, "user", "£240 for the eight weeks, which includes firing."),
     ]  # fmt: skip
-    with _remembered(embedder, engine, "marisol", talk) as mem:
-        a = mem.answer(
-            "How much rent do I pay for my flat in Oundle?", "marisol", now=T0 + timedelta(days=8)
-        )
-        assert a.refused and a.text == REFUSAL, a.text
+    a = _asked(
+        embedder, engine, "marisol", talk, "How much rent do I pay for my flat in Oundle?", 8
+    )
+    assert a.refused and a.text == REFUSAL, a.text
 
 
 def test_a_number_before_a_currency_is_a_price_of_no_other_thing():
@@ -706,6 +700,5 @@ def test_where_never_told_is_refused_not_answered_by_a_sentence(embedder, engine
         (0, "user", "I got the job at the Moorview Hotel! That would be a real step up."),
         (1, "assistant", "Congratulations! When do you start?"),
     ]
-    with _remembered(embedder, engine, "anouk", talk) as mem:
-        a = mem.answer("Where did I grow up?", "anouk", now=T0 + timedelta(days=2))
-        assert a.refused and a.text == REFUSAL, a.text
+    a = _asked(embedder, engine, "anouk", talk, "Where did I grow up?", 2)
+    assert a.refused and a.text == REFUSAL, a.text
