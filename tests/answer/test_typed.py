@@ -358,7 +358,8 @@ def test_a_reply_reads_the_question_before_it_that_recall_left_out():
     asking = Hit("q", "Where are you having it?", 0.0, "Henrik", T0, "s1")
     news = Hit("m", "My mum's finally retiring, so we're planning a party.", 0.9, "Ngozi", T0, "s0")
     question = as_question("Where is Ngozi's mum's retirement party being held?")
-    assert typed_answer(question, [reply, news]) is None  # it shares no word with the question
+    # it shares no word with the question: no place is given, so none is answered
+    assert typed_answer(question, [reply, news]) == NEVER
     said_before = {"r": asking, "q": news}  # the question asks of the turn before it
     around = Around(
         before=lambda hits: {h.id: said_before[h.id] for h in hits if h.id in said_before}

@@ -500,7 +500,7 @@ def test_what_was_painted_comes_after_the_sentence_that_says_when(embedder, engi
     [("So it's terracotta now", True), ("teal tiles", True), ("a Ninja one", False)],
 )
 def test_a_colour_beyond_the_basic_ones(text, colour):
-    from remem.answer.typed import _coloured
+    from remem.answer.classes import coloured as _coloured
 
     assert _coloured(text) is colour
 
@@ -626,7 +626,7 @@ def test_the_day_a_show_is_on_now_is_the_newest_weekday(embedder, engine):
     ],
 )
 def test_a_breed_names_a_kind_of_the_animal(text, animal, named):
-    from remem.answer.typed import _kind_named
+    from remem.answer.classes import kind_named as _kind_named
 
     assert _kind_named(text, animal, named=True) is named
 
@@ -689,7 +689,7 @@ def test_a_number_before_a_currency_is_a_price_of_no_other_thing():
     ],
 )
 def test_a_name_of_another_kind_of_organisation(name, head, other):
-    from remem.answer.typed import _another_org
+    from remem.answer.classes import another_org as _another_org
 
     assert _another_org(name, head) is other
 

@@ -40,9 +40,9 @@ from ..store.base import timestamp_epoch
 from ..time.current import not_employers, relations, roles, sets_asked
 from ..time.events import event_times
 from ..types import Hit
-from . import nlp, now
+from . import classes, nlp, now
 from .candidate import ALONE, NEVER, Around, Nearness, Rarity, Source, Span
-from .kinds import alike, is_a, names_a_kind
+from .kinds import alike, is_a
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
@@ -90,16 +90,6 @@ _LIST_MAX = 4
 #: the Brompton cost?" is not answered by a phrase that is no price; a count is
 #: not: a chat's "how many" answers are counted over memories, not said in one)
 _ATTRIBUTES = frozenset({"age", "money"})
-#: the nouns that ask a colour, and the colours, a closed class: "What colour is my
-#: new blender?" is not answered by "Ninja one" when no colour was said
-_COLOUR_NOUNS = frozenset({"colour", "color", "shade"})
-_COLOUR_WORDS = (
-    "red orange yellow green blue purple violet pink brown black white grey gray silver "
-    "gold golden beige navy teal turquoise maroon cream ivory lilac lavender crimson "
-    "scarlet olive mint terracotta sage magnolia mustard charcoal ochre coral taupe khaki "
-    "burgundy mauve indigo cobalt emerald aqua magenta fuchsia"
-)  # not "rust", "plum", "amber", "tan"...: more often a thing than its colour
-_COLOURS = frozenset(_COLOUR_WORDS.split())
 #: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: the nouns of an organisation that has a name: an employer, a place of business
@@ -228,19 +218,11 @@ def typed_candidates(
             ]
         elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _a_place(s)]
-    if want.kind == "org" and want.head:  # "Ashcombe Academy" is no airline
-        found = [s for s in found if not _another_org(s.text, want.head)]
     if want.kind == "person":  # "Oundle", where the user lives, is no one
         placed = _placed_names(sources)
         found = [s for s in found if s.text.lower() not in placed]
-    named = want.head in _NAMED_ORGS  # and is never given without one
-    if want.head in _COLOUR_NOUNS:  # a closed class: a colour or nothing
-        found = [s for s in found if _coloured(s.text)]
-        named = True
-    if want.head == "breed":  # a breed has a name, or is a kind of the animal
-        animal = _bred(question)
-        found = [s for s in found if _kind_named(s.text, animal, named=True)]
-        named = True
+    found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
+    named = closed or want.head in _NAMED_ORGS  # and is never given without one
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
@@ -627,66 +609,6 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
-
-
-def _bred(question: Question) -> str:
-    """The animal whose breed is asked ("rabbit" of "What breed of rabbit is Turnip?",
-    "cat" of "What breed is Henrik's cat?"): the question's first noun other than
-    "breed" that WordNet files under animal; "" when none is."""
-    for t in nlp.parse(question.text):
-        lemma = t.lemma_.lower()
-        if t.pos_ == "NOUN" and lemma != "breed" and is_a(lemma, "animal"):
-            return lemma
-    return ""
-
-
-def _kind_named(text: str, noun: str, *, named: bool = False) -> bool:
-    """Whether a phrase ends in a kind of ``noun`` ("a retired racing greyhound" of
-    "dog"), by its last word or two, singular or not; with ``named``, also in the noun
-    itself or one it is a kind of, after a capitalised name ("Buckfast bees" of
-    "honeybee", "Holland Lop rabbit"). False without a noun."""
-    raw = [w.strip(".,;:!?'\"()") for w in text.split()]
-    said = [w.lower() for w in raw if w]
-    if not noun or not said:
-        return False
-    last = said[-1]
-    single = last[:-1] if last.endswith("s") else last
-    if any(is_a(n, noun) for n in {" ".join(said[-2:]), last, single}):
-        return True
-    if named and len(said) == 1 and raw[0][:1].isupper() and names_a_kind(single, noun):
-        return True  # "Labrador", of "labrador retriever"
-    before = raw[-2] if len(raw) >= 2 else ""
-    same = single == noun or last == noun or is_a(noun, single)
-    return named and same and before[:1].isupper()
-
-
-def _another_org(text: str, head: str) -> bool:
-    """Whether a name ends in a noun of another kind of organisation than the one asked
-    ("Ashcombe Academy" to "Which airline...?"; not "Velotrail" or "Kestrel FM")."""
-    last = text.lower().split()[-1].strip(".,;:!?'\"()") if text.split() else ""
-    last = last[:-1] if last.endswith("s") and last[:-1] in _ORG_KINDS else last
-    if head in _ANY_ORG or last not in _ORG_KINDS or last == head or alike(last, head):
-        return False
-    return not (last in _GATHERINGS and head in _GATHERINGS)
-
-
-#: the nouns that end an organisation's name and say its kind ("... Academy")
-_ORG_KINDS = ORG_NOUNS | BUSINESS_NOUNS | {"academy", "airways", "university"}
-#: nouns asking for any organisation, a form rather than a kind: a company may be a
-#: bakery, a charity a hospital ("Hollin Wildlife Hospital")
-_ANY_ORG = frozenset(
-    {"company", "employer", "firm", "business", "organisation", "organization", "startup",
-     "charity", "agency", "practice", "place"}
-)  # fmt: skip
-#: nouns of people gathering, one another's kind ("a club" may be "the ... Society")
-_GATHERINGS = frozenset({"club", "society", "association", "group", "team"})
-
-
-def _coloured(text: str) -> bool:
-    """Whether a phrase names a colour: one of the closed class's common words, or a
-    word WordNet files under colour ("teal", "ochre")."""
-    said = {w.strip(".,;:!?'\"()") for w in text.lower().split()}
-    return bool(_COLOURS & said) or any(is_a(w, "color") for w in said if w.isalpha())
 
 
 def _doer(want: Want, span: Any) -> bool:
