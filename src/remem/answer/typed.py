@@ -226,7 +226,10 @@ def typed_candidates(
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
-    if not found and (want.kind in ("time", "person", "place") or want.head in NUMBER_NOUNS):
+    # a place too, unless the time layer says a value was replaced: then the sentence
+    # the replacing memory says answers ("I moved to Porto" of "Where do I live?")
+    never = ("time", "person") if stale else ("time", "person", "place")
+    if not found and (want.kind in never or want.head in NUMBER_NOUNS):
         return None  # a time of day, a name, a place, a number asked by its noun never given
     found = now.newest_value(question, want, now.not_left(question, found, evidence))
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
