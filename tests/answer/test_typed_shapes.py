@@ -628,7 +628,7 @@ def test_the_day_a_show_is_on_now_is_the_newest_weekday(embedder, engine):
 def test_a_breed_names_a_kind_of_the_animal(text, animal, named):
     from remem.answer.classes import kind_named as _kind_named
 
-    assert _kind_named(text, animal, named=True) is named
+    assert _kind_named(text, animal) is named
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])

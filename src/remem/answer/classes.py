@@ -43,7 +43,7 @@ def narrowed(question: Question, want: Want, found: Sequence[S]) -> tuple[list[S
         return [s for s in kept if coloured(s.text)], True
     if want.head == "breed":
         animal = bred(question)
-        return [s for s in kept if kind_named(s.text, animal, named=True)], True
+        return [s for s in kept if kind_named(s.text, animal)], True
     return kept, False
 
 
@@ -58,11 +58,12 @@ def bred(question: Question) -> str:
     return ""
 
 
-def kind_named(text: str, noun: str, *, named: bool = False) -> bool:
-    """Whether a phrase ends in a kind of ``noun`` ("a retired racing greyhound" of
-    "dog"), by its last word or two, singular or not; with ``named``, also in the noun
-    itself or one it is a kind of, after a capitalised name ("Buckfast bees" of
-    "honeybee", "Holland Lop rabbit"). False without a noun."""
+def kind_named(text: str, noun: str) -> bool:
+    """Whether a phrase names a kind of ``noun``: it ends in one ("a retired racing
+    greyhound" of "dog"), by its last word or two, singular or not; it is one said by
+    the first word of its name ("Labrador"); or it ends in the noun itself or one it
+    is a kind of, after a capitalised name ("Buckfast bees" of "honeybee", "Holland Lop
+    rabbit"). False without a noun."""
     raw = [w.strip(".,;:!?'\"()") for w in text.split()]
     said = [w.lower() for w in raw if w]
     if not noun or not said:
@@ -71,11 +72,11 @@ def kind_named(text: str, noun: str, *, named: bool = False) -> bool:
     single = last[:-1] if last.endswith("s") else last
     if any(is_a(n, noun) for n in {" ".join(said[-2:]), last, single}):
         return True
-    if named and len(said) == 1 and raw[0][:1].isupper() and names_a_kind(single, noun):
+    if len(said) == 1 and raw[0][:1].isupper() and names_a_kind(single, noun):
         return True  # "Labrador", of "labrador retriever"
     before = raw[-2] if len(raw) >= 2 else ""
     same = single == noun or last == noun or is_a(noun, single)
-    return named and same and before[:1].isupper()
+    return same and before[:1].isupper()
 
 
 def another_org(text: str, head: str) -> bool:

@@ -125,7 +125,7 @@ def _members() -> dict[int, tuple[str, ...]]:
     out: dict[int, list[str]] = {}
     for lemma, found in _hierarchy()[0].items():
         for s in found if isinstance(found, tuple) else (found,):
-            out.setdefault(s, []).append(lemma.replace("_", " "))
+            out.setdefault(s, []).append(lemma)
     return {s: tuple(v) for s, v in out.items()}
 
 

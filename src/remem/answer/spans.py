@@ -30,7 +30,7 @@ from typing import Any
 from .. import words
 from ..question import Question
 from ..time.current import relations
-from ..time.patterns import CALENDAR_WORDS
+from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
 from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
 
@@ -116,7 +116,7 @@ DOING = re.compile(r"(?<!^)\b(?:do|doing)\b(?!\s+(?:you|they|we|i|he|she|it)\b)"
 _NAMED = re.compile(r"\b(?:named|called|name is|name's)\s+((?:[A-Z][\w'-]*\s?){1,4})")
 #: a day of the week, with the part of it ("Sunday mornings", "on Wednesdays")
 WEEKDAY = re.compile(
-    r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+    rf"\b((?:{'|'.join(day.removesuffix('day') for day in WEEKDAYS)})days?"
     r"(?:\s+(?:mornings?|afternoons?|evenings?|nights?|lunchtimes?))?)\b",
     re.I,
 )
@@ -369,11 +369,11 @@ _GOING = frozenset(
      "sail", "relocate", "emigrate", "kilometre", "kilometer", "km", "mile", "train",
      "flight", "trip", "journey", "bus", "ferry", "coach", "route"}
 )  # fmt: skip
+#: the plain nouns of a person ("a guy", "the woman"), which the typed reader's answers
+#: to "Who...?" may end in too
+PERSON_WORDS = frozenset({"guy", "man", "woman", "lady", "girl", "boy", "bloke"})
 #: nouns of someone who comes from a place ("a student from Bridgend")
-_FOLK = frozenset(
-    {"student", "guy", "man", "woman", "lady", "girl", "boy", "bloke", "lad", "couple",
-     "family", "people"}
-)  # fmt: skip
+_FOLK = PERSON_WORDS | {"student", "lad", "couple", "family", "people"}
 
 
 def _unnamed(run: Any) -> bool:
@@ -394,7 +394,7 @@ def _unnamed(run: Any) -> bool:
         before is not None
         and before.dep_ == "compound"
         and before.head == root
-        and before.lower_ in relations() | _FOLK
+        and (before.lower_ in _FOLK or before.lower_ in relations())
     )
 
 

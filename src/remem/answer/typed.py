@@ -46,7 +46,17 @@ from .kinds import alike, is_a
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
-from .spans import CURRENCIES, NUMBER_WORDS, ago, near, phrases, priced_noun, thing, trim
+from .spans import (
+    CURRENCIES,
+    NUMBER_WORDS,
+    PERSON_WORDS,
+    ago,
+    near,
+    phrases,
+    priced_noun,
+    thing,
+    trim,
+)
 from .spans import TIME_KEYS as _TIME_KEYS
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
@@ -261,9 +271,7 @@ def _placed_names(sources: list[Source]) -> frozenset[str]:
 
 #: nouns of a person, or of people acting as one, besides someone's people and
 #: occupations ("a local organization" LoCoMo asks "Who did John work with?" of)
-_PERSON_NOUNS = (
-    frozenset({"guy", "man", "woman", "lady", "girl", "boy", "person", "bloke"}) | ORG_NOUNS
-)
+_PERSON_NOUNS = PERSON_WORDS | {"person"} | ORG_NOUNS
 
 
 def _a_person_noun(text: str) -> bool:
