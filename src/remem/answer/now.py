@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import words
+from ..index.tokenize import sentences
 from ..question import Question
 from ..store.base import timestamp_epoch
 from ..time.current import ended as ended_values
@@ -23,6 +24,30 @@ from .want import Want
 _CHANGES = frozenset(
     {"sell", "buy", "switch", "swap", "replace", "trade", "upgrade", "move", "change", "quit"}
 )
+
+
+#: a value a sentence says was dropped for another, whoever's it is (:func:`dropped`):
+#: "instead of Porto", "rather than the Fiat", "not Porto anymore"
+_NAME = r"[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*"
+_DROPPED = re.compile(
+    r"\b(?i:instead\s+of|rather\s+than)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|going\s+to\s+)?"
+    rf"(?P<v>{_NAME})|\b[Nn]ot\s+(?:the\s+)?(?P<n>{_NAME})\s+any\s?more\b"
+)
+#: a clause ending in a bare "instead" ("..., so we're doing Ljubljana instead")
+_INSTEAD = re.compile(r"(?:[,;:]|\bso\b|\bbut\b)[^,;:.!?]*\binstead\b(?!\s+of\b)", re.I)
+#: a name put after a preposition ("Flights to Tbilisi were silly money")
+_PLACED_NAME = re.compile(rf"\b(?:to|in|at|from|for|with)\s+(?:the\s+)?(?P<v>{_NAME})")
+#: a name inside a clause, not opening it
+_INNER_NAME = re.compile(rf"(?<=[a-z,] )(?P<v>{_NAME})")
+
+
+class Dropped(NamedTuple):
+    """A value a memory says was dropped (:func:`dropped`), and the value it names in
+    its place ("" when it names none)."""
+
+    hit: Hit
+    old: str
+    new: str
 
 
 #: a question about what someone left (:func:`left_asked`)
@@ -72,6 +97,77 @@ def _ended(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
         for hit in evidence
         for value in [*ended_values(hit.text), *(m["v"] for m in _MOVED_FROM.finditer(hit.text))]
     ]
+
+
+def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
+    """Each value a memory of ``evidence`` says was dropped for another: after
+    "instead of" or "rather than", between "not" and "anymore" ("Not Porto anymore,
+    we're going to Seville instead"), and a name put after a preposition in the
+    clauses before one that ends in a bare "instead" ("Flights to Tbilisi were silly
+    money, so we're doing Ljubljana instead"); with the name of that clause, the value
+    in its place. Unlike the slots' ended values (:func:`_ended`), any value of
+    anyone's: a plan, a destination, a venue."""
+    found: list[Dropped] = []
+    for hit in evidence:
+        for sentence in sentences(hit.text):
+            clause = _INSTEAD.search(sentence)
+            names = [m["v"] for m in _INNER_NAME.finditer(clause.group(0))] if clause else []
+            new = names[-1] if names else ""
+            for m in _DROPPED.finditer(sentence):
+                instead = new if m["n"] else _beside(sentence, m)
+                found.append(Dropped(hit, m["v"] or m["n"], instead))
+            if clause:
+                before = sentence[: clause.start()]
+                found += [Dropped(hit, m["v"], new) for m in _PLACED_NAME.finditer(before)]
+    return [d for d in found if d.old != d.new]
+
+
+def _beside(sentence: str, m: re.Match[str]) -> str:
+    """The name that "instead of X" or "rather than X" puts in X's place: the last
+    one before it in its clause ("we booked Seville instead of Porto"), else the first
+    after it ("Instead of Porto, we're going to Seville")."""
+    head = re.split(r"[,;:]", sentence[: m.start()])[-1]
+    names = [n["v"] for n in _INNER_NAME.finditer(head)]
+    if names:
+        return names[-1]
+    after = _INNER_NAME.search(sentence, m.end())
+    return after["v"] if after else ""
+
+
+def not_dropped(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
+    """The candidates no memory as new as theirs says were dropped for another
+    (:func:`dropped`); one that is, when that memory names the value in its place,
+    becomes that value with its score ("Tbilisi" of "We're leaning towards Tbilisi"
+    becomes "Ljubljana" of "..., so we're doing Ljubljana instead"). All as they were
+    when the question asks for a first or a left value ("Where did they plan to go
+    first?", "Which company did I leave?") or every candidate is dropped for nothing."""
+    if (
+        question.order == "oldest"
+        or _LEAVING.search(question.text)
+        or _BEFORE.search(question.text)
+    ):
+        return found
+    gone = [
+        (timestamp_epoch(d.hit.timestamp), words.content_keys(d.old), d) for d in dropped(evidence)
+    ]
+    kept: list[Span] = []
+    for s in found:
+        said = timestamp_epoch(s.hit.timestamp)
+        keys = words.content_keys(s.text)
+        by = [d for at, old, d in gone if old and old <= keys and said <= at]
+        if not by:
+            kept.append(s)
+        elif (d := max(by, key=lambda d: timestamp_epoch(d.hit.timestamp))).new:
+            kept.append(Span(d.new, s.score, d.hit, {**s.features, "replaced": 1.0}))
+    return kept or found
+
+
+#: a question asking for a value before it changed (:func:`not_dropped`)
+_BEFORE = re.compile(
+    r"\b(?:first|originally|initially|before|previous(?:ly)?|used\s+to|instead|"
+    r"rather|earlier|old|former(?:ly)?|at\s+first)\b",
+    re.I,
+)
 
 
 def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:

@@ -241,7 +241,8 @@ def typed_candidates(
     never = ("time", "person") if stale else ("time", "person", "place")
     if not found and (want.kind in never or want.head in NUMBER_NOUNS):
         return None  # a time of day, a name, a place, a number asked by its noun never given
-    found = now.newest_value(question, want, now.not_left(question, found, evidence))
+    found = now.not_dropped(question, now.not_left(question, found, evidence), evidence)
+    found = now.newest_value(question, want, found)
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)

@@ -1,0 +1,86 @@
+"""What is true now, as the typed reader reads it (``answer/now.py``): a value a later
+memory says was dropped for another ("Not Porto anymore, we're going to Seville
+instead") is no answer, and the value named in its place is. The reading of the
+sentences is plain text; the end-to-end cases run a real Memory and spaCy."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from remem import Memory
+from remem.answer import nlp
+from remem.answer.now import dropped
+from remem.types import Hit
+
+T0 = datetime(2026, 2, 3, 18, 0, tzinfo=timezone.utc)
+
+
+def _hit(text: str) -> Hit:
+    return Hit(id="m1", text=text, score=1.0, speaker=None, timestamp=T0, session_id=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new"),
+    [
+        ("Not Porto anymore, we're going to Seville instead.", "Porto", "Seville"),
+        (
+            "Flights to Tbilisi were silly money, so we're doing Ljubljana instead.",
+            "Tbilisi",
+            "Ljubljana",
+        ),
+        ("We booked Seville instead of Porto in the end.", "Porto", "Seville"),
+        ("Instead of Porto, we're going to Seville.", "Porto", "Seville"),
+        ("We're meeting at the Crown rather than the Anchor.", "Anchor", "Crown"),
+    ],
+)
+def test_a_value_dropped_for_another(text, old, new):
+    assert [(d.old, d.new) for d in dropped([_hit(text)])] == [(old, new)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sarah and I are going to Rome instead.",  # one clause: Sarah is not dropped
+        "I'd rather stay in tonight.",
+        "We're going to Seville in September.",
+        "Not sure about Porto yet.",
+    ],
+)
+def test_no_value_dropped(text):
+    assert dropped([_hit(text)]) == []
+
+
+TALK = [
+    (0, "Ngozi", "Any plans for the autumn?"),
+    (0, "Henrik", "Oskar and I are thinking of Porto in September, his cousin lives there."),
+    (0, "Ngozi", "Porto's lovely, you'll eat so well."),
+    (40, "Henrik", "Speaking of plans, we've changed the holiday. Not Porto anymore, we're going to Seville instead."),  # noqa: E501
+    (40, "Ngozi", "Makes total sense. Still September?"),
+    (40, "Henrik", "Still September, mid-month, before it gets too busy."),
+]  # fmt: skip
+
+
+@pytest.fixture()
+def henrik(embedder):
+    mem = Memory(":memory:", engine="synapse", embedder=embedder, llm="none")
+    for i, (day, who, text) in enumerate(TALK):
+        when = T0 + timedelta(days=day, minutes=i)
+        mem.add(text, "ngozi", speaker=who, timestamp=when, session_id=f"s{day}")
+    yield mem
+    mem.close()
+
+
+@pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
+def test_the_value_named_in_place_of_a_dropped_one_answers(henrik):
+    now = T0 + timedelta(days=41)
+    a = henrik.answer("Where are Henrik and Oskar going on holiday in September?", "ngozi", now=now)
+    assert a.text == "Seville", a.text
+
+
+@pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
+def test_asked_for_the_first_plan_the_dropped_value_answers(henrik):
+    now = T0 + timedelta(days=41)
+    a = henrik.answer("Where were Henrik and Oskar first going in September?", "ngozi", now=now)
+    assert "Porto" in a.text, a.text
