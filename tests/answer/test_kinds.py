@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from remem.answer import nlp
-from remem.answer.kinds import alike, is_a, names_a_kind, synonyms
+from remem.answer.kinds import alike, is_a, names_a_kind, synonyms, verbs_kin
 from remem.answer.typed import typed_answer
 from remem.question import as_question
 from remem.types import Hit
@@ -35,8 +35,9 @@ def test_a_noun_is_a_kind_of_another(noun: str, kind: str, expected: bool) -> No
     assert is_a(noun, kind) is expected
 
 
-def test_the_shipped_hierarchy_carries_wordnets_licence() -> None:
-    path = resources.files("remem.answer").joinpath("data").joinpath("noun_hypernyms.tsv.gz")
+@pytest.mark.parametrize("pos", ["noun", "verb"])
+def test_the_shipped_hierarchy_carries_wordnets_licence(pos: str) -> None:
+    path = resources.files("remem.answer").joinpath("data").joinpath(f"{pos}_hypernyms.tsv.gz")
     with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
         head = [next(f) for _ in range(16)]
     assert head[0].startswith("# WordNet Release 3.0")
@@ -87,3 +88,23 @@ def test_the_reader_answers_what_plant_with_a_kind_of_plant() -> None:
     ]
     found = typed_answer(as_question("What plant did I put in my aquarium?"), hits)
     assert found is not None and "fern" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("verb", "other", "kin"),
+    [
+        ("cook", "make", True),  # "I'm making my grandmother's goulash" of "cook"
+        ("make", "bake", True),
+        ("bake", "cook", True),
+        ("hire", "employ", True),
+        ("start", "begin", True),
+        ("buy", "purchase", True),
+        ("sell", "buy", False),  # the two sides of one deal are no one doing
+        ("make", "do", False),  # "do" is too general to tie anything
+        ("buy", "get", False),
+        ("zzyzx", "make", False),  # WordNet holds no such verb
+    ],
+)
+def test_two_verbs_of_one_doing(verb: str, other: str, kin: bool) -> None:
+    assert verbs_kin(verb, other) is kin
+    assert verbs_kin(other, verb) is kin

@@ -298,3 +298,40 @@ def test_a_time_further_off_in_the_memory_dates_what_the_question_asks_of():
     # a time two sentences off that shares nothing asked is not the answer
     text = "A rescue. Kettleby Reptile Rescue, out past Skipton. My sister visited last Saturday."
     assert memory_date(text, "A rescue.", said, "When did I adopt my tortoise?") == ""
+
+
+#: a Monday evening: a time told only in the question a reply answers, a time told in
+#: a reply's second sentence, and a plan's "soon" in a reply beside a past event
+CATCH_UP = [
+    ("Lee", "How did the half marathon go yesterday?"),
+    ("Kim", "Brilliant, I finished the half marathon in a personal best."),
+    ("Lee", "And how's Ffion getting on at the new swimming club?"),
+    ("Kim", "Loving it. She's got her first gala with them on 25 April."),
+    ("Lee", "A first gala with a new club, how exciting."),
+    ("Lee", "How's the band? Is that the drummer who moved to Leeds last year?"),
+    ("Kim", "So much better. We rehearse in Femi's garage, and the first gig is soon."),
+    ("Kim", "Oh, and the band's first gig was last Saturday, I forgot to say!"),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("When did Kim finish the half marathon?", "Sunday 7 April 2024"),
+        ("When is Ffion's first gala with her new swimming club?", "25 April"),
+        ("When did the band play their first gig?", "Saturday 6 April 2024"),
+    ],
+)
+def test_a_reply_is_dated_by_what_it_answers(open_memory, engine, question, day):
+    """A reply naming no time of its own is dated by the question it answers ("How
+    did the half marathon go yesterday?"), when that question shares a word with the
+    one asked (not by "last year" of the drummer); a reply's later sentence that tells a time
+    inherits what its asking turn shares with the question (``reader._dialogue``),
+    one that tells none does not ("the first gig is soon")."""
+    mem = open_memory(engine=engine)
+    monday = datetime(2024, 4, 8, 20, tzinfo=timezone.utc)
+    for i, (who, text) in enumerate(CATCH_UP):
+        when = monday + timedelta(minutes=i)
+        mem.add(text, "u", speaker=who, timestamp=when, session_id="s1")
+    assert day in mem.answer(question, "u", now=monday + timedelta(hours=1)).text

@@ -66,3 +66,26 @@ def test_a_name_right_after_a_thing_noun_is_the_things():
 
     assert "Paper Harbour" not in people("And I've already joined another band, Paper Harbour.")
     assert "Ezekiel Moss" in people("I went hiking with my cousin Ezekiel Moss.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "shared"),
+    [
+        ("And I finally sold my old Peugeot; I ride a Genesis Croix de Fer now.", "ride"),
+        ("I work nights, so I bought a Honda to get there.", "work"),
+    ],
+)
+def test_a_thing_owned_is_no_place_of_work(sentence, shared):
+    """The object of a verb of owning or using names a product by its maker, not where
+    one works ("sold my old Peugeot")."""
+    found = _texts(sentence, "Where does Omar work now?", shared)
+    assert not {t for ts in found.values() for t in ts} & {"Peugeot", "Genesis", "Honda"}
+
+
+def test_a_place_of_work_is_still_one():
+    found = _texts(
+        "I'm starting at Northbridge Cycles as workshop manager next month.",
+        "Where does Omar work now?",
+        "start",
+    )
+    assert "Northbridge Cycles" in {t for ts in found.values() for t in ts}

@@ -282,7 +282,9 @@ def test_a_verb_meets_its_irregular_past(question, said):
 
     q = as_question(question)
     hit = Hit("m1", said, 1.0, None, datetime(2025, 1, 1, tzinfo=timezone.utc), "s1")
-    plain = said.replace("left", "quit").replace("made", "built").replace("saw", "met")
+    # verbs of other doings (not "quit", "built", "met", which name the same ones:
+    # ``kinds.verbs_kin``)
+    plain = said.replace("left", "loved").replace("made", "cleaned").replace("saw", "fed")
     fit_said = _fit(q, _asked(q), nlp.parse(said), hit)
     assert fit_said == _fit(q, _asked(q), nlp.parse(plain), hit) + 1
 

@@ -393,3 +393,26 @@ def test_a_long_memory_links_to_its_most_distinctive_labels_only(open_memory, sq
     assert "zanzibar" in labels and "kilimanjaro" in labels  # entities first
     # the words other memories share (low IDF) are the ones left out
     assert not {word(i) for i in range(8)} & set(labels)
+
+
+def test_the_gate_reads_the_highest_activation_among_the_top_hits(embedder, sentences):
+    """``gate_depth``: the paper's gate reads the top hit's activation (depth 1); the
+    default reads the highest of the first three, so a first hit ranked by similarity
+    at activation 0 does not refuse what the next ones hold. Deeper never lowers it."""
+    seen = []
+    for depth in (1, 3, 10):
+        mem = Memory(
+            ":memory:", engine="synapse", embedder=embedder, engine_options={"gate_depth": depth}
+        )
+        mem.add_many(sentences, user_id="u")
+        found = [
+            mem.recall(q, user_id="u", k=10) for q in ("Which dog did I adopt?", "Where do I work?")
+        ]
+        seen.append([r.confidence for r in found])
+        assert all(r.refuse == (r.confidence < mem._engine.cfg.gate_tau) for r in found)
+        mem.close()
+    for shallow, deep in zip(seen, seen[1:], strict=False):
+        assert all(a <= b + 1e-9 for a, b in zip(shallow, deep, strict=True))
+    assert seen[1][0] > seen[0][0]  # the adopted dog's first hit is not the most lit
+    with pytest.raises(InvalidInputError):
+        Memory(":memory:", engine="synapse", embedder=embedder, engine_options={"gate_depth": 0})

@@ -1,5 +1,7 @@
-"""Whether a noun names a kind of another ("fern" of "plant", "greyhound" of "animal"):
-WordNet 3.0's noun hierarchy, shipped as ``data/noun_hypernyms.tsv.gz``
+"""Whether a noun names a kind of another ("fern" of "plant", "greyhound" of "animal"),
+and whether two verbs name one doing ("baking" is a way of "making"): WordNet 3.0's
+noun and verb hierarchies, shipped as ``data/noun_hypernyms.tsv.gz`` and
+``data/verb_hypernyms.tsv.gz``
 (``scripts/build_hypernyms.py`` made it from Princeton's release; its licence heads
 the file), with each word's senses in WordNet's order of frequency.
 
@@ -33,7 +35,9 @@ GENERAL = frozenset(
 
 
 @cache
-def _hierarchy() -> tuple[dict[str, int | tuple[int, ...]], array[int], array[int]]:
+def _hierarchy(
+    pos: str = "noun",
+) -> tuple[dict[str, int | tuple[int, ...]], array[int], array[int]]:
     """(lemma -> its synset, or its synsets the most frequent first; each synset's
     first hypernym's place in the flat list of hypernyms; that list), read once and
     kept compact (a tuple only for a lemma of several senses, the hypernyms in two
@@ -41,7 +45,7 @@ def _hierarchy() -> tuple[dict[str, int | tuple[int, ...]], array[int], array[in
     senses: dict[str, int | tuple[int, ...]] = {}
     ranked: dict[str, tuple[int, ...]] = {}
     starts, flat = array("i", [0]), array("i")
-    path = resources.files("remem.answer").joinpath("data").joinpath("noun_hypernyms.tsv.gz")
+    path = resources.files("remem.answer").joinpath("data").joinpath(f"{pos}_hypernyms.tsv.gz")
     with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
         for line in f:
             if line.startswith("#"):
@@ -59,9 +63,9 @@ def _hierarchy() -> tuple[dict[str, int | tuple[int, ...]], array[int], array[in
     return senses, starts, flat
 
 
-def _senses(lemma: str) -> tuple[int, ...]:
-    """The synsets of ``lemma``, the most frequent first."""
-    found = _hierarchy()[0].get(lemma, ())
+def _senses(lemma: str, pos: str = "noun") -> tuple[int, ...]:
+    """The synsets of ``lemma`` (a noun, or a verb), the most frequent first."""
+    found = _hierarchy(pos)[0].get(lemma, ())
     return found if isinstance(found, tuple) else (found,)
 
 
@@ -139,3 +143,46 @@ def alike(noun: str, other: str) -> bool:
     if noun == other:
         return True
     return bool(set(_senses(noun)[:SENSES]) & set(_senses(other)[:SENSES]))
+
+
+#: how many steps up the verb hierarchy one verb is looked for in another's: "bake"
+#: is "cook" one step up and "make" two; further up lie "change" and "move"
+VERB_DEPTH = 2
+
+#: verbs too general to tie two others: nearly every doing is a kind of one; and
+#: "look", whose sense rests on the word after it ("looks after my tortoise" is no
+#: "glaring at me")
+GENERAL_VERBS = frozenset(
+    {"be", "have", "do", "get", "go", "move", "change", "alter", "modify", "take", "act",
+     "become", "turn", "travel", "displace", "locomote", "put", "set", "cause", "let", "look"}
+)  # fmt: skip
+
+
+def verbs_kin(verb: str, other: str) -> bool:
+    """Whether two verbs (lemmas) name one doing: one of the most frequent senses
+    (:data:`SENSES`) of one is a sense of the other, or a kind of one up to
+    :data:`VERB_DEPTH` steps ("cook" and "make" of "I'm making my grandmother's
+    goulash", asked "What did Tomas cook?"; "bake" and "cook"). False for a
+    :data:`GENERAL_VERBS` one and for a word WordNet does not hold."""
+    verb, other = verb.lower().strip(), other.lower().strip()
+    if not verb or not other or verb in GENERAL_VERBS or other in GENERAL_VERBS:
+        return False
+    if verb == other:
+        return True
+    # the one more specific by its most frequent senses, the other by any
+    return bool(_up(verb) & set(_senses(other, "verb"))) or bool(
+        _up(other) & set(_senses(verb, "verb"))
+    )
+
+
+@cache
+def _up(verb: str) -> frozenset[int]:
+    """The synsets of ``verb``'s most frequent senses and of their hypernyms up to
+    :data:`VERB_DEPTH` steps."""
+    _, starts, flat = _hierarchy("verb")
+    seen = set(_senses(verb, "verb")[:SENSES])
+    frontier = set(seen)
+    for _ in range(VERB_DEPTH):
+        frontier = {p for s in frontier for p in flat[starts[s] : starts[s + 1]]} - seen
+        seen |= frontier
+    return frozenset(seen)

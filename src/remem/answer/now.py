@@ -27,11 +27,20 @@ _CHANGES = frozenset(
 
 
 #: a value a sentence says was dropped for another, whoever's it is (:func:`dropped`):
-#: "instead of Porto", "rather than the Fiat", "not Porto anymore"
+#: "instead of Porto", "rather than the Fiat", "not Porto anymore", "turned Sheffield
+#: down"; and one it says was traded for another, which it names ("traded in the
+#: Fiesta for a secondhand Skoda Octavia", "replaced the Raleigh with a Brompton")
 _NAME = r"[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*"
+_DET = r"(?:(?:the|a|an|my|our|his|her|their)\s+)?"
 _DROPPED = re.compile(
-    r"\b(?i:instead\s+of|rather\s+than)\s+(?:the\s+|a\s+|an\s+|my\s+|our\s+|going\s+to\s+)?"
-    rf"(?P<v>{_NAME})|\b[Nn]ot\s+(?:the\s+)?(?P<n>{_NAME})\s+any\s?more\b"
+    rf"\b(?i:instead\s+of|rather\s+than)\s+(?:{_DET}|going\s+to\s+)(?P<v>{_NAME})"
+    rf"|\b[Nn]ot\s+{_DET}(?P<n>{_NAME})\s+any\s?more\b"
+    rf"|\bturned\s+{_DET}(?P<t>{_NAME})\s+down\b|\bturned\s+down\s+{_DET}(?P<d>{_NAME})"
+)
+_TRADED = re.compile(
+    rf"\b(?:traded|swapped|exchanged|replaced)\s+(?:in\s+)?{_DET}(?:old\s+)?(?P<old>{_NAME})"
+    rf"\s+(?:in\s+)?(?:for|with)\s+{_DET}(?:[a-z-]+\s+){{0,2}}?(?P<new>{_NAME})"
+    rf"|\bswitched\s+from\s+{_DET}(?P<from>{_NAME})\s+to\s+{_DET}(?P<to>{_NAME})"
 )
 #: a clause ending in a bare "instead" ("..., so we're doing Ljubljana instead")
 _INSTEAD = re.compile(r"(?:[,;:]|\bso\b|\bbut\b)[^,;:.!?]*\binstead\b(?!\s+of\b)", re.I)
@@ -102,7 +111,9 @@ def _ended(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
 def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
     """Each value a memory of ``evidence`` says was dropped for another: after
     "instead of" or "rather than", between "not" and "anymore" ("Not Porto anymore,
-    we're going to Seville instead"), and a name put after a preposition in the
+    we're going to Seville instead"), "turned" and "down" ("I've accepted Cardiff and
+    turned Sheffield down"), one traded for another it names (:data:`_TRADED`), and
+    a name put after a preposition in the
     clauses before one that ends in a bare "instead" ("Flights to Tbilisi were silly
     money, so we're doing Ljubljana instead"); with the name of that clause, the value
     in its place. Unlike the slots' ended values (:func:`_ended`), any value of
@@ -115,7 +126,9 @@ def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
             new = names[-1] if names else ""
             for m in _DROPPED.finditer(sentence):
                 instead = new if m["n"] else _beside(sentence, m)
-                found.append(Dropped(hit, m["v"] or m["n"], instead))
+                found.append(Dropped(hit, m["v"] or m["n"] or m["t"] or m["d"], instead))
+            for m in _TRADED.finditer(sentence):
+                found.append(Dropped(hit, m["old"] or m["from"], m["new"] or m["to"]))
             if clause:
                 before = sentence[: clause.start()]
                 found += [Dropped(hit, m["v"], new) for m in _PLACED_NAME.finditer(before)]
@@ -123,9 +136,10 @@ def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
 
 
 def _beside(sentence: str, m: re.Match[str]) -> str:
-    """The name that "instead of X" or "rather than X" puts in X's place: the last
-    one before it in its clause ("we booked Seville instead of Porto"), else the first
-    after it ("Instead of Porto, we're going to Seville")."""
+    """The name that "instead of X", "rather than X" or "turned X down" puts in X's
+    place: the last one before it in its clause ("we booked Seville instead of
+    Porto", "I've accepted Cardiff and turned Sheffield down"), else the first after
+    it ("Instead of Porto, we're going to Seville")."""
     head = re.split(r"[,;:]", sentence[: m.start()])[-1]
     names = [n["v"] for n in _INNER_NAME.finditer(head)]
     if names:

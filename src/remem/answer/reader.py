@@ -740,8 +740,11 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
 
 
 def _teasers(question: Question, evidence: Sequence[Hit], around: Around) -> dict[str, Hit]:
-    """Each memory of ``evidence`` that names no time of its own -> its speaker's turn
-    just before the other's question it answers, when that turn names one
+    """Each memory of ``evidence`` that names no time of its own -> the other's
+    question it answers, when that question names one and shares a word with the
+    one asked ("How did the half marathon go yesterday?" / "Brilliant, a personal
+    best."; not "Is that the brother who went to Malta last year?"),
+    else its speaker's turn just before that question, when that turn names one
     (:func:`_dialogue`)."""
     before = around.before
     plain = [
@@ -758,12 +761,20 @@ def _teasers(question: Question, evidence: Sequence[Hit], around: Around) -> dic
         if (a := asking.get(h.id)) is not None
         and asks(a.text) and a.speaker != h.speaker
     }  # fmt: skip
-    earlier = before(list(asked.values())) if asked else {}
+    keys = _asked_keys(question)
+    timed = {
+        i: a
+        for i, a in asked.items()
+        if keys & content_keys(a.text) and unwritten(event_times(a.text, a.timestamp), question)
+    }  # the question names the time of what is asked: "How did the race go yesterday?"
+    rest = [a for i, a in asked.items() if i not in timed]
+    earlier = before(rest) if rest else {}
     speaker = {h.id: h.speaker for h in plain}
-    return {
+    return timed | {
         i: teaser
         for i, a in asked.items()
-        if (teaser := earlier.get(a.id)) is not None
+        if i not in timed
+        and (teaser := earlier.get(a.id)) is not None
         and teaser.speaker == speaker[i]
         and unwritten(event_times(teaser.text, teaser.timestamp), question)
     }  # fmt: skip
@@ -792,8 +803,13 @@ def best_sentence(
         timed = [event_times(p, h.timestamp) for p in parts] if isinstance(h, Hit) else []
         for at, sentence in enumerate(parts):
             overlap: float = len(q & content_keys(sentence))
-            if talk is not None and at == 0 and isinstance(h, Hit):
-                overlap += talk.inherited.get(h.id, 0.0)  # a reply, by its asking turn
+            named = isinstance(h, Hit) and bool(unwritten(timed[at], asked))
+            if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and named)):
+                # a reply, by its asking turn: its first sentence, and a later one
+                # that speaks of the question's words and tells a time ("How's Marisol
+                # getting on at the new club?" / "Loving it. She's got her first gala
+                # with them on 25 April."; not "First gig soon")
+                overlap += talk.inherited.get(h.id, 0.0)
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             if isinstance(h, Hit):
                 window = in_window(timed[at], asked)

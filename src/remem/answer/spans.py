@@ -32,6 +32,8 @@ from ..question import Question
 from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
+from .kinds import verbs_kin
+from .nlp import parse
 from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
@@ -144,7 +146,7 @@ def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> li
     chunks = [c for c in sent.noun_chunks if c.root.pos_ != "PRON"]
     out += [(c, _chunk(c, want)) for c in chunks + _numbered(sent, chunks)]
     out += _governed(matched)
-    out += _played(sent, want)
+    out += _played(sent, want, question)
     if DOING.search(question.text):
         out += _verb_phrases(sent)
     return out
@@ -179,7 +181,9 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
         out += [
             (s, "proper")
             for s in _proper_runs(sent)
-            if _unlabelled(s, want) and not _first_name_doing(s)
+            if _unlabelled(s, want)
+            and not _first_name_doing(s)
+            and not (want.kind == "workplace" and _owned(s.root))
         ]
         if want.kind != "place":  # "a place called The Kiln Room"
             out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if _names_a_thing(s)]
@@ -223,6 +227,8 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind == "org" and entity.root.dep_ == "appos":
         # "The owner, Beatrice Hale": the name of a person the noun says she is
         return entity.root.head.lemma_.lower() in ORG_NOUNS
+    if want.kind == "workplace" and _owned(entity.root):
+        return False  # "I finally sold my old Peugeot" is no place of work
     if want.kind == "time":  # a time of day: "8:15", "noon", not "an hour" or "tonight"
         return bool(_DAYTIME.search(entity.text))
     if want.kind == "weekday":  # "Sunday mornings", not "June" or "yesterday"
@@ -454,6 +460,17 @@ def _unlabelled(run: Any, want: Want) -> bool:
 #: the verbs whose object is what one belongs to or buys from, an organisation
 #: whatever the tagger calls it ("I've left Brightline", labelled a place)
 _MEMBERSHIP = frozenset({"leave", "join", "quit", "ditch", "cancel"})
+#: the verbs whose object is a thing owned or used, a product by its maker's name
+#: ("sold my old Peugeot", "I ride a Genesis"), not where one works (:func:`_owned`)
+_OWNING = frozenset({"buy", "sell", "ride", "drive", "own", "swap", "trade", "wear", "order"})
+
+
+def _owned(token: Any) -> bool:
+    """Whether ``token``, or the noun it is a name part of ("Genesis" of "a Genesis
+    Croix de Fer"), is the object of a verb of owning or using (:data:`_OWNING`)."""
+    while token.dep_ in ("compound", "nmod") and token.head is not token:
+        token = token.head
+    return token.dep_ == "dobj" and token.head.lemma_.lower() in _OWNING
 
 
 def _named_other(span: Any, want: Want) -> bool:
@@ -536,16 +553,21 @@ def _copula(t: Any) -> list[Any]:
     return []
 
 
-def _played(sent: Any, want: Want) -> list[tuple[Any, str]]:
-    """The phrases that play, for the question's verb in the sentence, the role the
-    asked thing plays in the question ("What fuels Calvin's soul?": the subject of
-    "fuels" in "Performing live always fuels my soul")."""
+def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
+    """The phrases that play, for the question's verb in the sentence, or a verb of
+    the same doing (``kinds.verbs_kin``: "making" for "cook"), the role the asked
+    thing plays in the question ("What fuels Calvin's soul?": the subject of "fuels"
+    in "Performing live always fuels my soul")."""
     if not want.role[0]:
         return []
     verb, role, prep = want.role
+    asked = {t.lemma_.lower() for t in parse(question.text) if _key(t) == verb}
     out = []
     for t in sent:
-        if words.word_key(t.lemma_.lower()) != verb:
+        lemma = t.lemma_.lower()
+        if words.word_key(lemma) != verb and not (
+            t.pos_ == "VERB" and any(verbs_kin(a, lemma) for a in asked)
+        ):
             continue
         for c in t.children:
             if role == "prep" and c.dep_ == "prep" and c.lower_ == prep:
@@ -553,6 +575,11 @@ def _played(sent: Any, want: Want) -> list[tuple[Any, str]]:
             elif c.dep_ in ROLES.get(role, ()):
                 out.append((_subtree(c), "role"))
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
+
+
+def _key(token: Any) -> str:
+    """A token's key by its lemma ("cooked" -> the key of "cook")."""
+    return words.word_key(token.lemma_.lower())
 
 
 def _verb_phrases(sent: Any) -> list[tuple[Any, str]]:

@@ -42,7 +42,7 @@ from ..time.events import event_times
 from ..types import Hit
 from . import classes, nlp, now
 from .candidate import ALONE, NEVER, Around, Nearness, Rarity, Source, Span
-from .kinds import alike, is_a
+from .kinds import alike, is_a, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
@@ -530,16 +530,30 @@ def _opening(m: re.Match[str] | None) -> str:
 
 def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> float:
     """How well ``sentence`` of ``hit`` speaks to the question: shared content words,
-    one more when the asked person speaks of themself, one more when it tells of a
-    time inside the window the question names ("What was Sam doing on 4 December?":
+    a verb naming the doing asked as one (:func:`kinds.verbs_kin`: "making" of "What
+    did Tomas cook?"), one more when the asked person speaks of themself, one more
+    when it tells of a time inside the window the question names ("What was Sam
+    doing on 4 December?":
     "I attended a Weight Watchers meeting yesterday", said on the 5th), as the
     extractive reader counts them (``told.py``). ``keys``: :func:`_asked`'s; ``sentence``:
     parsed (a spaCy ``Span`` or ``Doc``)."""
     text = sentence.text
     said = words.content_keys(text) | _lemma_keys(sentence)
     shared = sum(_kin(k, said) for k in keys)
+    done = {t.lemma_.lower() for t in sentence if t.pos_ == "VERB"}
+    shared += sum(
+        1
+        for verb, key in _verbs(question.text)
+        if key in keys and not _kin(key, said) and any(verbs_kin(verb, d) for d in done)
+    )  # another verb of the doing asked: "making my grandmother's goulash" of "cook"
     window = question.window is not None and in_window(event_times(text, hit.timestamp), question)
     return shared + told_by_asked(text, hit, keys) + window
+
+
+@cache
+def _verbs(question: str) -> tuple[tuple[str, str], ...]:
+    """(lemma, key) of each verb of the question, as the parse reads it."""
+    return tuple((t.lemma_.lower(), _key_of(t)) for t in nlp.parse(question) if t.pos_ == "VERB")
 
 
 def _lemma_keys(tokens: Any) -> set[str]:

@@ -231,6 +231,13 @@ class SynapseConfig:
     remem's activation the paper's 0.12 refuses about half of the answerable
     questions, and 0.05 stays well under the paper's bound
     (docs/notes/benchmark-history.md#synapse-on-locomo-retrieval-no-llm)."""
+    gate_depth: int = number(3, low=1)
+    """choice (beyond the paper): the gate reads the highest activation among this many
+    top-ranked hits (paper: the top one). remem ranks by similarity and PageRank too,
+    and lateral inhibition may leave a memory ranked first by them at activation 0
+    while the next ones, which the reader reads as well, are lit: the paper's gate
+    then refuses a question memory answers ("Which unit does Rosa work on now?",
+    docs/results/stop55/NOTE.md)."""
 
     @classmethod
     def for_engine(cls, variant: str, options: Mapping[str, Any]) -> SynapseConfig:

@@ -696,7 +696,8 @@ class SynapseEngine(Engine):
         score, weights, history = ranked.score, ranked.weights, spread.history
         order = top_k(score, k)
         best = ranked.universe[order]
-        confidence = float(ranked.ep_act[order[0]]) if len(order) else 0.0
+        lit = ranked.ep_act[order[: cfg.gate_depth]]
+        confidence = float(lit.max()) if len(lit) else 0.0
         ids = [idx.ids[p] for p in best]
         dense_set, bm_set = set(found.dense_rank.tolist()), set(found.bm_rank.tolist())
 
