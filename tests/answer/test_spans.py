@@ -89,3 +89,35 @@ def test_a_place_of_work_is_still_one():
         "start",
     )
     assert "Northbridge Cycles" in {t for ts in found.values() for t in ts}
+
+
+def test_how_long_something_went_on_is_no_age():
+    """ "The rescue had them for about eight months": a length of time after "for" is
+    how long, not how old; "She is eight months old" is an age."""
+    found = _texts(
+        "The rescue had them for about eight months, so they're used to people.",
+        "How old are Pudding and Miso?",
+        "have",
+    )
+    assert not any("eight months" in t for ts in found.values() for t in ts)
+    found = _texts("Pudding is eight months old.", "How old is Pudding?", "be")
+    assert any("eight months" in t for ts in found.values() for t in ts)
+
+
+@pytest.mark.parametrize(
+    ("question", "measure"),
+    [
+        ("How many hedgehogs were released on Friday?", False),  # "13cm" counts none
+        ("How many kilometres is the loop?", True),
+        ("How many pounds did the bike cost?", True),
+        ("How much did the bike cost?", True),
+    ],
+)
+def test_a_measure_answers_a_count_of_units_only(question, measure):
+    assert spans.measured(question) is measure
+
+
+def test_a_count_of_things_is_not_a_measure():
+    found = _texts("We cut 13cm holes in the fences for 4 hedgehogs.", "How many hedgehogs?", "cut")
+    every = {t for ts in found.values() for t in ts}
+    assert "4" in every and "13cm" not in every

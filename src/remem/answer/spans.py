@@ -25,6 +25,7 @@ file is installed.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from .. import words
@@ -32,7 +33,7 @@ from ..question import Question
 from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
-from .kinds import verbs_kin
+from .kinds import is_a, verbs_kin
 from .nlp import parse
 from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
 
@@ -134,7 +135,7 @@ _FREQUENCY = re.compile(
 def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> list[tuple[Any, str]]:
     """The candidate phrases of ``sent``, each with its origin (a key of :data:`FITS`)."""
     if want.kind in STRICT:
-        return _entities(sent, want)
+        return _entities(sent, want, question)
     if want.kind == "reason":
         return _reasons(sent)
     # any entity a little; not a person when a thing is asked by its noun ("What
@@ -166,7 +167,7 @@ def _reasons(sent: Any) -> list[tuple[Any, str]]:
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
 
 
-def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
+def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
     """The phrases of an entity kind: its labelled entities; for a person also a
     name given as one ("a greyhound named Biscuit") and the proper nouns the tagger
     left unlabelled, or labelled otherwise when they name a noun beside them ("my
@@ -174,6 +175,8 @@ def _entities(sent: Any, want: Want) -> list[tuple[Any, str]]:
     proper nouns (:func:`_unlabelled`); for a duration a clock time or a number of
     units ("7:58")."""
     out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
+    if want.kind == "number" and not measured(question.text):
+        out = [(e, o) for e, o in out if e.label_ != "QUANTITY"]  # "13cm" counts no hedgehogs
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s) and not _the(s)]
@@ -323,10 +326,45 @@ def _aged(entity: Any) -> bool:
     nothing else ("She's two"; not "two plants", not "last week"; "Cheeky. 63.", whose
     number the parser hangs on the word before it, counts nothing)."""
     if entity.label_ == "DATE":
+        if _lasting(entity):
+            return False  # "The rescue had them for about eight months": how long
         return all(t.like_num for t in entity) or _counts(entity, _AGE_UNITS)
     root = entity.root
     counting = root.dep_ == "nummod" and root.head.i > root.i  # the noun after it
     return not (counting and root.head.lemma_.lower() not in _AGE_UNITS)
+
+
+#: the noun a "how many" question counts ("hedgehogs" of "How many hedgehogs were
+#: released?")
+_HOW_MANY = re.compile(
+    r"\bhow\s+many\s+(?:of\s+(?:the|my|your|his|her|their|our)\s+)?([a-z]+)", re.I
+)
+
+
+@cache
+def measured(question: str) -> bool:
+    """Whether a number question counts a unit of measurement ("How many kilometres
+    ...?", "How many pounds...?") or asks no "how many" of a noun: then a measure
+    ("13cm", "42 km") may answer it; "How many hedgehogs...?" counts hedgehogs."""
+    m = _HOW_MANY.search(question)
+    if m is None:
+        return True
+    noun = m.group(1).lower()
+    return any(is_a(n, "unit of measurement") for n in {noun, noun.rstrip("s")})
+
+
+#: words that may stand between "for" and a length of time ("for about eight months")
+_ABOUT = frozenset({"about", "around", "nearly", "almost", "over", "roughly", "just", "only"})
+
+
+def _lasting(entity: Any) -> bool:
+    """Whether a time entity is how long something went on, after "for" ("for about
+    eight months"), and so no one's age."""
+    at = entity.start - 1
+    doc = entity.doc
+    while at >= 0 and doc[at].lower_ in _ABOUT:
+        at -= 1
+    return at >= 0 and doc[at].lower_ == "for"
 
 
 #: nouns of things with names that are no person's: a name right after one (a comma

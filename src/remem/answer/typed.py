@@ -51,6 +51,7 @@ from .spans import (
     NUMBER_WORDS,
     PERSON_WORDS,
     ago,
+    measured,
     near,
     phrases,
     priced_noun,
@@ -225,7 +226,8 @@ def typed_candidates(
                 if _COUNTING.search(s.text)
                 and not s.features.get("o_sentence")
                 and want.head not in NUMBER_NOUNS
-            ]
+                and (measured(question.text) or not _a_measure(s))
+            ]  # "Little 13cm holes" counts no hedgehogs
         elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _a_place(s)]
     if want.kind == "person":  # "Oundle", where the user lives, is no one
@@ -256,6 +258,11 @@ _COUNTING = re.compile(
     rf"\d|\b(?:{NUMBER_WORDS}|hundreds?|thousands?|dozens?|couple|both|few|several|none|no)\b",
     re.I,
 )
+
+
+def _a_measure(span: Span) -> bool:
+    """Whether a candidate holds a measure ("13cm", "42 km"), by the tagger's label."""
+    return any(e.label_ == "QUANTITY" for e in nlp.parse(span.text).ents)
 
 
 def _placed_names(sources: list[Source]) -> frozenset[str]:
