@@ -42,7 +42,7 @@ def _meta(path: Path) -> dict[str, str]:
 #: through ``time_options``)
 THEN = {
     "hybrid": {"speaker_prior": 1.0},
-    "synapse": {"session_support": 0.0},
+    "synapse": {"session_support": 0.0, "gate_depth": 1},  # the gate read the top hit then
     "ilstma": {"global_retriever": "synapse-nosession"},
 }
 #: ... and SYNAPSE's lexical channel as it was: bm25s' words, asking words kept, the
