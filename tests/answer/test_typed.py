@@ -15,6 +15,7 @@ from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
 from remem.answer.typed import (
+    DEPTH,
     NEVER,
     Around,
     _owner_names,
@@ -444,3 +445,21 @@ def test_what_was_moved_from_is_what_was_left():
     asked = as_question("Which vet practice did I move the ferrets away from?")
     found = typed_answer(asked, [moved])
     assert found is not None and "Parkway" in found[0] and "Ashgrove" not in found[0]
+
+
+def test_what_was_left_is_read_beyond_the_usual_depth():
+    """Asked what someone left, the reader reads all the evidence: the leaving
+    memory names no company ("my last day at my current company"), an older one far
+    down the ranking does ("shipment reports to finish at Halden Logistics")."""
+    said = [
+        "Guess who got the job! Tomorrow is my last day at my current company.",
+        *(f"Filler about the weather, day {i}." for i in range(DEPTH)),
+        "I still have shipment reports to finish at Halden Logistics before Friday.",
+    ]
+    hits = [
+        Hit(f"m{i}", text, 1.0 - i / 20, "Priya", T0 - timedelta(days=i), f"s{i}")
+        for i, text in enumerate(said)
+    ]
+    q = as_question("Which company did Priya leave to join Brightwater Health?")
+    found = typed_answer(q, hits)
+    assert found is not None and found[0] == "Halden Logistics", found

@@ -702,3 +702,30 @@ def test_where_never_told_is_refused_not_answered_by_a_sentence(embedder, engine
     ]
     a = _asked(embedder, engine, "anouk", talk, "Where did I grow up?", 2)
     assert a.refused and a.text == REFUSAL, a.text
+
+
+NEPHEW = [
+    (0, "user", "Tobias turns nine next week and he is obsessed with his leopard gecko."),
+    (9, "user", "He showed everyone his gecko at the party. A boy from his class called Alfie came too."),  # noqa: E501
+    (9, "user", "The Fiesta's heater packed in on the way back from the choir concert."),
+    (9, "user", "My neighbour has a rescue named Biscuit who barks at the postman."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the name of Tobias's gecko?",  # a boy called Alfie is no gecko
+        "Who conducted the choir concert?",  # "The Fiesta" is a car
+    ],
+)
+def test_a_name_given_to_another_kind_of_noun_is_no_answer(embedder, question):
+    with _remembered(embedder, "synapse", "u", NEPHEW) as mem:
+        a = mem.answer(question, "u", now=T0 + timedelta(days=10))
+        assert "Alfie" not in a.text and "Fiesta" not in a.text, a.text
+
+
+def test_a_name_given_to_a_noun_of_the_kind_asked_still_answers(embedder):
+    with _remembered(embedder, "synapse", "u", NEPHEW) as mem:
+        a = mem.answer("What is the name of my neighbour's dog?", "u", now=T0 + timedelta(days=10))
+        assert a.text == "Biscuit", a.text

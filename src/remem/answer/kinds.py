@@ -69,7 +69,7 @@ def _senses(lemma: str, pos: str = "noun") -> tuple[int, ...]:
     return found if isinstance(found, tuple) else (found,)
 
 
-def is_a(noun: str, kind: str) -> bool:
+def is_a(noun: str, kind: str, senses: int = SENSES) -> bool:
     """Whether one of the most frequent senses of ``noun`` (a lemma: "fern") is a
     kind of some sense of ``kind`` ("plant"), up to :data:`DEPTH` steps; False for a word
     WordNet does not hold, for ``noun`` == ``kind`` or a synonym of it ("wheel" is a
@@ -81,7 +81,7 @@ def is_a(noun: str, kind: str) -> bool:
     targets = set(_senses(kind))
     # the noun's most frequent senses (:data:`SENSES`); a synonym ("wheel" of
     # "bike") is no kind
-    seen = set(_senses(noun)[:SENSES]) - targets
+    seen = set(_senses(noun)[:senses]) - targets
     frontier = seen
     for _ in range(DEPTH):
         frontier = {p for s in frontier for p in flat[starts[s] : starts[s + 1]]} - seen

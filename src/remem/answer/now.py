@@ -184,6 +184,12 @@ _BEFORE = re.compile(
 )
 
 
+def asks_left(question: Question) -> bool:
+    """Whether the question asks what someone left ("Which company did Priya leave to
+    join Brightwater Health?")."""
+    return bool(_LEAVING.search(question.text))
+
+
 def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
     """For a question about what someone left ("Which band did Rosa leave?", "Which
     company did I leave for my new job?"), the value a memory says was left
@@ -191,7 +197,7 @@ def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -
     Brightwell"), as the candidate that holds it or, when none does, as the memory's
     own words: the company joined fits the question's words as well ("for my new
     job") and is no answer. The candidates as they were when no memory tells one."""
-    if not _LEAVING.search(question.text):
+    if not asks_left(question):
         return found
     left = _ended(evidence) or _moved_from(evidence)
     kept = [

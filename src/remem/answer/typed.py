@@ -215,7 +215,12 @@ def typed_candidates(
         if want.kind == "place":
             found = [s for s in found if s.features.get("d_place")]
         elif want.kind == "person":  # "her mom", names, "a local organization"; not "choir"
-            found = [s for s in found if s.features.get("proper") or _a_person_noun(s.text)]
+            found = [
+                s
+                for s in found
+                if (s.features.get("proper") and not _a_thing_by_name(s))
+                or _a_person_noun(s.text)
+            ]
         elif want.kind in ("time", "weekday"):  # a time of day, a weekday or nothing
             found = []
         elif want.kind == "number":  # a count said some way: not "Moor Lane"; a number
@@ -263,6 +268,12 @@ _COUNTING = re.compile(
 def _a_measure(span: Span) -> bool:
     """Whether a candidate holds a measure ("13cm", "42 km"), by the tagger's label."""
     return any(e.label_ == "QUANTITY" for e in nlp.parse(span.text).ents)
+
+
+def _a_thing_by_name(span: Span) -> bool:
+    """Whether a name is said after "the" in its memory, as a thing's is ("The
+    Fiesta's heater packed in"), not a person's."""
+    return bool(re.search(rf"\bthe\s+{re.escape(span.text)}\b", span.hit.text, re.I))
 
 
 def _placed_names(sources: list[Source]) -> frozenset[str]:
@@ -401,7 +412,10 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
     was ranked itself or not. A turn asking a follow-up that names nothing ("How
     much?", "How old, 40?") asks about the turn before it: that turn is read too, at
     the asking turn's rank, and its fit is what the reply inherits."""
-    top = list(evidence[:DEPTH])
+    # what was left is often named only in an older memory that shares little with
+    # the question ("Tomorrow is my last day at my current company" / "... shipment
+    # reports to finish at Halden Logistics"): all the evidence is read
+    top = list(evidence if now.asks_left(question) else evidence[:DEPTH])
     found: dict[str, Source] = {h.id: (h, 0.0, rank) for rank, h in enumerate(top)}
     asking = [h for h in top if asks(h.text)]
     neighbours, before = around.neighbours, around.before
@@ -616,7 +630,9 @@ def _candidates(
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
             if named_noun and (
-                not _tied(span, named_noun) or _of_another(span, named_noun, hit, question)
+                not _tied(span, named_noun)
+                or _of_another(span, named_noun, hit, question)
+                or _called_other(span, named_noun)
             ):
                 continue
             if _doer(want, span):
@@ -731,6 +747,35 @@ def _tied(span: Any, noun: str) -> bool:
     nothing."""
     said = [t for t in span.sent if t.lemma_.lower() == noun]
     return not said or any(t.i + 1 == span.start or _near_in_parse(span.root, t) for t in said)
+
+
+def _called_other(span: Any, noun: str) -> bool:
+    """Whether a name given to a noun, with "called" or "named" or beside it, names
+    one that cannot be the asked ``noun``: a person for an animal or a thing, or the
+    other way round ("a boy from his class called Alfie", "Lucia's friend Bronagh"
+    are no gecko; "a guy called Ravi Menon" may be a physiotherapist, "a rescue
+    named Biscuit" a dog)."""
+    doc = span.doc
+    called = doc[span.start - 1] if span.start >= 1 else None
+    if called is not None and called.lower_ in ("called", "named") and called.head is not called:
+        head = called.head
+        while head.dep_ == "pobj" and head.head.dep_ == "prep" and head.head.head.pos_ == "NOUN":
+            head = head.head.head  # "a boy from his class called Alfie": the boy
+    elif span.root.dep_ == "appos" or (called is not None and called.pos_ == "NOUN"):
+        head = span.root.head if span.root.dep_ == "appos" else called  # "her friend Bronagh"
+    else:
+        return False
+    other = head.lemma_.lower()
+    if head.pos_ != "NOUN" or other == noun:
+        return False
+    return _a_person(other) != _a_person(noun)
+
+
+def _a_person(noun: str) -> bool:
+    """Whether a noun names a kind of person in its most frequent sense (WordNet, and
+    the plain words for one): "boy", "physiotherapist"; not "dog" (a person only in
+    a rarer sense)."""
+    return noun in PERSON_WORDS or is_a(noun, "person", senses=1)
 
 
 #: the words a path from a name to its noun may pass through besides nouns ("of" of
