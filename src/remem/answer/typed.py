@@ -218,8 +218,7 @@ def typed_candidates(
             found = [
                 s
                 for s in found
-                if (s.features.get("proper") and not _a_thing_by_name(s))
-                or _a_person_noun(s.text)
+                if (s.features.get("proper") and not _a_thing_by_name(s)) or _a_person_noun(s.text)
             ]
         elif want.kind in ("time", "weekday"):  # a time of day, a weekday or nothing
             found = []
