@@ -335,3 +335,23 @@ def test_a_reply_is_dated_by_what_it_answers(open_memory, engine, question, day)
         when = monday + timedelta(minutes=i)
         mem.add(text, "u", speaker=who, timestamp=when, session_id="s1")
     assert day in mem.answer(question, "u", now=monday + timedelta(hours=1)).text
+
+
+def test_a_day_inside_the_month_the_best_sentence_names_dates_it():
+    """ "My grandmother's turning 90 in June" fits "When was the 90th birthday party?"
+    best, and names only June; "The party's on Saturday the 6th of June" shares a
+    word and names a day inside it: the same event told more precisely
+    (``reader._finer``)."""
+    said = datetime(2026, 4, 20, 18, tzinfo=timezone.utc)
+    hits = [
+        Hit("a", "My grandmother's turning 90 in June and we're planning a big party.", 1.0,
+            "Noor", said, "s1"),
+        Hit("b", "Chaos. The party's on Saturday the 6th of June, with 60 guests.", 0.9,
+            "Noor", said + timedelta(days=20), "s2"),
+        Hit("c", "We went to the beach on the 3rd of June.", 0.8, "Noor", said, "s3"),
+    ]  # fmt: skip
+    asked = read_question(
+        "When was Noor's grandmother's 90th birthday party?", said + timedelta(days=80)
+    )
+    sentence, hit = best_sentence(asked, hits)
+    assert hit is hits[1] and "6th of June" in sentence, sentence

@@ -798,6 +798,7 @@ def best_sentence(
     q = _asked_keys(asked)
     best, best_score, source = "", 0.0, None
     when = asked.answer_type == "date"
+    dated: list[tuple[float, str, Hit, list[EventTime]]] = []  # sharing a word, timed
     for rank, h in enumerate(evidence if when else evidence[:_EXTRACT_DEPTH]):
         parts = sentences(h if isinstance(h, str) else h.text)
         timed = [event_times(p, h.timestamp) for p in parts] if isinstance(h, Hit) else []
@@ -827,6 +828,10 @@ def best_sentence(
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
+            if when and named and isinstance(h, Hit) and q & content_keys(sentence):
+                dated.append((score, sentence.strip(), h, unwritten(timed[at], asked)))
+    if when and isinstance(source, Hit):
+        best, source = _finer(best, source, dated, asked)
     if replaced_by and isinstance(source, Hit):
         hits = {h.id: h for h in evidence if isinstance(h, Hit)}
         first, seen = source.id, {source.id}
@@ -839,6 +844,40 @@ def best_sentence(
             parts = sentences(source.text) or [source.text]
             best = max(parts, key=lambda t: len(q & content_keys(t))).strip()
     return (best, source) if best else ("", None)
+
+
+def _finer(
+    best: str,
+    source: Hit,
+    dated: list[tuple[float, str, Hit, list[EventTime]]],
+    question: Question,
+) -> tuple[str, Hit]:
+    """For a "when" question, the best sentence, or one sharing a word with the
+    question that names a day inside the coarser time it names ("My grandmother's
+    turning 90 in June" / "The party's on Saturday the 6th of June"): the day is the
+    same event told more precisely; the best scored of them. The best sentence when it
+    names a day or no time."""
+    own = unwritten(event_times(best, source.timestamp), question)
+    if not own:  # dated by a neighbour, as memory_date reads it ("... at the end of March")
+        parts = [p.strip() for p in sentences(source.text)]
+        at = parts.index(best) if best in parts else -1
+        near = [parts[i] for i in (at - 1, at + 1) if at >= 0 and 0 <= i < len(parts)]
+        own = [e for p in near for e in unwritten(event_times(p, source.timestamp), question)]
+    coarse = [e for e in own if e.granularity != "day"]
+    if not coarse or len(coarse) < len(own):
+        return best, source
+    inside = [
+        (score, sentence, hit)
+        for score, sentence, hit, times in dated
+        if sentence != best
+        and any(
+            e.granularity == "day" and c.start <= e.start < c.end for e in times for c in coarse
+        )
+    ]
+    if not inside:
+        return best, source
+    _, sentence, hit = max(inside, key=lambda x: x[0])
+    return sentence, hit
 
 
 #: what a sentence that plans the thing asked keeps of its score, for a question
