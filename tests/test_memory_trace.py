@@ -56,9 +56,11 @@ def test_trace_draws_the_activation_the_recall_ran(open_memory, db_path):
         assert e["source"] in nodes and e["target"] in nodes
         assert e["carried"] > 0 and e["weight"] > 0
     assert "bm25" in nodes[trace.recall.hits[0].id]["anchor"]
-    # the activation a node shows is the one the ranking used: the top hit's is the
-    # recall's confidence
-    assert nodes[rec.hits[0].id]["activation"] == pytest.approx(rec.confidence)
+    # the activation a node shows is the one the ranking used: the highest of the
+    # first ``gate_depth`` hits' is the recall's confidence
+    depth = mem._engine.cfg.gate_depth
+    lit = max(nodes[h.id]["activation"] for h in rec.hits[:depth])
+    assert lit == pytest.approx(rec.confidence)
     as_dict = trace.to_dict()
     assert set(as_dict) == {"recall", "graph", "nodes", "edges"}
     assert as_dict["recall"]["hits"][0]["id"] == rec.hits[0].id
