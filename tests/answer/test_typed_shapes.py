@@ -729,3 +729,22 @@ def test_a_name_given_to_a_noun_of_the_kind_asked_still_answers(embedder):
     with _remembered(embedder, "synapse", "u", NEPHEW) as mem:
         a = mem.answer("What is the name of my neighbour's dog?", "u", now=T0 + timedelta(days=10))
         assert a.text == "Biscuit", a.text
+
+
+LEAVING = [
+    (0, "user", "Hi! Big week. I finally handed in my notice at Pellridge Analytics this morning."),
+    (0, "user", "I'm joining Corvane Labs as a QA lead, starting in March."),
+    (20, "user", "The move on Saturday went fine and the man downstairs helped with the sofa."),
+    (30, "user", "A week into the new job and I'm exhausted, but the team is lovely."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_what_was_left_is_answered_though_no_word_is_shared(embedder, engine):
+    """ "Which company did I leave?": no memory says "company" or "leave", but one
+    says a value ended ("handed in my notice at Pellridge Analytics",
+    ``time.current.ended``); the verdict counts it as holding both words
+    (``verdict._left_keys``) and the typed reader reads it (``now.left_asked``)."""
+    with _remembered(embedder, engine, "u", LEAVING) as mem:
+        a = mem.answer("Which company did I leave?", "u", now=T0 + timedelta(days=31))
+        assert a.text == "Pellridge Analytics", a.text

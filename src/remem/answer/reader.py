@@ -69,6 +69,7 @@ from ..time.tense import Clauses, ahead
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
+from .now import asks_left
 from .settle import (
     REFUSAL,
     asked_keys,
@@ -435,7 +436,10 @@ class Answerer:
         talk = _dialogue(question, evidence, around) if question.answer_type == "date" else None
         read = [*evidence, *talk.replies] if talk is not None else evidence
         sentence, hit = best_sentence(question, read, stale, talk)
-        if hit is not None and self.mode == "typed" and question.answer_type != "date":
+        # what was left is read though no sentence shares a word: "I handed in my notice
+        # at Pellridge Analytics" of "Which company did I leave?" (``now.left_asked``)
+        typed = hit is not None or asks_left(question)
+        if typed and self.mode == "typed" and question.answer_type != "date":
             sentence, hit = self._typed(question, evidence, around, (sentence, hit), stale)
         if hit is None:
             return Answer(

@@ -82,6 +82,7 @@ from ..engines.verdict import (
 from ..errors import InvalidTypeError
 from ..index.tokenize import sentences, tokenize
 from ..question import Question, as_question
+from ..time.current import ended
 from ..types import Hit
 from ..words import ASKING, PERSONAL, content_keys, possessed, word_key
 from .kinds import synonyms
@@ -163,6 +164,8 @@ def signals(
         weight[k] = max(weight.get(k, 0.0), idf(t))
         if known(t):
             held.add(k)
+    left = _left_keys(q, hits)  # "Which company did I leave?": a value memory says ended
+    held |= left & set(weight)
     unseen = sum(w for k, w in weight.items() if k not in held)
     total = sum(weight.values())
     person = named[0] if len(named) == 1 else None
@@ -180,9 +183,12 @@ def signals(
         whole = about(h.speaker, h.text, speakers)
         for sentence in sentences(h.text):
             keys = content_keys(sentence)
+            ends = bool(left) and bool(ended(sentence))
+            if ends:  # covers the question wherever it ranks
+                keys = keys | left
             said |= keys
             share = sum(weight[k] for k in keys if k in weight) / total
-            if rank < 3 and share > coverage:
+            if (rank < 3 or ends) and share > coverage:
                 coverage = share
                 missed = sum(weight[k] for k in held - keys)
             if person is None:
@@ -201,6 +207,27 @@ def signals(
         **kind,
         **_premises(q, said, known, related),
     }
+
+
+#: a question about a value someone left, and the noun it asks by ("Which company
+#: did I leave?", "Which band did Rosa quit?")
+_LEFT = re.compile(
+    r"^\W*(?:which|what)\s+((?:[a-z]+\s+)??[a-z]+)\s+(?:did|does|do|has|have|had)\b"
+    r".*\b(?:leave|left|quit)\b",
+    re.I,
+)
+
+
+def _left_keys(question: Question, hits: Sequence[Hit]) -> set[str]:
+    """For a question about what someone left, when a hit says a value ended ("I
+    finally handed in my notice at Pellridge Analytics", ``time.current.ended``): the
+    keys of the leaving and of the noun asked by, which that value stands for though
+    the memory says neither word. Empty otherwise."""
+    m = _LEFT.search(question.text)
+    if m is None or not any(ended(h.text) for h in hits):
+        return set()
+    words = ("leave", "left", "quit", *m.group(1).split())
+    return {word_key(w) for w in words} & {k for _, k in question.content}
 
 
 def premises(
