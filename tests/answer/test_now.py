@@ -33,6 +33,15 @@ def _hit(text: str) -> Hit:
         ("We booked Seville instead of Porto in the end.", "Porto", "Seville"),
         ("Instead of Porto, we're going to Seville.", "Porto", "Seville"),
         ("We're meeting at the Crown rather than the Anchor.", "Anchor", "Crown"),
+        # traded, switched or turned down, naming the value in its place
+        (
+            "And I've finally traded in the Fiesta for a secondhand Skoda Octavia estate.",
+            "Fiesta",
+            "Skoda Octavia",
+        ),
+        ("I swapped my old Nokia for a Fairphone 5 last week.", "Nokia", "Fairphone"),
+        ("So I've accepted Cardiff and turned Sheffield down.", "Sheffield", "Cardiff"),
+        ("We switched from Spoke to Northbridge in May.", "Spoke", "Northbridge"),
     ],
 )
 def test_a_value_dropped_for_another(text, old, new):
@@ -84,20 +93,3 @@ def test_asked_for_the_first_plan_the_dropped_value_answers(henrik):
     now = T0 + timedelta(days=41)
     a = henrik.answer("Where were Henrik and Oskar first going in September?", "ngozi", now=now)
     assert "Porto" in a.text, a.text
-
-
-@pytest.mark.parametrize(
-    ("text", "old", "new"),
-    [
-        (
-            "And I've finally traded in the Fiesta for a secondhand Skoda Octavia estate.",
-            "Fiesta",
-            "Skoda Octavia",
-        ),
-        ("I swapped my old Nokia for a Fairphone 5 last week.", "Nokia", "Fairphone"),
-        ("So I've accepted Cardiff and turned Sheffield down.", "Sheffield", "Cardiff"),
-        ("We switched from Spoke to Northbridge in May.", "Spoke", "Northbridge"),
-    ],
-)
-def test_a_value_traded_or_turned_down(text, old, new):
-    assert [(d.old, d.new) for d in dropped([_hit(text)])] == [(old, new)]
