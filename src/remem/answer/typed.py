@@ -40,7 +40,7 @@ from ..store.base import timestamp_epoch
 from ..time.current import not_employers, relations, roles, sets_asked
 from ..time.events import event_times
 from ..types import Hit
-from . import classes, nlp, now
+from . import classes, naming, nlp, now
 from .candidate import ALONE, NEVER, Around, Nearness, Rarity, Source, Span
 from .kinds import alike, is_a, verbs_kin
 from .rank import features as rank_features
@@ -629,9 +629,9 @@ def _candidates(
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
             if named_noun and (
-                not _tied(span, named_noun)
-                or _of_another(span, named_noun, hit, question)
-                or _called_other(span, named_noun)
+                not naming.tied(span, named_noun)
+                or naming.of_another(span, named_noun, hit, question)
+                or naming.called_other(span, named_noun)
             ):
                 continue
             if _doer(want, span):
@@ -677,37 +677,13 @@ def _doer(want: Want, span: Any) -> bool:
     )
 
 
-def _of_another(span: Any, noun: str, hit: Hit, question: Question) -> bool:
-    """Whether the name is given to someone else's ``noun``: "her brother Chidi" (or
-    "my brother", said by another) asked the name of Emeka's brother."""
-    owners = _bare_names(question)
-    if not owners:
-        return False
-    for t in span.sent:
-        if t.lemma_.lower() != noun or not _near_in_parse(span.root, t):
-            continue
-        for c in t.children:
-            if c.dep_ != "poss":
-                continue
-            if c.lower_ in ("his", "her", "their"):
-                return True
-            if c.lower_ == "my" and (hit.speaker or "").lower() not in owners:
-                return True
-    return False
-
-
 def _unnamed_in(hit: Hit, question: Question, speakers: Collection[str]) -> bool:
     """Whether the memory names none of the places or things the question names
     ("How much were my flights to Vilnius?": not "Flights to Tallinn were £89"); the
     people talking (``speakers``, lower-cased) aside."""
-    names = _bare_names(question) - set(speakers)
+    names = naming.bare_names(question) - set(speakers)
     text = hit.text.lower()
     return bool(names) and not any(n in text for n in names)
-
-
-def _bare_names(question: Question) -> set[str]:
-    """The names the question writes, lower-cased, without a possessive ("Omar's")."""
-    return {re.sub(r"['’]s$", "", n).lower() for n in question.names}
 
 
 def _priced_other(span: Any, question: Question) -> bool:
@@ -735,65 +711,6 @@ def _of_kind(span: Any, head: str) -> bool:
 def _key_of(token: Any) -> str:
     """A token's key, a verb's by its lemma (:func:`_lemma_keys`)."""
     return words.word_key(token.lemma_ if token.pos_ == "VERB" else token.lower_)
-
-
-def _tied(span: Any, noun: str) -> bool:
-    """Whether a name candidate is the name of ``noun`` where its sentence says the
-    noun: beside it ("my neighbour Oksana"), or across "be", "called" or "named" ("My
-    manager there is a guy called Elliot"); not one doing something to it ("Ingrid
-    coached my cousin" names no cousin), or right after it ("My second snake Seraphim
-    did it", which the parser hangs apart). A sentence without the noun ties
-    nothing."""
-    said = [t for t in span.sent if t.lemma_.lower() == noun]
-    return not said or any(t.i + 1 == span.start or _near_in_parse(span.root, t) for t in said)
-
-
-def _called_other(span: Any, noun: str) -> bool:
-    """Whether a name given to a noun, with "called" or "named" or beside it, names
-    one that cannot be the asked ``noun``: a person for an animal or a thing, or the
-    other way round ("a boy from his class called Alfie", "Lucia's friend Bronagh"
-    are no gecko; "a guy called Ravi Menon" may be a physiotherapist, "a rescue
-    named Biscuit" a dog)."""
-    doc = span.doc
-    called = doc[span.start - 1] if span.start >= 1 else None
-    if called is not None and called.lower_ in ("called", "named") and called.head is not called:
-        head = called.head
-        while head.dep_ == "pobj" and head.head.dep_ == "prep" and head.head.head.pos_ == "NOUN":
-            head = head.head.head  # "a boy from his class called Alfie": the boy
-    elif span.root.dep_ == "appos" or (called is not None and called.pos_ == "NOUN"):
-        head = span.root.head if span.root.dep_ == "appos" else called  # "her friend Bronagh"
-    else:
-        return False
-    other = head.lemma_.lower()
-    if head.pos_ != "NOUN" or other == noun:
-        return False
-    return _a_person(other) != _a_person(noun)
-
-
-def _a_person(noun: str) -> bool:
-    """Whether a noun names a kind of person in its most frequent sense (WordNet, and
-    the plain words for one): "boy", "physiotherapist"; not "dog" (a person only in
-    a rarer sense)."""
-    return noun in PERSON_WORDS or is_a(noun, "person", senses=1)
-
-
-#: the words a path from a name to its noun may pass through besides nouns ("of" of
-#: "Dungeons of the Dragon")
-_NAMING = frozenset({"be", "call", "name", "of"})
-
-
-def _near_in_parse(a: Any, b: Any) -> bool:
-    """Whether tokens ``a`` and ``b`` are joined in the parse by at most three tokens,
-    each a noun or a word of naming (:data:`_NAMING`)."""
-    up_a, up_b = [a, *a.ancestors], [b, *b.ancestors]
-    common = next((t for t in up_a if t in up_b), None)
-    if common is None:
-        return False
-    path = up_a[: up_a.index(common) + 1] + up_b[: up_b.index(common)]
-    inner = [t for t in path if t.i not in (a.i, b.i)]
-    return len(inner) <= 3 and all(
-        t.pos_ in ("NOUN", "PROPN") or t.lemma_.lower() in _NAMING for t in inner
-    )
 
 
 def _owner_names(question: Question, sources: list[Source]) -> set[str]:
