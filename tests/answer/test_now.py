@@ -11,7 +11,8 @@ import pytest
 
 from remem import Memory
 from remem.answer import nlp
-from remem.answer.now import dropped
+from remem.answer.now import dropped, measured
+from remem.question import as_question
 from remem.types import Hit
 
 T0 = datetime(2026, 2, 3, 18, 0, tzinfo=timezone.utc)
@@ -93,3 +94,16 @@ def test_asked_for_the_first_plan_the_dropped_value_answers(henrik):
     now = T0 + timedelta(days=41)
     a = henrik.answer("Where were Henrik and Oskar first going in September?", "ngozi", now=now)
     assert "Porto" in a.text, a.text
+
+
+@pytest.mark.parametrize(
+    ("question", "measure"),
+    [
+        ("How many hedgehogs were released on Friday?", False),  # "13cm" counts none
+        ("How many kilometres is the loop?", True),
+        ("How many pounds did the bike cost?", True),
+        ("How much did the bike cost?", True),
+    ],
+)
+def test_a_measure_answers_a_count_of_units_only(question, measure):
+    assert measured(as_question(question)) is measure

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 from typing import Any, NamedTuple
 
 from .. import words
@@ -18,6 +19,7 @@ from ..time.current import ended as ended_values
 from ..time.current import sets_asked
 from ..types import Hit
 from .candidate import Source, Span
+from .kinds import is_a
 from .want import Want
 
 #: verbs that, in the past tense, tell a thing replaced by another (:func:`last_change`)
@@ -155,11 +157,7 @@ def not_dropped(question: Question, found: list[Span], evidence: Sequence[Hit]) 
     becomes "Ljubljana" of "..., so we're doing Ljubljana instead"). All as they were
     when the question asks for a first or a left value ("Where did they plan to go
     first?", "Which company did I leave?") or every candidate is dropped for nothing."""
-    if (
-        question.order == "oldest"
-        or _LEAVING.search(question.text)
-        or _BEFORE.search(question.text)
-    ):
+    if question.order == "oldest" or asks_left(question) or _BEFORE.search(question.text):
         return found
     gone = [
         (timestamp_epoch(d.hit.timestamp), words.content_keys(d.old), d) for d in dropped(evidence)
@@ -263,8 +261,30 @@ _HOW_MANY = re.compile(
 
 def counted(question: Question) -> frozenset[str]:
     """The key of the noun a "how many" question counts, none for another question."""
-    m = _HOW_MANY.search(question.text)
-    return frozenset(words.content_keys(next(g for g in m.groups() if g))) if m else frozenset()
+    said = _counted_words(question.text)
+    return frozenset(words.content_keys(said)) if said else frozenset()
+
+
+def _counted_words(text: str) -> str:
+    """The words naming what a "how many" question counts (:data:`_HOW_MANY`), ""
+    for another question."""
+    m = _HOW_MANY.search(text)
+    return next(g for g in m.groups() if g) if m else ""
+
+
+def measured(question: Question) -> bool:
+    """Whether a number question counts a unit of measurement ("How many kilometres
+    ...?", "How many pounds...?") or asks no "how many" of a noun: then a measure
+    ("13cm", "42 km") may answer it; "How many hedgehogs...?" counts hedgehogs. Read
+    by the first word counted, as WordNet knows it."""
+    said = _counted_words(question.text).split()
+    return _measured(said[0].lower() if said else "")
+
+
+@cache
+def _measured(noun: str) -> bool:
+    """:func:`measured` of the noun counted ("" when none is)."""
+    return not noun or any(is_a(n, "unit of measurement") for n in {noun, noun.rstrip("s")})
 
 
 def later(question: Question, sources: list[Source]) -> dict[str, float]:

@@ -803,13 +803,14 @@ def best_sentence(
     best, best_score, source = "", 0.0, None
     when = asked.answer_type == "date"
     dated: list[tuple[float, str, Hit, list[EventTime]]] = []  # sharing a word, timed
+    best_times: list[EventTime] = []  # the times the best sentence is dated by
     for rank, h in enumerate(evidence if when else evidence[:_EXTRACT_DEPTH]):
         parts = sentences(h if isinstance(h, str) else h.text)
         timed = [event_times(p, h.timestamp) for p in parts] if isinstance(h, Hit) else []
         for at, sentence in enumerate(parts):
             overlap: float = len(q & content_keys(sentence))
-            named = isinstance(h, Hit) and bool(unwritten(timed[at], asked))
-            if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and named)):
+            own = unwritten(timed[at], asked) if isinstance(h, Hit) else []
+            if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and own)):
                 # a reply, by its asking turn: its first sentence, and a later one
                 # that speaks of the question's words and tells a time ("How's Marisol
                 # getting on at the new club?" / "Loving it. She's got her first gala
@@ -832,10 +833,12 @@ def best_sentence(
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
-            if when and named and isinstance(h, Hit) and q & content_keys(sentence):
-                dated.append((score, sentence.strip(), h, unwritten(timed[at], asked)))
+                if when and isinstance(h, Hit):  # its own, else a neighbour's
+                    best_times = own or _neighbour_times(timed, at, asked)
+            if when and own and isinstance(h, Hit) and q & content_keys(sentence):
+                dated.append((score, sentence.strip(), h, own))
     if when and isinstance(source, Hit):
-        best, source = _finer(best, source, dated, asked)
+        best, source = _finer(best, source, best_times, dated)
     if replaced_by and isinstance(source, Hit):
         hits = {h.id: h for h in evidence if isinstance(h, Hit)}
         first, seen = source.id, {source.id}
@@ -853,22 +856,17 @@ def best_sentence(
 def _finer(
     best: str,
     source: Hit,
+    times: list[EventTime],
     dated: list[tuple[float, str, Hit, list[EventTime]]],
-    question: Question,
 ) -> tuple[str, Hit]:
     """For a "when" question, the best sentence, or one sharing a word with the
-    question that names a day inside the coarser time it names ("My grandmother's
-    turning 90 in June" / "The party's on Saturday the 6th of June"): the day is the
-    same event told more precisely; the best scored of them. The best sentence when it
-    names a day or no time."""
-    own = unwritten(event_times(best, source.timestamp), question)
-    if not own:  # dated by a neighbour, as memory_date reads it ("... at the end of March")
-        parts = [p.strip() for p in sentences(source.text)]
-        at = parts.index(best) if best in parts else -1
-        near = [parts[i] for i in (at - 1, at + 1) if at >= 0 and 0 <= i < len(parts)]
-        own = [e for p in near for e in unwritten(event_times(p, source.timestamp), question)]
-    coarse = [e for e in own if e.granularity != "day"]
-    if not coarse or len(coarse) < len(own):
+    question that names a day inside the coarser time the best is dated by
+    (``times``: its own, else a neighbour's, as memory_date reads them: "My
+    grandmother's turning 90 in June" / "The party's on Saturday the 6th of June"):
+    the day is the same event told more precisely; the best scored of them. The best
+    sentence when it names a day or no time."""
+    coarse = [e for e in times if e.granularity != "day"]
+    if not coarse or len(coarse) < len(times):
         return best, source
     inside = [
         (score, sentence, hit)
@@ -933,10 +931,20 @@ def _when_told(
     own = names_time(parts[at], timed[at], question)
     if own:
         return own
-    for near in (at - 1, at + 1):
-        if 0 <= near < len(parts) and unwritten(timed[near], question):
-            return _NEIGHBOUR_TIME
-    return 0.0
+    return _NEIGHBOUR_TIME if _neighbour_times(timed, at, question) else 0.0
+
+
+def _neighbour_times(
+    timed: Sequence[Sequence[EventTime]], at: int, question: Question
+) -> list[EventTime]:
+    """The times the sentences beside sentence ``at`` name that the question does not
+    write, the one before first (``timed``: each sentence's event times)."""
+    return [
+        e
+        for near in (at - 1, at + 1)
+        if 0 <= near < len(timed)
+        for e in unwritten(timed[near], question)
+    ]
 
 
 def event_word(sentence: str, event: EventTime, question: Question) -> bool:

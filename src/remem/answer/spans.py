@@ -25,7 +25,6 @@ file is installed.
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Any
 
 from .. import words
@@ -33,8 +32,9 @@ from ..question import Question
 from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
-from .kinds import is_a, verbs_kin
+from .kinds import verbs_kin
 from .nlp import parse
+from .now import measured
 from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
@@ -175,7 +175,7 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
     proper nouns (:func:`_unlabelled`); for a duration a clock time or a number of
     units ("7:58")."""
     out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
-    if want.kind == "number" and not measured(question.text):
+    if want.kind == "number" and not measured(question):
         out = [(e, o) for e, o in out if e.label_ != "QUANTITY"]  # "13cm" counts no hedgehogs
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
@@ -332,25 +332,6 @@ def _aged(entity: Any) -> bool:
     root = entity.root
     counting = root.dep_ == "nummod" and root.head.i > root.i  # the noun after it
     return not (counting and root.head.lemma_.lower() not in _AGE_UNITS)
-
-
-#: the noun a "how many" question counts ("hedgehogs" of "How many hedgehogs were
-#: released?")
-_HOW_MANY = re.compile(
-    r"\bhow\s+many\s+(?:of\s+(?:the|my|your|his|her|their|our)\s+)?([a-z]+)", re.I
-)
-
-
-@cache
-def measured(question: str) -> bool:
-    """Whether a number question counts a unit of measurement ("How many kilometres
-    ...?", "How many pounds...?") or asks no "how many" of a noun: then a measure
-    ("13cm", "42 km") may answer it; "How many hedgehogs...?" counts hedgehogs."""
-    m = _HOW_MANY.search(question)
-    if m is None:
-        return True
-    noun = m.group(1).lower()
-    return any(is_a(n, "unit of measurement") for n in {noun, noun.rstrip("s")})
 
 
 #: words that may stand between "for" and a length of time ("for about eight months")
@@ -602,9 +583,8 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
     asked = {t.lemma_.lower() for t in parse(question.text) if _key(t) == verb}
     out = []
     for t in sent:
-        lemma = t.lemma_.lower()
-        if words.word_key(lemma) != verb and not (
-            t.pos_ == "VERB" and any(verbs_kin(a, lemma) for a in asked)
+        if _key(t) != verb and not (
+            t.pos_ == "VERB" and any(verbs_kin(a, t.lemma_.lower()) for a in asked)
         ):
             continue
         for c in t.children:

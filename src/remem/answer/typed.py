@@ -51,7 +51,6 @@ from .spans import (
     NUMBER_WORDS,
     PERSON_WORDS,
     ago,
-    measured,
     near,
     phrases,
     priced_noun,
@@ -230,7 +229,7 @@ def typed_candidates(
                 if _COUNTING.search(s.text)
                 and not s.features.get("o_sentence")
                 and want.head not in NUMBER_NOUNS
-                and (measured(question.text) or not _a_measure(s))
+                and (now.measured(question) or not _a_measure(s))
             ]  # "Little 13cm holes" counts no hedgehogs
         elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
             found = [s for s in found if s.features.get("proper") and not _a_place(s)]
