@@ -16,7 +16,7 @@ from collections import Counter
 
 from remem import Memory
 from remem.embed import create_embedder
-from remem_bench.answercheck import _fill, grade, has_word, load
+from remem_bench.answercheck import fill, grade, has_word, load
 
 #: the memories the typed reader reads (``answer.typed.DEPTH`` was 6 when this was
 #: first run) and how far the recall is looked into
@@ -34,7 +34,7 @@ def main() -> None:
         for conv in load(path):
             user = conv["user_id"]
             with Memory(":memory:", engine=args.engine, embedder=embedder, llm="none") as mem:
-                now = _fill(mem, user, conv["sessions"])
+                now = fill(mem, user, conv["sessions"])
                 for q in conv["questions"]:
                     if q["kind"] in ("never", "date"):
                         continue

@@ -32,13 +32,15 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import minimize
 
+from remem import Memory
 from remem.answer import rank
 from remem.answer.typed import Around, typed_candidates
 from remem.answer.want import wanted
 from remem.embed import create_embedder
 from remem.index.bm25 import BM25Index
-from remem.question import as_question
+from remem.question import as_question, read_question
 from remem.types import Hit
+from remem_bench.answercheck import fill, load, says_value
 from remem_bench.locomo import load_locomo
 from remem_bench.qa_metrics import containment, locomo_f1
 
@@ -49,6 +51,9 @@ _SHARE, _FLOOR = 0.8, 0.3
 #: that holds the whole gold answer with a few words more is better than a wrong
 #: short one, which F1 alone undervalues; a quarter, so the official score leads
 _CONTAINED = 0.25
+#: a check-set candidate of at most this many words is the answer itself; a longer
+#: one that holds it gains this share (:func:`check_gain`)
+_SHORT, _LONG = 6, 0.6
 #: the L2 pull towards the first-round weights (of 0.05, 0.01 and 0.002, the one
 #: whose weights' top candidates gained most on conversations 6-10)
 _PULL = 0.002
@@ -64,7 +69,9 @@ _PULL = 0.002
 #: carpenter and greyhound lost to the names beside them. And what a building costs
 #: a place, which LoCoMo rarely asks ("Where does Ana live?": "Porto", not "Hospital
 #: Sao Joao", where she works)
-FIXED = frozenset({"inherited", "speaker", "o_doing", "o_doing_sub", "a_attr", "facility"})
+FIXED = frozenset(
+    {"inherited", "speaker", "o_doing", "o_doing_sub", "a_attr", "facility", "place_entity"}
+)
 
 
 def conversations(path: str) -> dict[str, dict]:
@@ -111,7 +118,10 @@ def around(conv: dict) -> Around:
     def nearness(words, some):  # noqa: ANN001, ANN202
         return {h.id: float(_vector(words) @ _vector(h.text)) for h in some}
 
-    return Around(neighbours, nearness, conv["bm25"].rarity)
+    def similar(words, texts):  # noqa: ANN001, ANN202
+        return [float(_vector(words) @ _vector(t)) for t in texts]
+
+    return Around(neighbours, nearness, conv["bm25"].rarity, similar=similar)
 
 
 def gain(text: str, gold: object, category: int) -> float:
@@ -126,7 +136,7 @@ def collect(run: str, convs: dict[str, dict]) -> list[dict]:
     groups = []
     for line in Path(run).read_text().splitlines():
         row = json.loads(line)
-        if row["category"] == 5 or row.get("refused"):
+        if row["category"] == 5 or row.get("refused") or "@" in row["engine"]:
             continue
         conv = convs[row["conversation"]]
         question = as_question(row["question"])
@@ -148,6 +158,47 @@ def collect(run: str, convs: dict[str, dict]) -> list[dict]:
     return groups
 
 
+def check_gain(question: dict, text: str) -> float:
+    """A check-set candidate's gain: 1 when it says the expected value and no stale
+    one (the check's own grade), a share of it when it says more than a short phrase
+    does (a whole sentence holds the word, but is not the answer a person wants)."""
+    if not says_value(question, text):
+        return 0.0
+    return 1.0 if len(text.split()) <= _SHORT else _LONG
+
+
+def collect_checks(paths: list[str], engines: list[str]) -> list[dict]:
+    """One group per typed question of the answer-check sets (``paths``; not the
+    "when" or never-said ones), read as ``Memory.answer`` reads it on each engine:
+    the evidence it recalls and the reader's view of the user's memories."""
+    groups = []
+    for path in paths:
+        for conv in load(path):
+            user = conv["user_id"]
+            for engine in engines:
+                with Memory(":memory:", engine=engine, embedder=_embedder(), llm="none") as mem:
+                    now = fill(mem, user, conv["sessions"])
+                    view = mem._recaller.around(user)  # the reader's own view
+                    for q in conv["questions"]:
+                        if q["kind"] == "never" or "date" in q:
+                            continue
+                        question = read_question(q["question"], now)
+                        want = wanted(question)
+                        if not want.kind:
+                            continue
+                        evidence = mem.answer(q["question"], user, now=now).evidence
+                        found = typed_candidates(question, want, evidence, view)
+                        if found:
+                            groups.append(
+                                {
+                                    "conversation": f"{Path(path).stem}/{user}",
+                                    "feats": [s.features for s in found],
+                                    "gains": [check_gain(q, s.text) for s in found],
+                                }
+                            )
+    return groups
+
+
 def matrices(
     groups: list[dict], names: list[str]
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -161,7 +212,7 @@ def matrices(
     return out
 
 
-def fit(data: list, names: list[str]) -> np.ndarray:
+def fit(data: list, names: list[str], fixed: frozenset[str] = FIXED) -> np.ndarray:
     """The weights maximising the answers' share of each softmax, pulled to HAND."""
     w0 = np.array([rank.HAND.get(n, 0.0) for n in names])
     usable = [(x, pos) for x, _, pos in data if pos.any()]
@@ -179,7 +230,7 @@ def fit(data: list, names: list[str]) -> np.ndarray:
         d = w - w0
         return total / len(usable) + _PULL * d @ d, grad / len(usable) + 2 * _PULL * d
 
-    bounds = [(w0[i], w0[i]) if n in FIXED else (None, None) for i, n in enumerate(names)]
+    bounds = [(w0[i], w0[i]) if n in fixed else (None, None) for i, n in enumerate(names)]
     return minimize(loss, w0, jac=True, method="L-BFGS-B", bounds=bounds).x
 
 
@@ -187,7 +238,8 @@ def report(label: str, data: list, w: np.ndarray) -> str:
     """Mean gain of the top candidate, and how often it holds the answer."""
     top = [(y[int(np.argmax(x @ w))], pos[int(np.argmax(x @ w))]) for x, y, pos in data]
     gains, holds = np.mean([t[0] for t in top]), np.mean([t[1] for t in top])
-    return f"{label}: {len(top)} questions, top gain {gains:.3f}, holds {holds:.3f}"
+    reach = np.mean([pos.any() for _, _, pos in data])
+    return f"{label}: {len(top)} questions, top gain {gains:.3f}, holds {holds:.3f} of {reach:.3f}"
 
 
 def main() -> int:
@@ -195,24 +247,38 @@ def main() -> int:
     p.add_argument("run")
     p.add_argument("--data", default="../shared/data/locomo/locomo10.json")
     p.add_argument("--train", type=int, default=5, help="the first N conversations fit")
+    p.add_argument("--checks", nargs="*", default=[], help="answer-check sets that fit too")
+    p.add_argument("--checks-held", nargs="*", default=[], help="answer-check sets reported")
+    p.add_argument("--engines", default="hybrid,synapse", help="engines the checks recall on")
+    p.add_argument("--free", nargs="*", default=[], help="FIXED weights fitted all the same")
     p.add_argument("--out", default=None, help="write the weights here (JSON)")
     args = p.parse_args()
     convs = conversations(args.data)
     train_ids = list(convs)[: args.train]
     groups = collect(args.run, convs)
-    names = sorted({n for g in groups for f in g["feats"] for n in f} | set(rank.HAND) | FIXED)
+    engines = args.engines.split(",")
+    checks = collect_checks(args.checks, engines)
+    held = collect_checks(args.checks_held, engines)
+    every = groups + checks + held
+    names = sorted({n for g in every for f in g["feats"] for n in f} | set(rank.HAND) | FIXED)
     train = matrices([g for g in groups if g["conversation"] in train_ids], names)
     test = matrices([g for g in groups if g["conversation"] not in train_ids], names)
-    w = fit(train, names)
+    fixed = FIXED - set(args.free)
+    w = fit(train + matrices(checks, names), names, fixed)
     hand = np.array([rank.HAND.get(n, 0.0) for n in names])
-    for label, data in (("train", train), ("held out", test)):
-        print(report(f"{label}, hand", data, hand))
-        print(report(f"{label}, fitted", data, w))
+    shipped = np.array([rank.weights().get(n, 0.0) for n in names])
+    parts = (("LoCoMo train", train), ("LoCoMo held out", test))
+    parts += (("checks train", matrices(checks, names)), ("checks held out", matrices(held, names)))
+    for label, data in parts:
+        if data:
+            for name, ws in (("hand", hand), ("shipped", shipped), ("fitted", w)):
+                print(report(f"{label}, {name}", data, ws))
     if args.out:
         weights = {n: round(float(v), 4) for n, v in zip(names, w, strict=True)}
         body = {
             "command": "python scripts/fit_reader.py " + " ".join(sys.argv[1:]),
-            "trained_on": train_ids,
+            "trained_on": train_ids + [Path(c).stem for c in args.checks],
+            "free": sorted(set(args.free) & FIXED),
             "weights": weights,
         }
         Path(args.out).write_text(json.dumps(body, indent=1) + "\n")

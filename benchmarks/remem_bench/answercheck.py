@@ -167,7 +167,7 @@ def check_conversation(mem: Memory, conv: dict[str, Any]) -> list[Checked]:
     """Add ``conv``'s turns to ``mem`` and ask each of its questions a day after the
     last session."""
     user = conv["user_id"]
-    now = _fill(mem, user, conv["sessions"])
+    now = fill(mem, user, conv["sessions"])
     memories = [h.text for h in mem.memories(user)]
     out = []
     for q in conv["questions"]:
@@ -182,7 +182,7 @@ def check_conversation(mem: Memory, conv: dict[str, Any]) -> list[Checked]:
     return out
 
 
-def _fill(mem: Memory, user: str, sessions: list[dict[str, Any]]) -> datetime:
+def fill(mem: Memory, user: str, sessions: list[dict[str, Any]]) -> datetime:
     """Add the sessions' turns (a minute apart); returns a day after the last."""
     items = []
     when = datetime.min

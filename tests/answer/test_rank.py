@@ -53,9 +53,11 @@ def test_features_name_the_best_origin_and_the_parse_role_of_a_phrase():
 def test_the_installed_weights_are_fitted_and_say_how():
     body = json.loads((ROOT / "src/remem/answer/data/reader_weights.json").read_text())
     assert body["command"].startswith("python scripts/fit_reader.py")
-    assert len(body["trained_on"]) == 5
+    # five LoCoMo conversations, and the answer-check sets, whose replies to a
+    # question let the weights of what a reply inherits be fitted too
+    assert len([c for c in body["trained_on"] if c.startswith("conv-")]) == 5
     assert rank.weights() == body["weights"]
-    fixed = _fit_script().FIXED
+    fixed = _fit_script().FIXED - set(body.get("free", ()))
     assert all(body["weights"][k] == rank.HAND.get(k, 0.0) for k in fixed)
 
 
@@ -79,4 +81,4 @@ def test_the_fit_raises_the_weight_of_what_marks_the_answer():
         groups.append((x, y, y > 0))
     w = fit.fit(groups, names)
     assert w[1] > rank.HAND.get("rarity", 0.0) + 1.0
-    assert float(fit.report("train", groups, w).split("holds ")[1]) >= 0.9
+    assert float(fit.report("train", groups, w).split("holds ")[1].split()[0]) >= 0.9

@@ -355,3 +355,36 @@ def test_a_day_inside_the_month_the_best_sentence_names_dates_it():
     )
     sentence, hit = best_sentence(asked, hits)
     assert hit is hits[1] and "6th of June" in sentence, sentence
+
+
+#: a Friday evening: a reply to "When did you get it?" after the thing is named in
+#: the turn's first sentence, and a day told of "it" beside a sentence that names the
+#: thing but a different doing
+FRIDAY = [
+    ("Rob", "Big news, I bought a canoe."),
+    ("Ann", "A canoe?! Where from? When did you get it?"),
+    ("Rob", "Fetched it on Wednesday just gone. It's an old Canadian one that needs a seat."),
+    ("Ann", "Ha. Anything else?"),
+    ("Rob", "News to start the weekend: I ordered a new kettle. I received it yesterday."),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("When did Rob collect his canoe?", "Wednesday 10 April 2024"),
+        ("When did Rob receive the new kettle he ordered?", "Thursday 11 April 2024"),
+    ],
+)
+def test_the_sentence_of_the_doing_asked_says_when(open_memory, engine, question, day):
+    """A reply to a turn asking when tells when, though the asking sentence says "it"
+    for the thing named before it ("A canoe?! ... When did you get it?"); a sentence
+    saying the question's doing of "it" ("Received it yesterday") dates it before
+    the sentence that names the thing with another doing ("I ordered a new kettle")
+    (``reader._event_verb``, ``reader._refers_back``)."""
+    mem = open_memory(engine=engine)
+    friday = datetime(2024, 4, 12, 19, tzinfo=timezone.utc)
+    for i, (who, text) in enumerate(FRIDAY):
+        mem.add(text, "u", speaker=who, timestamp=friday + timedelta(minutes=i), session_id="s1")
+    assert day in mem.answer(question, "u", now=friday + timedelta(hours=1)).text

@@ -108,3 +108,19 @@ def test_a_count_of_things_is_not_a_measure():
     found = _texts("We cut 13cm holes in the fences for 4 hedgehogs.", "How many hedgehogs?", "cut")
     every = {t for ts in found.values() for t in ts}
     assert "4" in every and "13cm" not in every
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("About ten days. Two hundred quid for the test, too.", False),  # how long results take
+        ("She's two years old and scared of the stairs.", True),
+        ("My nephew is a 3-year-old with opinions.", True),
+        ("We adopted her when she was aged two years.", True),
+    ],
+)
+def test_a_number_of_days_or_years_is_an_age_only_when_said_as_one(text, age):
+    from remem.answer.spans import _aged
+
+    dates = [e for e in nlp.parse(text).ents if e.label_ == "DATE"]
+    assert dates and _aged(dates[0]) is age, dates

@@ -592,6 +592,8 @@ def test_nine_of_us_counts_people():
         ("Which day is my radio show on now?", "weekday"),
         ("What day does she usually swim?", "weekday"),
         ("Which days does Sam train?", "weekday"),
+        ("Which evening does Lorcan have his accordion lesson?", "weekday"),
+        ("Which night is bell practice on now?", "weekday"),
         ("What day is the moving van booked for?", ""),  # a date, read by the time layer
         ("What day did Tim get in?", ""),
     ],
@@ -748,3 +750,35 @@ def test_what_was_left_is_answered_though_no_word_is_shared(embedder, engine):
     with _remembered(embedder, engine, "u", LEAVING) as mem:
         a = mem.answer("Which company did I leave?", "u", now=T0 + timedelta(days=31))
         assert a.text == "Pellridge Analytics", a.text
+
+
+#: a user who names a neighbour and a friend, and their sister only in a reply
+NAMES_TALK = [
+    (0, "user", "Helping my brother move flat. His neighbour Dorcas lent us a trolley."),
+    (0, "assistant", "Kind of her! How did it go?"),
+    (0, "user", "Fine. My sister and I are planning a trip too. She wants Bruges."),
+    (5, "assistant", "How's your sister, by the way? What's she called again?"),
+    (5, "user", "Helen Marsh. She's doing well, thanks."),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What is my brother's name?", None),  # Dorcas is his neighbour
+        ("What is my sister's name?", "Marsh"),  # a reply that is a name
+        ("What is the name of my brother's neighbour?", "Dorcas"),
+    ],
+)
+def test_a_name_is_the_nouns_only_when_given_to_it(embedder, engine, question, expected):
+    """A name answers "What is X's name?" when it is given to X, or given where the
+    sentence does not say X ("Helen Marsh.", the reply to "What's she called?"); not a name
+    given to someone of another standing ("His neighbour Dorcas"), nor one a verb
+    does something with ("She wants Bruges") (``naming.given``,
+    ``naming.called_other``)."""
+    a = _asked(embedder, engine, "tova", NAMES_TALK, question, 6)
+    if expected is None:
+        assert a.refused, a.text
+    else:
+        assert expected in a.text, a.text

@@ -27,6 +27,12 @@ Nearness = Callable[[str, Sequence[Hit]], Mapping[str, float]]
 Rarity = Callable[[str], float]
 
 
+#: how near in meaning some words come to each of some texts: (words, texts) ->
+#: cosines in their order (``Recaller.similar``): the reader asks of the sentences it
+#: reads, which no index holds
+Similar = Callable[[str, Sequence[str]], Sequence[float]]
+
+
 @dataclass(frozen=True)
 class Around:
     """What the reader may ask of the user's memories beyond the evidence: the turns
@@ -40,6 +46,8 @@ class Around:
     #: the turns said before some memories, as :data:`Neighbours` gives those after:
     #: what a follow-up that names nothing ("How much?") asks about
     before: Neighbours | None = None
+    #: how near in meaning the question comes to each sentence read (:data:`Similar`)
+    similar: Similar | None = None
 
 
 #: nothing beyond the evidence: only its words count

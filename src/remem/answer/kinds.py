@@ -18,6 +18,8 @@ from array import array
 from functools import cache
 from importlib import resources
 
+from . import nlp
+
 #: how many steps up the hierarchy a kind is looked for ("greyhound" is an animal
 #: eight steps up; WordNet's deepest nouns sit under 20)
 DEPTH = 20
@@ -186,3 +188,15 @@ def _up(verb: str) -> frozenset[int]:
         frontier = {p for s in frontier for p in flat[starts[s] : starts[s + 1]]} - seen
         seen |= frontier
     return frozenset(seen)
+
+
+def main_verbs(text: str) -> frozenset[str]:
+    """The lemmas of a question's main verb and those joined to it ("When did I pick
+    up the bike I'm restoring?": "pick", not "restore", which says which bike); not
+    an auxiliary, nor a verb too general to name a doing (:data:`GENERAL_VERBS`)."""
+    doc = nlp.parse(text)
+    main = [t for t in doc if t.dep_ == "ROOT"]
+    main += [t for t in doc if t.dep_ == "conj" and t.head in main]
+    return frozenset(
+        t.lemma_.lower() for t in main if t.pos_ == "VERB" and t.lemma_.lower() not in GENERAL_VERBS
+    )

@@ -39,15 +39,40 @@ def bare_names(question: Question) -> set[str]:
     return {re.sub(r"['’]s$", "", n).lower() for n in question.names}
 
 
-def tied(span: Any, noun: str) -> bool:
+def tied(span: Any, noun: str) -> bool | None:
     """Whether a name candidate is the name of ``noun`` where its sentence says the
     noun: beside it ("my neighbour Oksana"), or across "be", "called" or "named" ("My
     manager there is a guy called Elliot"); not one doing something to it ("Ingrid
     coached my cousin" names no cousin), or right after it ("My second snake Seraphim
-    did it", which the parser hangs apart). A sentence without the noun ties
-    nothing."""
+    did it", which the parser hangs apart). None for a sentence without the noun:
+    what it says of the question decides (:func:`given`)."""
     said = [t for t in span.sent if t.lemma_.lower() == noun]
-    return not said or any(t.i + 1 == span.start or near_in_parse(span.root, t) for t in said)
+    if not said:
+        return None
+    return any(t.i + 1 == span.start or near_in_parse(span.root, t) for t in said)
+
+
+#: the most tokens a reply that is a name may say besides it ("Oh, Anouk.")
+_FRAGMENT = 3
+
+
+def given(span: Any) -> bool:
+    """Whether a name is given as a name where its sentence does not say the noun it
+    names: after "called", "named" or "name is", across "be" ("She's Anouk"), beside
+    a noun, or as nearly the whole sentence (a reply: "Ines Duarte."); not one a verb
+    does something to or with ("She wants Split", "She's marrying Fintan"), which
+    names the noun only where the sentence speaks of the question's other words ("I
+    had to say goodbye to Max", asked the name of the pet John said goodbye to)."""
+    doc = span.doc
+    before = [t.lower_ for t in doc[max(span.sent.start, span.start - 2) : span.start]]
+    if before[-1:] and before[-1] in ("called", "named"):
+        return True
+    if before[-2:] in (["name", "is"], ["name", "'s"], ["name", "was"]):
+        return True
+    if span.root.dep_ in ("attr", "appos") or (before and doc[span.start - 1].pos_ == "NOUN"):
+        return True
+    rest = [t for t in span.sent if not t.is_punct and not (span.start <= t.i < span.end)]
+    return len(rest) <= _FRAGMENT
 
 
 def called_other(span: Any, noun: str) -> bool:
@@ -69,7 +94,20 @@ def called_other(span: Any, noun: str) -> bool:
     other = head.lemma_.lower()
     if head.pos_ != "NOUN" or other == noun:
         return False
-    return a_person(other) != a_person(noun)
+    if a_person(other) != a_person(noun):
+        return True
+    # someone of another standing: "his neighbour Hattie" is no brother; "a guy
+    # called Elliot" may be a manager, "my teacher Ines" an instructor
+    return (
+        a_person(noun)
+        and other not in PERSON_WORDS | _GENERIC
+        and not is_a(other, noun)
+        and not is_a(noun, other)
+    )
+
+
+#: nouns of a person that say nothing of their standing, besides :data:`PERSON_WORDS`
+_GENERIC = frozenset({"lad", "chap", "fellow", "fella", "person", "someone"})
 
 
 def a_person(noun: str) -> bool:

@@ -69,6 +69,7 @@ from ..time.tense import Clauses, ahead
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
+from .kinds import main_verbs, verbs_kin
 from .now import asks_left
 from .settle import (
     REFUSAL,
@@ -717,6 +718,8 @@ class Dialogue:
     replies: list[Hit] = field(default_factory=list)
     inherited: dict[str, float] = field(default_factory=dict)
     teasers: dict[str, Hit] = field(default_factory=dict)
+    #: the replies to a turn that asked when (:data:`_WHEN_ASKED`)
+    asked_when: frozenset[str] = frozenset()
 
 
 def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Dialogue:
@@ -732,15 +735,27 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
     after = around.neighbours(asking) if around.neighbours is not None and asking else {}
     replies: list[Hit] = []
     inherited: dict[str, float] = {}
+    asked_when: set[str] = set()
     for h in asking:
         n = after.get(h.id)
-        shared = len(q & content_keys(sentences(h.text)[-1]))
+        said = sentences(h.text)
+        shared = len(q & content_keys(said[-1]))
+        if not shared and _refers_back(said[-1]):  # "A van?! When did you get it?"
+            shared = len(q & content_keys(" ".join(said[:-1])))
         if n is not None and n.speaker != h.speaker and shared:
             inherited[n.id] = max(inherited.get(n.id, 0.0), REPLY_SHARE * shared)
+            if words.answer_type(said[-1]) == "date":
+                asked_when.add(n.id)
             if n.id not in have:  # read after the evidence
                 replies.append(n)
                 have.add(n.id)
-    return Dialogue(replies, inherited, _teasers(question, [*evidence, *replies], around))
+    teasers = _teasers(question, [*evidence, *replies], around)
+    return Dialogue(replies, inherited, teasers, frozenset(asked_when))
+
+
+#: what a reply's first sentence adds to what it inherits of the turn that asked it,
+#: when that turn asked when, for a "when" question (:func:`_dialogue`)
+_WHEN_ASKED = 1.0
 
 
 def _teasers(question: Question, evidence: Sequence[Hit], around: Around) -> dict[str, Hit]:
@@ -804,18 +819,28 @@ def best_sentence(
     when = asked.answer_type == "date"
     dated: list[tuple[float, str, Hit, list[EventTime]]] = []  # sharing a word, timed
     best_times: list[EventTime] = []  # the times the best sentence is dated by
+    doing = main_verbs(asked.text) if when else frozenset()
     for rank, h in enumerate(evidence if when else evidence[:_EXTRACT_DEPTH]):
         parts = sentences(h if isinstance(h, str) else h.text)
         timed = [event_times(p, h.timestamp) for p in parts] if isinstance(h, Hit) else []
+        before = 0.0
         for at, sentence in enumerate(parts):
             overlap: float = len(q & content_keys(sentence))
             own = unwritten(timed[at], asked) if isinstance(h, Hit) else []
+            if doing and own:  # a time told of the doing asked (:func:`_doing_told`)
+                shared = overlap
+                overlap += _doing_told(sentence, doing, q, before)
+                before = shared
+            else:
+                before = overlap
             if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and own)):
                 # a reply, by its asking turn: its first sentence, and a later one
                 # that speaks of the question's words and tells a time ("How's Marisol
                 # getting on at the new club?" / "Loving it. She's got her first gala
                 # with them on 25 April."; not "First gig soon")
                 overlap += talk.inherited.get(h.id, 0.0)
+                if at == 0 and h.id in talk.asked_when:  # asked when, it tells when:
+                    overlap += _WHEN_ASKED  # "When did you get home?" / "On Thursday"
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             if isinstance(h, Hit):
                 window = in_window(timed[at], asked)
@@ -880,6 +905,53 @@ def _finer(
         return best, source
     _, sentence, hit = max(inside, key=lambda x: x[0])
     return sentence, hit
+
+
+#: what a sentence saying "it" or "they" takes of the words the sentence before it
+#: shares with a "when" question: what it refers to ("I've finally bought an old
+#: bike to restore. Collected it yesterday evening")
+_CARRY = 0.5
+#: what the question's own doing adds to a sentence that says it, by its verb or one
+#: of its kin (:func:`kinds.verbs_kin`): asked "When did I pick up the bike?", the
+#: sentence that collected it says when, not the one that bought it
+_EVENT_VERB = 1.0
+#: the pronouns that refer back to a thing or a person said before
+_BACK = frozenset({"it", "they", "them", "he", "she", "him", "her", "this", "that"})
+
+
+def _event_verb(sentence: str, doing: frozenset[str], keys: frozenset[str]) -> float:
+    """What ``sentence`` adds for saying the question's doing (``doing``, its verbs'
+    lemmas): :data:`_EVENT_VERB` when a verb of it is one of them or their kin, and
+    one more when that verb is kin only (the shared words did not count it)."""
+    for t in nlp.parse(sentence):
+        if t.pos_ != "VERB":
+            continue
+        lemma = t.lemma_.lower()
+        if lemma in doing:
+            return _EVENT_VERB
+        if any(verbs_kin(lemma, v) for v in doing):
+            shared = words.word_key(lemma) in keys or words.word_key(t.lower_) in keys
+            return _EVENT_VERB + (0.0 if shared else 1.0)
+    return 0.0
+
+
+def _doing_told(sentence: str, doing: frozenset[str], keys: frozenset[str], before: float) -> float:
+    """What a sentence telling a time of its own adds for a "when" question whose
+    doing is ``doing`` (its verbs' lemmas): :func:`_event_verb` unless it asks ("you
+    attended the parade, right?"), and :data:`_CARRY` of the words the sentence
+    before it shares with the question (``before``) when it says "it" for them. Not
+    for a sentence without a time: the doing alone does not say when."""
+    told = 0.0 if sentence.rstrip().endswith("?") else _event_verb(sentence, doing, keys)
+    return told + (_CARRY * before if _refers_back(sentence) else 0.0)
+
+
+def _refers_back(sentence: str) -> bool:
+    """Whether ``sentence`` says "it", "they"... (:data:`_BACK`) as a verb's subject
+    or object: what it speaks of was named before it."""
+    return any(
+        t.lower_ in _BACK and t.dep_ in ("nsubj", "dobj", "nsubjpass", "pobj")
+        for t in nlp.parse(sentence)
+    )
 
 
 #: what a sentence that plans the thing asked keeps of its score, for a question

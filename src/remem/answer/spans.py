@@ -328,10 +328,29 @@ def _aged(entity: Any) -> bool:
     if entity.label_ == "DATE":
         if _lasting(entity):
             return False  # "The rescue had them for about eight months": how long
-        return all(t.like_num for t in entity) or _counts(entity, _AGE_UNITS)
+        if all(t.like_num for t in entity):
+            return True
+        return _counts(entity, _AGE_UNITS) and _said_old(entity)
     root = entity.root
     counting = root.dep_ == "nummod" and root.head.i > root.i  # the noun after it
     return not (counting and root.head.lemma_.lower() not in _AGE_UNITS)
+
+
+def _said_old(entity: Any) -> bool:
+    """Whether a number of years, months, weeks or days is said as an age: "old" after
+    it ("two years old", "a 3-year-old"), "aged" or "age" before it, across "be"
+    ("He's 18 months"), or turned ("she turns two years this week"); not "About ten
+    days.", the answer to how long results take."""
+    doc, root = entity.doc, entity.root
+    after = doc[entity.end].lower_ if entity.end < len(doc) else ""
+    before = doc[entity.start - 1].lower_ if entity.start >= 1 else ""
+    return (
+        after == "old"
+        or "old" in entity.text.lower()
+        or before in ("aged", "age")
+        or root.dep_ in ("attr", "acomp")
+        or root.head.lemma_.lower() in ("turn", "be")
+    )
 
 
 #: words that may stand between "for" and a length of time ("for about eight months")

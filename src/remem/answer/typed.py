@@ -42,7 +42,7 @@ from ..time.events import event_times
 from ..types import Hit
 from . import classes, naming, nlp, now
 from .candidate import ALONE, NEVER, Around, Nearness, Rarity, Source, Span
-from .kinds import alike, is_a, verbs_kin
+from .kinds import alike, is_a, main_verbs, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
@@ -195,7 +195,7 @@ def typed_candidates(
     nearness = around.nearness
     current = [h for h in evidence if h.id not in stale]
     sources = _sources(question, current, around)
-    if _unheld(question, want, sources, nearness):
+    if _unheld(question, want, sources, around):
         return None
     strangers = _strangers(question, want, sources)
     if strangers:
@@ -518,13 +518,15 @@ def _asked(question: Question) -> frozenset[str]:
 
 def _replied(question: Question, asking: Hit, reply: Hit) -> float:
     """What a reply inherits of the turn that asked it: part of that turn's fit, and
-    one more when the one replying is the person the question asks about (Remy's
-    "Who's teaching you?" answered by Priya tells "Who teaches Priya?", as her own
-    "I" would)."""
+    one more when the one replying is the person the question asks about and the
+    turn asked of the question's words or asked alike (Remy's "Who's teaching you?"
+    answered by Priya tells "Who teaches Priya?", as her own "I" would; it tells
+    nothing of what Priya drives)."""
     keys = _asked(question)
-    own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
     fit = REPLY_SHARE * _fit(question, keys, nlp.parse(asking.text), asking)
-    return fit + own + (fit > 0 and _asks_alike(question, asking))
+    alike = _asks_alike(question, asking)
+    own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
+    return fit + (own and (fit > 0 or alike)) + (fit > 0 and alike)
 
 
 #: the openings that ask one kind of answer: "who", "where", "how much"... ("what"
@@ -597,6 +599,73 @@ def _meaning(
     return {i: v - top for i, v in near.items()}
 
 
+def _in_context(hit: Hit, sent: Any, fits: tuple[float, float], sources: list[Source]) -> str:
+    """A sentence read as it speaks to the question: with what it takes its fit from
+    when it shares less than it inherits (the sentence before it in its memory, else
+    the last sentence of the turn it replies to: "I finished my first watercolour
+    yesterday! A heron standing in the canal" is a painted heron)."""
+    own, fit = fits
+    if fit <= own:
+        return str(sent.text)
+    before = [s for s in sent.doc.sents if s.end <= sent.start]
+    if before:
+        return f"{before[-1].text} {sent.text}"
+    asker = _asker(hit, sources)
+    asked = next((h.text for h, _, _ in sources if h.id == asker), "")
+    return f"{sentences(asked)[-1] if asked else ''} {sent.text}".strip()
+
+
+def _sentence_meaning(question: Question, texts: list[str], around: Around) -> list[float]:
+    """Each sentence's nearness in meaning to the question (its cosine; a sentence in
+    its context, :func:`_in_context`), less the nearest one's: 0 for the nearest,
+    below for the others; all 0 without ``around.similar``."""
+    if around.similar is None or not texts:
+        return [0.0] * len(texts)
+    near = list(around.similar(question.text, texts))
+    top = max(near)
+    return [v - top for v in near]
+
+
+def _type_meaning(want: Want, texts: list[str], around: Around) -> list[float]:
+    """Each candidate's nearness in meaning to the noun the question asks a kind of
+    ("jackdaws" to "bird", "Vintage highlife" to "music"), less the nearest one's:
+    what the word hierarchy (:func:`_of_kind`) does not hold; all 0 without a noun
+    asked or ``around.similar``."""
+    if not want.head or want.kind != "thing" or around.similar is None or not texts:
+        return [0.0] * len(texts)
+    near = list(around.similar(want.head, texts))
+    top = max(near)
+    return [v - top for v in near]
+
+
+def _governor(span: Any) -> Any:
+    """The verb a phrase is the object or subject of, through a preposition ("dug up
+    an old horseshoe", "covered in puffins"); None when no verb governs it."""
+    token = span.root
+    for _ in range(3):
+        token = token.head
+        if token.pos_ in ("VERB", "AUX"):
+            return token
+        if token.dep_ == "ROOT":
+            break
+    return None
+
+
+def _verb_meaning(question: Question, want: Want, spans: list[Any], around: Around) -> list[float]:
+    """Each candidate's governing verb's nearness in meaning to the question's verb
+    (the one of the asked role, else its main verb: "carved" to "make", "grew up in
+    Braga" before "moved to Lisbon" asked where one grew up), what the verb hierarchy
+    does not hold; 0 without a verb asked, a governing verb or ``around.similar``."""
+    verb = want.role[0] or " ".join(sorted(main_verbs(question.text)))
+    out = [0.0] * len(spans)
+    if not verb or around.similar is None:
+        return out
+    governing = [_governor(s) for s in spans]
+    lemmas = sorted({g.lemma_.lower() for g in governing if g is not None})
+    near = dict(zip(lemmas, around.similar(verb, lemmas), strict=True)) if lemmas else {}
+    return [near.get(g.lemma_.lower(), 0.0) if g is not None else 0.0 for g in governing]
+
+
 def _candidates(
     question: Question,
     want: Want,
@@ -617,7 +686,10 @@ def _candidates(
     counted = now.counted(question) if want.kind == "number" else frozenset()
     weights = rank_weights()
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
-    for hit, sent, fits, at in _sentences(question, keys, sources):
+    read = list(_sentences(question, keys, sources))
+    said = [_in_context(hit, sent, fits, sources) for hit, sent, fits, _ in read]
+    near_sent = _sentence_meaning(question, said, around)
+    for (hit, sent, fits, at), sent_near in zip(read, near_sent, strict=True):
         matched = [t for t in sent if _key_of(t) in keys and not t.is_stop]
         for span, origin in _phrases(sent, want, matched, question):
             key = (hit.id, span.start, span.end)
@@ -627,8 +699,11 @@ def _candidates(
             text = trim(span)
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
+            tie = naming.tied(span, named_noun) if named_noun else True
+            if tie is None:  # the sentence does not say the noun (:func:`naming.given`)
+                tie = fits[0] >= 1 or naming.given(span)
             if named_noun and (
-                not naming.tied(span, named_noun)
+                not tie
                 or naming.of_another(span, named_noun, hit, question)
                 or naming.called_other(span, named_noun)
             ):
@@ -648,11 +723,20 @@ def _candidates(
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
             cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
             cues["meaning"] = meaning.get(hit.id, 0.0)
+            cues["s_meaning"] = sent_near
             cues["counts"] = float(bool(counted) and _counts_noun(span, counted))
             cues["isa"] = float(want.kind == "thing" and _of_kind(span, want.head))
             found[key] = (span, text, hit, cues, [origin])
+    typed = _type_meaning(want, [text for _, text, _, _, _ in found.values()], around)
+    doing = _verb_meaning(question, want, [span for span, _, _, _, _ in found.values()], around)
     out = []
-    for span, text, hit, cues, origins in found.values():
+    for (span, text, hit, cues, origins), kind_near, verb_near in zip(
+        found.values(), typed, doing, strict=True
+    ):
+        cues["type_meaning"] = kind_near
+        cues["verb_meaning"] = verb_near
+        if want.kind == "thing":  # "Lucia's husband", "Ngozi's aunt": no thing
+            cues["a_person"] = float(span.root.ent_type_ == "PERSON" or _a_person_noun(text))
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
@@ -797,7 +881,7 @@ def _sentences(
             if hit.id == setter and own < 1 and sets_asked(question.text, sent.text):
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
             fit = max(own, _NEXT_SHARE * before) + inherited
-            before = float(len(keys & words.content_keys(sent.text)))
+            before = max(float(len(keys & words.content_keys(sent.text))), _NEXT_SHARE * before)
             if not _opener(sent):
                 inherited *= _NEXT_SHARE
             if fit >= _READ_MIN:
@@ -858,13 +942,15 @@ def _occupations() -> frozenset[str]:
     return roles() | {r + "s" for r in roles()}
 
 
-def _unheld(
-    question: Question, want: Want, sources: list[Source], nearness: Nearness | None
-) -> bool:
+def _unheld(question: Question, want: Want, sources: list[Source], around: Around) -> bool:
     """Whether a thing the question says someone has ("Dana's father", "my cousin")
-    is held by no memory read, by its word or near it in meaning (the verdict's
-    premise threshold): then whatever the memories say answers another question."""
+    is held by no memory: none read holds its word or comes near it in meaning (the
+    verdict's premise threshold), and no other memory of the user says the word
+    (``around.rarity``: "my sister", named "my sister Anouk" in a memory the question
+    did not recall, is held all the same). Then whatever the memories say answers
+    another question."""
     hits = [h for h, _, _ in sources]
+    nearness, rarity = around.nearness, around.rarity
     for noun in possessions(question):
         key = words.word_key(noun)
         if noun == want.head or key in _KIND_KEYS:
@@ -875,6 +961,8 @@ def _unheld(
             continue
         if any(alike(noun, n) for h in hits for n in _nouns(h.text)):
             continue  # "my pottery teacher", told of as "the instructor"
+        if rarity is not None and rarity(noun) < 1.0:
+            continue  # said in a memory not read
         near = nearness(noun, hits) if nearness else {}
         if not any(v >= RELATED_MIN for v in near.values()):
             return True

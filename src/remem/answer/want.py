@@ -73,12 +73,14 @@ _ASKS = (
     ("distance", re.compile(r"^\W*how\s+far\b", re.I)),
     ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b", re.I)),
     # a habit's day: "days", or "now", "usually"... ("What day is the van booked
-    # for?" asks a date)
+    # for?" asks a date); a part of the day asked in the present ("Which evening does
+    # Lorcan have his lesson?") is a weekday's
     (
         "weekday",
         re.compile(
             r"^\W*(?:on\s+)?(?:what|which)\s+(?:days\s+(?:is|are|do|does)\b|day\s+(?:is|are|do|does)"
-            r"\b.*\b(?:now|usually|normally|these\s+days|nowadays|every|each|regularly)\b)",
+            r"\b.*\b(?:now|usually|normally|these\s+days|nowadays|every|each|regularly)\b"
+            r"|(?:night|evening|morning|afternoon)s?\s+(?:is|are|do|does)\b)",
             re.I,
         ),
     ),

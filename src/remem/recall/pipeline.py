@@ -270,7 +270,17 @@ class Recaller:
             partial(self.nearness, user_id),
             partial(self.rarity, user_id),
             partial(self.next_turns, user_id, step=-1),
+            self.similar,
         )
+
+    def similar(self, words: str, texts: Sequence[str]) -> list[float]:
+        """The cosine of ``words`` to each of ``texts``, embedded here (no index holds
+        a memory's sentences): how near in meaning the question comes to each sentence
+        the typed reader reads."""
+        if not texts:
+            return []
+        vecs = self._embedder.embed(list(texts))
+        return [float(c) for c in vecs @ self._embed(words)]
 
     def best_span(self, user_id: str, question: Question, ids: Sequence[str]) -> FoundSpan | None:
         """The typed reader's best span in the memories ``ids`` alone, best first (the
