@@ -615,15 +615,19 @@ def _in_context(hit: Hit, sent: Any, fits: tuple[float, float], sources: list[So
     return f"{sentences(asked)[-1] if asked else ''} {sent.text}".strip()
 
 
+def _below_best(near: Sequence[float]) -> list[float]:
+    """Each nearness less the best one: 0 for the nearest, below for the others."""
+    top = max(near, default=0.0)
+    return [v - top for v in near]
+
+
 def _sentence_meaning(question: Question, texts: list[str], around: Around) -> list[float]:
     """Each sentence's nearness in meaning to the question (its cosine; a sentence in
     its context, :func:`_in_context`), less the nearest one's: 0 for the nearest,
     below for the others; all 0 without ``around.similar``."""
     if around.similar is None or not texts:
         return [0.0] * len(texts)
-    near = list(around.similar(question.text, texts))
-    top = max(near)
-    return [v - top for v in near]
+    return _below_best(around.similar(question.text, texts))
 
 
 def _type_meaning(want: Want, texts: list[str], around: Around) -> list[float]:
@@ -633,9 +637,7 @@ def _type_meaning(want: Want, texts: list[str], around: Around) -> list[float]:
     asked or ``around.similar``."""
     if not want.head or want.kind != "thing" or around.similar is None or not texts:
         return [0.0] * len(texts)
-    near = list(around.similar(want.head, texts))
-    top = max(near)
-    return [v - top for v in near]
+    return _below_best(around.similar(want.head, texts))
 
 
 def _governor(span: Any) -> Any:
