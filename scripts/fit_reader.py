@@ -68,7 +68,9 @@ _PULL = 0.002
 #: attributes are mostly "It's a great way to relax", and fitted, the fact set's
 #: carpenter and greyhound lost to the names beside them. And what a building costs
 #: a place, which LoCoMo rarely asks ("Where does Ana live?": "Porto", not "Hospital
-#: Sao Joao", where she works)
+#: Sao Joao", where she works); and a place's label, which only the filters read. With
+#: the check sets in the fit (``--checks``), whose answers are often replies, what a
+#: reply inherits and what naming a speaker costs may be fitted too (``--free``)
 FIXED = frozenset(
     {"inherited", "speaker", "o_doing", "o_doing_sub", "a_attr", "facility", "place_entity"}
 )

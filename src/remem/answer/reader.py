@@ -827,12 +827,10 @@ def best_sentence(
         for at, sentence in enumerate(parts):
             overlap: float = len(q & content_keys(sentence))
             own = unwritten(timed[at], asked) if isinstance(h, Hit) else []
+            shared = overlap
             if doing and own:  # a time told of the doing asked (:func:`_doing_told`)
-                shared = overlap
                 overlap += _doing_told(sentence, doing, q, before)
-                before = shared
-            else:
-                before = overlap
+            before = shared
             if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and own)):
                 # a reply, by its asking turn: its first sentence, and a later one
                 # that speaks of the question's words and tells a time ("How's Marisol

@@ -595,8 +595,7 @@ def _meaning(
     if nearness is None or not sources:
         return {}
     near = nearness(question.text, [h for h, _, _ in sources])
-    top = max(near.values(), default=0.0)
-    return {i: v - top for i, v in near.items()}
+    return dict(zip(near, _below_best(list(near.values())), strict=True))
 
 
 def _in_context(hit: Hit, sent: Any, fits: tuple[float, float], sources: list[Source]) -> str:
