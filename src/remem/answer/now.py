@@ -261,11 +261,11 @@ _HOW_MANY = re.compile(
 
 def counted(question: Question) -> frozenset[str]:
     """The key of the noun a "how many" question counts, none for another question."""
-    said = _counted_words(question.text)
+    said = counted_words(question.text)
     return frozenset(words.content_keys(said)) if said else frozenset()
 
 
-def _counted_words(text: str) -> str:
+def counted_words(text: str) -> str:
     """The words naming what a "how many" question counts (:data:`_HOW_MANY`), ""
     for another question."""
     m = _HOW_MANY.search(text)
@@ -277,7 +277,7 @@ def measured(question: Question) -> bool:
     ...?", "How many pounds...?") or asks no "how many" of a noun: then a measure
     ("13cm", "42 km") may answer it; "How many hedgehogs...?" counts hedgehogs. Read
     by the first word counted, as WordNet knows it."""
-    said = _counted_words(question.text).split()
+    said = counted_words(question.text).split()
     return _measured(said[0].lower() if said else "")
 
 

@@ -25,6 +25,7 @@ file is installed.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from .. import words
@@ -32,7 +33,7 @@ from ..question import Question
 from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
-from .kinds import verbs_kin
+from .kinds import is_a, verbs_kin
 from .nlp import parse
 from .now import measured
 from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
@@ -98,7 +99,8 @@ NUMBER_WORDS = (
 _COUNT_WORDS = rf"(?:{NUMBER_WORDS}|a\s+couple\s+of|a\s+few)"
 _UNIT = (
     rf"(?:\d+(?:\.\d+)?|{_COUNT_WORDS}\s)\s*"
-    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weekends?|weeks?|"
+    r"fortnights?|months?|years?|decades?)"
 )
 #: a time on a clock or a stopwatch ("7:58", "1:53:48") and a duration in units, all
 #: of them ("1 hour 58 minutes", "2 hours and 5 minutes": not "1 hour" of it)
@@ -232,6 +234,8 @@ def _fits(entity: Any, want: Want) -> bool:
         return entity.root.head.lemma_.lower() in ORG_NOUNS
     if want.kind == "workplace" and _owned(entity.root):
         return False  # "I finally sold my old Peugeot" is no place of work
+    if want.kind == "place" and entity.label_ == "GPE" and built(want.head):
+        return False  # "Which hotel did I stay at in Trieste?": no city is a hotel
     if want.kind == "time":  # a time of day: "8:15", "noon", not "an hour" or "tonight"
         return bool(_DAYTIME.search(entity.text))
     if want.kind == "weekday":  # "Sunday mornings", not "June" or "yesterday"
@@ -241,6 +245,14 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind == "length" and entity.label_ == "QUANTITY":
         return True  # "42 kilometres" is a length too
     return bool(_CLOCK.search(entity.text))  # not "200 metres", "three" or "last week"
+
+
+@cache
+def built(noun: str) -> bool:
+    """Whether a place asked by ``noun`` is built, with a name of its own (a hotel, a
+    pub, a museum, an airport: WordNet's structures and facilities), which a town
+    or a country it stands in does not answer."""
+    return bool(noun) and (is_a(noun, "structure") or is_a(noun, "facility"))
 
 
 #: the nouns a number counts when it tells an age ("two years", "3 months old")
@@ -749,10 +761,13 @@ _MEASURED = frozenset(
 
 def thing(span: Any, keys: frozenset[str], want: Want) -> bool:
     """Whether ``span`` can answer a question for a thing: no time ("last week" is
-    when, not what), no bare number, and something new besides adjectives ("great
-    news" to "What news did she share?"), unless the question asks what kind."""
+    when, not what), no bare number, nothing said to be none ("no idea"), and
+    something new besides adjectives ("great news" to "What news did she share?"),
+    unless the question asks what kind."""
     if span.root.ent_type_ in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
         return False
+    if any(t.lower_ == "no" and t.dep_ == "det" for t in span.root.children):
+        return False  # "I've no idea what to get her": what there is none of is no thing
     if words.content_keys(span.text) <= TIME_KEYS | _SHORT_DAYS:
         return False  # "last Fri", which the tagger leaves unlabelled
     if span.root.ent_type_ in _MEASURES and want.head not in _MEASURED:

@@ -42,6 +42,15 @@ from ..time.events import event_times
 from ..types import Hit
 from . import classes, naming, nlp, now
 from .candidate import ALONE, NEVER, Around, Nearness, Rarity, Source, Span
+from .kindcheck import (
+    a_name,
+    counts_other,
+    in_units,
+    named_place,
+    of_other_kind,
+    people,
+    someone_done_to,
+)
 from .kinds import alike, is_a, main_verbs, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
@@ -206,33 +215,19 @@ def typed_candidates(
     weighing = (around, meaning)
     found = _candidates(question, want, sources, weighing)
     if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name" and not strangers:
-        # no entity of the kind: the phrase in the asked role ("Where did they meet?"
-        # -> "at a festival"), for a place one after "in", "at", "on"...; a name asked
-        # for and never given stays unanswered, and so does what is asked of someone
-        # talked about (:func:`_strangers`: "neighbour" is not Oksana's company)
-        found = _candidates(question, replace(want, kind="thing"), sources, weighing)
-        if want.kind == "place":
-            found = [s for s in found if s.features.get("d_place")]
-        elif want.kind == "person":  # "her mom", names, "a local organization"; not "choir"
-            found = [
-                s
-                for s in found
-                if (s.features.get("proper") and not _a_thing_by_name(s)) or _a_person_noun(s.text)
-            ]
-        elif want.kind in ("time", "weekday"):  # a time of day, a weekday or nothing
-            found = []
-        elif want.kind == "number":  # a count said some way: not "Moor Lane"; a number
-            # asked by its noun is one that names it ("Plot 14": :func:`spans.phrases`)
-            found = [
-                s
-                for s in found
-                if _COUNTING.search(s.text)
-                and not s.features.get("o_sentence")
-                and want.head not in NUMBER_NOUNS
-                and (now.measured(question) or not _a_measure(s))
-            ]  # "Little 13cm holes" counts no hedgehogs
-        elif want.head in _NAMED_ORGS:  # a company has a name: not "offer"
-            found = [s for s in found if s.features.get("proper") and not _a_place(s)]
+        found = _weaker(question, want, sources, weighing)
+    if not found and want.kind in STRICT and len(evidence) > DEPTH and not now.asks_left(question):
+        # none of the kind nor a phrase of a weaker kind in the memories read first:
+        # the rest of the evidence ("the landlord in Ulverston's already said I can
+        # stay on", ninth, of "Which town does Marnie live in?")
+        sources = _sources(question, current, around, depth=len(current))
+        if strangers:
+            sources = _mentioning(strangers, sources)
+        if _refusing(want):
+            sources = _about_subject(question, sources, nearness)
+        found = _candidates(
+            question, want, sources, (around, _meaning(question, sources, nearness))
+        )
     if want.kind == "person":  # "Oundle", where the user lives, is no one
         placed = _placed_names(sources)
         found = [s for s in found if s.text.lower() not in placed]
@@ -251,6 +246,59 @@ def typed_candidates(
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)
+
+
+def _weaker(
+    question: Question,
+    want: Want,
+    sources: list[Source],
+    weighing: tuple[Around, Mapping[str, float]],
+) -> list[Span]:
+    """No entity of the kind: the phrase in the asked role ("Where did they meet?"
+    -> "at a festival"), for a place one after "in", "at", "on"...; a name asked
+    for and never given stays unanswered, and so does what is asked of someone
+    talked about (:func:`_strangers`: "neighbour" is not Oksana's company)."""
+    found = _candidates(question, replace(want, kind="thing"), sources, weighing)
+    if want.kind == "place":  # after "in", "at"...; a town has a name: not "windowsill"
+        named = named_place(want.head)
+        return [
+            s
+            for s in found
+            if s.features.get("d_place")
+            and (not named or s.features.get("proper") or _of_kind(nlp.parse(s.text)[:], want.head))
+        ]
+    if want.kind in ("duration", "length"):  # a count of a unit: not "national park lot"
+        return [s for s in found if _COUNTING.search(s.text) and in_units(s.text)]
+    if want.kind == "person":  # "her mom", names, "a local organization"; not "choir"
+        return [
+            s
+            for s in found
+            if (s.features.get("proper") and not _a_thing_by_name(s)) or _a_person_noun(s.text)
+        ]
+    if want.kind in ("time", "weekday"):  # a time of day, a weekday or nothing
+        return []
+    if want.kind == "number":  # a count said some way: not "Moor Lane"; a number
+        # asked by its noun is one that names it ("Plot 14": :func:`spans.phrases`)
+        counted = now.counted_words(question.text)
+        return [
+            s
+            for s in found
+            if _COUNTING.search(s.text)
+            and not s.features.get("o_sentence")
+            and want.head not in NUMBER_NOUNS
+            and (now.measured(question) or not _a_measure(s))
+            and not any(counts_other(t, counted) for t in nlp.parse(s.text))
+        ]  # "Little 13cm holes" counts no hedgehogs, "one piece" no people
+    if want.kind == "org" or want.head in _NAMED_ORGS:  # has a name: not "improving"
+        return [
+            s
+            for s in found
+            if s.features.get("proper")
+            and not _a_place(s)
+            and not a_name(s)
+            and not of_other_kind(s)
+        ]
+    return found
 
 
 #: a "how long" asked until now ("How long has John been surfing?"), which "I
@@ -404,7 +452,9 @@ def _asker(reply: Hit, sources: list[Source], *, asking: bool = True) -> str | N
     return max(before, key=lambda h: timestamp_epoch(h.timestamp)).id if before else None
 
 
-def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> list[Source]:
+def _sources(
+    question: Question, evidence: Sequence[Hit], around: Around, depth: int = DEPTH
+) -> list[Source]:
     """(memory, inherited fit, rank) to read: the top evidence, and the turn after
     each of them that asks, carrying that turn's fit (:func:`_replied`), whether it
     was ranked itself or not. A turn asking a follow-up that names nothing ("How
@@ -413,7 +463,7 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
     # what was left is often named only in an older memory that shares little with
     # the question ("Tomorrow is my last day at my current company" / "... shipment
     # reports to finish at Halden Logistics"): all the evidence is read
-    top = list(evidence if now.asks_left(question) else evidence[:DEPTH])
+    top = list(evidence if now.asks_left(question) else evidence[:depth])
     found: dict[str, Source] = {h.id: (h, 0.0, rank) for rank, h in enumerate(top)}
     asking = [h for h in top if asks(h.text)]
     neighbours, before = around.neighbours, around.before
@@ -426,13 +476,64 @@ def _sources(question: Question, evidence: Sequence[Hit], around: Around) -> lis
             asked = context.get(h.id)
             if asked is not None and asked.speaker == n.speaker:
                 _carry(found, asked, 0.0, rank)
-            _carry(found, n, _replied(question, asked or h, n), rank)
+            # a bare follow-up asks of the turn before it, and of what else it says
+            # ("Your sister? No way! Who to?")
+            inherited = _replied(question, h, n, bare=asked is not None)
+            if asked is not None:
+                inherited = max(inherited, _replied(question, asked, n))
+            _carry(found, n, inherited, rank)
+    _read_replies(question, top, around, found)
+    return sorted(found.values(), key=lambda s: s[2])
+
+
+def _read_replies(
+    question: Question, top: list[Hit], around: Around, found: dict[str, Source]
+) -> None:
+    """Add to ``found`` the replies the evidence reaches through a question the
+    other speaker asked of what was told (:func:`_asked_before`,
+    :func:`_asked_after`), with what they inherit of it."""
     keys = _asked(question)
     for reply, _, asked in _asked_before(top, around):
         inherited = REPLY_SHARE * _fit(question, keys, nlp.parse(asked.text), asked)
         if inherited:
             _carry(found, reply, inherited, found[reply.id][2])
-    return sorted(found.values(), key=lambda s: s[2])
+    for reply, asker, told in _asked_after(top, around):
+        if not (_follow_up(asker.text) or keys & _last_question(asker.text)[1]):
+            continue  # "Who's teaching you?" asks of another thing than the question
+        said = nlp.parse(f"{told.text} {asker.text}")
+        # the asking turn's words of the kind asked ("old" of "How old is she?") tell
+        # of what it asks about, no other one's
+        inherited = REPLY_SHARE * _fit(question, keys - _KIND_KEYS, said, told)
+        if inherited:
+            _carry(found, reply, inherited, found[told.id][2])
+
+
+def _asked_after(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
+    """(reply, the turn that asks, what was told) for each memory of ``top`` that
+    does not ask, when the other speaker asks of it next and its speaker replies
+    ("I went to the car boot sale at the racecourse." / "Find any treasure?" / "A
+    brass barometer, the old ship's kind."): the reply tells what the told and the
+    asking turn ask together, though it shares words with neither, whether the
+    evidence holds the two or not. The mirror of :func:`_asked_before`, read from the
+    told side."""
+    neighbours = around.neighbours
+    if neighbours is None:
+        return []
+    plain = [h for h in top if not asks(h.text)]
+    nxt = neighbours(plain) if plain else {}
+    asking = {
+        h.id: a
+        for h in plain
+        if (a := nxt.get(h.id)) is not None and a.speaker != h.speaker and asks(a.text)
+    }
+    replies = neighbours(list(asking.values())) if asking else {}
+    out = []
+    for h in plain:
+        a = asking.get(h.id)
+        r = replies.get(a.id) if a is not None else None
+        if a is not None and r is not None and r.speaker == h.speaker:
+            out.append((r, a, h))
+    return out
 
 
 def _asked_before(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
@@ -516,13 +617,16 @@ def _asked(question: Question) -> frozenset[str]:
     return keys - _TIME_KEYS if question.window is not None else keys
 
 
-def _replied(question: Question, asking: Hit, reply: Hit) -> float:
+def _replied(question: Question, asking: Hit, reply: Hit, bare: bool = False) -> float:
     """What a reply inherits of the turn that asked it: part of that turn's fit, and
     one more when the one replying is the person the question asks about and the
     turn asked of the question's words or asked alike (Remy's "Who's teaching you?"
     answered by Priya tells "Who teaches Priya?", as her own "I" would; it tells
-    nothing of what Priya drives)."""
-    keys = _asked(question)
+    nothing of what Priya drives). ``bare``: the turn asks a follow-up of the one
+    before, and only its words of what is asked about count ("sister" of "Your
+    sister? No way! Who to?"), not those of the kind asked ("old" of "How old is
+    she?", which tells no one's age but hers)."""
+    keys = _asked(question) - (_KIND_KEYS if bare else frozenset())
     fit = REPLY_SHARE * _fit(question, keys, nlp.parse(asking.text), asking)
     alike = _asks_alike(question, asking)
     own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
@@ -568,7 +672,32 @@ def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> f
         if key in keys and not _kin(key, said) and any(verbs_kin(verb, d) for d in done)
     )  # another verb of the doing asked: "making my grandmother's goulash" of "cook"
     window = question.window is not None and in_window(event_times(text, hit.timestamp), question)
-    return shared + told_by_asked(text, hit, keys) + window
+    owned = _owners(question.text)
+    mine = words.content_keys(text) if owned else set()
+    others = {k for k, whose in owned if whose not in mine}
+    return shared + told_by_asked(text, hit, keys - others) + window
+
+
+@cache
+def _owners(question: str) -> frozenset[tuple[str, str]]:
+    """(key of a name, key of the person noun it owns) for each name a question names
+    only as someone's own ("Tobias", "nan" of "Which city does Tobias's nan live
+    in?"): Tobias speaking of himself tells of him, not of his nan, unless the
+    sentence says her noun ("my nan"; :func:`told.told_by_asked`); read by memory,
+    "My grandmother cried at the map ... Tariq's chefs did a biryani" named her
+    Tariq (set 8). "Mirela's birthday" is still Mirela's."""
+    doc = nlp.parse(question)
+    subjects = {t.lower_ for t in doc if t.dep_ != "poss"}
+    return frozenset(
+        (key, owned)
+        for t in doc
+        if t.dep_ == "poss"
+        and t.pos_ == "PROPN"
+        and t.lower_ not in subjects
+        and people(t.head.lemma_.lower())
+        for key in words.content_keys(t.text)
+        for owned in words.content_keys(t.head.lemma_)
+    )
 
 
 @cache
@@ -709,8 +838,10 @@ def _candidates(
                 or naming.called_other(span, named_noun)
             ):
                 continue
-            if _doer(want, span):
+            if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
+            if counted and counts_other(span.root, now.counted_words(question.text)):
+                continue  # "bowl still in one piece" counts no people
             if want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text):
                 continue  # "Finished a few weeks ago" is no course's length
             # "The table was £145" prices no lamp; Tallinn's flights are no Vilnius's (a
@@ -960,8 +1091,8 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
             continue  # "Callum's family": told of as "we", never by the word
         if any(_kin(key, words.content_keys(h.text)) for h in hits):
             continue
-        if any(alike(noun, n) for h in hits for n in _nouns(h.text)):
-            continue  # "my pottery teacher", told of as "the instructor"
+        if any(alike(noun, n) or is_a(n, noun) for h in hits for n in _nouns(h.text)):
+            continue  # "my pottery teacher", told of as "the instructor"; "my whippet"
         if rarity is not None and rarity(noun) < 1.0:
             continue  # said in a memory not read
         near = nearness(noun, hits) if nearness else {}

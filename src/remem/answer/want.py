@@ -88,6 +88,13 @@ _ASKS = (
     ("place", re.compile(r"^\W*where\b", re.I)),
 )
 
+#: a word that hedges the question before it asks ("Roughly how many...?", "So
+#: where...?"), which the rules of :data:`_ASKS` read past
+_HEDGE = re.compile(
+    r"^\W*(?:(?:roughly|approximately|about|around|exactly|so|and|but|then|ok|okay)\b[,\s]*)+",
+    re.I,
+)
+
 #: the noun after "what"/"which" that names the kind
 _HEAD_KINDS = {
     "name": "person",
@@ -203,7 +210,7 @@ def wanted(question: Question) -> Want:
         return Want("")
     if "?" not in question.text and not _ASKING.search(question.text):
         return Want("")  # words to look up ("Ezekiel bassoon jazz quartet"), no question
-    text = question.text
+    text = _HEDGE.sub("", question.text)  # "Roughly how many singers...?" asks a number
     head, many, head_keys = _asked_noun(question)
     role = _role(question)
     if _WORKPLACE.search(text):
@@ -260,6 +267,9 @@ def _role(question: Question) -> tuple[str, str, str]:
     head = x.head
     if x.dep_ == "pobj":
         prep, head = head.lower_, head.head
+    stranded = _stranded(head) if head.lemma_ == "be" and x.dep_ == "attr" else None
+    if stranded is not None:  # "What is my dog allergic to?": the object of "allergic to"
+        return words.word_key(stranded.head.lemma_.lower()), "prep", stranded.lower_
     if head is x or head.lemma_ in ("be", "do"):
         # a copula's subject and attribute are read in typed.py; what "do" takes
         # ("What was Sam doing?") is an activity, a verb phrase of its own
@@ -289,7 +299,7 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
             inner = [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"]
             objs = [g for p in inner for g in p.children if g.dep_ == "pobj"]
             noun = _verbless(objs[0]) if objs else noun
-    elif wh.lower_ == "what" and wh.head.lemma_ == "be":
+    elif wh.lower_ == "what" and wh.head.lemma_ == "be" and not _predicated(wh.head):
         subj = [c for c in wh.head.children if c.dep_ in ("nsubj", "attr") and c != wh]
         noun = subj[0] if subj and subj[0].pos_ == "NOUN" else None
     if noun is None:
@@ -297,6 +307,28 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
     keys = frozenset(words.word_key(t.lower_) for t in phrase)
     return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
+
+
+def _predicated(be: Any) -> bool:
+    """Whether "what is X" says more of X than that it is what is asked: an
+    adjective or a stranded preposition ("What is my dog allergic to?", "What is
+    the frame made of?") asks what X is allergic to or made of, not a kind of X."""
+    return any(c.dep_ == "acomp" and c.pos_ == "ADJ" for c in be.children) or (
+        _stranded(be) is not None
+    )
+
+
+def _stranded(be: Any) -> Any:
+    """The preposition left without its object under a copula ("to" of "What is my
+    dog allergic to?"): the asking word is its object; None when there is none."""
+    return next(
+        (
+            t
+            for t in be.subtree
+            if t.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp") for c in t.children)
+        ),
+        None,
+    )
 
 
 def named_noun_of(question: Question) -> str:
