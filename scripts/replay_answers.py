@@ -247,7 +247,7 @@ def _replay_readers(
     def known(word: str) -> bool:
         return idx.df(word) > 0
 
-    values = signals(r["question"], hits, idx.idf, known)
+    values = signals(r["question"], hits, idx.idf, known, len(idx))
     absent = judge(values, model).not_in_memory
     refused_by_verdict = verdict and absent
     none = extract.answer(r["question"], Recall(hits, 1.0, refused_by_verdict))

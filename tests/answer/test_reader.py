@@ -25,6 +25,7 @@ from remem.types import Hit, Recall
 from remem.words import asks_for_date
 from sample_conversation import BASE, TURNS
 from scripted_llm import ScriptedLLM
+from verdict_history import long_history
 
 ENGINES = engine_names()
 ILSTMA = [e for e in ENGINES if e.startswith("ilstma")]
@@ -444,6 +445,7 @@ def test_answer_resting_on_someone_elses_memory_is_refused(open_memory):
         off.add(text, "u", speaker=who, timestamp=t0 + timedelta(minutes=i))
     assert off.answer("What country is Melanie's grandma from?", "u").text == "Sweden"
     verdict = open_memory(":memory:", "hybrid", llm=Scripted("Sweden"))
+    long_history(verdict, "u", t0)  # the named model reads no shorter history
     for i, (who, text) in enumerate(NECKLACE):
         verdict.add(text, "u", speaker=who, timestamp=t0 + timedelta(minutes=i))
     by_verdict = verdict.answer("What country is Melanie's grandma from?", "u")

@@ -13,6 +13,7 @@ import pytest
 from remem.answer.verdict import (
     CALIBRATED,
     FEATURES,
+    NAMED_MIN_MEMORIES,
     PREMISES,
     RELATED_MIN,
     SELF_MIN_MEMORIES,
@@ -24,6 +25,7 @@ from remem.answer.verdict import (
 )
 from remem.types import Hit
 from scripted_llm import ScriptedLLM
+from verdict_history import long_history
 
 T0 = datetime(2023, 5, 8, 12, 0, tzinfo=timezone.utc)
 
@@ -55,10 +57,18 @@ RACE = [
 
 def test_a_false_premise_is_read_from_who_the_evidence_is_about():
     wrong = signals(
-        "What did Caroline realize after her charity race?", _hits(*RACE), _flat, _all_known
+        "What did Caroline realize after her charity race?",
+        _hits(*RACE),
+        _flat,
+        _all_known,
+        NAMED_MIN_MEMORIES,
     )
     right = signals(
-        "What did Melanie realize after her charity race?", _hits(*RACE), _flat, _all_known
+        "What did Melanie realize after her charity race?",
+        _hits(*RACE),
+        _flat,
+        _all_known,
+        NAMED_MIN_MEMORIES,
     )
     # "charity" and "race" of "realize", "charity", "race"
     assert wrong["own"] == 0 and wrong["other"] == pytest.approx(2 / 3)
@@ -111,7 +121,9 @@ def test_words_that_ask_are_not_what_a_question_is_about():
 @pytest.mark.parametrize(
     ("question", "memories", "kind"),
     [
-        ("What did Melanie realize after her charity race?", 10, "named"),
+        ("What did Melanie realize after her charity race?", NAMED_MIN_MEMORIES, "named"),
+        # a history smaller than the named model was fitted on: not read by it
+        ("What did Melanie realize after her charity race?", NAMED_MIN_MEMORIES - 1, "other"),
         ("Where did I run the charity race?", SELF_MIN_MEMORIES, "self"),
         ("Where did I run the charity race?", SELF_MIN_MEMORIES - 1, "small"),
         ("What did my mum cook?", 5000, "self"),
@@ -187,6 +199,14 @@ def test_a_premise_said_by_another_of_its_names_is_held():
     assert premises("Who is my dentist?", hits, _all_known, far)["premise"] == 1.0
 
 
+def test_a_premise_said_by_a_kind_of_it_is_held():
+    """ "my dog" told of as "my whippet": WordNet's noun hierarchy."""
+    hits = _hits(("Me", "Biscuit is my whippet and he hates the rain."))
+    far = lambda w: RELATED_MIN - 0.01  # noqa: E731
+    assert premises("What is my dog called?", hits, _all_known, far)["premise"] == 0.0
+    assert premises("What is my cat called?", hits, _all_known, far)["premise"] == 1.0
+
+
 def test_a_small_memory_refuses_a_question_whose_premise_it_does_not_hold():
     base = {"own": 0.0, "other": 0.0, "coverage": 0.5, "unseen": 0.5, "missed": 0.0}
     small = {**base, "first_person": 1.0, "memories": 10.0}
@@ -218,6 +238,7 @@ def test_a_thing_said_in_other_words_is_held_and_one_never_said_is_not(open_memo
 def test_judge_is_the_fitted_logistic_model():
     values = {"own": 0.2, "other": 0.9, "coverage": 0.5, "unseen": 0.1, "missed": 0.3}
     values["named"] = 1.0
+    values["memories"] = float(NAMED_MIN_MEMORIES)
     z = BIAS + sum(w * values[f] for w, f in zip(WEIGHTS, FEATURES, strict=True))
     v = judge(values)
     assert v.score == pytest.approx(1 / (1 + math.exp(-z)))
@@ -227,6 +248,7 @@ def test_judge_is_the_fitted_logistic_model():
 
 
 def _two_people(mem, user="u"):
+    long_history(mem, user, T0)  # the named model reads no shorter history
     for who, text in [
         ("Melanie", "I ran a charity race for mental health last Saturday."),
         ("Caroline", "That's great, Melanie! How did it go?"),

@@ -25,6 +25,7 @@ from remem.engines import register_engine
 from remem.engines.base import Engine, Scored
 from remem.engines.baselines import HybridEngine
 from remem.errors import InvalidInputError, InvalidTypeError, RememError, UnknownComponentError
+from verdict_history import long_history
 
 T0 = datetime(2023, 5, 8, 12, 0, tzinfo=timezone.utc)
 DEFAULT = FAMILIES[DEFAULT_FAMILY]
@@ -87,6 +88,7 @@ def _registered(monkeypatch):
 
 
 def _two_people(mem: Memory) -> None:
+    long_history(mem, "u", T0)  # the named model reads no shorter history
     for who, text in (
         ("Melanie", "I ran a charity race for mental health last Saturday."),
         ("Caroline", "That's great, Melanie! How did it go?"),

@@ -50,7 +50,9 @@ Questions come in four kinds (``regime``), each read its own way:
   (``remem-bench verdict --lme``). Fitted on the chats, these three signals separated
   nothing, because chats between people have no such questions;
 - ``small``: a ``self`` question of a user holding fewer memories than the ``self``
-  model was fitted on (:data:`SELF_MIN_MEMORIES`); its ``score`` is that model's, but
+  model was fitted on (:data:`SELF_MIN_MEMORIES`), or a ``named`` one of fewer than
+  the ``named`` model was (:data:`NAMED_MIN_MEMORIES`); its ``score`` is the ``self``
+  model's, but
   it is refused only when none of its words the top memories hold (``coverage`` 0:
   "Where did I go to university?" of someone who never spoke of one) or memory does
   not hold what it takes for granted (:func:`premises`: "What is my favourite film?"
@@ -85,7 +87,7 @@ from ..question import Question, as_question
 from ..time.current import ended
 from ..types import Hit
 from ..words import ASKING, PERSONAL, content_keys, possessed, word_key
-from .kinds import synonyms
+from .kinds import is_a, synonyms
 from .settle import about
 
 __all__ = [
@@ -125,6 +127,13 @@ REGIMES = ("named", "self", "small", "other")
 #: a smaller memory every word is rarer and ``unseen`` fires on answerable questions
 #: (a ten-fact memory never says "instrument" for "I play the cello")
 SELF_MIN_MEMORIES = 496
+#: the fewest memories the ``named`` model is used with, for the same reason: the
+#: smallest history it was fitted on (LoCoMo's conv-30, 369 turns; its first five
+#: conversations: ``scripts/calibrate_verdict.py``). A question naming a speaker of a
+#: smaller history is read by the ``small`` rule: on the answer-check conversations
+#: (60-85 turns) the model refused 18 answerable questions for 16 never-said ones
+#: (docs/results/stop57/NOTE.md)
+NAMED_MIN_MEMORIES = 369
 
 
 @dataclass(frozen=True)
@@ -264,7 +273,9 @@ def _premises(
     them from its pass over the hits' sentences, and does not tokenize the hits twice)."""
     missing = [w for w in question.possessed if word_key(w) not in held and w not in _MEASURED_BY]
     premise = any(
-        (related is None or related(w) < RELATED_MIN) and not _synonym_held(w, held)
+        (related is None or related(w) < RELATED_MIN)
+        and not _synonym_held(w, held)
+        and not _kind_held(w, held)
         for w in missing
     )
     stranger = False
@@ -282,6 +293,14 @@ def _synonym_held(word: str, held: set[str]) -> bool:
     return any(all(word_key(t) in held for t in s.split()) for s in synonyms(word.split()[-1]))
 
 
+def _kind_held(word: str, held: set[str]) -> bool:
+    """Whether the hits say ``word`` by a kind of it ("my dog" told of as "my
+    whippet": :func:`kinds.is_a`, WordNet's noun hierarchy, read only when a premise
+    would otherwise be missing)."""
+    noun = word.split()[-1]
+    return any(len(k) > 3 and is_a(k, noun) for k in held)
+
+
 #: what "my" has that is a measure of something done, not a thing owned ("What was my
 #: time in the Bristol half marathon?": the race is the premise, "time" is asked)
 _MEASURED_BY = frozenset({"time", "score", "result", "record", "pace", "rank", "position"})
@@ -290,7 +309,7 @@ _MEASURED_BY = frozenset({"time", "score", "result", "record", "pace", "rank", "
 def regime(values: dict[str, float]) -> str:
     """Which of :data:`REGIMES` the question of :func:`signals`' ``values`` is."""
     if values.get("named"):
-        return "named"
+        return "named" if values.get("memories", 0.0) >= NAMED_MIN_MEMORIES else "other"
     if not values.get("first_person"):
         return "other"
     return "self" if values.get("memories", 0.0) >= SELF_MIN_MEMORIES else "small"
