@@ -205,6 +205,21 @@ def test_demo_runs_and_finds_evidence(capsys):
     assert "expected: Ines Duarte" in out and re.search(r"evidence D2:5 (ranked \d|not in)", out)
 
 
+def test_demo_k_is_the_evidence_shown_not_what_the_answer_reads(capsys):
+    """-k shows fewer memories; every answer stays what Memory.answer gives."""
+    assert main(["demo", "--llm", "none"]) == 0
+    wide = capsys.readouterr().out
+    assert main(["demo", "--llm", "none", "-k", "2"]) == 0
+    narrow = capsys.readouterr().out
+
+    def answers(out: str) -> list[str]:
+        return [line.split("(")[0] for line in out.splitlines() if "A:" in line]
+
+    assert len(answers(wide)) == 12 and answers(narrow) == answers(wide)
+    shown = [int(n) for n in re.findall(r"ranked \d+ of (\d+)", narrow)]
+    assert shown and max(shown) <= 2
+
+
 @pytest.mark.skipif(not local_available(), reason="the local model is not installed")
 def test_demo_answers_with_the_local_model_and_refuses_honestly(capsys):
     """The README's first command: the bundled model is installed, the typed reader

@@ -154,7 +154,12 @@ def _meta_value(raw: str) -> Any:
 
 
 @cli.command()
-@option("-k", type=int, default=5, help="evidence shown per question (default %(default)s)")
+@option(
+    "-k",
+    type=int,
+    default=5,
+    help="evidence shown per question (default %(default)s; answered at Memory.answer's depth)",
+)
 @option("--llm", default="auto", help=f"reader: {READERS} (default %(default)s)")
 @option(
     "--encrypted",

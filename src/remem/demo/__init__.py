@@ -215,12 +215,15 @@ def _ask_all(console, Table, mem, cache, user, questions, k) -> DemoStats:
         return why
 
     for q in questions:
-        a = mem.answer(q.question, user_id=user, k=k)
+        # answered as Memory.answer answers by default (its own depth); the table
+        # shows the first k of the evidence it read
+        a = mem.answer(q.question, user_id=user)
+        shown = a.evidence[:k]
         flow = cache.recall(q.question, user_id=user, k=k)
-        shown = "[red]refused[/red]" if a.refused else "answered"
+        said = "[red]refused[/red]" if a.refused else "answered"
         console.print(f"[bold cyan]Q ({q.kind}):[/bold cyan] {q.question}")
         console.print(
-            f"   [bold]A:[/bold] {a.text}  [dim]({shown}; {a.latency_s:.2f} s, "
+            f"   [bold]A:[/bold] {a.text}  [dim]({said}; {a.latency_s:.2f} s, "
             f"{a.context_tokens} context tokens, {a.llm_calls} LLM call(s); "
             f"ILSTMA cache {'hit' if flow.cache_hit else 'miss'})[/dim]"
         )
@@ -230,10 +233,10 @@ def _ask_all(console, Table, mem, cache, user, questions, k) -> DemoStats:
             stats.asked += 1
             stats.right += right
             stats.refused_wrongly += a.refused
-            rank = evidence_rank([h.metadata.get("dia_id") for h in a.evidence], q.evidence)
+            rank = evidence_rank([h.metadata.get("dia_id") for h in shown], q.evidence)
             stats.found += rank is not None
             stats.first += rank == 1
-            where = f"ranked {rank} of {len(a.evidence)}" if rank else f"not in the top {k}"
+            where = f"ranked {rank} of {len(shown)}" if rank else f"not in the top {k}"
             why = " (refused although the conversation says it)" if a.refused else ""
             console.print(
                 f"   {verdict}{why}; expected: {q.answer}; evidence {', '.join(q.evidence)} {where}"
@@ -246,14 +249,14 @@ def _ask_all(console, Table, mem, cache, user, questions, k) -> DemoStats:
                 + verdict
                 + (" (refused)" if a.refused else " (answered)")
             )
-        if not a.evidence:
+        if not shown:
             continue
         table = Table(show_header=True, header_style="bold", expand=True)
         table.add_column("#", width=3)
         table.add_column("turn", width=6)
         table.add_column("memory", ratio=3)
         table.add_column("reached by", ratio=2)
-        for i, h in enumerate(a.evidence, 1):
+        for i, h in enumerate(shown, 1):
             mark = "[green]*[/green]" if h.metadata.get("dia_id") in q.evidence else " "
             table.add_row(
                 f"{i}{mark}",
