@@ -4,6 +4,10 @@ the reader's and the settling rules' tests ask about."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from remem import Memory
+
 # one list of the Answer keys, pinned: a key added or lost is an API change
 ANSWER_FIELDS = {
     "text",
@@ -36,3 +40,13 @@ CELLO = [
     ("Remy", "That's great! Who's teaching you?"),
     ("Priya", "Her name is Ines Duarte. She played with the Porto symphony for years."),
 ]
+
+
+def remembered(embedder, engine: str, user: str, talk, start) -> Memory:
+    """A Memory of ``user`` holding ``talk``: (day offset, speaker, text), a minute
+    apart from ``start``, one session a day."""
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    for i, (day, who, text) in enumerate(talk):
+        when = start + timedelta(days=day, minutes=i)
+        mem.add(text, user, speaker=who, timestamp=when, session_id=f"s{day}")
+    return mem

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from remem import Memory
+from answer_cases import remembered
 from remem.answer import nlp
 from remem.answer.now import dropped, measured
 from remem.question import as_question
@@ -74,10 +74,7 @@ TALK = [
 
 @pytest.fixture()
 def henrik(embedder):
-    mem = Memory(":memory:", engine="synapse", embedder=embedder, llm="none")
-    for i, (day, who, text) in enumerate(TALK):
-        when = T0 + timedelta(days=day, minutes=i)
-        mem.add(text, "ngozi", speaker=who, timestamp=when, session_id=f"s{day}")
+    mem = remembered(embedder, "synapse", "ngozi", TALK, T0)
     yield mem
     mem.close()
 

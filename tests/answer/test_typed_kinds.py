@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from answer_cases import remembered
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.candidate import Span
@@ -52,10 +53,7 @@ _HIT = Hit("h", "x", 0.0, None, T0, None)
 
 @pytest.fixture(scope="module")
 def talk(embedder):
-    mem = Memory(":memory:", engine="hybrid", embedder=embedder, llm="none")
-    for i, (day, who, text) in enumerate(TALK):
-        when = T0 + timedelta(days=day, minutes=i)
-        mem.add(text, "oona", speaker=who, timestamp=when, session_id=f"s{day}")
+    mem = remembered(embedder, "hybrid", "oona", TALK, T0)
     yield mem
     mem.close()
 

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from answer_cases import remembered
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
@@ -39,13 +40,7 @@ SAM = [
 
 
 def _remembered(embedder, engine: str, user: str, talk: list[tuple[int, str, str]]) -> Memory:
-    """A Memory of ``user`` holding ``talk``: (day offset, speaker, text), a minute
-    apart, one session a day."""
-    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
-    for i, (day, who, text) in enumerate(talk):
-        when = T0 + timedelta(days=day, minutes=i)
-        mem.add(text, user, speaker=who, timestamp=when, session_id=f"s{day}")
-    return mem
+    return remembered(embedder, engine, user, talk, T0)
 
 
 def _sam(embedder, engine: str) -> Memory:

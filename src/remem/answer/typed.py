@@ -248,11 +248,16 @@ def typed_candidates(
     return sorted(found, key=lambda s: -s.score)
 
 
+#: what the reader may ask of the memories (:class:`Around`) and each source's
+#: nearness in meaning to the question (:func:`_meaning`)
+Weighing = tuple[Around, Mapping[str, float]]
+
+
 def _weaker(
     question: Question,
     want: Want,
     sources: list[Source],
-    weighing: tuple[Around, Mapping[str, float]],
+    weighing: Weighing,
 ) -> list[Span]:
     """No entity of the kind: the phrase in the asked role ("Where did they meet?"
     -> "at a festival"), for a place one after "in", "at", "on"...; a name asked
@@ -800,7 +805,7 @@ def _candidates(
     question: Question,
     want: Want,
     sources: list[Source],
-    weighing: tuple[Around, Mapping[str, float]],
+    weighing: Weighing,
 ) -> list[Span]:
     """Every candidate phrase of every source sentence that speaks to the question,
     scored (:mod:`remem.answer.rank`); a phrase found by several rules is one
