@@ -207,10 +207,7 @@ def typed_candidates(
     if _unheld(question, want, sources, around):
         return None
     strangers = _strangers(question, want, sources)
-    if strangers:
-        sources = _mentioning(strangers, sources)
-    if _refusing(want):  # "the name of Leila's husband": Leila's twins are no husband
-        sources = _about_subject(question, sources, nearness)
+    sources = _narrowed(question, want, sources, strangers, nearness)
     meaning = _meaning(question, sources, nearness)
     weighing = (around, meaning)
     found = _candidates(question, want, sources, weighing)
@@ -221,10 +218,7 @@ def typed_candidates(
         # the rest of the evidence ("the landlord in Ulverston's already said I can
         # stay on", ninth, of "Which town does Marnie live in?")
         sources = _sources(question, current, around, depth=len(current))
-        if strangers:
-            sources = _mentioning(strangers, sources)
-        if _refusing(want):
-            sources = _about_subject(question, sources, nearness)
+        sources = _narrowed(question, want, sources, strangers, nearness)
         found = _candidates(
             question, want, sources, (around, _meaning(question, sources, nearness))
         )
@@ -246,6 +240,24 @@ def typed_candidates(
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)
+
+
+def _narrowed(
+    question: Question,
+    want: Want,
+    sources: list[Source],
+    strangers: frozenset[str],
+    nearness: Nearness | None,
+) -> list[Source]:
+    """The sources a question may be answered from: those naming someone talked
+    about whom the question asks of (:func:`_strangers`), and for a name or a
+    relation those about its subject ("the name of Leila's husband": Leila's twins
+    are no husband)."""
+    if strangers:
+        sources = _mentioning(strangers, sources)
+    if _refusing(want):
+        sources = _about_subject(question, sources, nearness)
+    return sources
 
 
 #: what the reader may ask of the memories (:class:`Around`) and each source's
@@ -819,6 +831,7 @@ def _candidates(
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = now.later(question, sources)
     counted = now.counted(question) if want.kind == "number" else frozenset()
+    counted_said = now.counted_words(question.text) if counted else ""
     weights = rank_weights()
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
     read = list(_sentences(question, keys, sources))
@@ -845,7 +858,7 @@ def _candidates(
                 continue
             if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
-            if counted and counts_other(span.root, now.counted_words(question.text)):
+            if counted and counts_other(span.root, counted_said):
                 continue  # "bowl still in one piece" counts no people
             if want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text):
                 continue  # "Finished a few weeks ago" is no course's length

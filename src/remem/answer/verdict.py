@@ -50,16 +50,15 @@ Questions come in four kinds (``regime``), each read its own way:
   (``remem-bench verdict --lme``). Fitted on the chats, these three signals separated
   nothing, because chats between people have no such questions;
 - ``small``: a ``self`` question of a user holding fewer memories than the ``self``
-  model was fitted on (:data:`SELF_MIN_MEMORIES`), or a ``named`` one of fewer than
-  the ``named`` model was (:data:`NAMED_MIN_MEMORIES`); its ``score`` is the ``self``
-  model's, but
+  model was fitted on (:data:`SELF_MIN_MEMORIES`); its ``score`` is that model's, but
   it is refused only when none of its words the top memories hold (``coverage`` 0:
   "Where did I go to university?" of someone who never spoke of one) or memory does
   not hold what it takes for granted (:func:`premises`: "What is my favourite film?"
   of someone who only named a band);
-- ``other``: neither (a third-person question naming nobody, or two people): no
-  fitted signal speaks to it, so its ``score`` is the ``named`` model's but the
-  verdict does not refuse it.
+- ``other``: neither (a third-person question naming nobody, or two people), or a
+  ``named`` one of a user holding fewer memories than the ``named`` model was fitted
+  on (:data:`NAMED_MIN_MEMORIES`): no fitted signal speaks to it, so its ``score`` is
+  the ``named`` model's but the verdict does not refuse it.
 
 Words that ask ("what", "where", "when"...) are not counted: they say what kind of
 answer is wanted, and in a memory of ten facts, none of which says "where", they made
@@ -130,9 +129,9 @@ SELF_MIN_MEMORIES = 496
 #: the fewest memories the ``named`` model is used with, for the same reason: the
 #: smallest history it was fitted on (LoCoMo's conv-30, 369 turns; its first five
 #: conversations: ``scripts/calibrate_verdict.py``). A question naming a speaker of a
-#: smaller history is read by the ``small`` rule: on the answer-check conversations
-#: (60-85 turns) the model refused 18 answerable questions for 16 never-said ones
-#: (docs/results/stop57/NOTE.md)
+#: smaller history is ``other``, not refused by the verdict: on the answer-check
+#: conversations (60-85 turns) the model refused 18 answerable questions for 16
+#: never-said ones (docs/results/stop57/NOTE.md)
 NAMED_MIN_MEMORIES = 369
 
 
