@@ -149,6 +149,10 @@ def test_each_regime_uses_its_own_model():
     assert small.score == pytest.approx(big.score) and small.not_in_memory is False
     nothing = judge({**base, "coverage": 0.0, "first_person": 1.0, "memories": 10.0})
     assert nothing.not_in_memory is True
+    # ... by any memory recalled, not only the top three
+    deeper = {**base, "coverage": 0.0, "first_person": 1.0, "memories": 10.0}
+    assert judge({**deeper, "reach": 0.2}).not_in_memory is False
+    assert judge({**deeper, "reach": 0.0}).not_in_memory is True
     # a question of neither kind is scored by the named model and never refused
     other = judge({**base, "coverage": 0.0, "unseen": 1.0})
     assert other.regime == "other" and other.not_in_memory is False
@@ -266,7 +270,7 @@ def test_recall_exposes_the_verdict_and_answer_refuses_on_it(open_memory):
     good = mem.recall("What did Melanie realize after her charity race?", "u")
     assert bad.not_in_memory is True and good.not_in_memory is False
     assert bad.absent > THRESHOLD >= good.absent
-    assert set(bad.details["verdict"]) == {*FEATURES, *KINDS, *PREMISES}
+    assert set(bad.details["verdict"]) == {*FEATURES, "reach", *KINDS, *PREMISES}
     assert bad.to_dict()["not_in_memory"] is True and "absent" in bad.to_dict()
     a = mem.answer("What did Caroline realize after her charity race?", "u")
     assert a.refused is True and a.llm_calls == 0 and llm.calls == []

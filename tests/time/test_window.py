@@ -82,6 +82,8 @@ def test_a_date_that_does_not_exist_names_no_window():
 def test_order_words():
     assert time_order("Where do I currently keep my old sneakers?") == "newest"
     assert time_order("How many engineers do I lead now?") == "newest"
+    assert time_order("What colour did my hive end up being painted?") == "newest"
+    assert time_order("Which gym did Omar join in the end?") == "newest"
     assert time_order("Where did I initially keep my sneakers?") == "oldest"
     assert time_order("Which city was I living in originally?") == "oldest"
     assert time_order("What did I use to clean it?") is None  # "use to" is not "used to"
@@ -292,6 +294,24 @@ def test_a_calendar_time_without_a_year_moves_to_the_last_one_memories_reach(
     moved = w.placed(LATEST)
     assert moved.start == datetime.fromisoformat(placed).replace(tzinfo=timezone.utc)
     assert moved.end - moved.start == w.end - w.start or w.granularity == "month"
+
+
+@pytest.mark.parametrize(
+    ("question", "latest", "placed"),
+    [
+        # asked of memories ending in mid-May: the coming June, that plans were made for
+        ("Where am I going with Priya in June?", "2026-05-16", "2026-06-01"),
+        # asked of a diary that ended long ago: the June nearest its end
+        ("Where am I going with Priya in June?", "2023-10-05", "2023-06-01"),
+    ],
+)
+def test_a_time_to_come_moves_to_the_one_nearest_the_memories(
+    question: str, latest: str, placed: str
+) -> None:
+    w = time_window(question, datetime(2026, 12, 4, tzinfo=timezone.utc))
+    assert w is not None and w.ahead and w.yearless
+    moved = w.placed(datetime.fromisoformat(latest).replace(tzinfo=timezone.utc))
+    assert moved.start == datetime.fromisoformat(placed).replace(tzinfo=timezone.utc)
 
 
 @pytest.mark.parametrize(

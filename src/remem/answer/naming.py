@@ -106,6 +106,24 @@ def called_other(span: Any, noun: str) -> bool:
     )
 
 
+def named_other_kind(span: Any, noun: str) -> bool:
+    """Whether an organisation's name is given, with "called" or "named", to a noun
+    that is no ``noun`` nor a kind of one, nor one of which ``noun`` is a kind: "a
+    local firm called Pellow & Sons" is no choir; "a studio called The Kiln Room"
+    and "a place called Forge" may be the studio and the gym asked."""
+    doc = span.doc
+    called = doc[span.start - 1] if span.start >= 1 else None
+    if called is None or called.lower_ not in ("called", "named") or called.head is called:
+        return False
+    head = called.head
+    other = head.lemma_.lower()
+    if head.pos_ != "NOUN" or other == noun or other in _ANY_BODY:
+        return False
+    return not is_a(other, noun) and not is_a(noun, other)
+
+
+#: nouns that may stand for any organisation or place
+_ANY_BODY = frozenset({"place", "group", "one", "thing", "outfit", "lot", "bunch", "crowd"})
 #: nouns of a person that say nothing of their standing, besides :data:`PERSON_WORDS`
 _GENERIC = frozenset({"lad", "chap", "fellow", "fella", "person", "someone"})
 

@@ -19,6 +19,7 @@ from ..time.current import ended as ended_values
 from ..time.current import sets_asked
 from ..types import Hit
 from .candidate import Source, Span
+from .classes import COLOUR_NOUNS
 from .kinds import is_a
 from .want import Want
 
@@ -232,12 +233,16 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
     ride now?"), the candidates of the newest memory that names one ("I've replaced
     it with a Brompton folding bike", June) and of later ones: an older memory's
     ("I bought a road bike", May) tells a value since replaced, however well it
-    fits. All of them when none names the noun. Asked how many ("How many eggs a
+    fits. All of them when none names the noun. Asked a colour, every candidate names
+    one (``classes.narrowed``): the newest memory's ("I went with a sage green
+    instead"). Asked how many ("How many eggs a
     week are they laying now?"), the memories that name the thing counted do.
     """
     if question.order != "newest":
         return found
-    if want.head_keys:
+    if want.head in COLOUR_NOUNS:  # each candidate names a colour (``classes``)
+        named = found
+    elif want.head_keys:
         named = [s for s in found if want.head_keys & words.content_keys(s.text)]
     else:  # "How many eggs a week are they laying now?": the memories counting eggs
         nouns = counted(question)

@@ -33,10 +33,20 @@ from ..question import Question
 from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
+from .classes import COLOUR_NOUNS, COLOURS
 from .kinds import is_a, verbs_kin
 from .nlp import parse
 from .now import measured
-from .want import LABELS, NUMBER_NOUNS, ORG_NOUNS, ROLES, STRICT, TIME_UNITS, Want
+from .want import (
+    ENSEMBLES,
+    LABELS,
+    NUMBER_NOUNS,
+    ORG_NOUNS,
+    ROLES,
+    STRICT,
+    TIME_UNITS,
+    Want,
+)
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
 #: wanted kind and a role > a governed phrase or a quoted title > a doing verb > any
@@ -150,9 +160,20 @@ def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> li
     out += [(c, _chunk(c, want)) for c in chunks + _numbered(sent, chunks)]
     out += _governed(matched)
     out += _played(sent, want, question)
+    if want.head in COLOUR_NOUNS:  # "a sage green", which the parser splits
+        out += [(s, "pattern") for s in _pattern_spans(sent, _COLOUR_RUN)]
     if DOING.search(question.text):
         out += _verb_phrases(sent)
     return out
+
+
+_COLOUR_WORD = "|".join(sorted(COLOURS))
+#: a colour said in one or more words ("sage green", "pale blue", "blue-grey")
+_COLOUR_RUN = re.compile(
+    rf"\b((?:(?:pale|light|dark|deep|bright|soft|dusty|pastel)\s+)?(?:{_COLOUR_WORD})"
+    rf"(?:[\s-]+(?:{_COLOUR_WORD}))*)\b",
+    re.I,
+)
 
 
 def _reasons(sent: Any) -> list[tuple[Any, str]]:
@@ -182,6 +203,7 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s) and not _the(s)]
+        out += [(s, "named") for s in _titled(sent)]
     elif want.kind in ("place", "org", "workplace"):
         out += [
             (s, "proper")
@@ -283,9 +305,26 @@ def _priced(entity: Any) -> bool:
     root = entity.root
     if any(c.dep_ == "prep" and c.lower_ == "of" for c in root.children):
         return False  # "one of my resolutions" counts a part
+    if _measured(entity):
+        return False  # "half a kilo", "two an hour": a share of a unit, no price
     if root.dep_ == "nummod" and root.head.lemma_.lower() in CURRENCIES:
         return True  # "950 euro", which the tagger leaves a bare number
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
+
+
+#: the periods a price is said by ("650 a month")
+_PERIODS = frozenset({"month", "week", "year", "night", "day", "hour", "session", "lesson"})
+
+
+def _measured(entity: Any) -> bool:
+    """Whether a bare number is a share of a unit said after it: "half a kilo",
+    "three a week" aside (a price by the period, when a currency says it: "650 a
+    month" is read as a date)."""
+    doc, end = entity.doc, entity.end
+    if end + 1 >= len(doc) or doc[end].lower_ not in ("a", "an"):
+        return False
+    unit = doc[end + 1]
+    return unit.pos_ == "NOUN" and unit.lemma_.lower() not in _PERIODS | CURRENCIES
 
 
 #: the units a price is counted in: a number before one is a price, and prices no
@@ -445,6 +484,8 @@ def _unnamed(run: Any) -> bool:
         return True
     if root.dep_ == "appos" and root.head.pos_ == "NOUN":
         return True
+    if _said_of_as_person(run):
+        return True
     before = run.doc[run.start - 1] if run.start > 0 else None  # "my cousin Tiago"
     return (
         before is not None
@@ -452,6 +493,17 @@ def _unnamed(run: Any) -> bool:
         and before.head == root
         and (before.lower_ in _FOLK or before.lower_ in relations())
     )
+
+
+def _said_of_as_person(run: Any) -> bool:
+    """Whether a run of proper nouns is all its sentence says and the next sentence
+    speaks of it as "he" or "she" ("Keiko Tanabe. She's strict about homework", which
+    the small tagger calls an organisation)."""
+    sent, doc = run.sent, run.doc
+    alone = all(t.is_punct for t in doc[sent.start : run.start]) and all(
+        t.is_punct for t in doc[run.end : sent.end]
+    )
+    return alone and sent.end < len(doc) and doc[sent.end].lower_ in ("he", "she")
 
 
 #: the labels of a place or an organisation: a run labelled so is read by its label
@@ -650,6 +702,22 @@ def _verb_phrases(sent: Any) -> list[tuple[Any, str]]:
     return out
 
 
+def _titled(sent: Any) -> list[Any]:
+    """The names after a person's title: someone's, whatever the tagger labels them
+    ("Ms Adaeze Okonkwo", which it calls an organisation)."""
+    out = []
+    for t in sent:
+        if t.lower_.rstrip(".") not in _TITLES or not t.is_title:
+            continue
+        end = t.i + 1 + (t.i + 1 < sent.end and sent.doc[t.i + 1].text == ".")
+        start = end
+        while end < sent.end and sent.doc[end].pos_ == "PROPN" and sent.doc[end].is_title:
+            end += 1
+        if end > start:
+            out.append(sent.doc[start:end])
+    return out
+
+
 def _proper_runs(sent: Any) -> list[Any]:
     """The runs of proper nouns in ``sent`` (at its start, where any word is
     capitalised, only a run of two or more: "Priyanka Dholakia, she's head of sixth
@@ -676,16 +744,30 @@ def _not_first(token: Any, sent: Any) -> bool:
 
 
 def _joins_names(token: Any, sent: Any) -> bool:
-    """Whether ``token`` is the "of" inside one name: a capitalised proper noun on
-    either side of it."""
+    """Whether ``token`` is the "of" inside one name, a capitalised proper noun on
+    either side of it, or the "'s" inside one, the name after it ending in a noun of
+    an organisation ("St Brigid's Community Choir"; not "Priya's Zagreb trip")."""
     after = token.i + 1
-    return (
-        token.lower_ == "of"
-        and after < sent.end
-        and token.doc[after].pos_ == "PROPN"
-        and token.doc[after].text[:1].isupper()
-        and token.doc[token.i - 1].text[:1].isupper()
-    )
+    doc = token.doc
+    if not (
+        after < sent.end
+        and doc[after].pos_ == "PROPN"
+        and doc[after].text[:1].isupper()
+        and doc[token.i - 1].text[:1].isupper()
+    ):
+        return False
+    if token.lower_ == "of":
+        return True
+    if token.tag_ != "POS":
+        return False
+    end = after
+    while end + 1 < sent.end and doc[end + 1].pos_ == "PROPN":
+        end += 1
+    return doc[end].lower_ in _NAMED_BODIES
+
+
+#: the nouns an organisation's name may end in after an owner's "'s"
+_NAMED_BODIES = ORG_NOUNS | {*ENSEMBLES, "church", "cathedral", "chapel", "hospital", "academy"}
 
 
 def written_as_name(token: Any) -> bool:

@@ -457,14 +457,16 @@ def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]
 
 def _asker(reply: Hit, sources: list[Source], *, asking: bool = True) -> str | None:
     """The id of the source that asked what ``reply`` answers: the last turn of its
-    session before it that asks (a reply is read with its asker, :func:`_sources`);
-    ``asking`` False: the last turn before it, whatever it says."""
+    session before it that asks (a reply is read with its asker, :func:`_sources`),
+    at its end or inside it ("Remind me who's teaching it? You did say."); ``asking``
+    False: the last turn before it, whatever it says."""
     said = timestamp_epoch(reply.timestamp)
     before = [
         h
         for h, _, _ in sources
         if h.id != reply.id and h.session_id == reply.session_id
-        and (not asking or asks(h.text)) and timestamp_epoch(h.timestamp) <= said
+        and (not asking or asks(_last_question(h.text)[0]))
+        and timestamp_epoch(h.timestamp) <= said
     ]  # fmt: skip
     return max(before, key=lambda h: timestamp_epoch(h.timestamp)).id if before else None
 
@@ -514,6 +516,12 @@ def _read_replies(
         inherited = REPLY_SHARE * _fit(question, keys, nlp.parse(asked.text), asked)
         if inherited:
             _carry(found, reply, inherited, found[reply.id][2])
+    for reply, asking in _asked_of_it(question, top, around):
+        asked = nlp.parse(_last_question(asking.text)[0])
+        inherited = REPLY_SHARE * _fit(question, keys - _KIND_KEYS, asked, asking)
+        if inherited:  # the asking turn is read too: the reply stands as what it asks
+            _carry(found, asking, 0.0, found[reply.id][2])
+            _carry(found, reply, inherited, found[reply.id][2])
     for reply, asker, told in _asked_after(top, around):
         if not (_follow_up(asker.text) or keys & _last_question(asker.text)[1]):
             continue  # "Who's teaching you?" asks of another thing than the question
@@ -550,6 +558,34 @@ def _asked_after(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
         r = replies.get(a.id) if a is not None else None
         if a is not None and r is not None and r.speaker == h.speaker:
             out.append((r, a, h))
+    return out
+
+
+def _asked_of_it(question: Question, top: list[Hit], around: Around) -> list[tuple[Hit, Hit]]:
+    """(reply, the turn before it that asks) for each memory of ``top`` that does not
+    ask and follows the other speaker's question the evidence does not hold, or holds
+    inside a turn that ends otherwise ("Remind me who's teaching it? You did say."), when
+    that question names a word of what this question asks about, or of its family,
+    itself ("Remind me who's teaching it?" / "Keiko Tanabe." of "What's the name of
+    Thaddeus's Japanese teacher?"; "Was adopting her expensive?" / "£75, which covered
+    her jabs" of "How much was the adoption fee?"): the reply answers it, though it
+    shares no word with the question. A question naming nothing of its own is read
+    by :func:`_asked_before`."""
+    before = around.before
+    if before is None:
+        return []
+    have = {h.id for h in top}
+    plain = [h for h in top if not asks(h.text)]
+    prior = before(plain) if plain else {}
+    keys = _asked(question) - _KIND_KEYS
+    out = []
+    for h in plain:
+        a = prior.get(h.id)
+        if a is None or a.speaker == h.speaker or (a.id in have and asks(a.text)):
+            continue  # an asking turn of the evidence is read by :func:`_sources`
+        last, said = _last_question(a.text)
+        if asks(last) and said and _any_kin(frozenset(keys), said):
+            out.append((h, a))
     return out
 
 
@@ -594,9 +630,16 @@ def asks(text: str) -> bool:
 
 def _follow_up(text: str) -> bool:
     """Whether the last question of ``text`` names nothing of its own ("How much?",
-    "Who with?", "How old, 40?"): no content word but the asking ones and numbers."""
+    "Who with?", "How old, 40?", "What did you get her?"): no content word but the
+    asking ones, numbers and the verbs of any doing (:data:`_LIGHT_KEYS`)."""
     _, keys = _last_question(text)
-    return not {k for k in keys if not k.isdigit()}
+    return not {k for k in keys if not k.isdigit() and k not in _LIGHT_KEYS}
+
+
+#: the keys of the verbs that name no doing of their own and of the particles that
+#: go with them ("What did you get her?", "Where are you off to?"); not "go": "How did
+#: yours go?" asks how the speech went, not what the course was
+_LIGHT_KEYS = frozenset(words.content_keys("get got gotten do did done have had off up out"))
 
 
 _PRONOUN_OBJECT = re.compile(r"\b(?:it|that|them|this|there|they)\b", re.I)
@@ -677,7 +720,8 @@ def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> f
     when it tells of a time inside the window the question names ("What was Sam
     doing on 4 December?":
     "I attended a Weight Watchers meeting yesterday", said on the 5th), as the
-    extractive reader counts them (``told.py``). ``keys``: :func:`_asked`'s; ``sentence``:
+    extractive reader counts them (``told.py``); half as much when it tells only of
+    times outside that window. ``keys``: :func:`_asked`'s; ``sentence``:
     parsed (a spaCy ``Span`` or ``Doc``)."""
     text = sentence.text
     said = words.content_keys(text) | _lemma_keys(sentence)
@@ -688,11 +732,15 @@ def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> f
         for verb, key in _verbs(question.text)
         if key in keys and not _kin(key, said) and any(verbs_kin(verb, d) for d in done)
     )  # another verb of the doing asked: "making my grandmother's goulash" of "cook"
-    window = question.window is not None and in_window(event_times(text, hit.timestamp), question)
+    times = event_times(text, hit.timestamp) if question.window is not None else []
+    window = in_window(times, question)
     owned = _owners(question.text)
     mine = words.content_keys(text) if owned else set()
     others = {k for k, whose in owned if whose not in mine}
-    return shared + told_by_asked(text, hit, keys - others) + window
+    fit = shared + told_by_asked(text, hit, keys - others) + window
+    # a time of its own outside the window asked tells of another time: "Priya went to
+    # Zagreb last year" is not where I am going with her in June
+    return fit / 2 if times and not window else fit
 
 
 @cache
@@ -856,6 +904,8 @@ def _candidates(
                 or naming.called_other(span, named_noun)
             ):
                 continue
+            if want.kind == "org" and naming.named_other_kind(span, want.head):
+                continue  # "a local firm called Pellow & Sons" is no choir
             if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
             if counted and counts_other(span.root, counted_said):
@@ -1007,7 +1057,23 @@ def _cues(
         "asked": float(len(said & (keys - want.head_keys))),  # "Millbrook Rowing Club"
         "words": float(len(text.split())),
         "rarity": rarity(new) if rarity is not None and new else 0.0,
+        "bare": float(_bare(span) and fit - own >= REPLY_SHARE),
     }
+
+
+def _bare(span: Any) -> bool:
+    """Whether ``span`` is an entity or a number and all its sentence says ("Ljubljana.",
+    "Keiko Tanabe."): a reply's fragment, which answers the turn that asked (not
+    "Rude!", which only says what the one replying thinks of it)."""
+    sent = getattr(span, "sent", None)
+    if sent is None or span.start == sent.start and span.end == sent.end:
+        return False  # the sentence itself is no fragment of it
+    if span.root.pos_ != "NUM" and not span.root.ent_type_:
+        return False
+    doc = span.doc
+    return all(t.is_punct for t in doc[sent.start : span.start]) and all(
+        t.is_punct for t in doc[span.end : sent.end]
+    )
 
 
 def _sentences(
@@ -1032,8 +1098,8 @@ def _sentences(
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
             fit = max(own, _NEXT_SHARE * before) + inherited
             before = max(float(len(keys & words.content_keys(sent.text))), _NEXT_SHARE * before)
-            if not _opener(sent):
-                inherited *= _NEXT_SHARE
+            if not _opener(sent) and not sent.text.rstrip().endswith(":"):
+                inherited *= _NEXT_SHARE  # not over a colon: "We met her: Ms Adaeze Okonkwo."
             if fit >= _READ_MIN:
                 yield hit, sent, (own, fit), rank
 
@@ -1147,17 +1213,41 @@ def _about_subject(
     """For a question asking an entity (a name, an age, a number), the sources that
     speak of what it is asked of: by a word of it other than the names the question
     gives and the words naming the kind, or near it in meaning (``nearness``, by the
-    verdict's premise threshold: "my dog" and "I adopted a greyhound named Biscuit").
-    A reply inherits its asking turn's standing. "What is the name of Priya's
-    brother?": a memory about Priya's cello teacher names no brother."""
+    verdict's premise threshold: "my dog" and "I adopted a greyhound named Biscuit");
+    a word that modifies none also by a word of its family ("Remind me who's teaching
+    it?" of "the name of Oona's teacher", "who did the operation" of "the surgeon who
+    operated"; a modifier's family says less: "replacing the filter" is not about "the
+    replacement heater"). A reply inherits
+    its asking turn's standing. "What is the name of Priya's brother?": a memory about
+    Priya's cello teacher names no brother."""
     subject = question.topic_keys - _KIND_KEYS
     if not subject:
         return sources
     said = [w for w, k in question.content if k in subject]
     near = nearness(" ".join(said), [h for h, _, _ in sources]) if nearness and said else {}
-    return _standing(
-        sources,
-        lambda hit: (
-            bool(subject & words.content_keys(hit.text)) or near.get(hit.id, 0.0) >= RELATED_MIN
-        ),
+    heads = _heads(question.text) & subject
+
+    def about(hit: Hit) -> bool:
+        keys = words.content_keys(hit.text)
+        return (
+            bool(subject & keys)
+            or any(_kin(k, keys) for k in heads)
+            or near.get(hit.id, 0.0) >= RELATED_MIN
+        )
+
+    return _standing(sources, about)
+
+
+@cache
+def _heads(question: str) -> frozenset[str]:
+    """The keys of the question's words that modify no other ("teacher" and not
+    "bookbinding" of "Oona's bookbinding teacher")."""
+    return frozenset(
+        words.word_key(t.lower_) for t in nlp.parse(question) if t.dep_ not in ("compound", "amod")
     )
+
+
+def _any_kin(keys: frozenset[str], said: set[str]) -> bool:
+    """Whether ``said`` holds any of ``keys`` or a word of its family (:func:`_kin`:
+    "the operation" speaks of "the surgeon who operated", as the fit reads it)."""
+    return any(_kin(k, said) for k in keys)

@@ -15,7 +15,8 @@ So the verdict reads the evidence itself, sentence by sentence:
   check reads them (first person: the speaker's; second person between two people:
   the other one's), else from its memory as a whole;
 - ``other``: the same for sentences about someone else;
-- ``coverage``: the best share any sentence of the top three memories covers;
+- ``coverage``: the best share any sentence of the top three memories covers
+  (``reach``: of any memory recalled, read by the ``small`` rule only);
 - ``unseen``: the IDF-weighted share of the question's words that no memory of the
   user holds (a question about a university when none was ever mentioned);
 - ``missed``: the share of the question's words that some memory holds but the
@@ -51,8 +52,10 @@ Questions come in four kinds (``regime``), each read its own way:
   nothing, because chats between people have no such questions;
 - ``small``: a ``self`` question of a user holding fewer memories than the ``self``
   model was fitted on (:data:`SELF_MIN_MEMORIES`); its ``score`` is that model's, but
-  it is refused only when none of its words the top memories hold (``coverage`` 0:
-  "Where did I go to university?" of someone who never spoke of one) or memory does
+  it is refused only when none of its words any recalled memory holds (``reach`` 0:
+  "Where did I go to university?" of someone who never spoke of one; the top three
+  alone missed "I've joined the Eastfield Beekeepers' Association", tenth, of "Which
+  beekeeping club did I join?") or memory does
   not hold what it takes for granted (:func:`premises`: "What is my favourite film?"
   of someone who only named a band);
 - ``other``: neither (a third-person question naming nobody, or two people), or a
@@ -184,7 +187,7 @@ def signals(
     }
     if not total:
         return {**dict.fromkeys(FEATURES, 0.0), **kind}
-    own = other = coverage = 0.0
+    own = other = coverage = reach = 0.0
     missed = sum(weight[k] for k in held)
     said: set[str] = set()  # keys the hits hold, for the premises
     for rank, h in enumerate(hits):
@@ -196,6 +199,7 @@ def signals(
                 keys = keys | left
             said |= keys
             share = sum(weight[k] for k in keys if k in weight) / total
+            reach = max(reach, share)
             if (rank < 3 or ends) and share > coverage:
                 coverage = share
                 missed = sum(weight[k] for k in held - keys)
@@ -212,6 +216,7 @@ def signals(
         "coverage": coverage,
         "unseen": unseen / total,
         "missed": missed / total,
+        "reach": reach,
         **kind,
         **_premises(q, said, known, related),
     }
@@ -343,7 +348,8 @@ def judge(
     if kind == "small":  # outside the fitted range: a question nothing speaks to (a
         # question without a content word has every signal 0 and is not refused), or
         # one whose premise memory does not hold
-        silent = values.get("coverage", 0.0) == 0.0 and any(values.get(f) for f in FEATURES)
+        reach = values.get("reach", values.get("coverage", 0.0))  # older values: the top's
+        silent = reach == 0.0 and any(values.get(f) for f in FEATURES)
         absent = silent or bool(values.get("premise")) or bool(values.get("stranger"))
     else:
         absent = kind != "other" and score > threshold

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import words
 from ..question import Question
+from .kinds import is_a
 from .nlp import parse
 
 #: entity labels (spaCy's OntoNotes set) that answer each kind
@@ -80,7 +81,8 @@ _ASKS = (
         re.compile(
             r"^\W*(?:on\s+)?(?:what|which)\s+(?:days\s+(?:is|are|do|does)\b|day\s+(?:is|are|do|does)"
             r"\b.*\b(?:now|usually|normally|these\s+days|nowadays|every|each|regularly)\b"
-            r"|(?:night|evening|morning|afternoon)s?\s+(?:is|are|do|does)\b)",
+            r"|(?:night|evening|morning|afternoon)s?\s+(?:is|are|do|does)\b"
+            r"|(?:day|night|evening|morning|afternoon)\s+of\s+the\s+week\b)",
             re.I,
         ),
     ),
@@ -148,6 +150,9 @@ _HEAD_KINDS = {
     ),
     # bodies people belong to, asked by kind and not always named ("a book club")
     **dict.fromkeys(("club", "society", "association", "gym", "practice"), "org"),
+    # groups that play or sing, named as organisations are ("the Kestrel Street
+    # Singers"), though no one answers "Who...?" by them
+    **dict.fromkeys(ENSEMBLES := ("choir", "band", "orchestra"), "org"),
     "time": "duration",
     # what is asked by a number ("What number is my plot?", "What score did I get?",
     # "What is her chess rating?")
@@ -159,9 +164,16 @@ _HEAD_KINDS = {
 BUSINESS_NOUNS = frozenset(BUSINESSES)
 #: the nouns an organisation is asked by, and named beside ("my employer, Acme")
 ORG_NOUNS = frozenset(
-    {n for n, kind in _HEAD_KINDS.items() if kind == "org"} | {"employer", "company", "business"}
+    {n for n, kind in _HEAD_KINDS.items() if kind == "org" and n not in ENSEMBLES}
+    | {"employer", "company", "business"}
 )
 
+#: "What's my manager called?", "What did Tom name his cat?": a name asked
+_CALLED = re.compile(
+    r"^\W*what(?:'s|\s+is|\s+was|\s+are|\s+were)\s+.+\s+called\W*$"
+    r"|^\W*what\s+(?:did|do|does|will|has|have|had)\s+\S+(?:\s+\S+)?\s+(?:call|name)\s+(?!.*\bafter\W*$)",
+    re.I,
+)
 #: "why" and "how did she feel": a reason or a manner, which a sentence tells better
 #: than any one span of it
 _WHY = re.compile(r"^\W*why\b", re.I)
@@ -219,6 +231,10 @@ def wanted(question: Question) -> Want:
         if rule.search(text):
             head = _unit_counted(text) if kind == "number" else head
             return Want(kind, head, many and kind in ("person", "place"), role=role)
+    if _CALLED.search(text) and _someone(named_noun_of(question) or head):
+        # "What's my manager called?" asks a person's name; a thing's or a pet's is
+        # read as a thing named ("What is my cat called?": "He's called Biscotti")
+        head, head_keys = "name", frozenset({words.word_key("name")})
     if head == "name":  # "the name of the studio" asks an organisation, not a person
         owner = named_noun_of(question)
         if _HEAD_KINDS.get(owner, "person") != "person":
@@ -230,6 +246,12 @@ def wanted(question: Question) -> Want:
         return Want("person", "name", many, role=role)
     kind_of = bool(re.search(r"\b(?:kind|kinds|type|types|sort|sorts)\s+of\b", text, re.I))
     return Want("thing", head, many, kind_of, role, head_keys, bool(_OCCUPATION.search(text)))
+
+
+def _someone(noun: str) -> bool:
+    """Whether what is called something is someone ("my new manager"; none named:
+    "What did you call her?")."""
+    return not noun or is_a(noun, "person", senses=1)
 
 
 #: the units of time a "how many" question may count
@@ -336,6 +358,12 @@ def named_noun_of(question: Question) -> str:
     cousin?" and of "my cousin's name", "studio" of "the name of the studio where I
     take my pottery course"); "" when it names none."""
     for t in parse(question.text):
+        if t.lemma_.lower() in ("call", "name") and t.pos_ == "VERB":
+            # "What's my cat called?", "What did Tom call his cat?"
+            roles = ("nsubjpass", "nsubj") if t.lower_ == "called" else ("dobj",)
+            noun = next((c for c in t.children if c.dep_ in roles and c.pos_ == "NOUN"), None)
+            if noun is not None:
+                return str(noun.lemma_.lower())
         if t.lemma_.lower() != "name":
             continue
         for c in t.children:

@@ -58,7 +58,7 @@ _RECENT = re.compile(
 )
 _NEWEST = re.compile(
     r"\b(currently|current|now|latest|most\s+recent(?:ly)?|these\s+days|still|anymore|"
-    r"at\s+the\s+moment|nowadays)\b",
+    r"at\s+the\s+moment|nowadays|end(?:ed|s)?\s+up|in\s+the\s+end|eventually)\b",
     re.I,
 )
 _OLDEST = re.compile(
@@ -112,20 +112,35 @@ class TimeWindow:
         at or before it: "When did Sam go to a parade in August?", asked in 2026 of
         a diary that ends in October 2023, is about August 2023, the last August the
         memories reach; the August of 2026 holds nothing they could tell. A window
-        that memories reach stays as read (the nearest August is the one meant).
-        Itself when it cannot move (a 29 February with no leap year back there)."""
+        that memories reach stays as read (the nearest August is the one meant). A
+        window of a time to come (:attr:`ahead`: "Where am I going in June?") moves
+        to the year whose June is nearest the newest memory, which may be after it:
+        asked of memories ending in mid-May, the coming June, that plans were made
+        for, not last year's. Itself when it cannot move (a 29 February with no leap
+        year back there)."""
         if not self.yearless or self.start <= latest:
             return self
         years = self.start.year - latest.year  # to ``latest``'s year, or one more
+        if self.ahead:  # a time to come: the one nearest the memories, after them or not
+            near = [w for back in (years - 1, years, years + 1) if (w := self._back(back))]
+            return min(near, key=lambda w: abs(w.start - latest), default=self)
         for back in (years, years + 1):
-            try:
-                start = self.start.replace(year=self.start.year - back)
-                end = self.end.replace(year=self.end.year - back)
-            except ValueError:  # 29 February, or before year 1
+            moved = self._back(back)
+            if moved is None:
                 return self
-            if start <= latest:
-                return replace(self, start=start, end=end)
+            if moved.start <= latest:
+                return moved
         return self
+
+    def _back(self, years: int) -> TimeWindow | None:
+        """This window ``years`` earlier; None where that day does not exist (29
+        February, or before year 1)."""
+        try:
+            start = self.start.replace(year=self.start.year - years)
+            end = self.end.replace(year=self.end.year - years)
+        except ValueError:
+            return None
+        return replace(self, start=start, end=end)
 
     def reach(self) -> tuple[datetime, datetime]:
         """The window with its slack either side, held inside years 1 to 9999."""
