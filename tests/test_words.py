@@ -52,6 +52,8 @@ def test_word_keys_meet_across_inflections_and_leave_personal_words_out():
         ("Which city did they move to?", "place"),
         ("Did I finish the book?", "yes/no"),
         ("What did I buy for the party?", "thing"),
+        ("What was the date of my dad's retirement party?", "date"),
+        ("By how many points did the team win the final?", "number"),
     ],
 )
 def test_answer_type_reads_the_asking_words(question, kind):
@@ -66,6 +68,7 @@ def test_answer_type_reads_the_asking_words(question, kind):
         ("Which year did she graduate?", {"year"}),
         ("When did I collect my hens?", set()),
         ("What did I do on that day?", set()),  # no date question
+        ("What was the date of the party?", {"date"}),
     ],
 )
 def test_the_unit_a_date_question_asks_by(question, unit):

@@ -134,10 +134,14 @@ _DATE_QUESTION = re.compile(
     # not "Which day is my show on now?": a day of the week, asked of a habit
     r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|year|month|week|"
     r"day(?!\s+(?:is|are|do|does)\b.*\b(?:now|usually|normally|nowadays|every|each|regularly)\b)"
-    r")\b)",
+    r")\b"
+    # "What was the date of Dad's party?"
+    r"|what(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day)\s+(?:of|that|when)\b)",
     re.I,
 )
-_NUMBER_QUESTION = re.compile(r"^\W*how\s+(?:many|much|often|old|long|far)\b", re.I)
+_NUMBER_QUESTION = re.compile(
+    r"^\W*(?:(?:by|for|in|to|with|at|of)\s+)?how\s+(?:many|much|often|old|long|far)\b", re.I
+)
 _PERSON_QUESTION = re.compile(r"^\W*(?:who|whom|whose)\b|\bwhat(?:'s| is)\b.*\bname\b", re.I)
 _PLACE_QUESTION = re.compile(r"^\W*where\b|\b(?:which|what)\s+(?:city|country|town|place)\b", re.I)
 _YES_NO = re.compile(
@@ -164,8 +168,8 @@ def date_unit(question: str) -> frozenset[str]:
     it up?"): it asks, like "when", and says nothing of the thing asked ("Saturday's our
     busiest day" is no answer for sharing it). Empty for any other question."""
     m = _DATE_QUESTION.search(question)
-    unit = m.group(0).split()[-1].lower() if m else "when"
-    return frozenset({word_key(unit)}) if unit != "when" else frozenset()
+    units = re.findall(r"\b(date|year|month|week|day)\b", m.group(0), re.I) if m else []
+    return frozenset({word_key(units[-1].lower())}) if units else frozenset()
 
 
 def answer_type(question: str) -> str:

@@ -43,6 +43,12 @@ def _hit(text: str) -> Hit:
         ("I swapped my old Nokia for a Fairphone 5 last week.", "Nokia", "Fairphone"),
         ("So I've accepted Cardiff and turned Sheffield down.", "Sheffield", "Cardiff"),
         ("We switched from Spoke to Northbridge in May.", "Spoke", "Northbridge"),
+        # cancelled, the value named after it in its place
+        (
+            "I cancelled Larchmont, got my deposit back, and the units from Pellow & Sons came.",
+            "Larchmont",
+            "Pellow",
+        ),
     ],
 )
 def test_a_value_dropped_for_another(text, old, new):

@@ -388,3 +388,24 @@ def test_the_sentence_of_the_doing_asked_says_when(open_memory, engine, question
     for i, (who, text) in enumerate(FRIDAY):
         mem.add(text, "u", speaker=who, timestamp=friday + timedelta(minutes=i), session_id="s1")
     assert day in mem.answer(question, "u", now=friday + timedelta(hours=1)).text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_the_reply_to_when_asked_of_what_was_told_tells_when(open_memory, engine):
+    """ "We've made the league final!" / "No way! When is it?" / "On Tuesday, at the
+    Kestrel Inn.": the reply tells when the final is, though it names no final."""
+    mem = open_memory(engine=engine)
+    sunday = datetime(2026, 6, 14, 16, tzinfo=timezone.utc)
+    talk = [
+        ("Lorcan", "Big news from the quiz world. We've made the league final!"),
+        ("Tamsin", "No way! When is it?"),
+        ("Lorcan", "On Tuesday, at the Kestrel Inn over in Ashby. Neutral ground."),
+        ("Tamsin", "Brilliant. I got back from Skomer on Monday, by the way."),
+        ("Lorcan", "Quiz night might move to Mondays soon, the landlord wants karaoke."),
+    ]
+    for i, (who, text) in enumerate(talk):
+        when = sunday + timedelta(minutes=i)
+        mem.add(text, "u", timestamp=when, speaker=who, session_id="s1")
+    later = sunday + timedelta(days=30)
+    answer = mem.answer("When did Lorcan's team play the league final?", "u", now=later)
+    assert "16 June" in answer.text, answer.text

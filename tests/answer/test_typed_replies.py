@@ -15,10 +15,11 @@ from answer_cases import remembered
 from remem.answer import naming, nlp, typed
 from remem.answer.candidate import Span
 from remem.answer.rank import HAND_ONLY, weights
-from remem.answer.spans import _priced, phrases
-from remem.answer.typed import _follow_up
-from remem.answer.want import wanted
+from remem.answer.spans import _priced, phrases, written_as_name
+from remem.answer.typed import Around, _asked, _modified_by, _sources, follow_up
+from remem.answer.want import named_noun_of, wanted
 from remem.question import as_question
+from remem.types import Hit
 
 pytestmark = pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
 
@@ -165,10 +166,91 @@ def test_what_is_asked(question, kind, head):
 
 
 def test_a_follow_up_names_nothing_of_its_own():
-    assert _follow_up("Amazing. What did you get for it?")
-    assert _follow_up("Lovely! Where are you off to?")
-    assert not _follow_up("How did your speech go?")  # it asks of the speech
+    assert follow_up("Amazing. What did you get for it?")
+    assert follow_up("Lovely! Where are you off to?")
+    assert not follow_up("How did your speech go?")  # it asks of the speech
 
 
 def test_the_bare_reply_weight_is_set_by_hand():
     assert weights()["bare"] == HAND_ONLY["bare"] > 0
+
+
+@pytest.mark.parametrize(
+    ("question", "noun"),
+    [
+        ("What name did Thaddeus give his cat?", "cat"),
+        ("What's my cat called?", "cat"),
+        ("What did Bram call his landlord?", "landlord"),
+        ("What is the name of my hamster?", "hamster"),
+        ("What name did you give it?", ""),
+    ],
+)
+def test_the_noun_whose_name_is_asked(question, noun):
+    assert named_noun_of(as_question(question)) == noun
+
+
+def test_a_noun_asked_only_as_a_modifier_is_not_the_thing():
+    assert _modified_by("bird", "bird-watching trip") and _modified_by("book", "book club")
+    assert not _modified_by("dog", "retired racing greyhound")
+    assert not _modified_by("bird", "the bird") and not _modified_by("cake", "cake")
+
+
+def test_a_name_beside_the_noun_asked_and_a_quantifier_that_counts_nothing():
+    assert "Skomer" in _phrases(
+        "Skomer, the island off Pembrokeshire.", "Which island did Tamsin visit?"
+    )
+    found = _phrases("Every one of them works now, and 17 keys were dead.", "How many keys?")
+    assert "17" in found and "one" not in found
+
+
+def test_a_word_in_a_sentence_begun_with_a_capital_is_no_name_in_lower_case():
+    doc = nlp.parse("The case is stripped right back to bare walnut.")
+    assert not written_as_name(doc[-2])
+    doc = nlp.parse("we went to porto with ines last week.")
+    assert written_as_name(next(t for t in doc if t.text == "ines"))
+
+
+def test_a_maker_asked_by_make_or_brand_is_an_organisation():
+    want = wanted(as_question("What make of piano did Lorcan inherit from his nan?"))
+    assert (want.kind, want.head) == ("org", "make")
+    assert wanted(as_question("What did she make for dinner?")).kind == "thing"
+
+
+def test_a_count_of_the_noun_asked_and_a_share():
+    found = _phrases(
+        "Yes, a beginners' block of 10 lessons. My sister paid for half of it.",
+        "How many lessons were there in the block I signed up for?",
+    )
+    assert "10 lessons" in found and "half" not in found
+
+
+def test_a_particle_is_no_word_asked_about():
+    asked = _asked(as_question("Who did Lorcan get in to sort out the inside of the piano?"))
+    assert "out" not in asked and "piano" in asked
+
+
+#: a reply that asks, and the reply to it
+LORCAN = [
+    (0, "Lorcan", "Gannets are cool, to be fair. Piano update, if you want one?"),
+    (0, "Tamsin", "Always. Have you found someone to look at the insides?"),
+    (0, "Lorcan", "Yeah, an old fella called Bartholomew Quennell. He's 81."),
+    (0, "Tamsin", "Did you find out any more about that medal?"),
+    (0, "Lorcan", "Mam says it was Grandad's, from Burma. We'll frame it above the piano."),
+]
+
+
+def test_the_reply_to_a_reply_that_asks():
+    """Only the first turn is evidence: its reply asks, and the reply to that is read
+    with what the question it answers shares with the one asked."""
+    turns = [
+        Hit(id=f"t{i}", text=text, score=1.0, speaker=who, timestamp=T0, session_id="s")
+        for i, (_, who, text) in enumerate(LORCAN)
+    ]
+
+    def after(hits: list[Hit]) -> dict[str, Hit]:
+        at = {h.id: i for i, h in enumerate(turns)}
+        return {h.id: turns[at[h.id] + 1] for h in hits if at[h.id] + 1 < len(turns)}
+
+    question = as_question("Who did Lorcan get in to sort out the inside of his piano?")
+    read = {h.id: inherited for h, inherited, _ in _sources(question, turns[:1], Around(after))}
+    assert read.get("t2", 0.0) > 0  # "Yeah, an old fella called Bartholomew Quennell."

@@ -113,7 +113,7 @@ def named_other_kind(span: Any, noun: str) -> bool:
     and "a place called Forge" may be the studio and the gym asked."""
     doc = span.doc
     called = doc[span.start - 1] if span.start >= 1 else None
-    if called is None or called.lower_ not in ("called", "named") or called.head is called:
+    if called is None or called.lower_ not in ("called", "named") or called.head.i == called.i:
         return False
     head = called.head
     other = head.lemma_.lower()

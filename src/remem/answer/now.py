@@ -31,14 +31,16 @@ _CHANGES = frozenset(
 
 #: a value a sentence says was dropped for another, whoever's it is (:func:`dropped`):
 #: "instead of Porto", "rather than the Fiat", "not Porto anymore", "turned Sheffield
-#: down"; and one it says was traded for another, which it names ("traded in the
-#: Fiesta for a secondhand Skoda Octavia", "replaced the Raleigh with a Brompton")
+#: down", "cancelled Larchmont"; and one it says was traded for another, which it
+#: names ("traded in the Fiesta for a secondhand Skoda Octavia", "replaced the Raleigh
+#: with a Brompton")
 _NAME = r"[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*"
 _DET = r"(?:(?:the|a|an|my|our|his|her|their)\s+)?"
 _DROPPED = re.compile(
     rf"\b(?i:instead\s+of|rather\s+than)\s+(?:{_DET}|going\s+to\s+)(?P<v>{_NAME})"
     rf"|\b[Nn]ot\s+{_DET}(?P<n>{_NAME})\s+any\s?more\b"
     rf"|\bturned\s+{_DET}(?P<t>{_NAME})\s+down\b|\bturned\s+down\s+{_DET}(?P<d>{_NAME})"
+    rf"|\b(?:cancell?ed|ditched|dumped)\s+{_DET}(?P<c>{_NAME})"
 )
 _TRADED = re.compile(
     rf"\b(?:traded|swapped|exchanged|replaced)\s+(?:in\s+)?{_DET}(?:old\s+)?(?P<old>{_NAME})"
@@ -129,7 +131,8 @@ def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
             new = names[-1] if names else ""
             for m in _DROPPED.finditer(sentence):
                 instead = new if m["n"] else _beside(sentence, m)
-                found.append(Dropped(hit, m["v"] or m["n"] or m["t"] or m["d"], instead))
+                old = m["v"] or m["n"] or m["t"] or m["d"] or m["c"]
+                found.append(Dropped(hit, old, instead))
             for m in _TRADED.finditer(sentence):
                 found.append(Dropped(hit, m["old"] or m["from"], m["new"] or m["to"]))
             if clause:
@@ -175,10 +178,11 @@ def not_dropped(question: Question, found: list[Span], evidence: Sequence[Hit]) 
     return kept or found
 
 
-#: a question asking for a value before it changed (:func:`not_dropped`)
+#: a question asking for a value before it changed, or the one dropped ("Which
+#: supplier did Marisol cancel?") (:func:`not_dropped`)
 _BEFORE = re.compile(
     r"\b(?:first|originally|initially|before|previous(?:ly)?|used\s+to|instead|"
-    r"rather|earlier|old|former(?:ly)?|at\s+first)\b",
+    r"rather|earlier|old|former(?:ly)?|at\s+first|cancell?(?:ed)?|ditch(?:ed)?|dump(?:ed)?)\b",
     re.I,
 )
 
@@ -257,7 +261,8 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
 #: chalk bags did the shop order?"; else its first word: "eggs" of "How many eggs a
 #: week...")
 _HOW_MANY = re.compile(
-    r"\bhow\s+many\s+of\s+(?:my|the|your|his|her|their|our)\s+([a-z]+)"  # "of my pieces"
+    # "of my pieces", "of the piano's keys"
+    r"\bhow\s+many\s+of\s+(?:my|the|your|his|her|their|our)\s+(?:[a-z]+['’]s\s+)?([a-z]+)"
     r"|\bhow\s+many\s+((?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:did|does|do|are|is|was|were|have|"
     r"has|had|will|would|can|could|of)\b|\s*\?|$)|\bhow\s+many\s+([a-z]+)",
     re.I,

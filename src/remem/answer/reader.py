@@ -84,7 +84,7 @@ from .settle import (
     unwritten,
 )
 from .told import in_window, told_by_asked
-from .typed import ALONE, REPLY_SHARE, Around, asks, typed_answer
+from .typed import ALONE, REPLY_SHARE, Around, asks, follow_up, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -749,8 +749,44 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
             if n.id not in have:  # read after the evidence
                 replies.append(n)
                 have.add(n.id)
+    for told, reply in _asked_when_after(evidence, around):
+        shared = len(q & content_keys(told.text))
+        if shared:  # "We've made the league final!" / "When is it?" / "On Tuesday."
+            # the reply tells the time of what was told: it stands as the told turn does
+            shared += told_by_asked(told.text, told, q)
+            inherited[reply.id] = max(inherited.get(reply.id, 0.0), float(shared))
+            asked_when.add(reply.id)
+            if reply.id not in have:
+                replies.append(reply)
+                have.add(reply.id)
     teasers = _teasers(question, [*evidence, *replies], around)
     return Dialogue(replies, inherited, teasers, frozenset(asked_when))
+
+
+def _asked_when_after(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
+    """(what was told, the reply) for each memory of ``evidence`` that does not ask,
+    when the other speaker asks next when it is, naming nothing of their own ("We've
+    made the league final!" / "No way! When is it?"), and its speaker replies ("On
+    Tuesday, at the Kestrel Inn"): the reply tells when what was told is."""
+    neighbours = around.neighbours
+    plain = [h for h in evidence if not asks(h.text)]
+    if neighbours is None or not plain:
+        return []
+    nxt = neighbours(plain)
+    asking = {
+        h.id: a
+        for h in plain
+        if (a := nxt.get(h.id)) is not None and a.speaker != h.speaker and asks(a.text)
+        and follow_up(a.text) and words.answer_type(sentences(a.text)[-1]) == "date"
+    }  # fmt: skip
+    replies = neighbours(list(asking.values())) if asking else {}
+    out = []
+    for h in plain:
+        a = asking.get(h.id)
+        r = replies.get(a.id) if a is not None else None
+        if r is not None and r.speaker == h.speaker:
+            out.append((h, r))
+    return out
 
 
 #: what a reply's first sentence adds to what it inherits of the turn that asked it,

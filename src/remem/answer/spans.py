@@ -36,7 +36,7 @@ from ..time.resolve import AHEAD, BACK
 from .classes import COLOUR_NOUNS, COLOURS
 from .kinds import is_a, verbs_kin
 from .nlp import parse
-from .now import measured
+from .now import counted, measured
 from .want import (
     ENSEMBLES,
     LABELS,
@@ -199,7 +199,10 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
     units ("7:58")."""
     out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
     if want.kind == "number" and not measured(question):
-        out = [(e, o) for e, o in out if e.label_ != "QUANTITY"]  # "13cm" counts no hedgehogs
+        # "13cm" counts no hedgehogs; "10 lessons", which the tagger may call a
+        # quantity, counts the lessons asked
+        units = counted(question)
+        out = [(e, o) for e, o in out if e.label_ != "QUANTITY" or _counts(e, units)]
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s) and not _the(s)]
@@ -214,6 +217,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         ]
         if want.kind != "place":  # "a place called The Kiln Room"
             out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if _names_a_thing(s)]
+        if want.head:  # "Skomer, the island off Pembrokeshire", whatever its label
+            out += [(e, "named") for e in sent.ents if _beside_noun(e, want.head)]
     elif want.kind == "number" and want.head in NUMBER_NOUNS:
         # a number naming a thing, after it ("Plot 14", "room 5"), not one counting
         # it, before it ("about 60 plots")
@@ -248,6 +253,8 @@ def _fits(entity: Any, want: Want) -> bool:
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
         return _priced(entity)
+    if want.kind == "number" and _quantified(entity):
+        return False  # "every one of them" counts nothing: it says all
     if want.kind == "number" and entity.label_ in ("DATE", "TIME"):
         # only a count of the unit asked ("three days"), never "last week"
         return want.head in TIME_UNITS and _counts(entity, {want.head})
@@ -267,6 +274,24 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind == "length" and entity.label_ == "QUANTITY":
         return True  # "42 kilometres" is a length too
     return bool(_CLOCK.search(entity.text))  # not "200 metres", "three" or "last week"
+
+
+def _beside_noun(entity: Any, noun: str) -> bool:
+    """Whether a name stands in apposition with ``noun`` ("Skomer, the island off
+    Pembrokeshire"; "the island, Skomer"): it names one."""
+    root = entity.root
+    if root.dep_ == "appos" and root.head.lemma_.lower() == noun:
+        return True
+    return any(c.dep_ == "appos" and c.lemma_.lower() == noun for c in root.children)
+
+
+def _quantified(entity: Any) -> bool:
+    """Whether a number counts nothing: it follows "every", "each" or "any" ("every
+    one of them"), or is a share ("half of it")."""
+    start = entity.start
+    if entity.text.lower() in ("half", "a half", "quarter", "a quarter"):
+        return True
+    return start > 0 and entity.doc[start - 1].lower_ in ("every", "each", "any")
 
 
 @cache
@@ -772,7 +797,8 @@ _NAMED_BODIES = ORG_NOUNS | {*ENSEMBLES, "church", "cathedral", "chapel", "hospi
 
 def written_as_name(token: Any) -> bool:
     """Whether a word the tagger calls proper is written as a name: capitalised (or
-    in a sentence typed in lower case after its first word), and not the first word
+    in a sentence typed in lower case throughout: not "... stripped back to bare
+    walnut" after a capitalised "The"), and not the first word
     of its sentence unless labelled an entity. The small tagger calls words it does
     not know proper nouns: "a pot of genmaicha" and "Congratulations, Priya!" name no
     company."""
@@ -781,7 +807,8 @@ def written_as_name(token: Any) -> bool:
         return False
     if token.text[:1].isupper():
         return True
-    return not any(t.text[:1].isupper() for t in sent[1:])
+    first = next((t for t in sent if t.is_alpha), None)  # typed in lower case throughout
+    return first is not None and first.is_lower and not any(t.text[:1].isupper() for t in sent)
 
 
 def _timely(token: Any) -> bool:

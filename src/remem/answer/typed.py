@@ -70,6 +70,7 @@ from .spans import TIME_KEYS as _TIME_KEYS
 from .told import in_window, told_by_asked
 from .verdict import RELATED_MIN
 from .want import (
+    BRAND_NOUNS,
     BUSINESS_NOUNS,
     NUMBER_NOUNS,
     ORG_NOUNS,
@@ -112,7 +113,7 @@ _ATTRIBUTES = frozenset({"age", "money"})
 #: the nouns that ask for someone's employer (:func:`_not_fitting`)
 _EMPLOYERS = frozenset({"company", "employer", "firm", "workplace"})
 #: the nouns of an organisation that has a name: an employer, a place of business
-_NAMED_ORGS = _EMPLOYERS | BUSINESS_NOUNS
+_NAMED_ORGS = _EMPLOYERS | BUSINESS_NOUNS | frozenset(BRAND_NOUNS)
 #: kinds asked of someone the user talks about, told only where they are named
 #: (:func:`_strangers`)
 _OF_SOMEONE = frozenset({"place", "org", "workplace"})
@@ -314,6 +315,7 @@ def _weaker(
             and not _a_place(s)
             and not a_name(s)
             and not of_other_kind(s)
+            and s.text.lower() not in relations()  # "Mam" is someone's mother
         ]
     return found
 
@@ -445,7 +447,7 @@ def _standing(sources: list[Source], own: Callable[[Hit], bool]) -> list[Source]
     kept |= {  # a follow-up naming nothing stands as what it follows
         h.id
         for h, _, _ in sources
-        if asks(h.text) and _follow_up(h.text)
+        if asks(h.text) and follow_up(h.text)
         and _asker(h, sources, asking=False) in kept
     }  # fmt: skip
     return [
@@ -487,7 +489,7 @@ def _sources(
     asking = [h for h in top if asks(h.text)]
     neighbours, before = around.neighbours, around.before
     after = neighbours(asking) if neighbours is not None and asking else {}
-    bare = [h for h in asking if h.id in after and _follow_up(h.text)]
+    bare = [h for h in asking if h.id in after and follow_up(h.text)]
     context = before(bare) if before is not None and bare else {}
     for rank, h in enumerate(top):
         n = after.get(h.id)
@@ -502,7 +504,29 @@ def _sources(
                 inherited = max(inherited, _replied(question, asked, n))
             _carry(found, n, inherited, rank)
     _read_replies(question, top, around, found)
+    _read_asked_back(question, top, around, found)
     return sorted(found.values(), key=lambda s: s[2])
+
+
+def _read_asked_back(
+    question: Question, top: list[Hit], around: Around, found: dict[str, Source]
+) -> None:
+    """Add to ``found`` the reply to each reply read that itself asks ("Piano update,
+    if you want one?" / "Always. Have you found someone to look at the insides?" /
+    "Yeah, an old fella called Bartholomew Quennell."): it inherits the fit of the
+    question it answers, as the reply to an asking turn of the evidence does."""
+    have = {h.id for h in top}
+    asking = [h for h, _, _ in found.values() if h.id not in have and asks(h.text)]
+    neighbours = around.neighbours
+    if neighbours is None or not asking:
+        return
+    after = neighbours(asking)
+    for h in asking:
+        n = after.get(h.id)
+        if n is not None and n.speaker != h.speaker:
+            inherited = _replied(question, h, n)
+            if inherited:
+                _carry(found, n, inherited, found[h.id][2])
 
 
 def _read_replies(
@@ -523,7 +547,7 @@ def _read_replies(
             _carry(found, asking, 0.0, found[reply.id][2])
             _carry(found, reply, inherited, found[reply.id][2])
     for reply, asker, told in _asked_after(top, around):
-        if not (_follow_up(asker.text) or keys & _last_question(asker.text)[1]):
+        if not (follow_up(asker.text) or keys & _last_question(asker.text)[1]):
             continue  # "Who's teaching you?" asks of another thing than the question
         said = nlp.parse(f"{told.text} {asker.text}")
         # the asking turn's words of the kind asked ("old" of "How old is she?") tell
@@ -610,7 +634,7 @@ def _asked_before(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
         if (a := prior.get(h.id)) is not None
         and a.id not in have and a.speaker != h.speaker and asks(a.text)
     }  # fmt: skip
-    bare = [a for a in asked.values() if _follow_up(a.text) or _of_it(a.text)]
+    bare = [a for a in asked.values() if follow_up(a.text) or _of_it(a.text)]
     context = before(bare) if before is not None and bare else {}
     out = []
     for h in plain:
@@ -628,7 +652,7 @@ def asks(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-def _follow_up(text: str) -> bool:
+def follow_up(text: str) -> bool:
     """Whether the last question of ``text`` names nothing of its own ("How much?",
     "Who with?", "How old, 40?", "What did you get her?"): no content word but the
     asking ones, numbers and the verbs of any doing (:data:`_LIGHT_KEYS`)."""
@@ -673,8 +697,13 @@ def _asked(question: Question) -> frozenset[str]:
     now?", "I now work at Hospital Sao Joao" does not), and when it names a time,
     the words naming it (the window is read by time: "the battery barely lasts"
     says nothing of "last Sunday")."""
-    keys = question.keys - words.ASKING - _ORDER_KEYS
+    keys = question.keys - words.ASKING - _ORDER_KEYS - _PARTICLE_KEYS
     return keys - _TIME_KEYS if question.window is not None else keys
+
+
+#: the keys of a phrasal verb's particle, which say nothing of what is asked about
+#: ("sort out" of a piano shares nothing with "find out" of a medal)
+_PARTICLE_KEYS = frozenset(words.content_keys("off up out"))
 
 
 def _replied(question: Question, asking: Hit, reply: Hit, bare: bool = False) -> float:
@@ -906,6 +935,8 @@ def _candidates(
                 continue
             if want.kind == "org" and naming.named_other_kind(span, want.head):
                 continue  # "a local firm called Pellow & Sons" is no choir
+            if want.kind == "org" and text.lower() in relations():
+                continue  # "Mam says it was Grandad's": someone's mother is no maker
             if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
             if counted and counts_other(span.root, counted_said):
@@ -1143,13 +1174,27 @@ def _not_fitting(want: Want, text: str) -> bool:
     a job by (``time.current``): a club, a gym, a choir... asked for a company
     ("Which company did Tomas leave?": not the "Millbrook Rowing Club" he joined),
     and, asked for an occupation, a phrase naming no role ("cox" of a rowing crew is
-    no living; "a carpenter" is)."""
+    no living; "a carpenter" is); asked for a thing by its noun, a phrase naming it
+    only as a modifier (:func:`_modified_by`)."""
     said = {w.strip(".,;:!?\"'()") for w in text.lower().split()}
     if want.head in _EMPLOYERS:
         return bool(said & not_employers())
     if want.occupation:
         return not said & _occupations()
-    return False
+    return want.kind == "thing" and _modified_by(want.head, text)
+
+
+def _modified_by(head: str, text: str) -> bool:
+    """Whether a phrase has the noun asked only as a modifier of another noun, which
+    is no kind of it: "bird-watching trip" is no bird, "movie night" no movie
+    (:func:`_not_fitting`); not "retired racing greyhound" of "dog", nor "the bird"."""
+    words_ = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
+    if not head or len(words_) < 2 or head not in " ".join(words_[:-1]):
+        return False
+    last = words_[-1]
+    single = last[:-1] if last.endswith("s") else last
+    mods = [w for w in words_[:-1] if w == head or w.startswith((f"{head}-", f"{head}s-"))]
+    return bool(mods) and single != head and not is_a(single, head)
 
 
 @cache

@@ -61,7 +61,7 @@ _ASKS = (
             re.I,
         ),
     ),
-    ("number", re.compile(r"^\W*how\s+(?:many|much)\b", re.I)),
+    ("number", re.compile(r"^\W*(?:(?:by|for|in|to|with|at|of)\s+)?how\s+(?:many|much)\b", re.I)),
     ("age", re.compile(r"^\W*(?:how\s+old|(?:at\s+)?what\s+age)\b", re.I)),
     (
         "length",
@@ -113,6 +113,8 @@ _HEAD_KINDS = {
     "place": "place",
     "location": "place",
     "company": "org",
+    # a maker, asked by its goods ("What make of piano...?", "Which brand of trainers?")
+    **dict.fromkeys(BRAND_NOUNS := ("brand", "make"), "org"),
     "organization": "org",
     "organisation": "org",
     "employer": "org",
@@ -150,9 +152,10 @@ _HEAD_KINDS = {
     ),
     # bodies people belong to, asked by kind and not always named ("a book club")
     **dict.fromkeys(("club", "society", "association", "gym", "practice"), "org"),
-    # groups that play or sing, named as organisations are ("the Kestrel Street
-    # Singers"), though no one answers "Who...?" by them
-    **dict.fromkeys(ENSEMBLES := ("choir", "band", "orchestra"), "org"),
+    # a group that sings, named as organisations are ("the Kestrel Street
+    # Singers"), though no one answers "Who...?" by it (a band, often unlabelled as
+    # one, stays a thing: LoCoMo's "What bands has Melanie seen?")
+    **dict.fromkeys(ENSEMBLES := ("choir",), "org"),
     "time": "duration",
     # what is asked by a number ("What number is my plot?", "What score did I get?",
     # "What is her chess rating?")
@@ -164,7 +167,7 @@ _HEAD_KINDS = {
 BUSINESS_NOUNS = frozenset(BUSINESSES)
 #: the nouns an organisation is asked by, and named beside ("my employer, Acme")
 ORG_NOUNS = frozenset(
-    {n for n, kind in _HEAD_KINDS.items() if kind == "org" and n not in ENSEMBLES}
+    {n for n, kind in _HEAD_KINDS.items() if kind == "org" and n not in (*ENSEMBLES, *BRAND_NOUNS)}
     | {"employer", "company", "business"}
 )
 
@@ -356,7 +359,8 @@ def _stranded(be: Any) -> Any:
 def named_noun_of(question: Question) -> str:
     """The noun whose name a question asks ("cousin" of "What is the name of June's
     cousin?" and of "my cousin's name", "studio" of "the name of the studio where I
-    take my pottery course"); "" when it names none."""
+    take my pottery course", "cat" of "What name did Tom give his cat?" and of "What's
+    my cat called?"); "" when it names none."""
     for t in parse(question.text):
         if t.lemma_.lower() in ("call", "name") and t.pos_ == "VERB":
             # "What's my cat called?", "What did Tom call his cat?"
@@ -366,6 +370,10 @@ def named_noun_of(question: Question) -> str:
                 return str(noun.lemma_.lower())
         if t.lemma_.lower() != "name":
             continue
+        if t.head.lemma_.lower() == "give" and t.head.i != t.i:  # "give his cat"
+            given = [c for c in t.head.children if c.dep_ in ("dobj", "dative") and c.i != t.i]
+            if given and given[0].pos_ == "NOUN":
+                return str(given[0].lemma_.lower())
         for c in t.children:
             if c.dep_ == "poss" and c.pos_ == "NOUN":
                 return str(c.lemma_.lower())
