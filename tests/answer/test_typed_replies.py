@@ -16,7 +16,14 @@ from remem.answer import naming, nlp, typed
 from remem.answer.candidate import Span
 from remem.answer.rank import HAND_ONLY, weights
 from remem.answer.spans import _priced, phrases, written_as_name
-from remem.answer.typed import Around, _asked, _modified_by, _sources, follow_up
+from remem.answer.typed import (
+    Around,
+    _asked,
+    _asked_of_it,
+    _modified_by,
+    _sources,
+    follow_up,
+)
 from remem.answer.want import named_noun_of, wanted
 from remem.question import as_question
 from remem.types import Hit
@@ -254,3 +261,29 @@ def test_the_reply_to_a_reply_that_asks():
     question = as_question("Who did Lorcan get in to sort out the inside of his piano?")
     read = {h.id: inherited for h, inherited, _ in _sources(question, turns[:1], Around(after))}
     assert read.get("t2", 0.0) > 0  # "Yeah, an old fella called Bartholomew Quennell."
+
+
+def test_a_reply_is_read_through_its_question_by_a_noun_of_the_question():
+    """ "Are the hours leaving you enough room for training?" asks nothing of "Which
+    company did Priya leave?" (a verb's family is wide); it asks of her training."""
+    asking = Hit(
+        id="a",
+        text="Glad the new role fits. Are the hours leaving you enough room for training?",
+        score=1.0,
+        speaker="Remy",
+        timestamp=T0,
+        session_id="s",
+    )
+    reply = Hit(
+        id="r",
+        text="Mostly. Biscuit has decided he's a running dog now.",
+        score=1.0,
+        speaker="Priya",
+        timestamp=T0 + timedelta(minutes=1),
+        session_id="s",
+    )
+    around = Around(before=lambda hits: {h.id: asking for h in hits if h.id == "r"})
+    left = as_question("Which company did Priya leave to join Brightwater Health?")
+    assert _asked_of_it(left, [reply], around) == []
+    training = as_question("How is Priya's training going?")
+    assert _asked_of_it(training, [reply], around) == [(reply, asking)]

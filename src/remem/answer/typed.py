@@ -593,8 +593,11 @@ def _asked_of_it(question: Question, top: list[Hit], around: Around) -> list[tup
     itself ("Remind me who's teaching it?" / "Keiko Tanabe." of "What's the name of
     Thaddeus's Japanese teacher?"; "Was adopting her expensive?" / "£75, which covered
     her jabs" of "How much was the adoption fee?"): the reply answers it, though it
-    shares no word with the question. A question naming nothing of its own is read
-    by :func:`_asked_before`."""
+    shares no word with the question. The word must be one of the question's nouns,
+    unless the turn asks for the kind of answer wanted ("Who's teaching it?" of "Who
+    taught the class?"): a verb's family is wider ("Are the hours leaving you enough
+    room for training?" asks nothing of "Which company did Priya leave?"). A question
+    naming nothing of its own is read by :func:`_asked_before`."""
     before = around.before
     if before is None:
         return []
@@ -602,15 +605,28 @@ def _asked_of_it(question: Question, top: list[Hit], around: Around) -> list[tup
     plain = [h for h in top if not asks(h.text)]
     prior = before(plain) if plain else {}
     keys = _asked(question) - _KIND_KEYS
+    nouns = keys & _noun_keys(question.text)
+    kind = _KIND_ASKED.get(wanted(question).kind)
     out = []
     for h in plain:
         a = prior.get(h.id)
         if a is None or a.speaker == h.speaker or (a.id in have and asks(a.text)):
             continue  # an asking turn of the evidence is read by :func:`_sources`
         last, said = _last_question(a.text)
-        if asks(last) and said and _any_kin(frozenset(keys), said):
+        alike = kind is not None and kind.search(last) is not None
+        if asks(last) and said and _any_kin(keys if alike else nouns, said):
             out.append((h, a))
     return out
+
+
+#: how a turn asks for each kind of answer ("Who's teaching it?" asks a person)
+_KIND_ASKED = {
+    "person": re.compile(r"\b(?:who|whom|whose)\b", re.I),
+    "place": re.compile(r"\bwhere\b", re.I),
+    "number": re.compile(r"\bhow\s+many\b", re.I),
+    "money": re.compile(r"\bhow\s+much\b|\b(?:cost|price|expensive|cheap|pay)\b", re.I),
+    "duration": re.compile(r"\bhow\s+long\b", re.I),
+}
 
 
 def _asked_before(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
@@ -1187,14 +1203,15 @@ def _not_fitting(want: Want, text: str) -> bool:
 def _modified_by(head: str, text: str) -> bool:
     """Whether a phrase has the noun asked only as a modifier of another noun, which
     is no kind of it: "bird-watching trip" is no bird, "movie night" no movie
-    (:func:`_not_fitting`); not "retired racing greyhound" of "dog", nor "the bird"."""
+    (:func:`_not_fitting`); not "retired racing greyhound" of "dog", nor "the bird",
+    nor "a photo of a painting of a cactus" of "painting"."""
     words_ = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
-    if not head or len(words_) < 2 or head not in " ".join(words_[:-1]):
+    if not head or len(words_) < 2:
         return False
-    last = words_[-1]
+    before, last = words_[-2], words_[-1]  # the noun's modifier, right before it
     single = last[:-1] if last.endswith("s") else last
-    mods = [w for w in words_[:-1] if w == head or w.startswith((f"{head}-", f"{head}s-"))]
-    return bool(mods) and single != head and not is_a(single, head)
+    modifies = before in (head, f"{head}s") or before.startswith((f"{head}-", f"{head}s-"))
+    return modifies and single != head and not is_a(single, head)
 
 
 @cache
@@ -1281,6 +1298,15 @@ def _about_subject(
         )
 
     return _standing(sources, about)
+
+
+@cache
+def _noun_keys(question: str) -> frozenset[str]:
+    """The keys of the question's nouns ("teacher" of "What's the name of Oona's
+    teacher?")."""
+    return frozenset(
+        words.word_key(t.lower_) for t in nlp.parse(question) if t.pos_ in ("NOUN", "PROPN")
+    )
 
 
 @cache
