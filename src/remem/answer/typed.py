@@ -949,10 +949,8 @@ def _candidates(
                 or naming.called_other(span, named_noun)
             ):
                 continue
-            if want.kind == "org" and naming.named_other_kind(span, want.head):
-                continue  # "a local firm called Pellow & Sons" is no choir
-            if want.kind == "org" and text.lower() in relations():
-                continue  # "Mam says it was Grandad's": someone's mother is no maker
+            if want.kind == "org" and _no_org(span, text, want.head):
+                continue
             if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
             if counted and counts_other(span.root, counted_said):
@@ -987,6 +985,13 @@ def _candidates(
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _no_org(span: Any, text: str, head: str) -> bool:
+    """Whether an organisation's candidate is a name given to another kind of one ("a
+    local firm called Pellow & Sons" is no choir) or someone's relation ("Mam says it
+    was Grandad's": someone's mother is no maker)."""
+    return naming.named_other_kind(span, head) or text.lower() in relations()
 
 
 def _doer(want: Want, span: Any) -> bool:
