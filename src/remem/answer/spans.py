@@ -525,10 +525,15 @@ def _said_of_as_person(run: Any) -> bool:
     speaks of it as "he" or "she" ("Keiko Tanabe. She's strict about homework", which
     the small tagger calls an organisation)."""
     sent, doc = run.sent, run.doc
-    alone = all(t.is_punct for t in doc[sent.start : run.start]) and all(
-        t.is_punct for t in doc[run.end : sent.end]
+    return all_it_says(run) and sent.end < len(doc) and doc[sent.end].lower_ in ("he", "she")
+
+
+def all_it_says(span: Any) -> bool:
+    """Whether ``span`` is all its sentence says, punctuation aside ("Keiko Tanabe.")."""
+    sent, doc = span.sent, span.doc
+    return all(t.is_punct for t in doc[sent.start : span.start]) and all(
+        t.is_punct for t in doc[span.end : sent.end]
     )
-    return alone and sent.end < len(doc) and doc[sent.end].lower_ in ("he", "she")
 
 
 #: the labels of a place or an organisation: a run labelled so is read by its label

@@ -60,6 +60,7 @@ from .spans import (
     NUMBER_WORDS,
     PERSON_WORDS,
     ago,
+    all_it_says,
     near,
     phrases,
     priced_noun,
@@ -1122,10 +1123,7 @@ def _bare(span: Any) -> bool:
         return False  # the sentence itself is no fragment of it
     if span.root.pos_ != "NUM" and not span.root.ent_type_:
         return False
-    doc = span.doc
-    return all(t.is_punct for t in doc[sent.start : span.start]) and all(
-        t.is_punct for t in doc[span.end : sent.end]
-    )
+    return all_it_says(span)
 
 
 def _sentences(
@@ -1296,11 +1294,7 @@ def _about_subject(
 
     def about(hit: Hit) -> bool:
         keys = words.content_keys(hit.text)
-        return (
-            bool(subject & keys)
-            or any(_kin(k, keys) for k in heads)
-            or near.get(hit.id, 0.0) >= RELATED_MIN
-        )
+        return bool(subject & keys) or _any_kin(heads, keys) or near.get(hit.id, 0.0) >= RELATED_MIN
 
     return _standing(sources, about)
 
