@@ -97,3 +97,19 @@ def test_top_k_ties_broken_by_position(scores, k):
     s = np.asarray(scores, dtype=np.float32)
     expected = np.lexsort((np.arange(len(s)), -s))[:k]
     np.testing.assert_array_equal(top_k(s, k), expected)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9])
+def test_the_approximate_top_k_of_a_tiny_index_is_exact(n):
+    """Fewer vectors than the IVF index's least number of lists (8): each is a list,
+    every one is read, and the answer is the exact top-k (it used to fail to train:
+    a sample of 8 centroids from fewer vectors)."""
+    rng = np.random.default_rng(n)
+    vecs = _unit(rng, n, 16)
+    idx = DenseIndex(16)
+    idx.add(vecs)
+    query = _unit(rng, 1, 16)[0]
+    pos, cos = idx.approx_top_k(query, 3)
+    exact = np.argsort(-(vecs @ query), kind="stable")[:3]
+    assert sorted(pos.tolist()) == sorted(exact.tolist())
+    np.testing.assert_allclose(np.sort(cos)[::-1], np.sort(vecs[exact] @ query)[::-1], rtol=1e-5)

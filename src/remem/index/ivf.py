@@ -34,6 +34,7 @@ class IvfIndex:
         k = max(8, int(2 * math.sqrt(n)))
         rng = np.random.default_rng(self.seed)
         sample = vecs[rng.choice(n, size=min(n, 32 * k), replace=False)]
+        k = min(k, len(sample))  # fewer vectors than lists: one list each
         cents = sample[rng.choice(len(sample), size=k, replace=False)].copy()
         for _ in range(8):
             labels = np.argmax(sample @ cents.T, axis=1)
