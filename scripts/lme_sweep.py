@@ -78,6 +78,8 @@ def main() -> None:
             engine.cfg = base
         if qi % 50 == 49:
             print(f"... {qi + 1}/{len(qs)}", flush=True)
+    if isinstance(embedder, DiskCachedEmbedder):
+        embedder.save()  # the next sweep embeds nothing
     types = sorted({t for _, t, _ in got} - {"all"}) + ["all"]
     short = {t: "".join(w[0] for w in t.split("-")) for t in types}
     print("set | k | " + " | ".join(f"{short[t]} ({len(got[('', t, 5)])})" for t in types))

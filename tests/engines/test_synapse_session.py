@@ -69,11 +69,11 @@ def test_the_turn_in_the_session_about_the_question_ranks_first(open_memory, gra
 
 
 def test_without_session_support_the_two_copies_are_not_told_apart(open_memory):
-    """The control: the same history with ``session_support=0`` and no graph ranks
-    the two copies by position alone, the colleague's first."""
-    mem = open_memory(
-        ":memory:", "synapse", engine_options={"graph": False, "session_support": 0.0}, **PLAIN
-    )
+    """The control: the same history with ``session_support=0``, no neighbour context
+    (which would lift the dog's copy by its neighbours about Biscuit) and no graph
+    ranks the two copies by position alone, the colleague's first."""
+    options = {"graph": False, "session_support": 0.0, "neighbour_context": 0.0}
+    mem = open_memory(":memory:", "synapse", engine_options=options, **PLAIN)
     mem.add_many(_history(), user_id="u")
     dog, work = _rank_of_echoes(mem)
     assert work < dog

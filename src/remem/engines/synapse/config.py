@@ -195,6 +195,23 @@ class SynapseConfig:
     0.15 is its end that leaves the held-out questions of long assistant histories
     level
     (docs/notes/benchmark-history.md#session-support-and-what-else-was-tried-for-synapse-issue-17-third-round)."""
+    neighbour_context: float = number(0.5, low=0, high=1)
+    """choice (beyond the paper): a memory's similarity is raised toward the better of
+    the memories next to it in its session (the one before and the one after):
+    ``sim + x * max(0, best neighbour's sim - sim)``. A chat turn often speaks of
+    what its neighbour named - "The kids loved it!" after "What did you do with the
+    family?", a reply to the turn that asked - and shares few words with a question
+    about it. The paper's temporal edges link exactly these turns, but activation
+    reaches them only divided by the sender's fan (about a twentieth) and then
+    inhibited (docs/results/stop55/issue38-graph.md). A turn ``d`` steps away lends
+    ``x ** d`` (``neighbour_reach``). Memories without a session have no
+    neighbours. 0 = off (the paper; the ``synapse-noneighbours`` variant). 0.5
+    raised LoCoMo's evidence recall at every k and category and MemoryBank's, and
+    left long assistant histories level; 0.3 and 0.7 did about as well, 1 (a turn
+    as good as its best neighbour) less (docs/results/stop59/issue38-neighbours.md)."""
+    neighbour_reach: int = number(2, low=1, high=10)
+    """choice: how many turns each side ``neighbour_context`` reads (the reply to a
+    reply is two away; a third lends ``x ** 3`` and measured level)."""
     speaker_prior: float = number(0.6, low=0, high=1)
     """choice: in a history of a person and an assistant (``speakers.party``), the
     memories of the party the question is not about are weighed this (before
@@ -254,6 +271,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "w_activation": 0.3,
         "anchors": 10,
         "session_support": 0.0,
+        "neighbour_context": 0.0,
         "speaker_prior": 1.0,
         "lexical_inflections": False,
         "lexical_asking": True,
@@ -265,6 +283,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "synapse-nograph": {"graph": False},
     "synapse-noconcepts": {"concepts": False},
     "synapse-nosession": {"session_support": 0.0},
+    "synapse-noneighbours": {"neighbour_context": 0.0},
     "synapse-nospeaker": {"speaker_prior": 1.0},
     "synapse-anchored": {"w_anchored": 0.2},
     "synapse-dormant": {"archive_all_dormant": True},
@@ -277,6 +296,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "w_activation": 0.0,
         "w_pagerank": 0.0,
         "session_support": 0.0,
+        "neighbour_context": 0.0,
         "speaker_prior": 1.0,
     },
 }

@@ -48,7 +48,13 @@ from ..base import (
 from ..baselines import passage_why
 from ..fusion import RRF_K
 from ..retries import LLMFailures
-from .activation import Dynamics, session_best, spread_activation
+from .activation import (
+    Dynamics,
+    session_best,
+    session_neighbours,
+    spread_activation,
+    with_neighbours,
+)
 from .concepts import ConceptExtractor, LexicalExtractor, LLMExtractor
 from .config import SynapseConfig
 from .graph import Concept, Graph, SemanticLayer, build_graph, current_window, window_of
@@ -561,7 +567,23 @@ class SynapseEngine(Engine):
             x = lex_share
             return (1.0 - x) * np.where(np.isfinite(c), np.maximum(c, 0.0), 0.0) + x * lex
 
-        return similarity
+        if cfg.neighbour_context <= 0:
+            return similarity
+        session = idx.session[: found.n]
+
+        def in_context(pos: np.ndarray) -> np.ndarray:
+            """``neighbour_context``: raised toward the session neighbours, a turn
+            ``d`` steps away lending ``x ** d`` of what it holds more."""
+            steps = range(1, cfg.neighbour_reach + 1)
+            near = np.zeros((2 * len(steps), len(pos)))
+            for step in steps:
+                for row, nb in enumerate(session_neighbours(session, pos, step)):
+                    has = nb >= 0
+                    near[2 * (step - 1) + row, has] = similarity(nb[has])
+            weights = np.repeat([cfg.neighbour_context**step for step in steps], 2)
+            return with_neighbours(similarity(pos), near, weights)
+
+        return in_context
 
     def _spread(
         self,
