@@ -1,6 +1,7 @@
 """SYNAPSE's neighbour context: a memory's similarity is raised toward the better of
 the turns next to it in its session (``neighbour_context``), so the reply to a turn
-that asks is found by the asking turn's words. Pure helpers, then the public API."""
+that asks is found by the asking turn's words. The pure helper, then the public API
+(which turns are neighbours: ``tests/index/test_index_order.py``)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,11 @@ import numpy as np
 import pytest
 
 from remem import InvalidInputError
-from remem.engines.synapse.activation import session_neighbours, with_neighbours
+from remem.engines.synapse.activation import with_neighbours
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 REPLY = "They loved it! Each of them shaped a little bowl and painted it blue."
 PLAIN = {"time_options": {"updates": False}}
-
-
-def test_neighbours_are_of_the_same_session_only():
-    session = np.array([0, 0, 0, 1, 1, -1, -1, 2])
-    before, after = session_neighbours(session, np.arange(8))
-    assert before.tolist() == [-1, 0, 1, -1, 3, -1, -1, -1]
-    assert after.tolist() == [1, 2, -1, 4, -1, -1, -1, -1]
-    before, after = session_neighbours(session, np.arange(8), step=2)
-    assert before.tolist() == [-1, -1, 0, -1, -1, -1, -1, -1]
-    assert after.tolist() == [2, -1, -1, -1, -1, -1, -1, -1]
 
 
 def test_a_score_rises_toward_its_best_lift_and_never_falls():

@@ -47,8 +47,14 @@ THEN = {
 }
 #: ... and SYNAPSE's lexical channel as it was: bm25s' words, asking words kept, the
 #: speakers' names kept (the speaker prior, off, leaves them out in a history of
-#: people; set on ILSTMA's global retriever too, which takes no options of its own)
-LEXICAL_THEN = {"lexical_inflections": False, "lexical_asking": True, "speaker_prior": 1.0}
+#: people), and no neighbour context; set on ILSTMA's global retriever too, which
+#: takes no options of its own
+LEXICAL_THEN = {
+    "lexical_inflections": False,
+    "lexical_asking": True,
+    "speaker_prior": 1.0,
+    "neighbour_context": 0.0,
+}
 
 
 def _ranking_as_then(db: str | Path, engine: str, embedder) -> Memory:

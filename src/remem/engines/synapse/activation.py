@@ -92,22 +92,6 @@ def session_best(score: np.ndarray, session: np.ndarray) -> np.ndarray:
     return out
 
 
-def session_neighbours(
-    session: np.ndarray, pos: np.ndarray, step: int = 1
-) -> tuple[np.ndarray, np.ndarray]:
-    """The positions ``step`` before and ``step`` after each of ``pos`` when they are
-    of the same session (``-1``: none, or no session). Memories are indexed in the
-    order they were added, so a conversation's turns are neighbours there."""
-    n = len(session)
-    own = session[pos]
-    out = []
-    for other in (pos - step, pos + step):
-        has = (other >= 0) & (other < n) & (own >= 0)
-        has[has] = session[other[has]] == own[has]
-        out.append(np.where(has, other, -1))
-    return out[0], out[1]
-
-
 def with_neighbours(own: np.ndarray, near: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """A memory's score raised toward its neighbours': ``own + max over neighbours
     of weight * max(0, neighbour - own)``; ``near`` holds one row of neighbour

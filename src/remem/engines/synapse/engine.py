@@ -30,6 +30,7 @@ import numpy as np
 from ...errors import LLMError
 from ...index.cache import UserIndex
 from ...index.dense import top_k
+from ...index.order import step_along
 from ...index.restrict import Restriction
 from ...index.tokenize import tokenize, without_asking
 from ...question import Question
@@ -51,7 +52,6 @@ from ..retries import LLMFailures
 from .activation import (
     Dynamics,
     session_best,
-    session_neighbours,
     spread_activation,
     with_neighbours,
 )
@@ -569,7 +569,7 @@ class SynapseEngine(Engine):
 
         if cfg.neighbour_context <= 0:
             return similarity
-        session = idx.session[: found.n]
+        before, after = idx.session_beside()
 
         def in_context(pos: np.ndarray) -> np.ndarray:
             """``neighbour_context``: raised toward the session neighbours, a turn
@@ -577,7 +577,8 @@ class SynapseEngine(Engine):
             steps = range(1, cfg.neighbour_reach + 1)
             near = np.zeros((2 * len(steps), len(pos)))
             for step in steps:
-                for row, nb in enumerate(session_neighbours(session, pos, step)):
+                for row, table in enumerate((before, after)):
+                    nb = step_along(table, pos, step)
                     has = nb >= 0
                     near[2 * (step - 1) + row, has] = similarity(nb[has])
             weights = np.repeat([cfg.neighbour_context**step for step in steps], 2)
