@@ -26,7 +26,7 @@ def test_a_score_rises_toward_its_best_lift_and_never_falls():
     assert (with_neighbours(own, near * 0, np.array([1.0, 1.0, 1.0])) == own).all()
 
 
-def _items(session: str | None, texts: list[str], day: int) -> list[dict]:
+def _items(session: str | None, texts: list[str], day: float) -> list[dict]:
     start = T0 + timedelta(days=day)
     out = []
     for i, t in enumerate(texts):
@@ -112,3 +112,28 @@ def test_the_approximate_path_reads_the_neighbours_too(open_memory):
     mem = open_memory(":memory:", "synapse", engine_options=options, **PLAIN)
     mem.add_many(_history(), user_id="u")
     assert _rank_of_reply(mem) <= 1
+
+
+def test_a_history_searched_as_it_grows_ranks_as_one_added_at_once(open_memory):
+    """The neighbours are kept current by appends (``index.order.SessionOrder``), and
+    rebuilt after an update: searched after every write, the history ranks as the same
+    history written at once."""
+    options = {"graph": False, "session_support": 0.0}
+    grown = open_memory(":memory:", "synapse", engine_options=options, **PLAIN)
+    ids = []
+    for item in _history():
+        ids.append(grown.add_many([item], user_id="u")[0])
+        grown.search(QUESTION, user_id="u", k=3)
+    grown.update(ids[1], "u", text="Each of the kids got a silver star from the teacher.")
+    grown.search(QUESTION, user_id="u", k=3)
+    grown.add_many(_items("pottery", ["They want to go back next month."], 6.01), user_id="u")
+    whole = open_memory(":memory:", "synapse", engine_options=options, **PLAIN)
+    items = _history()
+    items[1]["text"] = "Each of the kids got a silver star from the teacher."
+    whole.add_many([*items, *_items("pottery", ["They want to go back next month."], 6.01)], "u")
+    ranked = [
+        [(h.text, round(h.score, 6)) for h in m.search(QUESTION, user_id="u", k=8)]
+        for m in (grown, whole)
+    ]
+    assert ranked[0] == ranked[1]
+    assert [t for t, _ in ranked[0]].index(REPLY) <= 1

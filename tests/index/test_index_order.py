@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
+import pytest
 
-from remem.index.order import beside_in_time, step_along
+from remem.index.order import SessionOrder, beside_in_time, step_along
 
 
 def test_neighbours_are_of_the_same_session_in_time_order():
@@ -56,3 +57,27 @@ def test_an_updated_memory_keeps_its_place_in_the_session(open_memory):
         at = {memory_id: idx.pos[memory_id] for memory_id in ids}
         assert after[at[ids[0]]] == at[ids[1]] and before[at[ids[2]]] == at[ids[1]]
         assert (before[at[ids[1]]], after[at[ids[1]]]) == (at[ids[0]], at[ids[2]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_appends_in_time_order_keep_the_tables_a_rebuild_would_make(seed):
+    """Turns appended each at or after its session's latest (several sessions
+    interleaved, some without one) extend the tables to what sorting every turn
+    again gives; a turn older than its session's latest asks for the rebuild."""
+    rng = np.random.default_rng(seed)
+    n, start = 60, 20
+    session = rng.integers(-1, 4, size=n)
+    times = np.zeros(n)
+    clock = dict.fromkeys(range(-1, 4), 0.0)
+    for p in range(n):  # each session's clock only moves forward
+        clock[int(session[p])] += float(rng.integers(0, 3))
+        times[p] = clock[int(session[p])]
+    alive = np.ones(n, dtype=bool)
+    order = SessionOrder(session[:start], times[:start], alive[:start])
+    assert order.extend(session, list(times))
+    want = beside_in_time(session, times, alive)
+    assert order.before.tolist() == want[0].tolist()
+    assert order.after.tolist() == want[1].tolist()
+    late = SessionOrder(session, times, alive)
+    older = int(times[session == 0].max()) - 1
+    assert not late.extend(np.append(session, 0), [*times, older])

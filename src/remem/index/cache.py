@@ -28,7 +28,7 @@ from ..store.base import Store, UserState, timestamp_epoch
 from ..types import StoredMemory
 from .bm25 import BM25Index
 from .dense import DenseIndex
-from .order import beside_in_time
+from .order import SessionOrder
 from .tokenize import has_words
 
 SPREAD_SAMPLE = 1024
@@ -122,8 +122,9 @@ class UserIndex:
     _layout: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(
         default=None, init=False, repr=False
     )
-    #: (before, after) of :meth:`session_beside`, made on its first call after a change
-    _beside: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False)
+    #: the tables of :meth:`session_beside`, made on its first call after a deletion
+    #: and kept current by appends in time order
+    _order: SessionOrder | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.dense = DenseIndex(self.dim)
@@ -184,12 +185,13 @@ class UserIndex:
                 self.passage_spans[pos] = r.passages.spans
                 self._layout = None
         self.last_seq = rows[-1].seq
-        self._beside = None
+        if self._order is not None and not self._order.extend(self.session, self.times):
+            self._order = None
 
     def remove(self, memory_id: str) -> None:
         p = self.pos.pop(memory_id, None)
         if p is not None:
-            self._beside = None
+            self._order = None
             self.dense.remove(p)
             self.bm25.remove(p)
             a, b = self.passage_rows.get(p, (0, 0))
@@ -224,12 +226,12 @@ class UserIndex:
         """Each position's live memory just before and just after it in its session,
         in time order (``index.order.beside_in_time``): the turns it was said
         between, whatever order they were added, updated or imported in."""
-        if self._beside is None:
+        if self._order is None:
             alive = np.zeros(len(self.ids), dtype=bool)
             alive[list(self.pos.values())] = True
             times = np.asarray(self.times, dtype=np.float64)
-            self._beside = beside_in_time(self.session, times, alive)
-        return self._beside
+            self._order = SessionOrder(self.session, times, alive)
+        return self._order.before, self._order.after
 
     @property
     def session_codes(self) -> dict[str, int]:

@@ -36,3 +36,36 @@ def step_along(table: np.ndarray, pos: np.ndarray, steps: int) -> np.ndarray:
     for _ in range(steps):
         out = np.where(out >= 0, table[np.maximum(out, 0)], -1)
     return out
+
+
+class SessionOrder:
+    """:func:`beside_in_time`'s tables, kept current while turns are appended in time
+    order (a conversation as it happens: each new turn is its session's latest), so
+    a search after each write does not sort the whole history again. A turn older
+    than its session's latest, or a deletion, needs a rebuild (:meth:`extend` says
+    so; ``UserIndex`` drops the order)."""
+
+    def __init__(self, session: np.ndarray, times: np.ndarray, alive: np.ndarray):
+        self.before, self.after = beside_in_time(session, times, alive)
+        ends = np.flatnonzero((self.after < 0) & alive & (session >= 0))
+        #: each session's latest live memory
+        self.latest: dict[int, int] = {int(session[p]): int(p) for p in ends}
+
+    def extend(self, session: np.ndarray, times: list[float]) -> bool:
+        """Take in the positions appended since (``session`` and ``times`` now
+        longer than the tables); False when one is older than its session's latest
+        memory, and the tables must be rebuilt."""
+        start, n = len(self.before), len(session)
+        self.before = np.concatenate([self.before, np.full(n - start, -1, dtype=np.int64)])
+        self.after = np.concatenate([self.after, np.full(n - start, -1, dtype=np.int64)])
+        for p in range(start, n):
+            code = int(session[p])
+            if code < 0:
+                continue
+            last = self.latest.get(code)
+            if last is not None:
+                if times[p] < times[last]:
+                    return False
+                self.before[p], self.after[last] = last, p
+            self.latest[code] = p
+        return True
