@@ -569,22 +569,7 @@ class SynapseEngine(Engine):
 
         if cfg.neighbour_context <= 0:
             return similarity
-        before, after = idx.session_beside()
-
-        def in_context(pos: np.ndarray) -> np.ndarray:
-            """``neighbour_context``: raised toward the session neighbours, a turn
-            ``d`` steps away lending ``x ** d`` of what it holds more."""
-            steps = range(1, cfg.neighbour_reach + 1)
-            near = np.zeros((2 * len(steps), len(pos)))
-            for step in steps:
-                for row, table in enumerate((before, after)):
-                    nb = step_along(table, pos, step)
-                    has = nb >= 0
-                    near[2 * (step - 1) + row, has] = similarity(nb[has])
-            weights = np.repeat([cfg.neighbour_context**step for step in steps], 2)
-            return with_neighbours(similarity(pos), near, weights)
-
-        return in_context
+        return _in_context(similarity, idx.session_beside(), found, cfg)
 
     def _spread(
         self,
@@ -834,6 +819,35 @@ def _channel_ranks(cos: np.ndarray, bm: np.ndarray) -> tuple[np.ndarray, np.ndar
     r_bm = np.empty(n)
     r_bm[np.lexsort((np.arange(n), -bm))] = np.arange(1, n + 1)
     return r_dense, r_bm
+
+
+def _in_context(
+    similarity: Callable[[np.ndarray], np.ndarray],
+    beside: tuple[np.ndarray, np.ndarray],
+    found: _Anchors,
+    cfg: SynapseConfig,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The similarity with ``neighbour_context``: raised toward the session
+    neighbours, a turn ``d`` steps away lending ``x ** d`` of what it holds more. On
+    the exact path every position is ranked, so all are lifted once and looked up."""
+    steps = range(1, cfg.neighbour_reach + 1)
+    weights = np.repeat([cfg.neighbour_context**step for step in steps], 2)
+
+    def lifted(pos: np.ndarray, score: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        near = np.zeros((len(weights), len(pos)))
+        for step in steps:
+            for row, table in enumerate(beside):
+                nb = step_along(table, pos, step)
+                has = nb >= 0
+                near[2 * (step - 1) + row, has] = score(nb[has])
+        return with_neighbours(score(pos), near, weights)
+
+    if found.approx:  # only what the search reaches is scored: its neighbours too
+        return lambda pos: lifted(pos, similarity)
+    every = np.arange(found.n)
+    raw = similarity(every)
+    raised = lifted(every, lambda pos: raw[pos])
+    return lambda pos: raised[pos]
 
 
 def _merge_touches(into: dict[tuple[str, str], int], touches: dict[tuple[str, str], int]) -> None:
