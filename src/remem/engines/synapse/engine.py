@@ -835,9 +835,10 @@ def _in_context(
 
     def lifted(pos: np.ndarray, score: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         near = np.zeros((len(weights), len(pos)))
-        for step in steps:
-            for row, table in enumerate(beside):
-                nb = step_along(table, pos, step)
+        for row, table in enumerate(beside):
+            nb = pos
+            for step in steps:  # one link further each step, not the chain again
+                nb = step_along(table, nb, 1)
                 has = nb >= 0
                 near[2 * (step - 1) + row, has] = score(nb[has])
         return with_neighbours(score(pos), near, weights)
