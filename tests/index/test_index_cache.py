@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -161,8 +161,8 @@ def test_each_position_knows_its_session(db_path):
 
 def test_the_turns_beside_a_memory_in_its_session(db_path):
     """``beside_in_session``: the memory said next (1) or before (-1) in the same
-    session, a deleted one skipped, none across a session's end or for a memory of
-    no session."""
+    session, by time, a deleted one skipped and a memory of no session passed over;
+    none across a session's end or for a memory of no session."""
     store = SQLiteStore(db_path)
     when = datetime(2024, 1, 1, tzinfo=timezone.utc)
     texts = [("a1", "a"), ("a2", "a"), ("none", None), ("a3", "a"), ("b1", "b")]
@@ -173,8 +173,9 @@ def test_the_turns_beside_a_memory_in_its_session(db_path):
         idx = cache.get("u")
         assert idx.beside_in_session(ids[0], 1) == ids[1]
         assert idx.beside_in_session(ids[1], -1) == ids[0]
+        assert idx.beside_in_session(ids[0], 2) == ids[3]
         assert idx.beside_in_session(ids[0], -1) is None  # the session's first
-        assert idx.beside_in_session(ids[1], 1) is None  # a memory of no session between
+        assert idx.beside_in_session(ids[1], 1) == ids[3]  # "none" is in no session
         assert (
             idx.beside_in_session(ids[2], 1) is None and idx.beside_in_session(ids[2], -1) is None
         )
@@ -182,7 +183,27 @@ def test_the_turns_beside_a_memory_in_its_session(db_path):
         assert idx.next_in_session(ids[0]) == ids[1]
         store.delete("u", [ids[1]])
         idx = cache.get("u")
-        assert idx.beside_in_session(ids[0], 1) is None  # a2 gone, then "none"
+        assert idx.beside_in_session(ids[0], 1) == ids[3]  # a2 gone
+    finally:
+        store.close()
+
+
+def test_the_turn_beside_is_the_one_said_beside_not_the_one_added_beside(db_path):
+    """A turn added late (an import, an update: a new position at the end) sits
+    between the turns it was said between: the reader's "next turn" is read by
+    time, as SYNAPSE's neighbour context is (``session_beside``)."""
+    store = SQLiteStore(db_path)
+    t0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    said_at = [("Who's teaching you?", 0), ("Any good?", 2), ("Her name is Ines.", 1)]
+    try:
+        cache = IndexCache(store, 4)
+        rows = [NewMemory(t, None, t0 + timedelta(minutes=m), "s", {}) for t, m in said_at]
+        store.add("u", rows, _vecs(3))
+        idx = cache.get("u")
+        asks, later, reply = idx.ids
+        assert idx.next_in_session(asks) == reply
+        assert idx.beside_in_session(reply, 1) == later
+        assert idx.beside_in_session(later, -1) == reply
     finally:
         store.close()
 

@@ -28,7 +28,7 @@ from ..store.base import Store, UserState, timestamp_epoch
 from ..types import StoredMemory
 from .bm25 import BM25Index
 from .dense import DenseIndex
-from .order import SessionOrder
+from .order import SessionOrder, step_along
 from .tokenize import has_words
 
 SPREAD_SAMPLE = 1024
@@ -199,28 +199,25 @@ class UserIndex:
                 self.passages.remove(row)
 
     def next_in_session(self, memory_id: str) -> str | None:
-        """The memory added next in ``memory_id``'s session (a deleted one skipped),
-        None when there is none or it has no session: the turn that answers a turn
-        asking ("Who's teaching you?" -> "Her name is Ines Duarte"), which the
-        typed reader reads (``answer/typed.py``)."""
+        """The memory said next in ``memory_id``'s session, None when there is none
+        or it has no session: the turn that answers a turn asking ("Who's teaching
+        you?" -> "Her name is Ines Duarte"), which the typed reader reads
+        (``answer/typed.py``)."""
         return self.beside_in_session(memory_id, 1)
 
     def beside_in_session(self, memory_id: str, step: int) -> str | None:
-        """The memory added ``step`` places after (1) or before (-1) ``memory_id`` in
-        its session, deleted ones skipped; None when there is none or it has no
-        session. The turn before a follow-up that names nothing ("How much?") is what
-        it asks about."""
+        """The live memory said ``step`` turns after (positive) or before (negative)
+        ``memory_id`` in its session, by time (:meth:`session_beside`); None when
+        there is none or it has no session. The turn before a follow-up that names
+        nothing ("How much?") is what it asks about. By time, not by index position:
+        an updated or imported turn keeps its place between the turns it was said
+        between."""
         p = self.pos.get(memory_id)
-        if p is None or self.session[p] < 0:
+        if p is None or self.session[p] < 0 or step == 0:
             return None
-        q = p + step
-        while 0 <= q < len(self.ids):
-            if self.session[q] != self.session[p]:
-                return None
-            if self.ids[q] in self.pos:
-                return self.ids[q]
-            q += step
-        return None
+        before, after = self.session_beside()
+        q = int(step_along(after if step > 0 else before, np.array([p]), abs(step))[0])
+        return self.ids[q] if q >= 0 else None
 
     def session_beside(self) -> tuple[np.ndarray, np.ndarray]:
         """Each position's live memory just before and just after it in its session,
