@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from remem.answer import nlp
-from remem.answer.kinds import alike, is_a, names_a_kind, synonyms, verbs_kin
+from remem.answer.kinds import alike, doer_of, is_a, main_verbs, names_a_kind, synonyms, verbs_kin
 from remem.answer.typed import typed_answer
 from remem.question import as_question
 from remem.types import Hit
@@ -108,3 +108,25 @@ def test_the_reader_answers_what_plant_with_a_kind_of_plant() -> None:
 def test_two_verbs_of_one_doing(verb: str, other: str, kin: bool) -> None:
     assert verbs_kin(verb, other) is kin
     assert verbs_kin(other, verb) is kin
+
+
+@pytest.mark.parametrize(
+    ("question", "verbs"),
+    [
+        ("When did I pick up the bike I'm restoring?", {"pick", "pick up"}),
+        ("When did the new sofa finally turn up?", {"turn up"}),  # "turn" alone is too general
+        ("When was Nadia due to collect the keys?", {"collect"}),
+        ("When is Omar going to start his new job?", {"start"}),
+        ("When was I supposed to ring the plumber?", {"ring", "suppose"}),
+        ("When did I want to visit Rome?", {"want"}),  # wanting is its own doing
+    ],
+)
+def test_the_doing_a_question_asks_of(question: str, verbs: set[str]) -> None:
+    """``main_verbs``: the main verb, a phrasal verb WordNet holds as one, and the
+    doing planned when the main verb is "be" or "go" ("was due to collect")."""
+    assert main_verbs(question) == verbs
+
+
+def test_whom_a_question_asks_the_doing_of() -> None:
+    assert doer_of("When was Gordon due to collect the dog?") == "gordon"
+    assert doer_of("When did I collect the dog?") == ""

@@ -409,3 +409,26 @@ def test_the_reply_to_when_asked_of_what_was_told_tells_when(open_memory, engine
     later = sunday + timedelta(days=30)
     answer = mem.answer("When did Lorcan's team play the league final?", "u", now=later)
     assert "16 June" in answer.text, answer.text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_the_day_of_the_doing_by_whom_the_question_asks_of(open_memory, engine):
+    """ "When was Nadia due to collect the keys from Joss?" is the day Nadia picks
+    them up ("on Friday", said on a Wednesday), not the day Joss picked up keys
+    himself, though his sentence says "keys" and he is named
+    (``reader._done_by_other``); the doing asked of a plan is the one planned
+    (``kinds.main_verbs``)."""
+    mem = open_memory(engine=engine)
+    monday = datetime(2026, 3, 2, 18, tzinfo=timezone.utc)
+    wednesday = monday + timedelta(days=30)  # Wednesday 1 April
+    talk = [
+        (monday, "Joss", "I picked up the keys to the allotment shed last Saturday."),
+        (monday, "Nadia", "Lucky you. Mine are still with the committee."),
+        (wednesday, "Nadia", "Joss is lending me his spare set, I'll pick them up on Friday."),
+        (wednesday, "Ruth", "That's kind of him."),
+    ]
+    for i, (day, who, text) in enumerate(talk):
+        mem.add(text, "u", speaker=who, timestamp=day + timedelta(minutes=i), session_id=str(day))
+    later = wednesday + timedelta(days=9)
+    answer = mem.answer("When was Nadia due to collect the keys from Joss?", "u", now=later)
+    assert "3 April" in answer.text, answer.text

@@ -13,6 +13,8 @@ answer path only, on first use (about 80,000 synsets, a fraction of a second);
 
 from __future__ import annotations
 
+from typing import Any
+
 import gzip
 from array import array
 from functools import cache
@@ -193,10 +195,54 @@ def _up(verb: str) -> frozenset[int]:
 def main_verbs(text: str) -> frozenset[str]:
     """The lemmas of a question's main verb and those joined to it ("When did I pick
     up the bike I'm restoring?": "pick", not "restore", which says which bike); not
-    an auxiliary, nor a verb too general to name a doing (:data:`GENERAL_VERBS`)."""
+    an auxiliary, nor a verb too general to name a doing (:data:`GENERAL_VERBS`).
+    With a particle WordNet holds as one verb, that one too ("turn up", where "turn"
+    alone is too general). Asked of a plan ("When was Gordon due to collect the
+    dog?"), the doing planned: the main verb is "be"."""
     doc = nlp.parse(text)
     main = [t for t in doc if t.dep_ == "ROOT"]
     main += [t for t in doc if t.dep_ == "conj" and t.head in main]
+    main += [t for t in doc if _planned_by(t, main)]
     return frozenset(
-        t.lemma_.lower() for t in main if t.pos_ == "VERB" and t.lemma_.lower() not in GENERAL_VERBS
+        lemma
+        for t in main
+        if t.pos_ == "VERB"
+        for lemma in verb_lemmas(t)
+        if lemma not in GENERAL_VERBS
     )
+
+
+def doer_of(text: str) -> str:
+    """Whom a question asks the doing of, by name, lower case ("gordon" of "When was
+    Gordon due to collect the dog?"); "" when its subject is not a name."""
+    for t in nlp.parse(text):
+        if t.dep_ == "ROOT":
+            subject = [c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")]
+            return subject[0].lower_ if subject and subject[0].pos_ == "PROPN" else ""
+    return ""
+
+
+#: what "be ... to" says of a doing planned ("due to", "supposed to", "meant to")
+_PLANNED = frozenset({"due", "supposed", "meant", "scheduled", "set", "booked", "going"})
+#: the main verbs whose infinitive is the doing planned
+_PLANS = frozenset({"be", "go", "suppose", "mean", "schedule"})
+
+
+def _planned_by(verb: Any, main: list[Any]) -> bool:
+    """Whether ``verb`` is an infinitive that a main "be" or "go" plans ("was due to
+    collect", "is going to start", "was supposed to ring"): the doing asked of."""
+    if not any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children):
+        return False
+    head = verb.head
+    if head.lower_ in _PLANNED and head not in main:
+        head = head.head  # "due" under "was"
+    return head in main and head.lemma_ in _PLANS and verb is not head
+
+
+def verb_lemmas(token: Any) -> tuple[str, ...]:
+    """A verb's lemma, and with its particle the phrasal verb when WordNet holds it
+    ("pick up" of "picking her up"): what :func:`verbs_kin` compares."""
+    lemma = token.lemma_.lower()
+    particles = [c.lower_ for c in token.children if c.dep_ == "prt"]
+    phrasal = f"{lemma} {particles[0]}" if particles else ""
+    return (lemma, phrasal) if phrasal and _senses(phrasal, "verb") else (lemma,)

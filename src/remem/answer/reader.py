@@ -69,7 +69,7 @@ from ..time.tense import Clauses, ahead
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
-from .kinds import main_verbs, verbs_kin
+from .kinds import doer_of, main_verbs, verb_lemmas, verbs_kin
 from .now import asks_left
 from .settle import (
     REFUSAL,
@@ -856,6 +856,7 @@ def best_sentence(
     dated: list[tuple[float, str, Hit, list[EventTime]]] = []  # sharing a word, timed
     best_times: list[EventTime] = []  # the times the best sentence is dated by
     doing = main_verbs(asked.text) if when else frozenset()
+    doer = doer_of(asked.text) if doing else ""
     for rank, h in enumerate(evidence if when else evidence[:_EXTRACT_DEPTH]):
         parts = sentences(h if isinstance(h, str) else h.text)
         timed = [event_times(p, h.timestamp) for p in parts] if isinstance(h, Hit) else []
@@ -865,7 +866,8 @@ def best_sentence(
             own = unwritten(timed[at], asked) if isinstance(h, Hit) else []
             shared = overlap
             if doing and own:  # a time told of the doing asked (:func:`_doing_told`)
-                overlap += _doing_told(sentence, doing, q, before)
+                speaker = (h.speaker or "").lower() if isinstance(h, Hit) else ""
+                overlap += _doing_told(sentence, doing, q, before, (doer, speaker))
             before = shared
             if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and own)):
                 # a reply, by its asking turn: its first sentence, and a later one
@@ -953,29 +955,55 @@ _EVENT_VERB = 1.0
 _BACK = frozenset({"it", "they", "them", "he", "she", "him", "her", "this", "that"})
 
 
-def _event_verb(sentence: str, doing: frozenset[str], keys: frozenset[str]) -> float:
+def _event_verb(
+    sentence: str, doing: frozenset[str], keys: frozenset[str], doer: tuple[str, str] = ("", "")
+) -> float:
     """What ``sentence`` adds for saying the question's doing (``doing``, its verbs'
     lemmas): :data:`_EVENT_VERB` when a verb of it is one of them or their kin, and
-    one more when that verb is kin only (the shared words did not count it)."""
+    one more when that verb is kin only (the shared words did not count it). Not a
+    verb whose subject is someone other than the one the question asks of
+    (``doer``: the question's named subject and the sentence's speaker): "I picked
+    up a foster dog" is not when Gordon collected her."""
     for t in nlp.parse(sentence):
-        if t.pos_ != "VERB":
+        if t.pos_ != "VERB" or _done_by_other(t, doer):
             continue
-        lemma = t.lemma_.lower()
-        if lemma in doing:
+        lemmas = verb_lemmas(t)
+        if any(lemma in doing for lemma in lemmas):
             return _EVENT_VERB
-        if any(verbs_kin(lemma, v) for v in doing):
-            shared = words.word_key(lemma) in keys or words.word_key(t.lower_) in keys
+        if any(verbs_kin(lemma, v) for lemma in lemmas for v in doing):
+            shared = words.word_key(lemmas[0]) in keys or words.word_key(t.lower_) in keys
             return _EVENT_VERB + (0.0 if shared else 1.0)
     return 0.0
 
 
-def _doing_told(sentence: str, doing: frozenset[str], keys: frozenset[str], before: float) -> float:
+def _done_by_other(verb: Any, doer: tuple[str, str]) -> bool:
+    """Whether ``verb``'s subject is named, or is "I" or "we" of the speaker, and is
+    not the question's doer (``doer``: (name, speaker), lower case; no name: False)."""
+    name, speaker = doer
+    if not name:
+        return False
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return False
+    if subject.lower_ in ("i", "we"):
+        return bool(speaker) and speaker != name
+    return subject.pos_ == "PROPN" and subject.lower_ != name
+
+
+def _doing_told(
+    sentence: str,
+    doing: frozenset[str],
+    keys: frozenset[str],
+    before: float,
+    doer: tuple[str, str] = ("", ""),
+) -> float:
     """What a sentence telling a time of its own adds for a "when" question whose
     doing is ``doing`` (its verbs' lemmas): :func:`_event_verb` unless it asks ("you
     attended the parade, right?"), and :data:`_CARRY` of the words the sentence
     before it shares with the question (``before``) when it says "it" for them. Not
     for a sentence without a time: the doing alone does not say when."""
-    told = 0.0 if sentence.rstrip().endswith("?") else _event_verb(sentence, doing, keys)
+    asks = sentence.rstrip().endswith("?")
+    told = 0.0 if asks else _event_verb(sentence, doing, keys, doer)
     return told + (_CARRY * before if _refers_back(sentence) else 0.0)
 
 
