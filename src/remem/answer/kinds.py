@@ -13,12 +13,11 @@ answer path only, on first use (about 80,000 synsets, a fraction of a second);
 
 from __future__ import annotations
 
-from typing import Any
-
 import gzip
 from array import array
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from . import nlp
 
