@@ -130,3 +130,20 @@ def test_the_doing_a_question_asks_of(question: str, verbs: set[str]) -> None:
 def test_whom_a_question_asks_the_doing_of() -> None:
     assert doer_of("When was Gordon due to collect the dog?") == "gordon"
     assert doer_of("When did I collect the dog?") == ""
+
+
+@pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
+def test_a_thing_asked_by_its_noun_is_a_kind_of_it_where_one_is_said() -> None:
+    """ "What tool did Pim borrow?": the jigsaw, a kind of tool, said fourth, not the
+    running club named in the first memory, which shares the question's names
+    (``typed._kinds_first``)."""
+    t0 = datetime(2026, 3, 1, 10, tzinfo=timezone.utc)
+    said = [
+        ("Pim", "Wren talked me into a Sunday run with the Millford Striders."),
+        ("Wren", "Pim, how did the shed go in the end?"),
+        ("Pim", "Slowly. The roof alone took a whole Saturday."),
+        ("Wren", "Will you need any tools? I've got a jigsaw you're welcome to borrow."),
+    ]
+    hits = [Hit(str(i), text, 1.0 - i / 10, who, t0, "s1") for i, (who, text) in enumerate(said)]
+    found = typed_answer(as_question("What tool did Pim borrow from Wren?"), hits)
+    assert found is not None and found[0] == "jigsaw"

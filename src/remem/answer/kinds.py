@@ -72,16 +72,18 @@ def _senses(lemma: str, pos: str = "noun") -> tuple[int, ...]:
     return found if isinstance(found, tuple) else (found,)
 
 
-def is_a(noun: str, kind: str, senses: int = SENSES) -> bool:
+def is_a(noun: str, kind: str, senses: int = SENSES, kind_senses: int | None = None) -> bool:
     """Whether one of the most frequent senses of ``noun`` (a lemma: "fern") is a
     kind of some sense of ``kind`` ("plant"), up to :data:`DEPTH` steps; False for a word
     WordNet does not hold, for ``noun`` == ``kind`` or a synonym of it ("wheel" is a
-    "bike" in one sense, no kind of one), and for a :data:`GENERAL` kind."""
+    "bike" in one sense, no kind of one), and for a :data:`GENERAL` kind.
+    ``kind_senses``: only the most frequent senses of ``kind`` (a "unit" of
+    measurement, not the "whole" a garage is one of)."""
     noun, kind = noun.lower().strip(), kind.lower().strip()
     if not noun or noun == kind or kind in GENERAL:
         return False
     _, starts, flat = _hierarchy()
-    targets = set(_senses(kind))
+    targets = set(_senses(kind)[:kind_senses])
     # the noun's most frequent senses (:data:`SENSES`); a synonym ("wheel" of
     # "bike") is no kind
     seen = set(_senses(noun)[:senses]) - targets
@@ -94,6 +96,12 @@ def is_a(noun: str, kind: str, senses: int = SENSES) -> bool:
             return True
         seen |= frontier
     return False
+
+
+def unknown(noun: str) -> bool:
+    """Whether WordNet holds no sense of ``noun`` ("halloumi"): it may be a kind of
+    anything."""
+    return not _senses(noun.lower().strip())
 
 
 def names_a_kind(word: str, kind: str) -> bool:

@@ -51,7 +51,7 @@ from .kindcheck import (
     people,
     someone_done_to,
 )
-from .kinds import alike, is_a, main_verbs, verbs_kin
+from .kinds import alike, is_a, main_verbs, unknown, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
@@ -228,6 +228,7 @@ def typed_candidates(
         placed = _placed_names(sources)
         found = [s for s in found if s.text.lower() not in placed]
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
+    found = _kinds_first(want, found, closed)
     named = closed or want.head in _NAMED_ORGS  # and is never given without one
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
@@ -242,6 +243,39 @@ def typed_candidates(
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)
+
+
+def _kinds_first(want: Want, found: list[Span], closed: bool) -> list[Span]:
+    """A thing asked by its noun ("What tool did Ambrose borrow?") is a kind of it,
+    by the noun's most frequent sense (WordNet's hierarchy), where a sentence
+    speaking to the question says one: then the others are no answer ("jigsaw", not
+    the "Millford Striders" named in a sentence sharing another of the question's
+    words), but for a common noun WordNet does not know and a reply that is only the
+    thing ("Halloumi." to "What was the first cheese you made?"). Not for a class
+    read by its own words (``closed``: a colour, a breed)."""
+    if want.kind != "thing" or not want.head or closed:
+        return found
+    kinds = [s for s in found if _told_kind(s, want.head)]
+    if not kinds:
+        return found
+    return [s for s in found if s in kinds or s.features.get("bare") or _unknown_noun(s)]
+
+
+def _told_kind(s: Span, head: str) -> bool:
+    """Whether candidate ``s`` is a kind of ``head`` in its most frequent sense, in a
+    sentence that speaks to the question (its fit, own or inherited)."""
+    f = s.features
+    if not f.get("isa") or not f.get("fit", 0.0) + f.get("inherited", 0.0):
+        return False
+    return _of_kind(nlp.parse(s.text)[:], head, kind_senses=1)
+
+
+def _unknown_noun(s: Span) -> bool:
+    """Whether candidate ``s`` is a common noun, no name, that WordNet does not know."""
+    if s.features.get("proper"):
+        return False
+    root = nlp.parse(s.text)[:].root
+    return root.pos_ == "NOUN" and unknown(root.lemma_)
 
 
 def _narrowed(
@@ -1032,7 +1066,7 @@ def _priced_other(span: Any, question: Question) -> bool:
     return not said & question.keys
 
 
-def _of_kind(span: Any, head: str) -> bool:
+def _of_kind(span: Any, head: str, kind_senses: int | None = None) -> bool:
     """Whether the phrase names a kind of the noun a "what" question asks for
     ("a Java fern" of "What plant...?", "a retired racing greyhound" of "What sort of
     animal...?": :func:`kinds.is_a`), by its whole words or its head noun."""
@@ -1041,7 +1075,7 @@ def _of_kind(span: Any, head: str) -> bool:
         return False
     compound = " ".join(t.lower_ for t in span if t.dep_ == "compound" and t.head == root)
     names = {root.lemma_.lower(), f"{compound} {root.lemma_.lower()}".strip()}
-    return any(is_a(n, head) for n in names)
+    return any(is_a(n, head, kind_senses=kind_senses) for n in names)
 
 
 def _key_of(token: Any) -> str:
