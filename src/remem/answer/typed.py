@@ -229,6 +229,7 @@ def typed_candidates(
         found = [s for s in found if s.text.lower() not in placed]
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
     found = _kinds_first(want, found, closed)
+    found = _role_first(want, found)
     named = closed or want.head in _NAMED_ORGS  # and is never given without one
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
@@ -261,11 +262,31 @@ def _kinds_first(want: Want, found: list[Span], closed: bool) -> list[Span]:
     return [s for s in found if s in kinds or s.features.get("bare") or _unknown_noun(s)]
 
 
+def _role_first(want: Want, found: list[Span]) -> list[Span]:
+    """A thing asked as what someone did something to ("What did Clemency lose over
+    the side of the boat?") is the phrase playing that part for the question's verb
+    or one of its kin (``o_role``: "I also lost my sunglasses overboard") where a
+    sentence speaking to the question says one: then the others are no answer (the
+    "theory exam" of a sentence sharing "side"), but for a reply that is only the
+    thing."""
+    if want.kind != "thing" or not want.role[0]:
+        return found
+    played = [s for s in found if s.features.get("o_role") and _fits(s)]
+    if not played:
+        return found
+    return [s for s in found if s in played or s.features.get("bare")]
+
+
+def _fits(s: Span) -> bool:
+    """Whether candidate ``s``'s sentence speaks to the question (its fit, own or
+    inherited)."""
+    return bool(s.features.get("fit", 0.0) + s.features.get("inherited", 0.0))
+
+
 def _told_kind(s: Span, head: str) -> bool:
     """Whether candidate ``s`` is a kind of ``head`` in its most frequent sense, in a
     sentence that speaks to the question (its fit, own or inherited)."""
-    f = s.features
-    if not f.get("isa") or not f.get("fit", 0.0) + f.get("inherited", 0.0):
+    if not s.features.get("isa") or not _fits(s):
         return False
     return _of_kind(nlp.parse(s.text)[:], head, kind_senses=1)
 
