@@ -147,17 +147,3 @@ def test_a_thing_asked_by_its_noun_is_a_kind_of_it_where_one_is_said() -> None:
     hits = [Hit(str(i), text, 1.0 - i / 10, who, t0, "s1") for i, (who, text) in enumerate(said)]
     found = typed_answer(as_question("What tool did Pim borrow from Wren?"), hits)
     assert found is not None and found[0] == "jigsaw"
-
-
-@pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
-def test_a_thing_asked_as_what_was_done_to_it_is_what_the_verb_did_it_to() -> None:
-    """ "What did Ife lose over the side of the boat?": the sunglasses she lost, not
-    the theory exam of a sentence sharing "side" (``typed._role_first``)."""
-    t0 = datetime(2026, 3, 1, 10, tzinfo=timezone.utc)
-    said = [
-        "Morning! My theory exam is on Friday and I still can't remember which side is port.",
-        "We went out anyway. It was freezing, I capsized twice and lost my sunglasses overboard.",
-    ]
-    hits = [Hit(str(i), text, 1.0 - i / 10, "Ife", t0, "s1") for i, text in enumerate(said)]
-    found = typed_answer(as_question("What did Ife lose over the side of the boat?"), hits)
-    assert found is not None and found[0] == "sunglasses"

@@ -98,10 +98,11 @@ def is_a(noun: str, kind: str, senses: int = SENSES, kind_senses: int | None = N
     return False
 
 
-def unknown(noun: str) -> bool:
-    """Whether WordNet holds no sense of ``noun`` ("halloumi"): it may be a kind of
-    anything."""
-    return not _senses(noun.lower().strip())
+def concrete(noun: str) -> bool:
+    """Whether ``noun``'s most frequent sense is a physical thing ("tool", "bird",
+    "cheese"), not an abstraction ("activity", "goal", "advice"), whose kinds in
+    WordNet include the vaguest words ("fun" is an activity, "purpose" a goal)."""
+    return is_a(noun, "physical entity", senses=1)
 
 
 def names_a_kind(word: str, kind: str) -> bool:
