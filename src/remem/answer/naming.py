@@ -83,7 +83,7 @@ def called_other(span: Any, noun: str) -> bool:
     named Biscuit" a dog)."""
     doc = span.doc
     called = doc[span.start - 1] if span.start >= 1 else None
-    if called is not None and called.lower_ in ("called", "named") and called.head is not called:
+    if called is not None and called.lower_ in ("called", "named") and called.head != called:
         head = called.head
         while head.dep_ == "pobj" and head.head.dep_ == "prep" and head.head.head.pos_ == "NOUN":
             head = head.head.head  # "a boy from his class called Alfie": the boy

@@ -600,7 +600,7 @@ _OWNING = frozenset({"buy", "sell", "ride", "drive", "own", "swap", "trade", "we
 def _owned(token: Any) -> bool:
     """Whether ``token``, or the noun it is a name part of ("Genesis" of "a Genesis
     Croix de Fer"), is the object of a verb of owning or using (:data:`_OWNING`)."""
-    while token.dep_ in ("compound", "nmod") and token.head is not token:
+    while token.dep_ in ("compound", "nmod") and token.head != token:
         token = token.head
     return token.dep_ == "dobj" and token.head.lemma_.lower() in _OWNING
 
@@ -676,7 +676,7 @@ def _subtree(token: Any) -> Any:
 def _copula(t: Any) -> list[Any]:
     """Across "be" from a question word: what its subject is ("My partner Sam is a
     carpenter"), or what is it ("Genmaicha is my absolute favourite tea")."""
-    if t.head.lemma_ != "be" or t.head is t:
+    if t.head.lemma_ != "be" or t.head == t:
         return []
     if t.dep_ in ("nsubj", "nsubjpass"):
         return [c for c in t.head.children if c.dep_ in ("attr", "acomp")]
