@@ -244,7 +244,7 @@ def _planned_by(verb: Any, main: list[Any]) -> bool:
     head = verb.head
     if head.lower_ in _PLANNED and head not in main:
         head = head.head  # "due" under "was"
-    return head in main and head.lemma_ in _PLANS and verb is not head
+    return head in main and head.lemma_ in _PLANS and verb != head
 
 
 def verb_lemmas(token: Any) -> tuple[str, ...]:

@@ -860,13 +860,13 @@ def best_sentence(
     for rank, h in enumerate(evidence if when else evidence[:_EXTRACT_DEPTH]):
         parts = sentences(h if isinstance(h, str) else h.text)
         timed = [event_times(p, h.timestamp) for p in parts] if isinstance(h, Hit) else []
+        speaker = (h.speaker or "").lower() if isinstance(h, Hit) else ""
         before = 0.0
         for at, sentence in enumerate(parts):
             overlap: float = len(q & content_keys(sentence))
             own = unwritten(timed[at], asked) if isinstance(h, Hit) else []
             shared = overlap
             if doing and own:  # a time told of the doing asked (:func:`_doing_told`)
-                speaker = (h.speaker or "").lower() if isinstance(h, Hit) else ""
                 overlap += _doing_told(sentence, doing, q, before, (doer, speaker))
             before = shared
             if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and own)):

@@ -271,16 +271,11 @@ def _named(s: Span) -> bool:
     return bool(s.features.get("proper") or s.features.get("entity"))
 
 
-def _fits(s: Span) -> bool:
-    """Whether candidate ``s``'s sentence speaks to the question (its fit, own or
-    inherited)."""
-    return bool(s.features.get("fit", 0.0) + s.features.get("inherited", 0.0))
-
-
 def _told_kind(s: Span, head: str) -> bool:
     """Whether candidate ``s`` is a kind of ``head`` in its most frequent sense, in a
     sentence that speaks to the question (its fit, own or inherited)."""
-    if not s.features.get("isa") or not _fits(s):
+    f = s.features
+    if not f.get("isa") or not f.get("fit", 0.0) + f.get("inherited", 0.0):
         return False
     return _of_kind(nlp.parse(s.text)[:], head, kind_senses=1)
 
