@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import cached_property
 from typing import IO, Any
 
@@ -405,7 +405,12 @@ class Memory:
         read, user_id, k = self._question(question, user_id, k, now, what="question")
         recalled = self._recall_read(read, user_id, k, explain=True, filters=filters)
         recall_s = time.perf_counter() - t0
-        around = self._recaller.around(user_id)
+        around = replace(
+            self._recaller.around(user_id),
+            deeper=lambda n: (
+                self._recall_read(read, user_id, n, explain=False, filters=filters).recall.hits
+            ),
+        )
         return {
             name: reader.answer(
                 recalled.question,

@@ -777,3 +777,32 @@ def test_a_name_is_the_nouns_only_when_given_to_it(embedder, engine, question, e
         assert a.refused, a.text
     else:
         assert expected in a.text, a.text
+
+
+#: what was left named only while it was current, far from the turns about leaving
+LEFT_EARLY = [
+    (0, "Tomas", "I still have a pile of freight invoices to finish at Marrowby Shipping"
+     " before Friday."),
+    (0, "Tomas", "The new running shoes arrived and they are great."),
+    (10, "Tomas", "I got an offer from Tessel Labs for a data role!"),
+    (20, "Tomas", "Good news: I accepted Tessel Labs' offer. Tomorrow is my last day at my"
+     " current company, leaving feels odd."),
+    (20, "Tomas", "The cat knocked my tea over again."),
+    (25, "Tomas", "First week at Tessel Labs went well, lovely team."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_what_was_left_is_read_deeper_than_the_evidence(embedder, engine):
+    """ "Which company did Tomas leave to join Tessel Labs?": the turns read first are
+    about joining, and the one about leaving says only "my current company"; the
+    company left was named while it was current, below the ``k`` memories recalled.
+    The reader reads the question's recall again twice as deep
+    (``Around.deeper``), and the memory it answers from is in the evidence."""
+    with _remembered(embedder, engine, "tomas", LEFT_EARLY) as mem:
+        q = "Which company did Tomas leave to join Tessel Labs?"
+        first = [h.text for h in mem.search(q, "tomas", k=3)]
+        assert not any("Marrowby" in t for t in first)  # below what is read first
+        a = mem.answer(q, "tomas", k=3, now=T0 + timedelta(days=31))
+        assert a.text == "Marrowby Shipping", a.text
+        assert a.source_id in {h.id for h in a.evidence}

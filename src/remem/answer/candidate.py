@@ -33,6 +33,11 @@ Rarity = Callable[[str], float]
 Similar = Callable[[str, Sequence[str]], Sequence[float]]
 
 
+#: the question's own recall taken deeper: how many memories -> the best that many
+#: (``Memory`` binds the question); what was left is often named only far down
+Deeper = Callable[[int], Sequence[Hit]]
+
+
 @dataclass(frozen=True)
 class Around:
     """What the reader may ask of the user's memories beyond the evidence: the turns
@@ -48,6 +53,8 @@ class Around:
     before: Neighbours | None = None
     #: how near in meaning the question comes to each sentence read (:data:`Similar`)
     similar: Similar | None = None
+    #: the question's recall to a greater depth (:data:`Deeper`)
+    deeper: Deeper | None = None
 
 
 #: nothing beyond the evidence: only its words count
