@@ -381,6 +381,16 @@ def test_a_name_given_to_another_noun_names_no_jam():
     assert ("Nightfall", "given") in _phrases(text, "What is Rhys's best-selling jam called?")
 
 
+def test_a_name_given_to_another_noun_names_no_pet():
+    """Asked what a pet is called, the noun named is the pet's ("dog", whose name is
+    asked as a thing's, :func:`named_noun_of`): "a woman called Marisol Etxeberria" is
+    hers, not the dog's; "a collie called Juniper" could be."""
+    text = "It's run by a woman called Marisol Etxeberria, she's brilliant."
+    assert ("Marisol Etxeberria", "given") not in _phrases(text, "What is my dog called?")
+    text = "We met a dog called Juniper at the park."
+    assert ("Juniper", "given") in _phrases(text, "What is my dog called?")
+
+
 @pytest.mark.parametrize(
     ("text", "person"),
     [("her mum", True), ("a retired teacher", True), ("the guy", True), ("choir", False)],
@@ -806,3 +816,24 @@ def test_what_was_left_is_read_deeper_than_the_evidence(embedder, engine):
         a = mem.answer(q, "tomas", k=3, now=T0 + timedelta(days=31))
         assert a.text == "Marrowby Shipping", a.text
         assert a.source_id in {h.id for h in a.evidence}
+
+
+#: the assistant offers what the user then says they did
+OFFERED = [
+    (0, "user", "My grandad turns 90 in June, so my sister and I are plotting a party."),
+    (0, "assistant", "A 90th is a big milestone, so let me know if you want ideas for a present."),
+    (0, "user", "Thanks! We've booked the function room at the Falls Hotel."),
+    (0, "assistant", "A 90th at the Falls Hotel, lovely. Have you sorted out a present?"),
+    (0, "user", "I found an antique brass barometer at a market in Galway."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_thing_of_the_users_own_life_is_the_users_words(embedder, engine):
+    """ "What present did I pick out for my grandad's 90th?": the assistant's sentence
+    shares the question's words and offers ("a big milestone"); what the user said
+    answers (``typed._own_words_first``)."""
+    with _remembered(embedder, engine, "u", OFFERED) as mem:
+        q = "What present did I pick out for my grandad's 90th?"
+        a = mem.answer(q, "u", now=T0 + timedelta(days=10))
+        assert "barometer" in a.text, a.text

@@ -46,6 +46,7 @@ from .want import (
     STRICT,
     TIME_UNITS,
     Want,
+    named_noun_of,
 )
 
 #: what each origin of a candidate phrase adds to its score, by hand, in one order (a
@@ -155,7 +156,8 @@ def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> li
     people = ("PERSON",) if want.head else ()
     out = [(e, "entity") for e in sent.ents if e.label_ not in ("DATE", "TIME", *people)]
     out += [(s, "quoted") for s in _pattern_spans(sent, _QUOTES)]
-    out += [(s, _given(s, want)) for s in _pattern_spans(sent, _NAMED) if not _named_other(s, want)]
+    named = _pattern_spans(sent, _NAMED)
+    out += [(s, _given(s, want)) for s in named if not _named_other(s, want, question)]
     chunks = [c for c in sent.noun_chunks if c.root.pos_ != "PRON"]
     out += [(c, _chunk(c, want)) for c in chunks + _numbered(sent, chunks)]
     out += _governed(matched)
@@ -605,13 +607,16 @@ def _owned(token: Any) -> bool:
     return token.dep_ == "dobj" and token.head.lemma_.lower() in _OWNING
 
 
-def _named_other(span: Any, want: Want) -> bool:
+def _named_other(span: Any, want: Want, question: Question) -> bool:
     """Whether a name given as one names another noun than the one asked ("a grower
-    in Evesham called Dalia Moreno" to "What is the sauce called?")."""
+    in Evesham called Dalia Moreno" to "What is the sauce called?"; "a woman called
+    Marisol Etxeberria" to "What is my dog called these days?", whose noun is the
+    one named, :func:`named_noun_of`)."""
     called = span.doc[span.start - 1] if span.start >= 1 else None
-    if want.head in ("", "name") or called is None or called.dep_ != "acl":
+    if called is None or called.dep_ != "acl":
         return False
-    return called.head.pos_ == "NOUN" and called.head.lemma_.lower() != want.head
+    noun = want.head if want.head not in ("", "name") else named_noun_of(question)
+    return bool(noun) and called.head.pos_ == "NOUN" and called.head.lemma_.lower() != noun
 
 
 def _given(span: Any, want: Want) -> str:

@@ -36,6 +36,7 @@ from typing import Any
 from .. import words
 from ..index.tokenize import sentences
 from ..question import Question
+from ..speakers import ASSISTANT, asks_assistant, asks_reminder, party
 from ..store.base import timestamp_epoch
 from ..time.current import not_employers, relations, roles, sets_asked
 from ..time.events import event_times
@@ -227,6 +228,7 @@ def typed_candidates(
     if want.kind == "person":  # "Oundle", where the user lives, is no one
         placed = _placed_names(sources)
         found = [s for s in found if s.text.lower() not in placed]
+    found = _own_words_first(question, want, found)
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
     found = _kinds_first(want, found, closed)
     named = closed or want.head in _NAMED_ORGS  # and is never given without one
@@ -243,6 +245,24 @@ def typed_candidates(
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     return sorted(found, key=lambda s: -s.score)
+
+
+def _own_words_first(question: Question, want: Want, found: list[Span]) -> list[Span]:
+    """A thing asked of the person's own life ("What did I pick out for my grandad's
+    90th?") is one the person said: the assistant's turns restate it or offer ("a 90th
+    is a big milestone, so let me know if you want ideas for a present"), so their
+    candidates go when the person's own turns give one (``speakers``: the retrieval's
+    speaker prior, read here of the candidates). Only for a thing: a day or a name
+    the assistant restates is often the only telling read ("So your show moves to
+    Sunday mornings"), and dropping those lost one of the check sets' answers. Not
+    when the question asks what the assistant said ("the hostel you recommended") or
+    to be reminded of something said."""
+    if want.kind != "thing" or not question.first_person:
+        return found
+    if asks_assistant(question.text) or asks_reminder(question.text):
+        return found
+    own = [s for s in found if party(s.hit.speaker) != ASSISTANT]
+    return own or found
 
 
 def _kinds_first(want: Want, found: list[Span], closed: bool) -> list[Span]:

@@ -173,7 +173,8 @@ ORG_NOUNS = frozenset(
 
 #: "What's my manager called?", "What did Tom name his cat?": a name asked
 _CALLED = re.compile(
-    r"^\W*what(?:'s|\s+is|\s+was|\s+are|\s+were)\s+.+\s+called\W*$"
+    r"^\W*what(?:'s|\s+is|\s+was|\s+are|\s+were)\s+.+\s+called"
+    r"(?:\s+(?:now|nowadays|these\s+days|at\s+the\s+moment|currently|today))?\W*$"
     r"|^\W*what\s+(?:did|do|does|will|has|have|had)\s+\S+(?:\s+\S+)?\s+(?:call|name)\s+(?!.*\bafter\W*$)",
     re.I,
 )
