@@ -164,6 +164,7 @@ def test_a_name_given_to_another_kind_of_organisation():
         ("What is my cat called?", "thing", ""),  # a pet's name is read as a thing's
         ("What is Rhys's jam called?", "thing", ""),
         ("What's my new manager called these days?", "person", "name"),  # "called" + when
+        ("What colour glaze did I use on my vase?", "thing", "colour"),  # of the glaze
         ("Which evening of the week was the class on after the move?", "weekday", "evening"),
         ("Which choir did Oona join?", "org", "choir"),
     ],

@@ -837,3 +837,21 @@ def test_a_thing_of_the_users_own_life_is_the_users_words(embedder, engine):
         q = "What present did I pick out for my grandad's 90th?"
         a = mem.answer(q, "u", now=T0 + timedelta(days=10))
         assert "barometer" in a.text, a.text
+
+
+#: a vase glazed, its colour never said
+GLAZED = [
+    (0, "user", "I threw my first proper tall vase at the pottery course today."),
+    (0, "user", "The glaze went on this evening and it's drying in the shed now."),
+]
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_colour_asked_of_a_noun_is_a_colour_or_nothing(embedder, engine):
+    """ "What colour glaze did I use on my tall vase?" asks a colour, a closed class,
+    though "colour" only modifies "glaze": with no colour said it refuses rather
+    than answering with a phrase of a sentence about the vase ("pottery course")."""
+    with _remembered(embedder, engine, "u", GLAZED) as mem:
+        q = "What colour glaze did I use on my tall vase?"
+        a = mem.answer(q, "u", now=T0 + timedelta(days=1))
+        assert a.refused, a.text

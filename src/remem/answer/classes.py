@@ -16,13 +16,12 @@ from ..question import Question
 from . import nlp
 from .candidate import Span
 from .kinds import alike, is_a, names_a_kind
-from .want import BUSINESS_NOUNS, ORG_NOUNS, Want
+from .want import BUSINESS_NOUNS, COLOUR_NOUNS, ORG_NOUNS, Want
 
 S = TypeVar("S", bound=Span)
 
-#: the nouns that ask a colour, and the colours, a closed class: "What colour is my
+#: the colours, a closed class (asked by ``want.COLOUR_NOUNS``): "What colour is my
 #: new blender?" is not answered by "Ninja one" when no colour was said
-COLOUR_NOUNS = frozenset({"colour", "color", "shade"})
 _COLOUR_WORDS = (
     "red orange yellow green blue purple violet pink brown black white grey gray silver "
     "gold golden beige navy teal turquoise maroon cream ivory lilac lavender crimson "

@@ -306,6 +306,11 @@ def _role(question: Question) -> tuple[str, str, str]:
     return _NO_ROLE
 
 
+#: the nouns that ask for a colour (``classes``), also right after "what" or
+#: "which", before the noun coloured ("What colour glaze...?")
+COLOUR_NOUNS = frozenset({"colour", "color", "shade"})
+
+
 def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     """The noun the question asks for, whether it is plural, and the keys of its
     phrase (with the nouns and adjectives that modify it): the noun after
@@ -330,6 +335,9 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
         noun = subj[0] if subj and subj[0].pos_ == "NOUN" else None
     if noun is None:
         return "", False, frozenset()
+    shade = next((c for c in noun.children if c.lower_ in COLOUR_NOUNS and c.i == wh.i + 1), None)
+    if shade is not None:  # "What colour glaze did I use?" asks a colour, of the glaze
+        return shade.lower_, False, frozenset({words.word_key(shade.lower_)})
     phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
     keys = frozenset(words.word_key(t.lower_) for t in phrase)
     return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
