@@ -442,8 +442,9 @@ class Answerer:
         typed = hit is not None or asks_left(question)
         if typed and self.mode == "typed" and question.answer_type != "date":
             sentence, hit = self._typed(question, evidence, around, (sentence, hit), stale)
-            if isinstance(hit, Hit) and all(h.id != hit.id for h in evidence):
-                base = {**base, "evidence": [*evidence, hit]}  # read deeper: it is evidence
+            unread = isinstance(hit, Hit) and all(h.id != hit.id for h in evidence)
+            if unread and asks_left(question):  # read deeper (:meth:`_typed`): evidence now
+                base = {**base, "evidence": [*evidence, hit]}  # (a reply read beside is not)
         if hit is None:
             return Answer(
                 REFUSAL,
