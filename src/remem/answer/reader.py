@@ -442,9 +442,12 @@ class Answerer:
         typed = hit is not None or asks_left(question)
         if typed and self.mode == "typed" and question.answer_type != "date":
             sentence, hit = self._typed(question, evidence, around, (sentence, hit), stale)
+            # a question about what was left: the memory answered from joins the
+            # evidence when it is not there (read deeper by :meth:`_typed`, or a reply
+            # read beside); for any other question a reply read beside stays outside
             unread = isinstance(hit, Hit) and all(h.id != hit.id for h in evidence)
-            if unread and asks_left(question):  # read deeper (:meth:`_typed`): evidence now
-                base = {**base, "evidence": [*evidence, hit]}  # (a reply read beside is not)
+            if unread and asks_left(question):
+                base = {**base, "evidence": [*evidence, hit]}
         if hit is None:
             return Answer(
                 REFUSAL,
