@@ -24,6 +24,8 @@ def test_a_score_rises_toward_its_best_lift_and_never_falls():
     raised = with_neighbours(own, near, np.array([0.5, 0.5, 0.25]))
     assert raised.tolist() == pytest.approx([0.4, 0.75, 0.55])
     assert (with_neighbours(own, near * 0, np.array([1.0, 1.0, 1.0])) == own).all()
+    per_memory = np.array([[0.5, 0.5, 0.5], [0.5, 0.0, 0.5], [0.25, 0.25, 0.25]])
+    assert with_neighbours(own, near, per_memory).tolist() == pytest.approx([0.4, 0.6, 0.55])
 
 
 def _items(session: str | None, texts: list[str], day: float) -> list[dict]:
@@ -95,10 +97,33 @@ def test_another_users_turns_are_no_neighbours(open_memory):
     assert [(h.id, h.score) for h in mem.search(QUESTION, user_id="u", k=6)] == before
 
 
+def _scores(mem) -> dict[str, float]:
+    return {h.text: h.score for h in mem.search(QUESTION, user_id="u", k=6)}
+
+
+def test_a_long_turn_borrows_more_of_its_neighbours_and_a_short_one_less(open_memory):
+    """``neighbour_length``: the long reply, next to the turn that asks, rises above
+    what one weight for all gives it; "Lovely!", two turns from that turn, one word
+    long, borrows less and falls. The asking turn itself, the best of its session,
+    borrows nothing either way."""
+    scores = []
+    for e in (0.0, 0.5):
+        options = {"graph": False, "session_support": 0.0, "neighbour_length": e}
+        mem = open_memory(":memory:", "synapse", engine_options=options, **PLAIN)
+        mem.add_many(_history(), user_id="u")
+        scores.append(_scores(mem))
+    flat, scaled = scores
+    assert scaled[REPLY] > flat[REPLY]
+    assert scaled["Lovely!"] < flat["Lovely!"]
+    asking = "How did the pottery class with the kids go on Saturday?"
+    assert scaled[asking] == pytest.approx(flat[asking])
+
+
 @pytest.mark.parametrize(
     ("key", "bad"),
     [("neighbour_context", v) for v in (-0.1, 1.5, "high", None)]
-    + [("neighbour_reach", v) for v in (0, 11, 1.5, "far")],
+    + [("neighbour_reach", v) for v in (0, 11, 1.5, "far")]
+    + [("neighbour_length", v) for v in (-0.25, 2.5, "long", None)],
 )
 def test_a_bad_neighbour_setting_is_refused(open_memory, key, bad):
     with pytest.raises(InvalidInputError, match=key):

@@ -317,3 +317,20 @@ def test_holders_are_the_live_documents_with_the_word_as_written():
     assert idx.holders("a035x").tolist() == [1]
     idx.remove(1)
     assert idx.holders("a035x").tolist() == [] and idx.holders("nowhere").tolist() == []
+
+
+def test_relative_lengths_are_over_the_live_documents_median():
+    """``relative_lengths`` (SYNAPSE's ``neighbour_length``): a document's token count
+    over the median of the live ones; a removed document counts 0 and leaves the
+    median."""
+    idx = BM25Index()
+    idx.add(["red fox", "quick brown fox jumps", "lazy dog sleeps all day long", "cat"])
+    lengths = [len(tokenize(t)) for t in ["red fox", "quick brown fox jumps", "cat"]]
+    median = float(np.median(lengths))
+    idx.remove(2)
+    rel = idx.relative_lengths()
+    assert rel.tolist() == pytest.approx([2 / median, 4 / median, 0.0, 1 / median])
+    assert BM25Index().relative_lengths().size == 0
+    for pos in (0, 1, 3):
+        idx.remove(pos)
+    assert (idx.relative_lengths() == 0).all()

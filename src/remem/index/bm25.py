@@ -87,6 +87,19 @@ class BM25Index:
             self._n_docs += 1
             self._n_alive += 1
 
+    def relative_lengths(self) -> np.ndarray:
+        """Each position's length in tokens over the median length of the live
+        documents (0 at deleted positions): how long a memory is for this history,
+        whatever its language or the speakers' habits."""
+        alive = self._alive[: self._n_docs]
+        out = np.zeros(self._n_docs, dtype=np.float64)
+        if not alive.any():
+            return out
+        lengths = self._doc_len[: self._n_docs]
+        median = float(np.median(lengths[alive]))
+        out[alive] = lengths[alive] / max(median, 1.0)
+        return out
+
     def remove(self, pos: int) -> None:
         if pos >= self._n_docs or not self._alive[pos]:
             return

@@ -95,6 +95,8 @@ def session_best(score: np.ndarray, session: np.ndarray) -> np.ndarray:
 def with_neighbours(own: np.ndarray, near: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """A memory's score raised toward its neighbours': ``own + max over neighbours
     of weight * max(0, neighbour - own)``; ``near`` holds one row of neighbour
-    scores per weight (0 where there is none)."""
-    lift = weights[:, None] * np.maximum(near - own[None, :], 0.0)
+    scores per weight (0 where there is none), ``weights`` one weight per row or one
+    row of weights per row of ``near``."""
+    w = weights[:, None] if weights.ndim == 1 else weights
+    lift = w * np.maximum(near - own[None, :], 0.0)
     return own + (lift.max(axis=0) if len(lift) else 0.0)

@@ -569,7 +569,9 @@ class SynapseEngine(Engine):
 
         if cfg.neighbour_context <= 0:
             return similarity
-        return _in_context(similarity, idx.session_beside(), found, cfg)
+        return _in_context(
+            similarity, idx.session_beside(), idx.bm25.relative_lengths(), found, cfg
+        )
 
     def _spread(
         self,
@@ -752,6 +754,10 @@ class SynapseEngine(Engine):
         )
 
 
+#: ``neighbour_length`` never lets a turn take its neighbour's score whole (a
+#: context weight of 1 measured below 0.5: docs/results/stop59/issue38-neighbours.md)
+_MOST_CONTEXT = 0.9
+
 #: the anchored walk stops once an iteration moves it by less than this (L1): a
 #: ranking term needs no more digits, and each iteration is a pass over the edges
 _WALK_TOL = 1e-6
@@ -824,16 +830,22 @@ def _channel_ranks(cos: np.ndarray, bm: np.ndarray) -> tuple[np.ndarray, np.ndar
 def _in_context(
     similarity: Callable[[np.ndarray], np.ndarray],
     beside: tuple[np.ndarray, np.ndarray],
+    lengths: np.ndarray,
     found: _Anchors,
     cfg: SynapseConfig,
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The similarity with ``neighbour_context``: raised toward the session
-    neighbours, a turn ``d`` steps away lending ``x ** d`` of what it holds more. On
-    the exact path every position is ranked, so all are lifted once and looked up."""
+    neighbours, a turn ``d`` steps away lending ``x ** d`` of what it holds more,
+    ``x`` scaled by the turn's relative length (``neighbour_length``). On the exact
+    path every position is ranked, so all are lifted once and looked up."""
     steps = range(1, cfg.neighbour_reach + 1)
-    weights = np.repeat([cfg.neighbour_context**step for step in steps], 2)
+    x = np.full(found.n, cfg.neighbour_context)
+    if cfg.neighbour_length > 0:
+        rel = np.maximum(lengths[: found.n], 1e-9)
+        x = np.minimum(x * rel**cfg.neighbour_length, _MOST_CONTEXT)
 
     def lifted(pos: np.ndarray, score: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        weights = np.repeat([x[pos] ** step for step in steps], 2, axis=0)
         near = np.zeros((len(weights), len(pos)))
         for row, table in enumerate(beside):
             nb = pos
