@@ -11,7 +11,7 @@ import pytest
 
 from answer_cases import remembered
 from remem.answer import nlp
-from remem.answer.now import dropped, measured
+from remem.answer.now import asks_left, dropped, measured
 from remem.question import as_question
 from remem.types import Hit
 
@@ -26,6 +26,9 @@ def _hit(text: str) -> Hit:
     ("text", "old", "new"),
     [
         ("Not Porto anymore, we're going to Seville instead.", "Porto", "Seville"),
+        # said with a contraction, the new value in a clause of its own
+        ("It isn't Porto any more, we're doing Seville instead.", "Porto", "Seville"),
+        ("She’s not Tallulah any more, she's Nettle instead.", "Tallulah", "Nettle"),
         (
             "Flights to Tbilisi were silly money, so we're doing Ljubljana instead.",
             "Tbilisi",
@@ -110,3 +113,19 @@ def test_asked_for_the_first_plan_the_dropped_value_answers(henrik):
 )
 def test_a_measure_answers_a_count_of_units_only(question, measure):
     assert measured(as_question(question)) is measure
+
+
+@pytest.mark.parametrize(
+    ("question", "left"),
+    [
+        ("Which company did Priya leave to join Brightwater Health?", True),
+        ("Which band did Rosa leave when she moved to Leeds?", True),
+        ("Where did Sam move from?", True),
+        # leaving only dates what is asked
+        ("How many loaves a week was he baking when he left his job?", False),
+        ("What did I do after I quit the choir?", False),
+        ("When did I leave Acme?", True),  # a date is asked: the leaving is the question's
+    ],
+)
+def test_a_question_about_what_was_left(question, left):
+    assert asks_left(as_question(question)) is left

@@ -58,6 +58,16 @@ PIA = [
     (3, "user", "A bag of merino yarn and a shuttle."),
 ]  # fmt: skip
 
+#: a user and an assistant: a reply that opens with what was asked, without a verb,
+#: and a lake named by its noun beside a phrase of the noun itself
+WREN = [
+    (0, "user", "We've been arguing about the kitchen counters for a week."),
+    (0, "assistant", "Ha, understandable. Which counter did you pick?"),
+    (0, "user", "The quartz, in the end. The walnut just looked dull next to the tiles."),
+    (5, "user", "My coach is getting me ready for a crossing of Lake Vrana in June."),
+    (40, "user", "Done it! I swallowed half the lake, but I finished in under two hours."),
+]  # fmt: skip
+
 NOW = T0 + timedelta(days=30)
 
 
@@ -95,6 +105,23 @@ def test_replies_titles_prices_colours_and_ensembles(embedder, engine, question,
 def test_a_reply_answers_what_was_told_before_it(embedder, engine, question, answer):
     with remembered(embedder, engine, "pia", PIA, T0) as mem:
         a = mem.answer(question, "pia", now=T0 + timedelta(days=4))
+        assert answer in a.text, a.text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # "The quartz, in the end." answers "Which counter did you pick?": a fragment
+        # with no verb, though it says more than the phrase; not the walnut dropped
+        ("What material did we choose for the kitchen counters in the end?", "quartz"),
+        # a name the asked noun opens is one of its kind, as "half the lake" is not
+        ("Which lake did I swim across?", "Vrana"),
+    ],
+)
+def test_a_fragment_reply_and_a_name_of_the_noun_asked(embedder, engine, question, answer):
+    with remembered(embedder, engine, "wren", WREN, T0) as mem:
+        a = mem.answer(question, "wren", now=T0 + timedelta(days=41))
         assert answer in a.text, a.text
 
 
@@ -198,10 +225,25 @@ def test_the_noun_whose_name_is_asked(question, noun):
     assert named_noun_of(as_question(question)) == noun
 
 
+def _chunk(text: str, chunk: str):
+    return next(c for c in nlp.parse(text).noun_chunks if c.text == chunk)
+
+
+def test_a_fragment_without_a_verb_is_a_bare_reply_for_a_thing():
+    """A reply whose first sentence is the phrase asked and when or how, with no verb
+    ("The quartz, in the end."), answers the turn that asked as "Quartz." would; a
+    phrase of a sentence with a verb does not, nor a common noun asked as no thing."""
+    fragment = _chunk("The quartz, in the end. The walnut looked dull.", "The quartz")
+    assert typed._bare(fragment, thing=True) and not typed._bare(fragment)
+    said = _chunk("We picked the quartz in the end.", "the quartz")
+    assert not typed._bare(said, thing=True)
+
+
 def test_a_noun_asked_only_as_a_modifier_is_not_the_thing():
     assert _modified_by("bird", "bird-watching trip") and _modified_by("book", "book club")
     assert not _modified_by("dog", "retired racing greyhound")
     assert not _modified_by("bird", "the bird") and not _modified_by("cake", "cake")
+    assert not _modified_by("lake", "Lake Vrana") and _modified_by("lake", "lake view")
 
 
 def test_a_name_beside_the_noun_asked_and_a_quantifier_that_counts_nothing():

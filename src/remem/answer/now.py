@@ -30,15 +30,15 @@ _CHANGES = frozenset(
 
 
 #: a value a sentence says was dropped for another, whoever's it is (:func:`dropped`):
-#: "instead of Porto", "rather than the Fiat", "not Porto anymore", "turned Sheffield
-#: down", "cancelled Larchmont"; and one it says was traded for another, which it
-#: names ("traded in the Fiesta for a secondhand Skoda Octavia", "replaced the Raleigh
-#: with a Brompton")
+#: "instead of Porto", "rather than the Fiat", "not Porto anymore" ("isn't Porto any
+#: more"), "turned Sheffield down", "cancelled Larchmont"; and one it says was traded
+#: for another, which it names ("traded in the Fiesta for a secondhand Skoda
+#: Octavia", "replaced the Raleigh with a Brompton")
 _NAME = r"[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*"
 _DET = r"(?:(?:the|a|an|my|our|his|her|their)\s+)?"
 _DROPPED = re.compile(
     rf"\b(?i:instead\s+of|rather\s+than)\s+(?:{_DET}|going\s+to\s+)(?P<v>{_NAME})"
-    rf"|\b[Nn]ot\s+{_DET}(?P<n>{_NAME})\s+any\s?more\b"
+    rf"|(?:\b[Nn]ot|n['\u2019]t)\s+{_DET}(?P<n>{_NAME})\s+any\s?more\b"
     rf"|\bturned\s+{_DET}(?P<t>{_NAME})\s+down\b|\bturned\s+down\s+{_DET}(?P<d>{_NAME})"
     rf"|\b(?:cancell?ed|ditched|dumped)\s+{_DET}(?P<c>{_NAME})"
 )
@@ -187,10 +187,16 @@ _BEFORE = re.compile(
 )
 
 
+#: a clause of time after the question's own ("... when he left his job?"), which
+#: says when, not what is asked
+_WHEN_CLAUSE = re.compile(r"(?<=\w)\W+(?:when|after|before|since|until|while|once)\b.*$", re.I)
+
+
 def asks_left(question: Question) -> bool:
     """Whether the question asks what someone left ("Which company did Priya leave to
-    join Brightwater Health?")."""
-    return bool(_LEAVING.search(question.text))
+    join Brightwater Health?"); not one that leaving only dates ("How many loaves
+    was he baking when he left his job?")."""
+    return bool(_LEAVING.search(_WHEN_CLAUSE.sub("", question.text)))
 
 
 def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:

@@ -1091,10 +1091,13 @@ def _priced_other(span: Any, question: Question) -> bool:
 def _of_kind(span: Any, head: str, kind_senses: int | None = None) -> bool:
     """Whether the phrase names a kind of the noun a "what" question asks for
     ("a Java fern" of "What plant...?", "a retired racing greyhound" of "What sort of
-    animal...?": :func:`kinds.is_a`), by its whole words or its head noun."""
+    animal...?": :func:`kinds.is_a`), by its whole words or its head noun; a name
+    that holds the noun names one ("Lake Bohinj" of "Which lake...?")."""
     root = span.root
     if not head or root.pos_ not in ("NOUN", "PROPN"):
         return False
+    if root.pos_ == "PROPN" and any(t.lemma_.lower() == head for t in span if t.pos_ == "PROPN"):
+        return True
     compound = " ".join(t.lower_ for t in span if t.dep_ == "compound" and t.head == root)
     names = {root.lemma_.lower(), f"{compound} {root.lemma_.lower()}".strip()}
     return any(is_a(n, head, kind_senses=kind_senses) for n in names)
@@ -1166,20 +1169,26 @@ def _cues(
         "asked": float(len(said & (keys - want.head_keys))),  # "Millbrook Rowing Club"
         "words": float(len(text.split())),
         "rarity": rarity(new) if rarity is not None and new else 0.0,
-        "bare": float(_bare(span) and fit - own >= REPLY_SHARE),
+        "bare": float(_bare(span, want.kind == "thing") and fit - own >= REPLY_SHARE),
     }
 
 
-def _bare(span: Any) -> bool:
+def _bare(span: Any, thing: bool = False) -> bool:
     """Whether ``span`` is an entity or a number and all its sentence says ("Ljubljana.",
     "Keiko Tanabe."): a reply's fragment, which answers the turn that asked (not
-    "Rude!", which only says what the one replying thinks of it)."""
+    "Rude!", which only says what the one replying thinks of it). For a thing asked,
+    a noun phrase is one too, and so is the head of a sentence without a verb that
+    only adds when or how ("The terrazzo, in the end." to "Which worktop did you go
+    for?")."""
     sent = getattr(span, "sent", None)
     if sent is None or span.start == sent.start and span.end == sent.end:
         return False  # the sentence itself is no fragment of it
-    if span.root.pos_ != "NUM" and not span.root.ent_type_:
+    root = span.root
+    if root.pos_ != "NUM" and not root.ent_type_ and not (thing and root.pos_ == "NOUN"):
         return False
-    return all_it_says(span)
+    if all_it_says(span):
+        return True
+    return thing and root.i == sent.root.i and not any(t.pos_ in ("VERB", "AUX") for t in sent)
 
 
 def _sentences(
@@ -1263,9 +1272,11 @@ def _modified_by(head: str, text: str) -> bool:
     """Whether a phrase has the noun asked only as a modifier of another noun, which
     is no kind of it: "bird-watching trip" is no bird, "movie night" no movie
     (:func:`_not_fitting`); not "retired racing greyhound" of "dog", nor "the bird",
-    nor "a photo of a painting of a cactus" of "painting"."""
-    words_ = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
-    if not head or len(words_) < 2:
+    nor "a photo of a painting of a cactus" of "painting", nor a name the noun opens
+    ("Lake Bohinj" of "lake")."""
+    raw = [w.strip(".,;:!?\"'()") for w in text.split()]
+    words_ = [w.lower() for w in raw]
+    if not head or len(words_) < 2 or raw[-2][:1].isupper() and raw[-1][:1].isupper():
         return False
     before, last = words_[-2], words_[-1]  # the noun's modifier, right before it
     single = last[:-1] if last.endswith("s") else last
