@@ -58,6 +58,20 @@ def test_the_newer_version_ranks_first_without_hiding_the_older(engine, embedder
         assert got.index(ids["home-old"]) < got.index(ids["home-new"])
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_first_k_are_the_first_k_of_any_deeper_search(engine, embedder):
+    """Versions are ordered among the engine's first ``versions_depth`` whatever ``k``
+    is asked: a search for one memory gets the newer version, and a deeper search
+    lifts no version from far down above what a shallower one returned."""
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        ids = _history(mem)
+        for q in ("Where do I live?", "Where do I work as a barista?", "What did I buy?"):
+            deep = [h.id for h in mem.search(q, user_id="u", k=40, now=NOW)]
+            for k in (1, 2, 3, 5, 10, 20):
+                assert [h.id for h in mem.search(q, user_id="u", k=k, now=NOW)] == deep[:k]
+        assert mem.search("Where do I live?", user_id="u", k=1, now=NOW)[0].id == ids["home-new"]
+
+
 @pytest.mark.parametrize("engine", ["dense", "hybrid", "synapse"])
 def test_a_time_the_question_names_lifts_the_memories_made_then(engine, embedder):
     with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
@@ -88,6 +102,8 @@ def test_bad_clocks_and_options_get_clear_errors(embedder):
         Memory(":memory:", engine="bm25", embedder=embedder, time_options={"nope": 1})
     with pytest.raises(InvalidInputError, match="depth"):
         Memory(":memory:", engine="bm25", embedder=embedder, time_options={"depth": -1})
+    with pytest.raises(InvalidInputError, match="versions_depth"):
+        Memory(":memory:", engine="bm25", embedder=embedder, time_options={"versions_depth": 0})
     with pytest.raises(InvalidInputError, match="updates"):
         Memory(":memory:", engine="bm25", embedder=embedder, time_options={"updates": 1})
 

@@ -80,6 +80,13 @@ class ArrangeConfig:
     mentioned: bool = switch(True)
     """whether a memory whose words place what it tells in the question's window
     ("last weekend", said days later) counts as inside it, like one made then."""
+    versions_depth: int = number(10, low=1)
+    """choice: how deep in the engine's list a newer version is looked for and lifted
+    above its older one, whatever ``k`` is asked: the first ``k`` of a search are the
+    first ``k`` of any deeper one. Read within the ``k`` asked instead, a version at
+    rank 90 of a k = 100 search jumped to the top, and recall@5 on LoCoMo fell from
+    0.69 (k = 5) to 0.66 (k = 100); the older telling sat at ranks 5 to 8 in the
+    updates looked at (docs/results/stop62/issue38-versions.md)."""
     min_gap_s: float = number(3600.0, low=0)
     """choice: versions at least an hour apart (a turn and its rephrasing in the same
     exchange are not an update)."""
@@ -113,10 +120,11 @@ def arrange(
     out = list(hits)
     if window is not None and out:
         out = _apply_window(out, idx, window, cfg, mentioned or {})
-    out = out[:k]
     if cfg.updates and len(out) > 1:
-        out = _order_versions(out, idx, query, oldest_first=order == "oldest", cfg=cfg)
-    return out
+        deep = cfg.versions_depth
+        head = _order_versions(out[:deep], idx, query, oldest_first=order == "oldest", cfg=cfg)
+        out = head + out[deep:]
+    return out[:k]
 
 
 def _apply_window(

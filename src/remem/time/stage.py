@@ -53,8 +53,12 @@ class TimeStage:
 
     def depth(self, question: Question, k: int) -> int:
         """How many results to ask the engine for: a question that names a time gets
-        ``depth``, so the window can lift what the words found lower."""
-        return max(k, self.cfg.depth) if question.names_time else k
+        ``depth``, so the window can lift what the words found lower; any other, with
+        versions ordered, ``versions_depth``, so that the first ``k`` are the same
+        whatever ``k`` is asked."""
+        if question.names_time:
+            return max(k, self.cfg.depth)
+        return max(k, self.cfg.versions_depth) if self.cfg.updates else k
 
     def __call__(
         self, user_id: str, question: Question, hits: list[Scored], k: int
