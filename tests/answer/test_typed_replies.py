@@ -232,11 +232,15 @@ def _chunk(text: str, chunk: str):
 def test_a_fragment_without_a_verb_is_a_bare_reply_for_a_thing():
     """A reply whose first sentence is the phrase asked and when or how, with no verb
     ("The quartz, in the end."), answers the turn that asked as "Quartz." would; a
-    phrase of a sentence with a verb does not, nor a common noun asked as no thing."""
+    phrase of a sentence with a verb does not, nor a name with more said of it, nor
+    a common noun when no thing is asked."""
     fragment = _chunk("The quartz, in the end. The walnut looked dull.", "The quartz")
     assert typed._bare(fragment, thing=True) and not typed._bare(fragment)
     said = _chunk("We picked the quartz in the end.", "the quartz")
     assert not typed._bare(said, thing=True)
+    # a name with more said of it tells where, to "Where are you off to?"
+    placed = _chunk("Skomer, the island off Pembrokeshire.", "Skomer")
+    assert not typed._bare(placed, thing=True)
 
 
 def test_a_noun_asked_only_as_a_modifier_is_not_the_thing():
@@ -244,6 +248,15 @@ def test_a_noun_asked_only_as_a_modifier_is_not_the_thing():
     assert not _modified_by("dog", "retired racing greyhound")
     assert not _modified_by("bird", "the bird") and not _modified_by("cake", "cake")
     assert not _modified_by("lake", "Lake Vrana") and _modified_by("lake", "lake view")
+    assert not _modified_by("lake", "the Lake Vrana")
+    assert _modified_by("home", "Brightwater Home Care")  # a name "Home" only modifies
+
+
+def test_a_name_the_asked_noun_opens_is_one_of_its_kind():
+    lake = next(e for e in nlp.parse("We crossed Lake Vrana at dawn.").ents if "Vrana" in e.text)
+    assert typed._of_kind(lake, "lake")
+    care = _chunk("Brightwater Home Care send someone every morning.", "Brightwater Home Care")
+    assert not typed._of_kind(care, "home")
 
 
 def test_a_name_beside_the_noun_asked_and_a_quantifier_that_counts_nothing():

@@ -1096,8 +1096,9 @@ def _of_kind(span: Any, head: str, kind_senses: int | None = None) -> bool:
     root = span.root
     if not head or root.pos_ not in ("NOUN", "PROPN"):
         return False
-    if root.pos_ == "PROPN" and any(t.lemma_.lower() == head for t in span if t.pos_ == "PROPN"):
-        return True
+    named = [t for t in span if t.pos_ == "PROPN"]
+    if root.pos_ == "PROPN" and len(named) > 1 and named[0].lemma_.lower() == head:
+        return True  # not "Brightwater Home Care" of "home": a name the noun opens
     compound = " ".join(t.lower_ for t in span if t.dep_ == "compound" and t.head == root)
     names = {root.lemma_.lower(), f"{compound} {root.lemma_.lower()}".strip()}
     return any(is_a(n, head, kind_senses=kind_senses) for n in names)
@@ -1177,9 +1178,9 @@ def _bare(span: Any, thing: bool = False) -> bool:
     """Whether ``span`` is an entity or a number and all its sentence says ("Ljubljana.",
     "Keiko Tanabe."): a reply's fragment, which answers the turn that asked (not
     "Rude!", which only says what the one replying thinks of it). For a thing asked,
-    a noun phrase is one too, and so is the head of a sentence without a verb that
-    only adds when or how ("The terrazzo, in the end." to "Which worktop did you go
-    for?")."""
+    a noun phrase is one too, and so is a common noun heading a sentence without a
+    verb that only adds when or how ("The terrazzo, in the end." to "Which worktop
+    did you go for?")."""
     sent = getattr(span, "sent", None)
     if sent is None or span.start == sent.start and span.end == sent.end:
         return False  # the sentence itself is no fragment of it
@@ -1188,7 +1189,10 @@ def _bare(span: Any, thing: bool = False) -> bool:
         return False
     if all_it_says(span):
         return True
-    return thing and root.i == sent.root.i and not any(t.pos_ in ("VERB", "AUX") for t in sent)
+    verbless = not any(t.pos_ in ("VERB", "AUX") for t in sent)
+    # not a name with more said of it ("Skomer, the island off Pembrokeshire." tells
+    # where, to "Where are you off to?", not the bird asked of the trip)
+    return thing and root.pos_ == "NOUN" and root.i == sent.root.i and verbless
 
 
 def _sentences(
@@ -1276,12 +1280,19 @@ def _modified_by(head: str, text: str) -> bool:
     ("Lake Bohinj" of "lake")."""
     raw = [w.strip(".,;:!?\"'()") for w in text.split()]
     words_ = [w.lower() for w in raw]
-    if not head or len(words_) < 2 or raw[-2][:1].isupper() and raw[-1][:1].isupper():
+    if not head or len(words_) < 2 or _opens_name(raw):
         return False
     before, last = words_[-2], words_[-1]  # the noun's modifier, right before it
     single = last[:-1] if last.endswith("s") else last
     modifies = before in (head, f"{head}s") or before.startswith((f"{head}-", f"{head}s-"))
     return modifies and single != head and not is_a(single, head)
+
+
+def _opens_name(raw: list[str]) -> bool:
+    """Whether a phrase ends in a two-word name its next-to-last word opens ("the Lake
+    Vrana"; not "Brightwater Home Care", a name that "Home" only modifies)."""
+    capital = [w[:1].isupper() for w in raw]
+    return capital[-2] and capital[-1] and (len(raw) == 2 or not capital[-3])
 
 
 @cache
