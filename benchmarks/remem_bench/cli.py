@@ -443,7 +443,7 @@ def ingest(short: str, long: str, engines: list[str], no_rss: bool, **o: Any) ->
     "--data",
     default=None,
     help="the conversations (default the development set, data/answer_check.json; "
-    "data/answer_check_heldout28.json is the latest held-out one)",
+    "data/answer_check_heldout33.json is the latest held-out one)",
 )
 def answers(engines: list[str], llm: str, data: str | None) -> Result:
     from .answercheck import DATA, run_answer_check, tables

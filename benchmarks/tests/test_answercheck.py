@@ -6,10 +6,14 @@ reader is measured by it, not tested here)."""
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
 
 from remem.answer.settle import date_forms
 from remem_bench.answercheck import (
+    DATA,
     expected_text,
     grade,
     invented,
@@ -117,3 +121,27 @@ def test_a_run_reports_counts_within_bounds(embedder, tmp_path):
 
 def _first_conversation() -> str:
     return json.dumps(load()[0])
+
+
+HELD_OUT = sorted(Path(DATA).parent.glob("answer_check_heldout*.json"))
+
+
+@pytest.mark.parametrize("path", HELD_OUT, ids=lambda p: p.stem)
+def test_every_held_out_set_is_well_formed(path):
+    """Each blind set: two conversations of dated sessions, four never-said questions
+    each, every other answerable from the text (each expected and stale word, or an
+    alternative the set allows, said in some turn; every date a real day)."""
+    conversations = load(path)
+    assert len(conversations) == 2
+    for conv in conversations:
+        turns = " ".join(t["text"] for s in conv["sessions"] for t in s["turns"]).lower()
+        for s in conv["sessions"]:
+            datetime.fromisoformat(s["date"])
+        kinds = [q["kind"] for q in conv["questions"]]
+        assert kinds.count("never") == 4 and len(kinds) >= 15
+        for q in conv["questions"]:
+            if q["kind"] == "date":
+                date.fromisoformat(q["date"])
+            for word in (*q.get("expected", ()), *q.get("stale", ())):
+                said = [w.lower() in turns for w in (word, *q.get("any", ()))]
+                assert any(said), (conv["user_id"], q["question"], word)
