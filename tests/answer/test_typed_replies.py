@@ -95,33 +95,23 @@ def test_replies_titles_prices_colours_and_ensembles(embedder, engine, question,
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
 @pytest.mark.parametrize(
-    ("question", "answer"),
+    ("user", "turns", "days", "question", "answer"),
     [
         # the reply that is only the place, to a question asked alike; not where
         # Saoirse went last year
-        ("Where am I going with Saoirse in October?", "Tallinn"),
-    ],
-)
-def test_a_reply_answers_what_was_told_before_it(embedder, engine, question, answer):
-    with remembered(embedder, engine, "pia", PIA, T0) as mem:
-        a = mem.answer(question, "pia", now=T0 + timedelta(days=4))
-        assert answer in a.text, a.text
-
-
-@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
-@pytest.mark.parametrize(
-    ("question", "answer"),
-    [
+        ("pia", PIA, 4, "Where am I going with Saoirse in October?", "Tallinn"),
         # "The quartz, in the end." answers "Which counter did you pick?": a fragment
         # with no verb, though it says more than the phrase; not the walnut dropped
-        ("What material did we choose for the kitchen counters in the end?", "quartz"),
+        ("wren", WREN, 41, "What material did we choose for the counters in the end?", "quartz"),
         # a name the asked noun opens is one of its kind, as "half the lake" is not
-        ("Which lake did I swim across?", "Vrana"),
+        ("wren", WREN, 41, "Which lake did I swim across?", "Vrana"),
     ],
 )
-def test_a_fragment_reply_and_a_name_of_the_noun_asked(embedder, engine, question, answer):
-    with remembered(embedder, engine, "wren", WREN, T0) as mem:
-        a = mem.answer(question, "wren", now=T0 + timedelta(days=41))
+def test_a_reply_answers_what_was_told_before_it(
+    embedder, engine, user, turns, days, question, answer
+):
+    with remembered(embedder, engine, user, turns, T0) as mem:
+        a = mem.answer(question, user, now=T0 + timedelta(days=days))
         assert answer in a.text, a.text
 
 
