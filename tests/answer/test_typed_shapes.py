@@ -17,6 +17,7 @@ from remem.answer.reader import REFUSAL
 from remem.answer.spans import phrases
 from remem.answer.typed import _a_person_noun
 from remem.answer.want import wanted
+from remem.demo import load_demo
 from remem.question import as_question
 
 pytestmark = pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
@@ -816,6 +817,21 @@ def test_what_was_left_is_read_deeper_than_the_evidence(embedder, engine):
         a = mem.answer(q, "tomas", k=3, now=T0 + timedelta(days=31))
         assert a.text == "Marrowby Shipping", a.text
         assert a.source_id in {h.id for h in a.evidence}
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_what_was_left_is_read_deeper_also_when_the_first_read_names_something(embedder, engine):
+    """The demo's "Which company did Priya leave to join Brightwater Health?": the
+    first read holds "Ines says my bowing is smoother", whose "Ines" the reader takes
+    for a company, and names nothing left; the recall read twice as deep holds
+    Halden Logistics, named while it was current. A first read that names nothing
+    left is read deeper whatever it found."""
+    raw, sessions, _ = load_demo()
+    with Memory(":memory:", engine=engine, embedder=embedder, llm="none") as mem:
+        for items in sessions:
+            mem.add_many(items, user_id=raw["user_id"])
+        q = "Which company did Priya leave to join Brightwater Health?"
+        assert mem.answer(q, raw["user_id"]).text == "Halden Logistics"
 
 
 #: the assistant offers what the user then says they did

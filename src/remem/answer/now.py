@@ -199,6 +199,11 @@ def asks_left(question: Question) -> bool:
     return bool(_LEAVING.search(_WHEN_CLAUSE.sub("", question.text)))
 
 
+def names_left(evidence: Sequence[Hit]) -> bool:
+    """Whether a memory of ``evidence`` names a value left (:func:`left_asked`)."""
+    return bool(_ended(evidence) or _moved_from(evidence))
+
+
 def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
     """For a question about what someone left ("Which band did Rosa leave?", "Which
     company did I leave for my new job?"), the value a memory says was left

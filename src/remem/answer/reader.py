@@ -70,7 +70,7 @@ from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
 from .kinds import doer_of, main_verbs, verb_lemmas, verbs_kin
-from .now import asks_left
+from .now import asks_left, names_left
 from .settle import (
     REFUSAL,
     asked_keys,
@@ -501,10 +501,12 @@ class Answerer:
             )
             return sentence
         found = typed_answer(question, evidence, around, stale)
-        if found in (None, NEVER) and asks_left(question) and around.deeper is not None:
+        if asks_left(question) and around.deeper is not None and not names_left(evidence):
             # what was left was named while it was current, often long before the
             # leaving, whose turn says only "my current company": the recall read
-            # again as deep once more (the demo's "Halden Logistics", 12th of 20)
+            # again as deep once more (the demo's "Halden Logistics", 12th of 20),
+            # whatever the first read found in memories that name nothing left ("Ines
+            # says my bowing is smoother" is no company left)
             more = around.deeper(_LEFT_READS * len(evidence))
             deeper = len(more) > len(evidence)
             again = typed_answer(question, more, around, stale) if deeper else None

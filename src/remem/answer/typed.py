@@ -1092,7 +1092,7 @@ def _of_kind(span: Any, head: str, kind_senses: int | None = None) -> bool:
     """Whether the phrase names a kind of the noun a "what" question asks for
     ("a Java fern" of "What plant...?", "a retired racing greyhound" of "What sort of
     animal...?": :func:`kinds.is_a`), by its whole words or its head noun; a name
-    that holds the noun names one ("Lake Bohinj" of "Which lake...?")."""
+    the noun opens names one ("Lake Bohinj" of "Which lake...?")."""
     root = span.root
     if not head or root.pos_ not in ("NOUN", "PROPN"):
         return False
