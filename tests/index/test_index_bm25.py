@@ -331,6 +331,18 @@ def test_relative_lengths_are_over_the_live_documents_median():
     rel = idx.relative_lengths()
     assert rel.tolist() == pytest.approx([2 / median, 4 / median, 0.0, 1 / median])
     assert BM25Index().relative_lengths().size == 0
+    # by group (who said it): each against its own group's median
+    by = BM25Index()
+    by.add(
+        [
+            "red fox lazy dog",
+            "red fox",
+            "oak elm ash yew fir pine beech birch",
+            "deer hare wolf bear",
+        ]
+    )
+    rel = by.relative_lengths(np.array([0, 0, 1, 1]))
+    assert rel.tolist() == pytest.approx([4 / 3, 2 / 3, 8 / 6, 4 / 6])
     for pos in (0, 1, 3):
         idx.remove(pos)
     assert (idx.relative_lengths() == 0).all()

@@ -87,17 +87,20 @@ class BM25Index:
             self._n_docs += 1
             self._n_alive += 1
 
-    def relative_lengths(self) -> np.ndarray:
+    def relative_lengths(self, groups: np.ndarray | None = None) -> np.ndarray:
         """Each position's length in tokens over the median length of the live
-        documents (0 at deleted positions): how long a memory is for this history,
-        whatever its language or the speakers' habits."""
-        alive = self._alive[: self._n_docs]
-        out = np.zeros(self._n_docs, dtype=np.float64)
-        if not alive.any():
-            return out
-        lengths = self._doc_len[: self._n_docs]
-        median = float(np.median(lengths[alive]))
-        out[alive] = lengths[alive] / max(median, 1.0)
+        documents of its group (``groups``: one integer per position, e.g. who said
+        it; None: one group), 0 at deleted positions: how long a memory is for this
+        history and this speaker, whatever their language or habits."""
+        n = self._n_docs
+        alive = self._alive[:n]
+        lengths = self._doc_len[:n]
+        out = np.zeros(n, dtype=np.float64)
+        labels = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups[:n])
+        for g in np.unique(labels[alive]):
+            members = alive & (labels == g)
+            median = float(np.median(lengths[members]))
+            out[members] = lengths[members] / max(median, 1.0)
         return out
 
     def remove(self, pos: int) -> None:

@@ -211,13 +211,16 @@ class SynapseConfig:
     as good as its best neighbour) less (docs/results/stop59/issue38-neighbours.md)."""
     neighbour_length: float = number(0.25, low=0, high=2)
     """choice (beyond the paper): ``neighbour_context`` scaled per memory by its
-    length against the history's median, ``x * (length / median) ** e`` (at most
-    0.9; length in BM25 tokens): a long turn borrows more of its neighbours'
-    relevance, a short one ("Cool!", "Thanks, you too") less, so the lift goes to
-    turns that can hold an answer rather than to the small talk around one. 0 = one
-    weight for all. 0.25 raised LoCoMo at every k and categories 1 and 3 most,
-    LongMemEval at k = 5 and 10, and left MemoryBank level; 0.5 lost on MemoryBank
-    and a negative exponent lost on LoCoMo (docs/results/stop62/issue38-length.md)."""
+    length against the median of its speaker's memories, ``x * (length / median) **
+    e`` (at most 0.9; length in BM25 tokens): a long turn borrows more of its
+    neighbours' relevance, a short one ("Cool!", "Thanks, you too") less, so the lift
+    goes to turns that can hold an answer rather than to the small talk around one.
+    The speaker's own median, because an assistant's replies are long whatever they
+    hold: against the history's median, the user's turns of assistant histories lost
+    (LongMemEval at k = 10 0.901 -> 0.894). 0 = one weight for all. 0.25 raised LoCoMo
+    at every k and categories 1 and 3 most, and left LongMemEval and MemoryBank level;
+    0.5 lost on MemoryBank and a negative exponent on LoCoMo
+    (docs/results/stop62/issue38-length.md)."""
     neighbour_reach: int = number(2, low=1, high=10)
     """choice: how many turns each side ``neighbour_context`` reads (the reply to a
     reply is two away; a third lends ``x ** 3`` and measured level)."""

@@ -569,9 +569,8 @@ class SynapseEngine(Engine):
 
         if cfg.neighbour_context <= 0:
             return similarity
-        return _in_context(
-            similarity, idx.session_beside(), idx.bm25.relative_lengths(), found, cfg
-        )
+        lengths = idx.bm25.relative_lengths(idx.speaker)  # against the speaker's own
+        return _in_context(similarity, idx.session_beside(), lengths, found, cfg)
 
     def _spread(
         self,
