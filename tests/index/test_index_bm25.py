@@ -343,6 +343,12 @@ def test_relative_lengths_are_over_the_live_documents_median():
     )
     rel = by.relative_lengths(np.array([0, 0, 1, 1]))
     assert rel.tolist() == pytest.approx([4 / 3, 2 / 3, 8 / 6, 4 / 6])
+    # kept between calls, made again when a document comes or goes
+    by.add(["red"])
+    rel = by.relative_lengths(np.array([0, 0, 1, 1, 0]))
+    assert rel.tolist() == pytest.approx([4 / 2, 2 / 2, 8 / 6, 4 / 6, 1 / 2])
+    by.remove(4)
+    assert by.relative_lengths(np.array([0, 0, 1, 1, 0]))[4] == 0
     for pos in (0, 1, 3):
         idx.remove(pos)
     assert (idx.relative_lengths() == 0).all()
