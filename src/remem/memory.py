@@ -405,10 +405,13 @@ class Memory:
         read, user_id, k = self._question(question, user_id, k, now, what="question")
         recalled = self._recall_read(read, user_id, k, explain=True, filters=filters)
         recall_s = time.perf_counter() - t0
+        # the question's ranking taken deeper, as a search: no second recall, whose
+        # flow (ILSTMA's short-term memory) would count the question twice
+        restrict = self._recaller.restriction(user_id, check_filters(filters))
         around = replace(
             self._recaller.around(user_id),
-            deeper=lambda n: (
-                self._recall_read(read, user_id, n, explain=False, filters=filters).recall.hits
+            deeper=lambda n: self._recaller.hits(
+                user_id, self._recaller.rank(user_id, read, n, restrict)
             ),
         )
         return {

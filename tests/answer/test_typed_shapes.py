@@ -819,6 +819,17 @@ def test_what_was_left_is_read_deeper_than_the_evidence(embedder, engine):
         assert a.source_id in {h.id for h in a.evidence}
 
 
+def test_the_deeper_read_is_no_second_recall(embedder):
+    """The recall read deeper for what was left is the question's ranking taken
+    deeper, a search: ILSTMA's short-term memory counts the question once."""
+    with _remembered(embedder, "ilstma", "tomas", LEFT_EARLY) as mem:
+        before = mem.short_term("tomas")["questions"]
+        q = "Which company did Tomas leave to join Tessel Labs?"
+        a = mem.answer(q, "tomas", k=3, now=T0 + timedelta(days=31))
+        assert a.text == "Marrowby Shipping", a.text
+        assert mem.short_term("tomas")["questions"] == before + 1
+
+
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
 def test_what_was_left_is_read_deeper_also_when_the_first_read_names_something(embedder, engine):
     """The demo's "Which company did Priya leave to join Brightwater Health?": the
