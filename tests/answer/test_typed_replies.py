@@ -158,6 +158,18 @@ def test_a_share_of_a_unit_is_no_price():
     assert not _priced(half) and _priced(sixty)
 
 
+@pytest.mark.parametrize(
+    "text", ["The dogs were half the reason I chose it.", "My sister pays a third of it."]
+)
+def test_a_share_of_something_is_no_price(text):
+    """ "half the reason", "a third": a share, which says no amount of money, however
+    the tagger labels it; a number said alone still may be one ("It was 650")."""
+    doc = nlp.parse(text)
+    share = next(e for e in doc.ents if e.root.lower_ in ("half", "third"))
+    assert not _priced(share)
+    assert _priced(next(iter(nlp.parse("It was 650.").ents)))
+
+
 def test_an_owner_s_name_joins_an_organisation_s():
     found = _phrases("I left St Brigid's Community Choir in May.", "Which choir did I leave?")
     assert "St Brigid's Community Choir" in found

@@ -332,12 +332,17 @@ def _priced(entity: Any) -> bool:
     root = entity.root
     if any(c.dep_ == "prep" and c.lower_ == "of" for c in root.children):
         return False  # "one of my resolutions" counts a part
+    if root.lower_ in _SHARES and not any(ch.isdigit() for ch in entity.text):
+        return False  # "half the reason I chose it", "pays a third": a share, no amount
     if _measured(entity):
         return False  # "half a kilo", "two an hour": a share of a unit, no price
     if root.dep_ == "nummod" and root.head.lemma_.lower() in CURRENCIES:
         return True  # "950 euro", which the tagger leaves a bare number
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
 
+
+#: the words of a share of something, which say no amount of money
+_SHARES = frozenset({"half", "halves", "third", "thirds", "quarter", "quarters", "double", "twice"})
 
 #: the periods a price is said by ("650 a month")
 _PERIODS = frozenset({"month", "week", "year", "night", "day", "hour", "session", "lesson"})
