@@ -203,6 +203,29 @@ def test_what_is_asked(question, kind, head):
     assert (want.kind, want.head) == (kind, head)
 
 
+#: a hip replaced, its side not said; and said
+HIP = [
+    (0, "Odile", "How did the operation go?"),
+    (0, "Fergus", "The new hip is in! Stiff, but the physio says I'm ahead of schedule."),
+]  # fmt: skip
+SIDE = [*HIP, (1, "Fergus", "The surgeon did my left hip, so I sleep on my back for now.")]
+
+
+@pytest.mark.parametrize(("turns", "answer"), [(HIP, None), (SIDE, "left")])
+def test_a_question_offering_answers_takes_one_or_refuses(embedder, turns, answer):
+    """The answers offered are the only answers: "Stiff" is none of them."""
+    with remembered(embedder, "synapse", "odile", turns, T0) as mem:
+        q = "Which hip did Fergus have replaced, the left or the right?"
+        a = mem.answer(q, "odile", now=T0 + timedelta(days=5))
+        assert a.refused if answer is None else answer in a.text, a.text
+
+
+def test_the_answers_a_question_offers():
+    offered = typed._offered(as_question("Which pet did Jolene adopt first - Susie or Seraphim?"))
+    assert [sorted(o) for o in offered] == [["susi"], ["seraphim"]]
+    assert typed._offered(as_question("What kind of classes or groups has Audrey joined?")) == []
+
+
 def test_a_follow_up_names_nothing_of_its_own():
     assert follow_up("Amazing. What did you get for it?")
     assert follow_up("Lovely! Where are you off to?")

@@ -244,7 +244,31 @@ def typed_candidates(
     found = now.newest_value(question, want, found)
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
+    offered = _offered(question)
+    if offered:  # "..., the left or the right?": one of them, or memory never said
+        found = [s for s in found if any(o & words.content_keys(s.text) for o in offered)]
+        if not found:
+            return None
     return sorted(found, key=lambda s: -s.score)
+
+
+#: two answers the question offers after a pause ("Which hip, the left or the
+#: right?", "Which pet did Jolene adopt first - Susie or Seraphim?")
+_OPTIONS = re.compile(
+    r"(?:[:,\u2013\u2014]|\s-)\s*(?:(?:the|a|an)\s+)?(?P<a>[^,:?]+?)\s+or\s+"
+    r"(?:(?:the|a|an)\s+)?(?P<b>[^,:?]+?)\s*\?\s*$",
+    re.I,
+)
+
+
+def _offered(question: Question) -> list[frozenset[str]]:
+    """The content keys of each answer the question offers (:data:`_OPTIONS`); none
+    when it offers none, or an offer says nothing of its own."""
+    m = _OPTIONS.search(question.text)
+    if m is None:
+        return []
+    options = [frozenset(words.content_keys(m[x])) for x in ("a", "b")]
+    return options if all(options) else []
 
 
 def _own_words_first(question: Question, want: Want, found: list[Span]) -> list[Span]:
