@@ -403,11 +403,12 @@ class Memory:
         answer's latency is the recall's plus its reader's own."""
         t0 = time.perf_counter()
         read, user_id, k = self._question(question, user_id, k, now, what="question")
-        recalled = self._recall_read(read, user_id, k, explain=True, filters=filters)
-        recall_s = time.perf_counter() - t0
-        # the question's ranking taken deeper, as a search: no second recall, whose
-        # flow (ILSTMA's short-term memory) would count the question twice
         restrict = self._recaller.restriction(user_id, check_filters(filters))
+        recalled = self._recaller.recall(user_id, read, k, explain=True, restrict=restrict)
+        recall_s = time.perf_counter() - t0
+        # the question's ranking taken deeper, as a search under the same filters: no
+        # second recall, whose flow (ILSTMA's short-term memory) would count the
+        # question twice
         around = replace(
             self._recaller.around(user_id),
             deeper=lambda n: self._recaller.hits(

@@ -201,7 +201,13 @@ def asks_left(question: Question) -> bool:
 
 def names_left(evidence: Sequence[Hit]) -> bool:
     """Whether a memory of ``evidence`` names a value left (:func:`left_asked`)."""
-    return bool(_ended(evidence) or _moved_from(evidence))
+    return bool(_left_values(evidence))
+
+
+def _left_values(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
+    """(memory, value) of each value the evidence says was left (:func:`_ended`), or,
+    when it says none, each name something moved from to another (:func:`_moved_from`)."""
+    return _ended(evidence) or _moved_from(evidence)
 
 
 def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -> list[Span]:
@@ -213,7 +219,7 @@ def left_asked(question: Question, found: list[Span], evidence: Sequence[Hit]) -
     job") and is no answer. The candidates as they were when no memory tells one."""
     if not asks_left(question):
         return found
-    left = _ended(evidence) or _moved_from(evidence)
+    left = _left_values(evidence)
     kept = [
         s
         for s in found

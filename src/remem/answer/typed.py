@@ -1209,14 +1209,15 @@ def _bare(span: Any, thing: bool = False) -> bool:
     if sent is None or span.start == sent.start and span.end == sent.end:
         return False  # the sentence itself is no fragment of it
     root = span.root
-    if root.pos_ != "NUM" and not root.ent_type_ and not (thing and root.pos_ == "NOUN"):
+    noun = thing and root.pos_ == "NOUN"  # a common noun, for a thing asked
+    if root.pos_ != "NUM" and not root.ent_type_ and not noun:
         return False
     if all_it_says(span):
         return True
     verbless = not any(t.pos_ in ("VERB", "AUX") for t in sent)
     # not a name with more said of it ("Skomer, the island off Pembrokeshire." tells
     # where, to "Where are you off to?", not the bird asked of the trip)
-    return thing and root.pos_ == "NOUN" and root.i == sent.root.i and verbless
+    return noun and root.i == sent.root.i and verbless
 
 
 def _sentences(

@@ -569,7 +569,8 @@ class SynapseEngine(Engine):
 
         if cfg.neighbour_context <= 0:
             return similarity
-        lengths = idx.bm25.relative_lengths(idx.speaker)  # against the speaker's own
+        # against the speaker's own median; not read when the length scales nothing
+        lengths = idx.bm25.relative_lengths(idx.speaker) if cfg.neighbour_length > 0 else None
         return _in_context(similarity, idx.session_beside(), lengths, found, cfg)
 
     def _spread(
@@ -829,7 +830,7 @@ def _channel_ranks(cos: np.ndarray, bm: np.ndarray) -> tuple[np.ndarray, np.ndar
 def _in_context(
     similarity: Callable[[np.ndarray], np.ndarray],
     beside: tuple[np.ndarray, np.ndarray],
-    lengths: np.ndarray,
+    lengths: np.ndarray | None,
     found: _Anchors,
     cfg: SynapseConfig,
 ) -> Callable[[np.ndarray], np.ndarray]:
@@ -839,7 +840,7 @@ def _in_context(
     path every position is ranked, so all are lifted once and looked up."""
     steps = range(1, cfg.neighbour_reach + 1)
     x = np.full(found.n, cfg.neighbour_context)
-    if cfg.neighbour_length > 0:
+    if lengths is not None:
         rel = np.maximum(lengths[: found.n], 1e-9)
         x = np.minimum(x * rel**cfg.neighbour_length, _MOST_CONTEXT)
 
