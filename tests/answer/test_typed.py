@@ -471,6 +471,29 @@ def test_what_was_left_is_read_beyond_the_usual_depth():
     assert found is not None and found[0] == "Halden Logistics", found
 
 
+def test_a_question_verb_read_as_a_noun_is_no_thing_presupposed():
+    """ "How many jars did my first honey harvest fill?": the small pipeline tags
+    "fill" a noun that "my" has, and no memory says "fill", so the answerable
+    question was refused; what is had is the harvest (``want.misread_verb``)."""
+    from remem.answer.typed import _sources, _unheld
+    from remem.answer.want import possessions
+    from remem.index.bm25 import BM25Index
+
+    said = datetime(2026, 8, 2, tzinfo=timezone.utc)
+    text = "Thirty-one jars once it had settled, all from the first hive."
+    read = [Hit("a", text, 1.0, "user", said, "s")]
+    index = BM25Index()
+    index.add([text, "That's a very respectable first harvest."])
+    question = as_question("How many jars did my first honey harvest fill?")
+    assert possessions(question) == ["harvest"]
+    sources = _sources(question, read, Around())
+    assert not _unheld(question, wanted(question), sources, Around(rarity=index.rarity))
+    found = typed_answer(question, read, Around(rarity=index.rarity))
+    assert found is not None and found[0] == "Thirty-one", found
+    assert possessions(as_question("How much did my new boiler cost?")) == ["boiler"]
+    assert possessions(as_question("What did my daughter send me?")) == ["daughter"]
+
+
 def test_a_thing_presupposed_is_held_by_a_memory_not_read():
     """ "my sister" of "What did I bring back for my sister?" is held when any memory
     of the user says it, though none of those read does: the memory naming her need

@@ -408,8 +408,32 @@ def possessions(question: Question) -> list[str]:
     """The nouns the question says someone has: "father" of "What does Dana's father
     do?", "cousin" of "my cousin's name" (a noun with a possessive before it)."""
     out = []
-    for t in parse(question.text):
+    doc = parse(question.text)
+    verb = misread_verb(doc)
+    for t in doc:
         owner = [c for c in t.children if c.dep_ == "poss"]
         if t.pos_ == "NOUN" and owner and (owner[0].pos_ == "PROPN" or owner[0].lower_ == "my"):
+            if verb is not None and t.i == verb.i:  # "my honey harvest fill?": the harvest
+                had = [c for c in t.children if c.dep_ == "compound" and c.pos_ == "NOUN"]
+                if not had:
+                    continue
+                t = had[-1]
             out.append(t.lemma_.lower())
     return out
+
+
+def misread_verb(doc: Any) -> Any | None:
+    """The question's main verb where the tagger read it as a noun: the last word of
+    a question whose only verb is the "do" that asks, after a noun ("How many jars
+    did my first honey harvest fill?", "How much did my new boiler cost?": the
+    small English pipeline tags "fill" and "cost" nouns of the phrase before them).
+    None when the question has a verb of its own."""
+    said = [t for t in doc if not t.is_punct]
+    if len(said) < 3 or not doc.text.rstrip().endswith("?"):
+        return None
+    last = said[-1]
+    asks = [t for t in said if t.pos_ in ("VERB", "AUX")]
+    if last.pos_ != "NOUN" or len(asks) != 1 or asks[0].lemma_ != "do":
+        return None
+    before = doc[last.i - 1]
+    return last if asks[0].i < last.i - 1 and before.pos_ in ("NOUN", "PROPN", "ADJ") else None
