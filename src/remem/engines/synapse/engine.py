@@ -23,7 +23,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -465,14 +465,34 @@ class SynapseEngine(Engine):
         *,
         prior: bool = True,
     ) -> Found:
-        """One search, one step per helper: the anchors (:meth:`_anchors`), the
-        similarity that seeds them and is a ranking term (:meth:`_similarity`),
+        """One search (:meth:`_scored`), its ranks past the first ``feedback_keep``
+        from a second search where asked (:meth:`_deeper`), and the top k with their
+        explanations (:meth:`_recall_of`). ``prior`` False: without the speaker prior
+        (neither its weights nor the names it leaves out of the lexical query), and
+        noting no node as active (the search the verdict reads is not a recall of its
+        own)."""
+        search = self._scored(user_id, idx, query, query_vec, restrict, prior=prior, touch=prior)
+        order = None  # the verdict's search without the prior reads only the first
+        if prior:
+            order = self._deeper(user_id, idx, (query, query_vec), k, restrict, search)
+        return self._recall_of(idx, query_vec, k, search, order)
+
+    def _scored(
+        self,
+        user_id: str,
+        idx: UserIndex,
+        query: str,
+        query_vec: np.ndarray,
+        restrict: Restriction | None,
+        *,
+        prior: bool,
+        touch: bool,
+    ) -> _Search:
+        """Every position scored, one step per helper: the anchors (:meth:`_anchors`),
+        the similarity that seeds them and is a ranking term (:meth:`_similarity`),
         spreading over the graph when there is one (:meth:`_spread`), the positions
-        ranked (:meth:`_universe`), their blended score (:meth:`_episode_terms`,
-        :meth:`_blend`) and the top k with their explanations (:meth:`_recall_of`).
-        ``prior`` False: without the speaker prior (neither its weights nor the
-        names it leaves out of the lexical query), and noting no node as active
-        (the search the verdict reads is not a recall of its own)."""
+        ranked (:meth:`_universe`) and their blended score (:meth:`_episode_terms`,
+        :meth:`_blend`). ``touch`` False: no node is noted as active."""
         cfg = self.cfg
         # a read's hard filters: anchors and ranked episodes only among the
         # passing memories; activation still spreads over the whole graph (the
@@ -486,13 +506,47 @@ class SynapseEngine(Engine):
             seed = cfg.alpha * seed / seed.max()
         spread = _Spread()  # without a graph nothing spreads
         if graph is not None:
-            spread = self._spread(user_id, idx, graph, query_vec, found.anchors, seed, touch=prior)
+            spread = self._spread(user_id, idx, graph, query_vec, found.anchors, seed, touch=touch)
         universe, sim, alive = self._universe(found, graph, spread.act, similarity)
         if allowed is not None:
             alive = alive & allowed[universe]
         terms = self._episode_terms(graph, spread, universe, found.anchors, seed)
         ranked = self._blend(idx, query, universe, sim, terms, alive, prior=prior)
-        return self._recall_of(idx, query_vec, k, found, graph, spread, ranked)
+        return _Search(found, graph, spread, ranked)
+
+    def _deeper(
+        self,
+        user_id: str,
+        idx: UserIndex,
+        asked: tuple[str, np.ndarray],
+        k: int,
+        restrict: Restriction | None,
+        search: _Search,
+    ) -> np.ndarray | None:
+        """The order of a search for more than ``feedback_keep``: those first as
+        ranked, then the rest by their score plus ``feedback`` times their score in a
+        second search from the query moved toward the ``feedback_from`` best memories
+        (pseudo-relevance feedback, Rocchio's: what the best hits say that the
+        question did not). None when not asked, or on the approximate path (whose
+        second search would score other positions)."""
+        cfg = self.cfg
+        score = search.ranked.score
+        if cfg.feedback <= 0 or k <= cfg.feedback_keep or search.found.approx:
+            return None
+        head = top_k(score, cfg.feedback_keep)
+        if len(head) < cfg.feedback_keep:
+            return None  # nothing past the first ranks
+        query, query_vec = asked
+        best = search.ranked.universe[head[: cfg.feedback_from]]
+        moved = np.mean([idx.dense.vector(int(p)) for p in best], axis=0) + query_vec
+        moved = moved / (np.linalg.norm(moved) or 1.0)
+        again = self._scored(user_id, idx, query, moved, restrict, prior=True, touch=False)
+        second = np.where(np.isfinite(again.ranked.score), again.ranked.score, 0.0)
+        top = float(second.max()) if len(second) else 0.0
+        lift = second / top * float(score[head[0]]) if top > 0 else second
+        deeper = np.where(np.isfinite(score), score + cfg.feedback * lift, -np.inf)
+        deeper[head] = -np.inf
+        return np.concatenate([head, top_k(deeper, k - len(head))])
 
     def _lexical_query(self, idx: UserIndex, query: str, *, prior: bool = True) -> str:
         """The words the lexical channel matches: the asking words left out unless
@@ -695,16 +749,16 @@ class SynapseEngine(Engine):
         idx: UserIndex,
         query_vec: np.ndarray,
         k: int,
-        found: _Anchors,
-        graph: Graph | None,
-        spread: _Spread,
-        ranked: _Ranked,
+        search: _Search,
+        order: np.ndarray | None = None,
     ) -> Found:
-        """The top k, the gate's verdict on the top hit's activation, the concepts,
-        and (lazily, when the caller asks) each hit's explanation and the trace."""
+        """The top k (or ``order``), the gate's verdict on the top hit's activation,
+        the concepts, and (lazily, when the caller asks) each hit's explanation and
+        the trace."""
         cfg = self.cfg
+        found, graph, spread, ranked = search
         score, weights, history = ranked.score, ranked.weights, spread.history
-        order = top_k(score, k)
+        order = top_k(score, k) if order is None else order
         best = ranked.universe[order]
         lit = ranked.ep_act[order[: cfg.gate_depth]]
         confidence = float(lit.max()) if len(lit) else 0.0
@@ -730,7 +784,10 @@ class SynapseEngine(Engine):
         def trace(limit: int) -> GraphTrace:
             return _trace(limit, graph, history, best, dense_set, bm_set, idx)
 
-        hits = [Scored(i, float(score[o])) for i, o in zip(ids, order, strict=True)]
+        # past the first ranks ``_deeper`` orders by more than the score: each is
+        # reported at most the one before it, so scores still fall down the list
+        shown = np.minimum.accumulate(score[order]) if len(order) else score[order]
+        hits = [Scored(i, float(v)) for i, v in zip(ids, shown, strict=True)]
         return Found(
             hits,
             confidence,
@@ -795,6 +852,15 @@ class _Ranked:
     ep_act: np.ndarray
     score: np.ndarray
     weights: np.ndarray | None
+
+
+class _Search(NamedTuple):
+    """One search's parts (:meth:`SynapseEngine._scored`)."""
+
+    found: _Anchors
+    graph: Graph | None
+    spread: _Spread
+    ranked: _Ranked
 
 
 def lexical_share(top: np.ndarray, depth: int, share: float, peak: float) -> float:
