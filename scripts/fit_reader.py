@@ -2,6 +2,8 @@
 
     python scripts/fit_reader.py RUN.jsonl [--data ../shared/data/locomo/locomo10.json]
         [--train 5] [--out src/remem/answer/data/reader_weights.json]
+        [--checks SET ...] [--checks-held SET ...] [--from shipped --pull 0.002]
+        [--cache CANDIDATES.json]
 
 RUN.jsonl is a LoCoMo answer run (``remem-bench locomo ... --answer --jsonl RUN.jsonl``):
 each row's evidence (the recalled turns, best first) is read again here, so the
@@ -214,9 +216,17 @@ def matrices(
     return out
 
 
-def fit(data: list, names: list[str], fixed: frozenset[str] = FIXED) -> np.ndarray:
-    """The weights maximising the answers' share of each softmax, pulled to HAND."""
-    w0 = np.array([rank.HAND.get(n, 0.0) for n in names])
+def fit(
+    data: list,
+    names: list[str],
+    fixed: frozenset[str] = FIXED,
+    start: dict[str, float] | None = None,
+    pull: float = _PULL,
+) -> np.ndarray:
+    """The weights maximising the answers' share of each softmax, pulled to ``start``
+    (HAND when None; ``--from shipped``: the installed weights, so a refit moves
+    only what the new data asks)."""
+    w0 = np.array([(rank.HAND if start is None else start).get(n, 0.0) for n in names])
     usable = [(x, pos) for x, _, pos in data if pos.any()]
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
@@ -230,7 +240,7 @@ def fit(data: list, names: list[str], fixed: frozenset[str] = FIXED) -> np.ndarr
             total -= np.log(q.sum())
             grad -= x.T @ (q / q.sum() - p)
         d = w - w0
-        return total / len(usable) + _PULL * d @ d, grad / len(usable) + 2 * _PULL * d
+        return total / len(usable) + pull * d @ d, grad / len(usable) + 2 * pull * d
 
     bounds = [(w0[i], w0[i]) if n in fixed else (None, None) for i, n in enumerate(names)]
     return minimize(loss, w0, jac=True, method="L-BFGS-B", bounds=bounds).x
@@ -244,6 +254,24 @@ def report(label: str, data: list, w: np.ndarray) -> str:
     return f"{label}: {len(top)} questions, top gain {gains:.3f}, holds {holds:.3f} of {reach:.3f}"
 
 
+def read_all(args: argparse.Namespace, convs: dict[str, dict]) -> tuple[list, list, list]:
+    """The candidate groups of LoCoMo's run, the check sets fitted on and those held
+    out; read once and kept in ``--cache`` (reading them all takes a quarter of an
+    hour: every check conversation is added and asked on each engine), which a
+    later fit with other settings reads instead."""
+    if args.cache and Path(args.cache).exists():
+        cached = json.loads(Path(args.cache).read_text())
+        return cached["locomo"], cached["checks"], cached["held"]
+    engines = args.engines.split(",")
+    groups = collect(args.run, convs)
+    checks = collect_checks(args.checks, engines)
+    held = collect_checks(args.checks_held, engines)
+    if args.cache:
+        body = {"locomo": groups, "checks": checks, "held": held}
+        Path(args.cache).write_text(json.dumps(body))
+    return groups, checks, held
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("run")
@@ -254,19 +282,20 @@ def main() -> int:
     p.add_argument("--engines", default="hybrid,synapse", help="engines the checks recall on")
     p.add_argument("--free", nargs="*", default=[], help="FIXED weights fitted all the same")
     p.add_argument("--out", default=None, help="write the weights here (JSON)")
+    p.add_argument("--from", dest="start", choices=("hand", "shipped"), default="hand")
+    p.add_argument("--pull", type=float, default=_PULL, help="the L2 pull towards --from")
+    p.add_argument("--cache", default=None, help="the candidates read, kept here (JSON)")
     args = p.parse_args()
     convs = conversations(args.data)
     train_ids = list(convs)[: args.train]
-    groups = collect(args.run, convs)
-    engines = args.engines.split(",")
-    checks = collect_checks(args.checks, engines)
-    held = collect_checks(args.checks_held, engines)
+    groups, checks, held = read_all(args, convs)
     every = groups + checks + held
     names = sorted({n for g in every for f in g["feats"] for n in f} | set(rank.HAND) | FIXED)
     train = matrices([g for g in groups if g["conversation"] in train_ids], names)
     test = matrices([g for g in groups if g["conversation"] not in train_ids], names)
     fixed = FIXED - set(args.free)
-    w = fit(train + matrices(checks, names), names, fixed)
+    start = dict(rank.weights()) if args.start == "shipped" else None
+    w = fit(train + matrices(checks, names), names, fixed, start, args.pull)
     hand = np.array([rank.HAND.get(n, 0.0) for n in names])
     shipped = np.array([rank.weights().get(n, 0.0) for n in names])
     parts = (("LoCoMo train", train), ("LoCoMo held out", test))
@@ -281,6 +310,8 @@ def main() -> int:
             "command": "python scripts/fit_reader.py " + " ".join(sys.argv[1:]),
             "trained_on": train_ids + [Path(c).stem for c in args.checks],
             "free": sorted(set(args.free) & FIXED),
+            "from": args.start,
+            "pull": args.pull,
             "weights": weights,
         }
         Path(args.out).write_text(json.dumps(body, indent=1) + "\n")

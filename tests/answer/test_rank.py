@@ -83,3 +83,28 @@ def test_the_fit_raises_the_weight_of_what_marks_the_answer():
     w = fit.fit(groups, names)
     assert w[1] > rank.HAND.get("rarity", 0.0) + 1.0
     assert float(fit.report("train", groups, w).split("holds ")[1].split()[0]) >= 0.9
+
+
+def test_a_refit_from_the_shipped_weights_moves_only_what_the_data_asks(tmp_path):
+    """``--from shipped``: the fit starts from and is pulled towards the installed
+    weights, so a feature the groups do not tell apart keeps its shipped weight;
+    ``--cache``: the candidates read are kept and read back instead of again."""
+    fit = _fit_script()
+    names = ["fit", "rarity", "proper"]
+    rng = np.random.default_rng(1)
+    groups = []
+    for _ in range(60):
+        x = rng.random((5, 3))
+        x[:, 2] = 1.0  # the same for every candidate: the softmax cannot see it
+        y = np.zeros(5)
+        y[int(np.argmax(x[:, 1]))] = 1.0
+        groups.append((x, y, y > 0))
+    start = {"fit": 0.3, "rarity": 0.2, "proper": 2.5}
+    w = fit.fit(groups, names, frozenset(), start, 0.002)
+    assert w[2] == pytest.approx(2.5)
+    assert w[1] > 1.0
+    cache = tmp_path / "candidates.json"
+    cached = {"locomo": [{"conversation": "conv-26", "feats": [{"fit": 1.0}], "gains": [1.0]}]}
+    cache.write_text(json.dumps({**cached, "checks": [], "held": []}))
+    args = type("Args", (), {"cache": str(cache)})()
+    assert fit.read_all(args, {}) == (cached["locomo"], [], [])
