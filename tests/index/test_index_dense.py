@@ -73,6 +73,7 @@ def test_top_k_min_score_excludes_and_all_dead():
     np.testing.assert_array_equal(top_k(s, 10, 0.0), [1, 3])
     np.testing.assert_array_equal(top_k(s, 1, 0.0), [1])
     assert top_k(np.full(4, -np.inf), 2).size == 0
+    assert top_k(s, 0).size == 0 and top_k(s, -1).size == 0  # none asked (it raised)
 
 
 def test_top_k_ties_broken_by_position_small():

@@ -95,7 +95,10 @@ class DenseIndex:
 
 
 def top_k(scores: np.ndarray, k: int, min_score: float = -np.inf) -> np.ndarray:
-    """Positions of the k best scores above ``min_score``, best first; ties by position."""
+    """Positions of the k best scores above ``min_score``, best first; ties by position
+    (none for k <= 0)."""
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
     valid = np.flatnonzero(scores > min_score)
     if len(valid) > k:
         vals = scores[valid]
