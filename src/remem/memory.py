@@ -483,12 +483,6 @@ class Memory:
         filters: Any = None,
     ) -> Recalled:
         question, user_id, k = self._question(query, user_id, k, now, what=what)
-        return self._recall_read(question, user_id, k, explain=explain, filters=filters)
-
-    def _recall_read(
-        self, question: Question, user_id: str, k: int, *, explain: bool, filters: Any
-    ) -> Recalled:
-        """:meth:`_recall` of a question and user already checked and read."""
         restrict = self._recaller.restriction(user_id, check_filters(filters))
         return self._recaller.recall(user_id, question, k, explain=explain, restrict=restrict)
 

@@ -758,6 +758,7 @@ class SynapseEngine(Engine):
         cfg = self.cfg
         found, graph, spread, ranked = search
         score, weights, history = ranked.score, ranked.weights, spread.history
+        deeper = order is not None
         order = top_k(score, k) if order is None else order
         best = ranked.universe[order]
         lit = ranked.ep_act[order[: cfg.gate_depth]]
@@ -784,9 +785,11 @@ class SynapseEngine(Engine):
         def trace(limit: int) -> GraphTrace:
             return _trace(limit, graph, history, best, dense_set, bm_set, idx)
 
-        # past the first ranks ``_deeper`` orders by more than the score: each is
-        # reported at most the one before it, so scores still fall down the list
-        shown = np.minimum.accumulate(score[order]) if len(order) else score[order]
+        shown = score[order]
+        if deeper and len(order):
+            # past the first ranks ``_deeper`` orders by more than the score: each is
+            # reported at most the one before it, so scores still fall down the list
+            shown = np.minimum.accumulate(shown)
         hits = [Scored(i, float(v)) for i, v in zip(ids, shown, strict=True)]
         return Found(
             hits,
