@@ -36,6 +36,7 @@ def main() -> None:
     ap.add_argument("--data", required=True)
     ap.add_argument("--conversations", default="", help="comma-separated sample ids")
     ap.add_argument("--set", action="append", default=[], dest="sets", help="key=value+key=value")
+    ap.add_argument("--digits", type=int, default=3, help="decimals printed")
     args = ap.parse_args()
     convs = load_locomo(args.data)
     if args.conversations:
@@ -68,7 +69,7 @@ def main() -> None:
     cats = ["1", "2", "3", "4", "all"]
     print("set | " + " | ".join(f"cat{c} @5/10/20" for c in cats))
     for name in sets:
-        cells = [" / ".join(f"{np.mean(got[(name, c, k)]):.3f}" for k in KS) for c in cats]
+        cells = [" / ".join(f"{np.mean(got[(name, c, k)]):.{args.digits}f}" for k in KS) for c in cats]
         print(f"{name or 'default'} | " + " | ".join(cells))
 
 

@@ -74,3 +74,23 @@ def test_feedback_settings_are_checked():
         Memory(":memory:", engine="synapse", llm="none", engine_options={"feedback": -1})
     with pytest.raises(InvalidInputError):
         Memory(":memory:", engine="synapse", llm="none", engine_options={"feedback_keep": 0})
+
+
+def _engine_order(mem: Memory, k: int, shown: int | None) -> list[str]:
+    """The engine's own order (texts), asked ``k`` deep of which ``shown`` are shown."""
+    vec = mem._embedder.embed_one(QUESTION)
+    hits = mem._engine.search("u", QUESTION, vec, k, shown=shown)
+    return [mem.get(h.id, user_id="u").text for h in hits]
+
+
+def test_ranks_past_the_shown_keep_the_search_s_own_order():
+    """A stage that draws deeper than the caller shows (the time window over the first
+    50) reads the first search's order past the shown ranks: a search for 10, asked 16
+    deep, is the search without feedback; one showing 12 reorders only ranks 11-12."""
+    with _memory(1.0) as on, _memory(0.0) as off:
+        plain = _engine_order(off, 16, None)
+        assert _engine_order(on, 16, 10) == plain
+        twelve = _engine_order(on, 16, 12)
+        assert twelve[:12] == _engine_order(on, 12, None)
+        assert twelve[12:] == [i for i in plain if i not in twelve[:12]][:4]
+        assert _engine_order(on, 16, None) != plain  # the whole depth shown: reordered

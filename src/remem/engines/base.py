@@ -241,6 +241,12 @@ class Engine(ABC):
     #: says True; any other engine is asked for deeper rankings until ``k`` pass
     #: (:func:`restricted_search`), correct but slower.
     filters: ClassVar[bool] = False
+    #: Whether ``search`` takes a keyword ``shown``: how many of the ``k`` asked the
+    #: caller shows; the ranks past it only feed a stage that draws deeper (the time
+    #: stage's window over the first 50). An engine that orders its deeper ranks by
+    #: a second pass (SYNAPSE's ``feedback``) does so for the shown ranks only, so a
+    #: stage reads the same order whether the question asked deep or not.
+    shows: ClassVar[bool] = False
 
     def __init__(self, ctx: EngineContext, **options: Any):
         if options:
@@ -300,19 +306,23 @@ def restricted_search(
     query_vec: np.ndarray | None,
     k: int,
     restrict: Restriction | None,
+    shown: int | None = None,
 ) -> list[Scored]:
     """``engine.search`` under a read's hard filters: passed through to an engine that
     declares :attr:`Engine.filters`; any other engine (a third party's) is asked for
     ``DEEPEN`` times deeper rankings, keeping what passes, until ``k`` pass or the
     ranking runs out (it returned fewer than asked, or as many as the user has), so
-    ``k`` come back whenever the engine ranks ``k`` passing memories at all."""
+    ``k`` come back whenever the engine ranks ``k`` passing memories at all. ``shown``
+    (of the ``k``, what the caller shows) reaches an engine that declares
+    :attr:`Engine.shows`."""
+    extra: dict[str, int] = {"shown": shown} if shown is not None and engine.shows else {}
     if restrict is None:
-        return engine.search(user_id, query, query_vec, k)
+        return engine.search(user_id, query, query_vec, k, **extra)
     if engine.filters:
-        return engine.search(user_id, query, query_vec, k, restrict=restrict)  # type: ignore[call-arg]
+        return engine.search(user_id, query, query_vec, k, restrict=restrict, **extra)  # type: ignore[call-arg]
     want = k
     while True:
-        hits = engine.search(user_id, query, query_vec, want)
+        hits = engine.search(user_id, query, query_vec, want, **extra)
         with ctx.indexes.use(user_id) as idx:
             passing = restrict.passing(idx, [h.id for h in hits])
             size = len(idx)

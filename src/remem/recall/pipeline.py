@@ -160,7 +160,7 @@ class Recaller:
         vec = self._query_vec(question)
         depth = self._depth(question, k)
         hits = restricted_search(
-            self.engine, self._ctx, user_id, question.text, vec, depth, restrict
+            self.engine, self._ctx, user_id, question.text, vec, depth, restrict, shown=k
         )
         return self._staged(user_id, question, hits, k, restrict)
 
@@ -320,7 +320,7 @@ class Recaller:
         if self._candidates is None:
             return Found(
                 restricted_search(
-                    self.engine, self._ctx, user_id, question.text, vec, depth, restrict
+                    self.engine, self._ctx, user_id, question.text, vec, depth, restrict, shown=k
                 )
             )
         if restrict is None:
@@ -330,7 +330,9 @@ class Recaller:
         # a third-party engine with a flow of its own that cannot filter: its gate and
         # extras are of a ranking over everything, so its search answers instead
         return Found(
-            restricted_search(self.engine, self._ctx, user_id, question.text, vec, depth, restrict)
+            restricted_search(
+                self.engine, self._ctx, user_id, question.text, vec, depth, restrict, shown=k
+            )
         )
 
     def _depth(self, question: Question, k: int) -> int:

@@ -68,6 +68,7 @@ class SynapseEngine(Engine):
     name = "synapse"
     abilities = Abilities(gate=True)
     filters = True
+    shows = True
     tables = (SYNAPSE_TABLES,)
     config_class = SynapseConfig
 
@@ -393,8 +394,9 @@ class SynapseEngine(Engine):
         k: int,
         *,
         restrict: Restriction | None = None,
+        shown: int | None = None,
     ) -> list[Scored]:
-        return self._rank(user_id, query, query_vec, k, restrict).hits
+        return self._rank(user_id, query, query_vec, k, restrict, shown=shown).hits
 
     def candidates(
         self,
@@ -411,7 +413,9 @@ class SynapseEngine(Engine):
         most activated concepts and, when asked, each hit's activation path. Where
         the speaker prior changed the search, also the ranking without it
         (``Found.unweighted``), which the "not in memory" verdict reads."""
-        return self._rank(user_id, question.text, query_vec, depth, restrict, unweighted=True)
+        return self._rank(
+            user_id, question.text, query_vec, depth, restrict, shown=k, unweighted=True
+        )
 
     def _rank(
         self,
@@ -421,6 +425,7 @@ class SynapseEngine(Engine):
         k: int,
         restrict: Restriction | None = None,
         *,
+        shown: int | None = None,
         unweighted: bool = False,
     ) -> Found:
         """The search under the user's index and graph locks (:meth:`_ranked`); with
@@ -434,7 +439,7 @@ class SynapseEngine(Engine):
         with self.ctx.indexes.use(user_id) as idx, self._locks(user_id):
             if len(idx) == 0 or query_vec is None:
                 return Found([], 0.0, refuse=True)
-            found = self._ranked(user_id, idx, query, query_vec, k, restrict)
+            found = self._ranked(user_id, idx, query, query_vec, k, restrict, shown=shown)
             if unweighted and self._weighs(idx, query):
                 plain = self._ranked(user_id, idx, query, query_vec, k, restrict, prior=False)
                 found.unweighted = plain.hits
@@ -463,18 +468,20 @@ class SynapseEngine(Engine):
         k: int,
         restrict: Restriction | None,
         *,
+        shown: int | None = None,
         prior: bool = True,
     ) -> Found:
         """One search (:meth:`_scored`), its ranks past the first ``feedback_keep``
-        from a second search where asked (:meth:`_deeper`), and the top k with their
-        explanations (:meth:`_recall_of`). ``prior`` False: without the speaker prior
-        (neither its weights nor the names it leaves out of the lexical query), and
-        noting no node as active (the search the verdict reads is not a recall of its
-        own)."""
+        up to the ``shown`` (default all ``k``) from a second search where asked
+        (:meth:`_deeper`), and the top k with their explanations (:meth:`_recall_of`).
+        ``prior`` False: without the speaker prior (neither its weights nor the names
+        it leaves out of the lexical query), and noting no node as active (the search
+        the verdict reads is not a recall of its own)."""
         search = self._scored(user_id, idx, query, query_vec, restrict, prior=prior, touch=prior)
         order = None  # the verdict's search without the prior reads only the first
         if prior:
-            order = self._deeper(user_id, idx, (query, query_vec), k, restrict, search)
+            wanted = (k, k if shown is None else min(shown, k))
+            order = self._deeper(user_id, idx, (query, query_vec), wanted, restrict, search)
         return self._recall_of(idx, query_vec, k, search, order)
 
     def _scored(
@@ -519,19 +526,23 @@ class SynapseEngine(Engine):
         user_id: str,
         idx: UserIndex,
         asked: tuple[str, np.ndarray],
-        k: int,
+        wanted: tuple[int, int],
         restrict: Restriction | None,
         search: _Search,
     ) -> np.ndarray | None:
-        """The order of a search for more than ``feedback_keep``: those first as
-        ranked, then the rest by their score plus ``feedback`` times their score in a
-        second search from the query moved toward the ``feedback_from`` best memories
+        """The order of a search showing more than ``feedback_keep`` (``wanted``: the
+        ranks asked, the ranks shown): those first as ranked, then, up to the shown,
+        the rest by their score plus ``feedback`` times their score in a second search
+        from the query moved toward the ``feedback_from`` best memories
         (pseudo-relevance feedback, Rocchio's: what the best hits say that the
-        question did not). None when not asked, or on the approximate path (whose
-        second search would score other positions)."""
+        question did not), then the ranks past the shown as the search alone orders
+        them (a stage drawing deeper, the time window, reads the search's own order).
+        None when not asked, or on the approximate path (whose second search would
+        score other positions)."""
         cfg = self.cfg
         score = search.ranked.score
-        if cfg.feedback <= 0 or k <= cfg.feedback_keep or search.found.approx:
+        k, shown = wanted
+        if cfg.feedback <= 0 or shown <= cfg.feedback_keep or search.found.approx:
             return None
         head = top_k(score, cfg.feedback_keep)
         if len(head) < cfg.feedback_keep:
@@ -546,7 +557,10 @@ class SynapseEngine(Engine):
         lift = second / top * float(score[head[0]]) if top > 0 else second
         deeper = np.where(np.isfinite(score), score + cfg.feedback * lift, -np.inf)
         deeper[head] = -np.inf
-        return np.concatenate([head, top_k(deeper, k - len(head))])
+        raised = top_k(deeper, shown - len(head))
+        rest = score.copy()
+        rest[np.concatenate([head, raised])] = -np.inf
+        return np.concatenate([head, raised, top_k(rest, k - shown)])
 
     def _lexical_query(self, idx: UserIndex, query: str, *, prior: bool = True) -> str:
         """The words the lexical channel matches: the asking words left out unless
