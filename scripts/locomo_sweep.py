@@ -69,7 +69,9 @@ def main() -> None:
     cats = ["1", "2", "3", "4", "all"]
     print("set | " + " | ".join(f"cat{c} @5/10/20" for c in cats))
     for name in sets:
-        cells = [" / ".join(f"{np.mean(got[(name, c, k)]):.{args.digits}f}" for k in KS) for c in cats]
+        cells = [
+            " / ".join(f"{np.mean(got[(name, c, k)]):.{args.digits}f}" for k in KS) for c in cats
+        ]
         print(f"{name or 'default'} | " + " | ".join(cells))
 
 

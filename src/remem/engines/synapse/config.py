@@ -224,19 +224,21 @@ class SynapseConfig:
     neighbour_reach: int = number(2, low=1, high=10)
     """choice: how many turns each side ``neighbour_context`` reads (the reply to a
     reply is two away; a third lends ``x ** 3`` and measured level)."""
-    feedback: float = number(0.0, low=0)
-    """choice (beyond the paper), off: a search for more than ``feedback_keep``
-    memories ranks those first as it would alone, and the rest by their score plus
-    this times their score in a second search from the question moved toward its
+    feedback: float = number(3.0, low=0)
+    """choice (beyond the paper): a search showing more than ``feedback_keep``
+    memories ranks those first as it would alone, and the rest it shows by their score
+    plus this times their score in a second search from the question moved toward its
     ``feedback_from`` best memories (pseudo-relevance feedback, Rocchio's): the turns
     of other sessions that speak as the best ones do, which a multi-hop question needs
     and its own words miss. The first ranks never change, so ``search(k=5)`` is
-    ``search(k=20)[:5]``; a deeper search costs a second one (``synapse-feedback``).
-    At 1, LoCoMo at k = 20 0.827 -> 0.830, MemoryBank level; but a question naming a
-    time draws its window from the engine's first 50, which the second search
-    reorders, and LongMemEval's synapse at k = 5 fell 0.779 -> 0.766 (one preference
-    question), below its floor over the best baseline. Off until the window can draw
-    from the search's own order (docs/results/stop63/issue38-feedback.md)."""
+    ``search(k=20)[:5]`` for a question naming no time; the ranks a stage reads past
+    those shown (the time window over the first 50) keep the search's own order
+    (``Engine.shows``). Showing more than ten costs a second search. LoCoMo at
+    k = 20: 0 0.827, 1 0.829, 2 0.830, 3 0.832, 5 to 100 0.831-0.832 (a plateau: past
+    3 the second search orders the shown ranks alone); searches for ten or fewer are
+    unchanged, so LongMemEval and MemoryBank at k = 5 and 10 are too
+    (docs/results/stop64/issue38-feedback.md). 0: the paper's search
+    (``synapse-nofeedback``)."""
     feedback_from: int = number(3, low=1)
     """choice: how many of the best memories move the second search's query (5
     measured lower, 0.824)."""
@@ -306,6 +308,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "speaker_prior": 1.0,
         "lexical_inflections": False,
         "lexical_asking": True,
+        "feedback": 0.0,
     },
     "synapse-nofan": {"fan_effect": False},
     "synapse-noinhib": {"inhibition": False},
@@ -315,7 +318,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "synapse-noconcepts": {"concepts": False},
     "synapse-nosession": {"session_support": 0.0},
     "synapse-noneighbours": {"neighbour_context": 0.0},
-    "synapse-feedback": {"feedback": 1.0},
+    "synapse-nofeedback": {"feedback": 0.0},
     "synapse-nospeaker": {"speaker_prior": 1.0},
     "synapse-anchored": {"w_anchored": 0.2},
     "synapse-dormant": {"archive_all_dormant": True},
