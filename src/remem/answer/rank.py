@@ -55,7 +55,7 @@ HAND: dict[str, float] = {
 #: a reply that is only the phrase, to a turn that asked what the question asks
 #: ("Where are you off to?" / "Ljubljana."), answers it as surely as a phrase of the
 #: sentence holding the question's words: as strong as a kind of the noun asked (``isa``)
-HAND_ONLY: dict[str, float] = {"bare": 1.5}
+HAND_ONLY: dict[str, float] = {"bare": 1.5, "a_named": -1.0}
 #: the origins of an entity asked by its kind ("Her name is Ines Duarte": an
 #: attribute in the parse, a person all the same)
 _ENTITY = ("kind", "named", "proper", "pattern")

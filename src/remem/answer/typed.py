@@ -977,7 +977,7 @@ def _verb_meaning(question: Question, want: Want, spans: list[Any], around: Arou
     (the one of the asked role, else its main verb: "carved" to "make", "grew up in
     Braga" before "moved to Lisbon" asked where one grew up), what the verb hierarchy
     does not hold; 0 without a verb asked, a governing verb or ``around.similar``."""
-    verb = want.role[0] or " ".join(sorted(main_verbs(question.text)))
+    verb = _role_verb(question, want) or " ".join(sorted(main_verbs(question.text)))
     out = [0.0] * len(spans)
     if not verb or around.similar is None:
         return out
@@ -985,6 +985,22 @@ def _verb_meaning(question: Question, want: Want, spans: list[Any], around: Arou
     lemmas = sorted({g.lemma_.lower() for g in governing if g is not None})
     near = dict(zip(lemmas, around.similar(verb, lemmas), strict=True)) if lemmas else {}
     return [near.get(g.lemma_.lower(), 0.0) if g is not None else 0.0 for g in governing]
+
+
+_NOT_THINGS = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "EVENT", "LANGUAGE", "LAW"})
+
+
+def _role_verb(question: Question, want: Want) -> str:
+    """The word of the question the asked role hangs on, as a word ("give"), not its
+    index key (``Want.role``'s "giv", which the embedder reads as no word at all):
+    the lemma of the first token whose key it is; "" without a role."""
+    if not want.role[0]:
+        return ""
+    for t in nlp.parse(question.text):
+        lemma = t.lemma_.lower()
+        if words.word_key(lemma) == want.role[0]:
+            return lemma
+    return want.role[0]
 
 
 def _candidates(
@@ -1063,6 +1079,7 @@ def _candidates(
         cues["verb_meaning"] = verb_near
         if want.kind == "thing":  # "Lucia's husband", "Ngozi's aunt": no thing
             cues["a_person"] = float(span.root.ent_type_ == "PERSON" or _a_person_noun(text))
+            cues["a_named"] = float(not want.head and span.root.ent_type_ in _NOT_THINGS)
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out

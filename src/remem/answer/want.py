@@ -293,6 +293,7 @@ def _role(question: Question) -> tuple[str, str, str]:
     head = x.head
     if x.dep_ == "pobj":
         prep, head = head.lower_, head.head
+    head = _chosen_doing(head)
     stranded = _stranded(head) if head.lemma_ == "be" and x.dep_ == "attr" else None
     if stranded is not None:  # "What is my dog allergic to?": the object of "allergic to"
         return words.word_key(stranded.head.lemma_.lower()), "prep", stranded.lower_
@@ -304,6 +305,24 @@ def _role(question: Question) -> tuple[str, str, str]:
         if x.dep_ in deps or (prep and name == "prep"):
             return words.word_key(head.lemma_.lower()), name, prep
     return _NO_ROLE
+
+
+#: verbs that say a doing was chosen or came about, the doing in the verb they take
+#: ("Which car did I end up buying?": bought; "decide to go": went)
+_CHOOSING = frozenset({"end", "decide", "choose", "manage", "opt"})
+
+
+def _chosen_doing(head: Any) -> Any:
+    """The verb a verb of choosing takes ("end up buying" -> "buying", "decide to go"
+    -> "go"; "end" only with "up"), else ``head``: the asked thing is what the
+    doing takes, and the parse hangs it on "end"."""
+    if head.lemma_ not in _CHOOSING:
+        return head
+    up = any(c.dep_ == "prt" and c.lower_ == "up" for c in head.children)
+    if head.lemma_ == "end" and not up:
+        return head
+    inner = [c for c in head.children if c.pos_ == "VERB" and c.dep_ in ("xcomp", "dobj", "ccomp")]
+    return inner[0] if inner else head
 
 
 #: the nouns that ask for a colour (``classes``), also right after "what" or
