@@ -882,3 +882,39 @@ def test_a_colour_asked_of_a_noun_is_a_colour_or_nothing(embedder, engine):
         q = "What colour glaze did I use on my tall vase?"
         a = mem.answer(q, "u", now=T0 + timedelta(days=1))
         assert a.refused, a.text
+
+
+# -- stop 64: the shapes of check sets 34-38 ------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_race_time_is_read_off_a_stopwatch(embedder, engine):
+    """A time one made is hours, minutes or seconds: a plan of sixteen weeks is no
+    finishing time, so one never given refuses."""
+    talk = [
+        (0, "user", "My coach wrote me a plan for the triathlon: sixteen weeks, from Saturday."),
+        (120, "user", "I did my first triathlon yesterday and I'm still smiling."),
+    ]
+    asked = "What was my finishing time in the triathlon?"
+    a = _asked(embedder, engine, "dagny", talk, asked, 121)
+    assert a.refused and a.text == REFUSAL, a.text
+    told = [*talk, (120, "user", "I finished it in 1:32:05, ten minutes under my goal.")]
+    assert _asked(embedder, engine, "dagny", told, asked, 121).text == "1:32:05"
+
+
+def test_a_number_after_the_counts_what_was_said():
+    """ "the last four go in after the holiday" (four sash windows) prices nothing."""
+    text = "Seven of the new sashes are in, and the last four go in after the holiday."
+    found = {t for t, _ in _phrases(text, "How much did I pay for my house?")}
+    assert "four" not in found
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_name_joined_to_the_noun_by_and_is_someone_else(embedder, engine):
+    """ "Tadhg and my girlfriend ran the truck": two people; her name was never given."""
+    talk = [
+        (0, "user", "Tadhg and my girlfriend ran the food truck on their own on Sunday."),
+        (0, "user", "My girlfriend charmed everyone in the queue while Tadhg worked the fryer."),
+    ]
+    a = _asked(embedder, engine, "fintan", talk, "What is my girlfriend's name?", 1)
+    assert a.refused and a.text == REFUSAL, a.text

@@ -44,12 +44,22 @@ def tied(span: Any, noun: str) -> bool | None:
     noun: beside it ("my neighbour Oksana"), or across "be", "called" or "named" ("My
     manager there is a guy called Elliot"); not one doing something to it ("Ingrid
     coached my cousin" names no cousin), or right after it ("My second snake Seraphim
-    did it", which the parser hangs apart). None for a sentence without the noun:
+    did it", which the parser hangs apart), nor one joined to it by "and" ("Tadhg and
+    my girlfriend ran the truck": two people). None for a sentence without the noun:
     what it says of the question decides (:func:`given`)."""
     said = [t for t in span.sent if t.lemma_.lower() == noun]
     if not said:
         return None
-    return any(t.i + 1 == span.start or near_in_parse(span.root, t) for t in said)
+    return any(
+        (t.i + 1 == span.start or near_in_parse(span.root, t)) and not _joined(span.root, t)
+        for t in said
+    )
+
+
+def _joined(a: Any, b: Any) -> bool:
+    """Whether tokens ``a`` and ``b`` are conjuncts of one another ("Tadhg and my
+    girlfriend")."""
+    return (a.dep_ == "conj" and a.head.i == b.i) or (b.dep_ == "conj" and b.head.i == a.i)
 
 
 #: the most tokens a reply that is a name may say besides it ("Oh, Anouk.")

@@ -119,6 +119,22 @@ _CLOCK = re.compile(
     rf"\b(\d{{1,2}}:\d{{2}}(?::\d{{2}})?|{_UNIT}(?:,?\s+(?:and\s+)?{_UNIT})*)\b",
     re.I,
 )
+#: what a stopwatch reads: a clock ("1:53:48") or hours, minutes, seconds
+_STOPWATCH = re.compile(r"\d:\d{2}|\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)\b", re.I)
+
+
+def stopwatch(text: str) -> bool:
+    """Whether ``text`` reads as a stopwatch does (:data:`_STOPWATCH`)."""
+    return bool(_STOPWATCH.search(text))
+
+
+def timed_result(want: Want) -> bool:
+    """Whether the question asks for a time one made ("What was my finishing time?",
+    "Priya's time in the half marathon"): a length on a stopwatch, never days or
+    weeks (the length of a training plan is no race's time)."""
+    return want.kind == "duration" and want.head == "time"
+
+
 #: a time on a clock ("8:15", "7pm", "7 a.m.")
 _CLOCK_TIME = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\b\.?)", re.I)
 #: what names a time of day ("8:15", "7pm", "noon", "half past six")
@@ -239,6 +255,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         clocks = _pattern_spans(sent, _CLOCK)
         if want.kind == "time":  # a time of day: "8:15", not "eight weeks" or "2 hours"
             clocks = [s for s in clocks if _CLOCK_TIME.search(s.text)]
+        if timed_result(want):  # a race's time: "1:53:48", not "ten days"
+            clocks = [s for s in clocks if stopwatch(s.text)]
         out += [(s, "pattern") for s in clocks]
     return out
 
@@ -271,6 +289,8 @@ def _fits(entity: Any, want: Want) -> bool:
         return bool(_DAYTIME.search(entity.text))
     if want.kind == "weekday":  # "Sunday mornings", not "June" or "yesterday"
         return bool(WEEKDAY.search(entity.text))
+    if timed_result(want) and not stopwatch(entity.text):
+        return False  # a race's time is no "ten days" or "sixteen weeks"
     if want.kind not in ("duration", "length") or entity.label_ == "TIME":
         return True
     if want.kind == "length" and entity.label_ == "QUANTITY":
@@ -336,6 +356,8 @@ def _priced(entity: Any) -> bool:
         return False  # "half the reason I chose it", "pays a third": a share, no amount
     if _measured(entity):
         return False  # "half a kilo", "two an hour": a share of a unit, no price
+    if any(c.lower_ == "the" or c.dep_ == "amod" for c in root.children):
+        return False  # "the last four go in after the holiday": a count of things said
     if root.dep_ == "nummod" and root.head.lemma_.lower() in CURRENCIES:
         return True  # "950 euro", which the tagger leaves a bare number
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")

@@ -65,7 +65,9 @@ from .spans import (
     near,
     phrases,
     priced_noun,
+    stopwatch,
     thing,
+    timed_result,
     trim,
 )
 from .spans import TIME_KEYS as _TIME_KEYS
@@ -367,7 +369,8 @@ def _weaker(
             and (not named or s.features.get("proper") or _of_kind(nlp.parse(s.text)[:], want.head))
         ]
     if want.kind in ("duration", "length"):  # a count of a unit: not "national park lot"
-        return [s for s in found if _COUNTING.search(s.text) and in_units(s.text)]
+        found = [s for s in found if _COUNTING.search(s.text) and in_units(s.text)]
+        return [s for s in found if not timed_result(want) or stopwatch(s.text)]
     if want.kind == "person":  # "her mom", names, "a local organization"; not "choir"
         return [
             s
@@ -482,9 +485,10 @@ def _a_place(span: Span) -> bool:
 
 def _refusing(want: Want) -> bool:
     """Whether a question of ``want`` asks for a name or an age ("What is my
-    landlord's name?", "How old is my cat?"): then finding none in what memory says
-    of its subject means it was never given."""
-    return want.head == "name" or want.kind in _ATTRIBUTES
+    landlord's name?", "How old is my cat?") or a time one made ("What was my
+    finishing time?"): then finding none in what memory says of its subject means it
+    was never given."""
+    return want.head == "name" or want.kind in _ATTRIBUTES or timed_result(want)
 
 
 def _strangers(question: Question, want: Want, sources: list[Source]) -> frozenset[str]:
