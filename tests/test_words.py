@@ -54,6 +54,9 @@ def test_word_keys_meet_across_inflections_and_leave_personal_words_out():
         ("What did I buy for the party?", "thing"),
         ("What was the date of my dad's retirement party?", "date"),
         ("By how many points did the team win the final?", "number"),
+        # a weekday, not a date, whatever follows "of the week" (stop 64)
+        ("Which day of the week does my gran go to the day centre now?", "thing"),
+        ("Which day did I move?", "date"),
     ],
 )
 def test_answer_type_reads_the_asking_words(question, kind):

@@ -131,9 +131,11 @@ _TEMPORAL = re.compile(
     re.I,
 )
 _DATE_QUESTION = re.compile(
-    # not "Which day is my show on now?": a day of the week, asked of a habit
+    # not "Which day is my show on now?": a day of the week, asked of a habit; nor
+    # "Which day of the week does she go now?", a weekday whatever follows
     r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|year|month|week|"
-    r"day(?!\s+(?:is|are|do|does)\b.*\b(?:now|usually|normally|nowadays|every|each|regularly)\b)"
+    r"day(?!\s+of\s+the\s+week\b)"
+    r"(?!\s+(?:is|are|do|does)\b.*\b(?:now|usually|normally|nowadays|every|each|regularly)\b)"
     r")\b"
     # "What was the date of Dad's party?"
     r"|what(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day)\s+(?:of|that|when)\b)",
