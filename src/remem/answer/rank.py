@@ -55,6 +55,9 @@ HAND: dict[str, float] = {
 #: a reply that is only the phrase, to a turn that asked what the question asks
 #: ("Where are you off to?" / "Ljubljana."), answers it as surely as a phrase of the
 #: sentence holding the question's words: as strong as a kind of the noun asked (``isa``)
+#: (``bare``); and a named place or organisation asked for as a thing without a kind
+#: noun (``a_named``, stop 64: the fit had no such feature; -1 by hand, a little more
+#: than a word of the question in the phrase costs, ``asked`` -0.63 as fitted)
 HAND_ONLY: dict[str, float] = {"bare": 1.5, "a_named": -1.0}
 #: the origins of an entity asked by its kind ("Her name is Ines Duarte": an
 #: attribute in the parse, a person all the same)

@@ -991,6 +991,9 @@ def _verb_meaning(question: Question, want: Want, spans: list[Any], around: Arou
     return [near.get(g.lemma_.lower(), 0.0) if g is not None else 0.0 for g in governing]
 
 
+#: the entity labels of what is no thing done to or had, asked without a kind noun
+#: ("What did the cat knock off the windowsill?": not "Hollyhock Cat Rescue"): places,
+#: organisations, groups, events (``a_named``; products and works stay things)
 _NOT_THINGS = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "EVENT", "LANGUAGE", "LAW"})
 
 
