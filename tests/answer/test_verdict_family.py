@@ -34,14 +34,16 @@ REFUSE_NAMED = {"named": [40.0, [0.0] * 5, 0.5], "self": [-40.0, [0.0] * 5, 0.5]
 
 
 class _Everything(Engine):
-    """Ranks every memory of the user by id (a third-party engine)."""
+    """Ranks every memory of the user in the order it was added (a third-party
+    engine). Not by id: ids are random, and a first k of Caroline's turns alone
+    (1 in 2**k) named no one the question asks of, so the named verdict did not apply."""
 
     name = "everything"
     needs_query_vector = False
 
     def search(self, user_id: str, query: str, query_vec: np.ndarray | None, k: int):
         with self.ctx.indexes.use(user_id) as idx:
-            ids = sorted(idx.pos)
+            ids = sorted(idx.pos, key=idx.pos.__getitem__)
         return [Scored(i, 1.0, "all") for i in ids[:k]]
 
 
