@@ -159,9 +159,7 @@ class Recaller:
         question = self.placed(user_id, question)
         vec = self._query_vec(question)
         depth = self._depth(question, k)
-        hits = restricted_search(
-            self.engine, self._ctx, user_id, question.text, vec, depth, restrict, shown=k
-        )
+        hits = self._searched(user_id, question, vec, (k, depth), restrict)
         return self._staged(user_id, question, hits, k, restrict)
 
     def recall(
@@ -317,22 +315,28 @@ class Recaller:
     ) -> Found:
         vec = self._query_vec(question)
         depth = self._depth(question, k)
-        if self._candidates is None:
-            return Found(
-                restricted_search(
-                    self.engine, self._ctx, user_id, question.text, vec, depth, restrict, shown=k
-                )
-            )
-        if restrict is None:
-            return self._candidates(user_id, question, vec, k, depth)
-        if self.engine.filters:
-            return self._candidates(user_id, question, vec, k, depth, restrict=restrict)  # type: ignore[call-arg]
-        # a third-party engine with a flow of its own that cannot filter: its gate and
-        # extras are of a ranking over everything, so its search answers instead
-        return Found(
-            restricted_search(
-                self.engine, self._ctx, user_id, question.text, vec, depth, restrict, shown=k
-            )
+        if self._candidates is not None:
+            if restrict is None:
+                return self._candidates(user_id, question, vec, k, depth)
+            if self.engine.filters:
+                return self._candidates(user_id, question, vec, k, depth, restrict=restrict)  # type: ignore[call-arg]
+            # a third-party engine with a flow of its own that cannot filter: its gate
+            # and extras are of a ranking over everything, so its search answers instead
+        return Found(self._searched(user_id, question, vec, (k, depth), restrict))
+
+    def _searched(
+        self,
+        user_id: str,
+        question: Question,
+        vec: np.ndarray | None,
+        sizes: tuple[int, int],
+        restrict: Restriction | None,
+    ) -> list[Scored]:
+        """The engine's search ``depth`` deep (``sizes``: the ranks shown, the depth
+        the stages read), under a read's filters (:func:`restricted_search`)."""
+        shown, depth = sizes
+        return restricted_search(
+            self.engine, self._ctx, user_id, question.text, vec, depth, restrict, shown=shown
         )
 
     def _depth(self, question: Question, k: int) -> int:
