@@ -345,13 +345,23 @@ def current_setter(question: Question, sources: list[Source]) -> str | None:
     return max(setting, key=lambda h: timestamp_epoch(h.timestamp)).id if setting else None
 
 
-def last_change(sents: list[Any]) -> int:
+def last_change(sents: list[Any], keys: frozenset[str] = frozenset()) -> int:
     """The index of the last sentence that tells, in the past tense, of a thing
     replaced ("Last week someone dented it, so I sold it and bought a Vespa" after
     "I drive an old Fiat"), 0 when none does: for a question about now the sentences
-    before it tell the old value (:data:`_CHANGES`)."""
+    before it tell the old value (:data:`_CHANGES`). With ``keys`` (the question's),
+    a change of something else does not count: one that says none of them and names
+    what it changed ("the budget is now £61,500. I've ... sold my motorbike")."""
     last = 0
     for i, sent in enumerate(sents):
-        if any(t.lemma_.lower() in _CHANGES and t.tag_ in ("VBD", "VBN") for t in sent):
+        changes = [t for t in sent if t.lemma_.lower() in _CHANGES and t.tag_ in ("VBD", "VBN")]
+        if changes and (not keys or keys & words.content_keys(sent.text) or _of_it(changes)):
             last = i
     return last
+
+
+def _of_it(changes: list[Any]) -> bool:
+    """Whether a verb of ``changes`` changed what was said before it ("sold it"), or
+    names nothing it changed."""
+    done = [c for t in changes for c in t.children if c.dep_ in ("dobj", "nsubjpass")]
+    return not done or any(c.lower_ in ("it", "them", "one") for c in done)

@@ -276,7 +276,10 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind == "number" and _quantified(entity):
         return False  # "every one of them" counts nothing: it says all
     if want.kind == "number" and entity.label_ in ("DATE", "TIME"):
-        # only a count of the unit asked ("three days"), never "last week"
+        # only a count of the unit asked ("three days"), never "last week"; or the
+        # digits the asked noun is given by ("Sail number 2316", tagged a year)
+        if _numbers_noun(entity, want.head):
+            return True
         return want.head in TIME_UNITS and _counts(entity, {want.head})
     if want.kind == "org" and entity.root.dep_ == "appos":
         # "The owner, Beatrice Hale": the name of a person the noun says she is
@@ -296,6 +299,18 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind == "length" and entity.label_ == "QUANTITY":
         return True  # "42 kilometres" is a length too
     return bool(_CLOCK.search(entity.text))  # not "200 metres", "three" or "last week"
+
+
+def _numbers_noun(entity: Any, noun: str) -> bool:
+    """Whether ``entity`` is bare digits that number ``noun`` ("number 2316",
+    "plot 14"): what a "What number...?" asks, whatever the tagger calls it."""
+    root = entity.root
+    return (
+        bool(noun)
+        and entity.text.isdigit()
+        and root.dep_ in ("nummod", "appos", "compound")
+        and root.head.lemma_.lower() == noun
+    )
 
 
 def _beside_noun(entity: Any, noun: str) -> bool:
@@ -349,6 +364,8 @@ def _priced(entity: Any) -> bool:
         return True
     if entity.label_ == "DATE":
         return bool(_PER_PERIOD.match(entity.text))
+    if entity.text.lower() in _FEW:
+        return False  # "I bought one", "the two of them": a count, no sum
     root = entity.root
     if any(c.dep_ == "prep" and c.lower_ == "of" for c in root.children):
         return False  # "one of my resolutions" counts a part
@@ -363,6 +380,8 @@ def _priced(entity: Any) -> bool:
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
 
 
+#: small numbers said in words, which count things and price none ("one", "two")
+_FEW = frozenset(NUMBER_WORDS.split("|")[:12])
 #: the words of a share of something, which say no amount of money
 _SHARES = frozenset({"half", "halves", "third", "thirds", "quarter", "quarters", "double", "twice"})
 
@@ -930,7 +949,22 @@ def _telling(token: Any) -> bool:
     """Whether a word new to the question tells a thing: not an adjective or adverb
     ("great news" to "What news did she share?"), nor a time ("I finished my first
     proper watercolour yesterday" tells no watercolour's subject)."""
-    return token.pos_ not in ("ADJ", "ADV") and token.ent_type_ not in ("DATE", "TIME")
+    return (
+        token.pos_ not in ("ADJ", "ADV", "INTJ")
+        and token.ent_type_ not in ("DATE", "TIME")
+        and token.lower_ not in PHATIC
+    )
+
+
+#: words that keep a chat going and tell nothing ("Thanks, Dave!" to a question about
+#: the tour it thanks for; "Congrats!"), which the tagger often reads as nouns
+PHATIC = frozenset(
+    {
+        "thanks", "thank", "thx", "congrats", "congratulations", "cheers", "kudos",
+        "sorry", "apologies", "hello", "hi", "hey", "bye", "goodbye", "wow", "yay",
+        "haha", "lol", "omg", "ok", "okay", "yes", "yeah", "yep", "no", "nope", "please",
+    }
+)  # fmt: skip
 
 
 #: the parse roles of a word before a noun that say what kind it is ("vintage", "Pekin",

@@ -1132,7 +1132,9 @@ def _priced_other(span: Any, question: Question) -> bool:
     noun = priced_noun(span)
     if noun is None or noun.pos_ not in ("NOUN", "PROPN") or noun.lemma_.lower() in CURRENCIES:
         return False  # "950 euro" is a price in euros, of no other thing
-    said = {_key_of(noun)} | {_key_of(c) for c in noun.children if c.dep_ == "compound"}
+    # the nouns of the whole phrase: "Declan's redone all the numbers and the budget
+    # is now £61,500", whose subject the tagger misreads as "redone"
+    said = {_key_of(t) for t in noun.subtree if t.pos_ in ("NOUN", "PROPN")} | {_key_of(noun)}
     return not said & question.keys
 
 
@@ -1259,17 +1261,59 @@ def _sentences(
         before = 0.0
         sents = list(nlp.parse(hit.text).sents)
         if question.order == "newest":
-            sents = sents[now.last_change(sents) :]
-        for sent in sents:
-            own = _fit(question, keys, sent, hit)
+            sents = sents[now.last_change(sents, keys) :]
+        owns = [_fit(question, keys, sent, hit) for sent in sents]
+        for at, sent in enumerate(sents):
+            own = owns[at]
             if hit.id == setter and own < 1 and sets_asked(question.text, sent.text):
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
-            fit = max(own, _NEXT_SHARE * before) + inherited
+            told = at + 1 < len(sents) and _refers_back(sents[at + 1], keys)
+            after = owns[at + 1] if told else 0.0  # "... Rhiannon Voss. She's my mentor"
+            fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after) + inherited
             before = max(float(len(keys & words.content_keys(sent.text))), _NEXT_SHARE * before)
-            if not _opener(sent) and not sent.text.rstrip().endswith(":"):
+            if not (_opener(sent) or _fragment(sent) or sent.text.rstrip().endswith(":")):
                 inherited *= _NEXT_SHARE  # not over a colon: "We met her: Ms Adaeze Okonkwo."
             if fit >= _READ_MIN:
                 yield hit, sent, (own, fit), rank
+
+
+#: the pronouns a sentence opens with when it goes on about what the one before named
+_BACK = frozenset({"he", "she", "they", "it"})
+
+
+def _refers_back(sent: Any, keys: frozenset[str]) -> bool:
+    """Whether ``sent`` says, of someone or something it names by a pronoun, what the
+    question asks of ("A paramedic called Rhiannon Voss. She's my mentor"; "A little
+    silver Yaris. It drives like a dream"; "An old boy called Hamish. He came round and
+    showed me how"): a word of the question (``keys``) is what "he", "she", "they" or
+    "it" is, or what they do, so the sentence before names them and shares part of the
+    fit. Not any sentence opening with a pronoun: "He said it had been his
+    brother-in-law's" says he is no one's brother."""
+    for t in sent:
+        if _key_of(t) not in keys:
+            continue
+        if t.dep_ == "attr" and t.head.lemma_ == "be":
+            whose = [c for c in t.children if c.dep_ == "case" or c.lower_ in _THEIRS]
+            if not whose and _pronoun_subject(t.head):
+                return True  # "she's my mentor", "it's my mum's recipe"
+        elif t.pos_ == "VERB" and _pronoun_subject(t):
+            return True  # "it drives like a dream", "he ... showed me how"
+    return False
+
+
+def _pronoun_subject(verb: Any) -> bool:
+    """Whether ``verb``'s subject, or its first conjunct's ("He came round and showed
+    me"), is a pronoun that refers back (:data:`_BACK`)."""
+    while True:
+        if any(c.dep_ == "nsubj" and c.lower_ in _BACK for c in verb.children):
+            return True
+        if verb.dep_ != "conj" or verb.head is verb:
+            return False
+        verb = verb.head
+
+
+#: the owners that make a role someone else's ("his brother-in-law's")
+_THEIRS = frozenset({"his", "her", "their", "its"})
 
 
 #: the words a reply to a yes-or-no question opens with
@@ -1287,6 +1331,18 @@ def _opener(sent: Any) -> bool:
         0 < len(said) <= 4
         and said[0].lower_ in _POLAR
         and not any(t.pos_ in ("PROPN", "NUM") for t in said)
+    )
+
+
+def _fragment(sent: Any) -> bool:
+    """Whether ``sent`` is a bare answer or an opener a reply starts with, a word or
+    three with no verb ("Madeira. Dominic has booked twelve nights at a quinta";
+    "Honestly? I hadn't touched a piano for twenty years"): the reply goes on about
+    what was asked, so what it inherits passes over it unfaded, as over a yes. Not a
+    judgement ("Magical.") nor a no ("God, no.")."""
+    said = [t for t in sent if not t.is_punct]
+    return 0 < len(said) <= 3 and not any(
+        t.pos_ in ("VERB", "AUX", "ADJ") or t.lower_ in _POLAR for t in said
     )
 
 

@@ -53,10 +53,10 @@ _ASKS = (
             r"^\W*how\s+much\s+(?:money|did|does|do|is|was|are|were|would|will|can)\b", re.I
         ),
     ),
-    (  # "How much rent do I pay...?": a price, asked by its noun
+    (  # "How much (monthly) rent do I pay...?": a price, asked by its noun
         "money",
         re.compile(
-            r"^\W*how\s+much\s+[a-z]+\s+(?:do|does|did|is|was|will|would)\b.*"
+            r"^\W*how\s+much\s+(?:[a-z]+\s+){1,3}(?:do|does|did|is|was|will|would)\b.*"
             r"\b(?:pay|pays|paid|paying|cost|costs|spend|spent|charge|charges|charged)\b",
             re.I,
         ),
@@ -157,6 +157,12 @@ _HEAD_KINDS = {
     # one, stays a thing: LoCoMo's "What bands has Melanie seen?")
     **dict.fromkeys(ENSEMBLES := ("choir",), "org"),
     "time": "duration",
+    # what is asked by its sum ("What's the total budget now?": "61,500", not "the
+    # budget's holding")
+    **dict.fromkeys(
+        MONEY_NOUNS := ("budget", "price", "cost", "rent", "fee", "salary", "wage", "deposit"),
+        "money",
+    ),
     # what is asked by a number ("What number is my plot?", "What score did I get?",
     # "What is her chess rating?")
     **dict.fromkeys(NUMBER_NOUNS := ("number", "score", "rating"), "number"),
@@ -249,6 +255,12 @@ def wanted(question: Question) -> Want:
     if re.search(r"\b(?:sur|first\s+|last\s+|full\s+)?name\b", text, re.I):
         return Want("person", "name", many, role=role)
     kind_of = bool(re.search(r"\b(?:kind|kinds|type|types|sort|sorts)\s+of\b", text, re.I))
+    owned = bool(head) and re.search(rf"\b{re.escape(head)}s?'", text, re.I) is not None
+    if head and not kind_of and not owned and _someone(head):
+        # "Which electrician redid the wiring?" asks who, by their trade: "Piotr
+        # Nowacki", not "every single cable" (the noun's first sense is a person's);
+        # not "Which beekeepers' association...?", read by the tagger as of beekeepers
+        return Want("person", head, many, role=role, head_keys=head_keys)
     return Want("thing", head, many, kind_of, role, head_keys, bool(_OCCUPATION.search(text)))
 
 
