@@ -70,6 +70,7 @@ from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
 from .kinds import doer_of, main_verbs, verb_lemmas, verbs_kin
+from .manner import asks_manner, told_how
 from .now import asks_left, names_left
 from .settle import (
     REFUSAL,
@@ -448,6 +449,10 @@ class Answerer:
             unread = isinstance(hit, Hit) and all(h.id != hit.id for h in evidence)
             if unread and asks_left(question):
                 base = {**base, "evidence": [*evidence, hit]}
+            if isinstance(hit, Hit) and asks_manner(question):  # "How did they...?"
+                sentence, hit = told_how(sentence, hit, around)
+                if all(h.id != hit.id for h in base["evidence"]):  # a reply read beside
+                    base = {**base, "evidence": [*base["evidence"], hit]}
         if hit is None:
             return Answer(
                 REFUSAL,
