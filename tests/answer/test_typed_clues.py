@@ -14,6 +14,7 @@ from answer_cases import remembered
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
 from remem.answer.spans import _priced, thing
+from remem.answer.typed import _asking_part, _names_other_org
 from remem.answer.want import wanted
 from remem.question import as_question
 
@@ -141,3 +142,27 @@ def test_thanks_is_no_thing():
     sent = nlp.parse("Thanks, Dave! The tour has been great.")
     thanks = sent[0:1]
     assert not thing(thanks, q.keys, wanted(q))
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "other"),
+    [
+        ("Bridgefoot College of Further Education", "airline", True),
+        ("Levain House Bakery", "studio", True),
+        ("Millbrook Rowing Club", "club", False),
+        ("Levain House Bakery", "company", False),  # any organisation is a company
+    ],
+)
+def test_a_name_of_another_kind_of_organisation(name, head, other):
+    assert _names_other_org(name, head) is other
+
+
+def test_a_reply_answers_the_question_its_turn_ends_with():
+    """ "Hey Calvin, how's the tour? I was pondering our chat about fame. How are you
+    juggling it all?": the reply answers the juggling, not every word of the turn."""
+    turn = (
+        "Hey Calvin, how's the tour with Frank Ocean? I was pondering our chat about fame. "
+        "How are you juggling it all?"
+    )
+    assert _asking_part(turn) == "I was pondering our chat about fame. How are you juggling it all?"
+    assert _asking_part("Great news about the shop.") == "Great news about the shop."

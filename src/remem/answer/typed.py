@@ -785,6 +785,18 @@ def _last_question(text: str) -> tuple[str, set[str]]:
     return last, words.content_keys(last) - words.ASKING - _KIND_KEYS
 
 
+def _asking_part(text: str) -> str:
+    """What a reply answers of the turn that asked: its last sentence that asks and
+    the one before it ("A van?! When did you get it?"), not the rest of a long turn
+    ("Hey Calvin, how's the tour? I was pondering our chat about fame ...")."""
+    parts = sentences(text)
+    asking = [i for i, p in enumerate(parts) if asks(p)]
+    if not asking:
+        return text
+    last = asking[-1]
+    return " ".join(parts[max(0, last - 1) : last + 1])
+
+
 def _carry(found: dict[str, Source], hit: Hit, inherited: float, rank: int) -> None:
     """Read ``hit`` with what it inherits (the more of two), at the better rank."""
     _, before, at = found.get(hit.id, (hit, 0.0, rank))
@@ -817,7 +829,7 @@ def _replied(question: Question, asking: Hit, reply: Hit, bare: bool = False) ->
     sister? No way! Who to?"), not those of the kind asked ("old" of "How old is
     she?", which tells no one's age but hers)."""
     keys = _asked(question) - (_KIND_KEYS if bare else frozenset())
-    fit = REPLY_SHARE * _fit(question, keys, nlp.parse(asking.text), asking)
+    fit = REPLY_SHARE * _fit(question, keys, nlp.parse(_asking_part(asking.text)), asking)
     alike = _asks_alike(question, asking)
     own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
     return fit + (own and (fit > 0 or alike)) + (fit > 0 and alike)
@@ -1096,7 +1108,25 @@ def _no_org(span: Any, text: str, head: str) -> bool:
     """Whether an organisation's candidate is a name given to another kind of one ("a
     local firm called Pellow & Sons" is no choir) or someone's relation ("Mam says it
     was Grandad's": someone's mother is no maker)."""
-    return naming.named_other_kind(span, head) or text.lower() in relations()
+    return (
+        naming.named_other_kind(span, head)
+        or text.lower() in relations()
+        or _names_other_org(text, head)
+    )
+
+
+#: the nouns any organisation may be asked by ("Which company...?")
+_ANY_ORG = frozenset({"company", "organization", "organisation", "employer", "firm", "business"})
+
+
+def _names_other_org(text: str, head: str) -> bool:
+    """Whether a name says it is another kind of organisation than the one asked:
+    "Bridgefoot College of Further Education" is no airline, "Levain House Bakery" no
+    studio; "Millbrook Rowing Club" is a club, and any is a company."""
+    if head not in ORG_NOUNS or head in _ANY_ORG:
+        return False
+    said = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}
+    return bool(said & (ORG_NOUNS - _ANY_ORG - {head, head.rstrip("s")}))
 
 
 def _doer(want: Want, span: Any) -> bool:
