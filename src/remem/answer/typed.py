@@ -1009,6 +1009,29 @@ def _verb_meaning(question: Question, want: Want, spans: list[Any], around: Arou
 _NOT_THINGS = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "EVENT", "LANGUAGE", "LAW"})
 
 
+#: the verbs whose object is a thing one can hold ("What did I lose to the lake?":
+#: "sunglasses", not "gust"; "What did my sister give me?": "an hourglass"); not "leave",
+#: which asks what club or job was left as often as what was left behind
+_HANDLED = frozenset(
+    {
+        "give", "get", "buy", "lose", "find", "bring", "send", "lend", "loan", "break",
+        "chew", "order", "build", "pick", "dig", "forget", "hand", "drop",
+        "knock", "steal", "borrow", "carry", "wear", "bake", "make", "present", "gift",
+    }
+)  # fmt: skip
+
+
+def _physical(span: Any) -> bool:
+    """Whether a phrase's head is a common noun of a physical thing (:func:`concrete`):
+    what one gives, loses or finds, not "big plans" or "a gust", nor someone ("Ngozi's
+    aunt")."""
+    root = span.root
+    lemma = root.lemma_.lower()
+    return (
+        root.pos_ == "NOUN" and not root.ent_type_ and concrete(lemma) and not is_a(lemma, "person")
+    )
+
+
 def _role_verb(question: Question, want: Want) -> str:
     """The word of the question the asked role hangs on, as a word ("give"), not its
     index key (``Want.role``'s "giv", which the embedder reads as no word at all):
@@ -1089,6 +1112,7 @@ def _candidates(
             cues["isa"] = float(want.kind == "thing" and _of_kind(span, want.head))
             found[key] = (span, text, hit, cues, [origin])
     typed = _type_meaning(want, [text for _, text, _, _, _ in found.values()], around)
+    handed = not want.head and _role_verb(question, want) in _HANDLED
     doing = _verb_meaning(question, want, [span for span, _, _, _, _ in found.values()], around)
     out = []
     for (span, text, hit, cues, origins), kind_near, verb_near in zip(
@@ -1096,37 +1120,29 @@ def _candidates(
     ):
         cues["type_meaning"] = kind_near
         cues["verb_meaning"] = verb_near
-        if want.kind == "thing":  # "Lucia's husband", "Ngozi's aunt": no thing
-            cues["a_person"] = float(span.root.ent_type_ == "PERSON" or _a_person_noun(text))
-            cues["a_named"] = float(not want.head and span.root.ent_type_ in _NOT_THINGS)
+        if want.kind == "thing":
+            cues.update(_thing_cues(span, text, want, handed))
         feats = rank_features(span, origins, cues)
         out.append(Span(text, rank_score(feats, weights), hit, feats))
     return out
+
+
+def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, float]:
+    """What tells a thing asked from what is none: someone ("Lucia's husband", "Ngozi's
+    aunt"), a named place or organisation asked with no kind noun, and, asked as what
+    was given, lost or found (``handed``), a physical thing."""
+    return {
+        "a_person": float(span.root.ent_type_ == "PERSON" or _a_person_noun(text)),
+        "a_named": float(not want.head and span.root.ent_type_ in _NOT_THINGS),
+        "physical": float(handed and _physical(span)),
+    }
 
 
 def _no_org(span: Any, text: str, head: str) -> bool:
     """Whether an organisation's candidate is a name given to another kind of one ("a
     local firm called Pellow & Sons" is no choir) or someone's relation ("Mam says it
     was Grandad's": someone's mother is no maker)."""
-    return (
-        naming.named_other_kind(span, head)
-        or text.lower() in relations()
-        or _names_other_org(text, head)
-    )
-
-
-#: the nouns any organisation may be asked by ("Which company...?")
-_ANY_ORG = frozenset({"company", "organization", "organisation", "employer", "firm", "business"})
-
-
-def _names_other_org(text: str, head: str) -> bool:
-    """Whether a name says it is another kind of organisation than the one asked:
-    "Bridgefoot College of Further Education" is no airline, "Levain House Bakery" no
-    studio; "Millbrook Rowing Club" is a club, and any is a company."""
-    if head not in ORG_NOUNS or head in _ANY_ORG:
-        return False
-    said = {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())}
-    return bool(said & (ORG_NOUNS - _ANY_ORG - {head, head.rstrip("s")}))
+    return naming.named_other_kind(span, head) or text.lower() in relations()
 
 
 def _doer(want: Want, span: Any) -> bool:
