@@ -10,9 +10,9 @@ they handle the accident?"), the other speaker's reply tells it.
 So the extractive answer to a "how" question (one the typed reader gives no kind:
 not "how many", "how long"...) is the best sentence and the one after it in the same
 memory, or, for a sentence that asks, the first sentence of the reply that says more
-than a few words. Every word is still a memory's. Measured on LoCoMo's category-4
-"how" questions (81 answered): containment 0.186 -> 0.311, token F1 0.088 -> 0.117
-(docs/results/stop65/NOTE.md).
+than a few words. Every word is still a memory's. Measured on LoCoMo's 96 "how"
+questions of categories 1-4 (synapse): containment 0.172 -> 0.285, token F1 0.082 ->
+0.109 (docs/results/stop65/NOTE.md).
 """
 
 from __future__ import annotations

@@ -1384,8 +1384,8 @@ def _fragment(sent: Any) -> bool:
     """Whether ``sent`` is a bare answer or an opener a reply starts with, a word or
     three with no verb ("Madeira. Dominic has booked twelve nights at a quinta";
     "Honestly? I hadn't touched a piano for twenty years"): the reply goes on about
-    what was asked, so what it inherits passes over it unfaded, as over a yes. Not a
-    judgement ("Magical.") nor a no ("God, no.")."""
+    what was asked, so what it inherits passes over it unfaded, as over a yes. Not an
+    adjective ("Lovely.") nor a no ("God, no.")."""
     said = [t for t in sent if not t.is_punct]
     return 0 < len(said) <= 3 and not any(
         t.pos_ in ("VERB", "AUX", "ADJ") or t.lower_ in _POLAR for t in said
