@@ -42,6 +42,13 @@ CELLO = [
 ]
 
 
+def asked(embedder, engine: str, user: str, talk, question: str, start, day: int):
+    """``question``'s answer from a Memory of ``user`` holding ``talk`` (as
+    :func:`remembered`), asked ``day`` days after ``start``."""
+    with remembered(embedder, engine, user, talk, start) as mem:
+        return mem.answer(question, user, now=start + timedelta(days=day))
+
+
 def remembered(embedder, engine: str, user: str, talk, start) -> Memory:
     """A Memory of ``user`` holding ``talk``: (day offset, speaker, text), a minute
     apart from ``start``, one session a day."""

@@ -3,11 +3,11 @@ named (``remem.answer.manner``). Real spaCy pipeline, real Memory."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 
-from answer_cases import remembered
+from answer_cases import asked
 from remem.answer import nlp
 from remem.answer.manner import asks_manner
 from remem.question import as_question
@@ -33,8 +33,7 @@ def test_a_question_of_manner(question, manner):
 
 
 def _answer(embedder, engine, talk, question):
-    with remembered(embedder, engine, "u", talk, T0) as mem:
-        return mem.answer(question, "u", now=T0 + timedelta(days=3))
+    return asked(embedder, engine, "u", talk, question, T0, 3)
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])

@@ -6,11 +6,11 @@ Real spaCy pipeline, real Memory."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 
-from answer_cases import remembered
+from answer_cases import asked
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
 from remem.answer.spans import _priced, thing
@@ -25,8 +25,7 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
 def _asked(embedder, engine: str, talk, question: str, day: int = 30):
     """``question``'s answer from a Memory holding ``talk`` (day, speaker, text)."""
-    with remembered(embedder, engine, "u", talk, T0) as mem:
-        return mem.answer(question, "u", now=T0 + timedelta(days=day))
+    return asked(embedder, engine, "u", talk, question, T0, day)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from answer_cases import remembered
+from answer_cases import asked, remembered
 from remem import Memory
 from remem.answer import nlp
 from remem.answer.reader import REFUSAL
@@ -422,8 +422,7 @@ def test_a_time_of_day_never_given_refuses(embedder, engine):
 def _asked(embedder, engine: str, user: str, talk, question: str, day: int):
     """``question``'s answer from a Memory of ``user`` holding ``talk``, asked ``day``
     days after the first turn."""
-    with _remembered(embedder, engine, user, talk) as mem:
-        return mem.answer(question, user, now=T0 + timedelta(days=day))
+    return asked(embedder, engine, user, talk, question, T0, day)
 
 
 @pytest.mark.parametrize(
