@@ -780,8 +780,9 @@ def _of_it(text: str) -> bool:
 def _last_question(text: str) -> tuple[str, set[str]]:
     """The last sentence of ``text`` that asks (the whole text when none does) and
     its content keys, the words that ask and say what kind of answer aside."""
-    asked = [p for p in sentences(text) if asks(p)]
-    last = asked[-1] if asked else text
+    parts = sentences(text)
+    at = _last_asking(parts)
+    last = parts[at] if at is not None else text
     return last, words.content_keys(last) - words.ASKING - _KIND_KEYS
 
 
@@ -790,11 +791,13 @@ def _asking_part(text: str) -> str:
     the one before it ("A van?! When did you get it?"), not the rest of a long turn
     ("Hey Calvin, how's the tour? I was pondering our chat about fame ...")."""
     parts = sentences(text)
-    asking = [i for i, p in enumerate(parts) if asks(p)]
-    if not asking:
-        return text
-    last = asking[-1]
-    return " ".join(parts[max(0, last - 1) : last + 1])
+    at = _last_asking(parts)
+    return text if at is None else " ".join(parts[max(0, at - 1) : at + 1])
+
+
+def _last_asking(parts: list[str]) -> int | None:
+    """The index of the last of ``parts`` (a turn's sentences) that asks, if any."""
+    return next((i for i in range(len(parts) - 1, -1, -1) if asks(parts[i])), None)
 
 
 def _carry(found: dict[str, Source], hit: Hit, inherited: float, rank: int) -> None:
@@ -1313,7 +1316,7 @@ def _sentences(
             own = owns[at]
             if hit.id == setter and own < 1 and sets_asked(question.text, sent.text):
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
-            told = at + 1 < len(sents) and _refers_back(sents[at + 1], keys)
+            told = at + 1 < len(sents) and _pronoun_is_asked(sents[at + 1], keys)
             after = owns[at + 1] if told else 0.0  # "... Rhiannon Voss. She's my mentor"
             fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after) + inherited
             before = max(float(len(keys & words.content_keys(sent.text))), _NEXT_SHARE * before)
@@ -1327,7 +1330,7 @@ def _sentences(
 _BACK = frozenset({"he", "she", "they", "it"})
 
 
-def _refers_back(sent: Any, keys: frozenset[str]) -> bool:
+def _pronoun_is_asked(sent: Any, keys: frozenset[str]) -> bool:
     """Whether ``sent`` says, of someone or something it names by a pronoun, what the
     question asks of ("A paramedic called Rhiannon Voss. She's my mentor"; "A little
     silver Yaris. It drives like a dream"; "An old boy called Hamish. He came round and
