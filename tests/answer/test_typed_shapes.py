@@ -367,6 +367,11 @@ def _phrases(text: str, question: str) -> set[tuple[str, str]]:
     return {(s.text, origin) for s, origin in phrases(sent, wanted(asked), [], asked)}
 
 
+def _texts(text: str, question: str) -> set[str]:
+    """The words of each candidate phrase of ``text``'s first sentence (:func:`_phrases`)."""
+    return {t for t, _ in _phrases(text, question)}
+
+
 def test_a_name_after_the_is_no_person():
     """ "the Elgar" an orchestra plays is a work: no answer to who leads it."""
     found = _phrases("Back to the orchestra in September, and the Elgar.", "Who leads it?")
@@ -402,7 +407,7 @@ def test_who_without_a_name_is_a_noun_of_a_person(text, person):
 
 def test_a_first_name_doing_something_is_no_organisation():
     text = "Priyanka booked the flights with Loganair for the whole group."
-    found = {t for t, _ in _phrases(text, "Which airline did the school fly with?")}
+    found = _texts(text, "Which airline did the school fly with?")
     assert "Priyanka" not in found
 
 
@@ -435,7 +440,7 @@ def _asked(embedder, engine: str, user: str, talk, question: str, day: int):
 def test_a_town_one_goes_to_or_someone_comes_from_is_no_person(text, question):
     """The small tagger calls "Abergavenny" and "Bridgend" people; where they stand
     says they are places."""
-    found = {t for t, _ in _phrases(text, question)}
+    found = _texts(text, question)
     assert not found & {"Abergavenny", "Bridgend"}, found
 
 
@@ -450,15 +455,13 @@ def test_a_person_one_gives_to_is_not_placed():
 
 def test_a_name_after_a_relation_noun_is_a_person_whatever_its_label():
     """ "my cousin Tiago", which the tagger calls an organisation."""
-    found = {
-        t for t, _ in _phrases("Me and my cousin Tiago, this summer.", "Who is he going with?")
-    }
+    found = _texts("Me and my cousin Tiago, this summer.", "Who is he going with?")
     assert "Tiago" in found
 
 
 def test_a_part_counted_with_of_is_no_price():
     text = "I've stuck to one of my resolutions, I signed up for a watercolour course."
-    found = {t for t, _ in _phrases(text, "How much did my watercolour course cost?")}
+    found = _texts(text, "How much did my watercolour course cost?")
     assert "one" not in found
 
 
@@ -466,7 +469,7 @@ def test_a_sentence_telling_only_when_is_no_thing():
     """ "I finished my first proper watercolour yesterday" says nothing new but a time:
     what was painted is in the next sentence."""
     text = "I finished my first proper watercolour yesterday!"
-    found = {t for t, _ in _phrases(text, "What did I paint for my first finished watercolour?")}
+    found = _texts(text, "What did I paint for my first finished watercolour?")
     assert "I finished my first proper watercolour yesterday" not in found
 
 
@@ -558,14 +561,9 @@ def test_a_reply_to_the_same_who_answers_it(embedder, engine):
 def test_a_full_name_opening_a_reply_is_one_candidate():
     """ "Priyanka Dholakia, she's head of sixth form": a run of two proper nouns at
     the sentence's start is a name; the capitalised first word alone is not."""
-    found = {
-        t
-        for t, _ in _phrases(
-            "Priyanka Dholakia, she's head of sixth form.", "Who is the other teacher?"
-        )
-    }  # noqa: E501
+    found = _texts("Priyanka Dholakia, she's head of sixth form.", "Who is the other teacher?")
     assert "Priyanka Dholakia" in found
-    alone = {t for t, _ in _phrases("Brilliant, she said yes.", "Who said yes?")}
+    alone = _texts("Brilliant, she said yes.", "Who said yes?")
     assert "Brilliant" not in alone
 
 
@@ -678,7 +676,7 @@ def test_a_number_before_a_currency_is_a_price_of_no_other_thing():
     from remem.answer.typed import _priced_other
 
     text = "The chimney was extra, 950 euro on top of the roof quote."
-    found = {t for t, _ in _phrases(text, "How much extra did the chimney cost Dara?")}
+    found = _texts(text, "How much extra did the chimney cost Dara?")
     assert "950" in found
     doc = nlp.parse(text)
     (price,) = [e for e in doc.ents if e.text == "950"]
@@ -904,7 +902,7 @@ def test_a_race_time_is_read_off_a_stopwatch(embedder, engine):
 def test_a_number_after_the_counts_what_was_said():
     """ "the last four go in after the holiday" (four sash windows) prices nothing."""
     text = "Seven of the new sashes are in, and the last four go in after the holiday."
-    found = {t for t, _ in _phrases(text, "How much did I pay for my house?")}
+    found = _texts(text, "How much did I pay for my house?")
     assert "four" not in found
 
 
