@@ -138,8 +138,15 @@ _DATE_QUESTION = re.compile(
     r"(?!\s+(?:is|are|do|does)\b.*\b(?:now|usually|normally|nowadays|every|each|regularly)\b)"
     r")\b"
     # "What was the date of Dad's party?"
-    r"|what(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day)\s+(?:of|that|when)\b)",
+    r"|what(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day)\s+(?:of|that|when)\b"
+    # "What was my first day at the startup?": a day of its own, not a kind of day
+    r"|^\W*what(?:'s|\s+is|\s+was|\s+will\s+be)\s+(?:my|our|his|her|their|the|\w+'s)\s+"
+    r"(?:first|last|final|start|starting|opening|closing)\s+(?:date|day)\b)",
     re.I,
+)
+#: a day of its own asked by a date question ("What was my first day at the startup?")
+_OWN_DAY = re.compile(
+    r"\b(?:first|last|final|start|starting|opening|closing)\s+(?:date|day)\b", re.I
 )
 _NUMBER_QUESTION = re.compile(
     r"^\W*(?:(?:by|for|in|to|with|at|of)\s+)?how\s+(?:many|much|often|old|long|far)\b", re.I
@@ -170,6 +177,8 @@ def date_unit(question: str) -> frozenset[str]:
     it up?"): it asks, like "when", and says nothing of the thing asked ("Saturday's our
     busiest day" is no answer for sharing it). Empty for any other question."""
     m = _DATE_QUESTION.search(question)
+    if m and _OWN_DAY.search(m.group(0)):
+        return frozenset()  # "my first day" is the thing asked: "Monday was day one"
     units = re.findall(r"\b(date|year|month|week|day)\b", m.group(0), re.I) if m else []
     return frozenset({word_key(units[-1].lower())}) if units else frozenset()
 

@@ -129,3 +129,41 @@ def test_a_measure_answers_a_count_of_units_only(question, measure):
 )
 def test_a_question_about_what_was_left(question, left):
     assert asks_left(as_question(question)) is left
+
+
+def _span(text: str, at: datetime, session: str) -> object:
+    from remem.answer.candidate import Span
+
+    return Span(text, 1.0, Hit(text, text, 0.0, "user", at, session))
+
+
+def test_the_newest_value_is_read_by_the_noun_asked_and_its_session():
+    """ "Which street's flat did I go for in the end?": a candidate names the street
+    by its own noun or one a street is a kind of ("Abernethy Road"), not by "flat";
+    and a later turn of the newest session that names the old street again does not
+    hide the new one named a few turns before (``now.newest_value``)."""
+    from remem.answer.now import newest_value
+    from remem.answer.want import wanted
+
+    question = as_question("Which street's flat did I go for in the end?")
+    march = datetime(2026, 3, 5, 19, tzinfo=timezone.utc)
+    april = datetime(2026, 4, 14, 19, tzinfo=timezone.utc)
+    found = [
+        _span("Calder Street", march, "s1"),
+        _span("Abernethy Road", april, "s2"),
+        _span("Calder Street", april + timedelta(minutes=4), "s2"),
+        _span("new flat", datetime(2026, 5, 23, tzinfo=timezone.utc), "s3"),
+    ]
+    kept = [s.text for s in newest_value(question, wanted(question), found)]
+    assert "Abernethy Road" in kept and kept.count("Calder Street") == 1
+
+
+def test_a_kind_of_the_noun_asked_does_not_name_it_for_now():
+    """ "Which worktop material did we go for in the end?": a later "sandstone" (a
+    climbing trip's) is a material, yet no value of the worktop's: only the noun, a
+    synonym, or a noun the asked one is a kind of name it."""
+    from remem.answer.now import _names_head
+
+    assert _names_head("street", "Abernethy Road")
+    assert _names_head("material", "worktop material")
+    assert not _names_head("material", "sandstone")

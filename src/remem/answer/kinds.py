@@ -222,10 +222,13 @@ def main_verbs(text: str) -> frozenset[str]:
 
 def doer_of(text: str) -> str:
     """Whom a question asks the doing of, by name, lower case ("gordon" of "When was
-    Gordon due to collect the dog?"); "" when its subject is not a name."""
+    Gordon due to collect the dog?"), "i" for the one asking ("When did I pass my
+    test?", "we" too); "" when its subject is neither."""
     for t in nlp.parse(text):
         if t.dep_ == "ROOT":
             subject = [c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")]
+            if subject and subject[0].lower_ in ("i", "we"):
+                return "i"
             return subject[0].lower_ if subject and subject[0].pos_ == "PROPN" else ""
     return ""
 

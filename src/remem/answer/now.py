@@ -20,7 +20,7 @@ from ..time.current import sets_asked
 from ..types import Hit
 from .candidate import Source, Span
 from .classes import COLOUR_NOUNS
-from .kinds import is_a
+from .kinds import alike, is_a
 from .want import Want
 
 #: verbs that, in the past tense, tell a thing replaced by another (:func:`last_change`)
@@ -263,6 +263,8 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         return found
     if want.head in COLOUR_NOUNS:  # each candidate names a colour (``classes``)
         named = found
+    elif want.head and " " not in want.head:  # the noun asked, not its owner's words
+        named = [s for s in found if _names_head(want.head, s.text)]
     elif want.head_keys:
         named = [s for s in found if want.head_keys & words.content_keys(s.text)]
     else:  # "How many eggs a week are they laying now?": the memories counting eggs
@@ -270,8 +272,29 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         named = [s for s in found if nouns and nouns & words.content_keys(s.hit.text)]
     if not named:
         return found
-    since = max(timestamp_epoch(s.hit.timestamp) for s in named)
-    return [s for s in found if timestamp_epoch(s.hit.timestamp) >= since]
+    newest = max(named, key=lambda s: timestamp_epoch(s.hit.timestamp)).hit
+    since = timestamp_epoch(newest.timestamp)
+    # the newest memory's whole session: a turn later in it that names the old value
+    # again ("The Calder Street agent keeps ringing me") does not hide the new one
+    # named a few turns before ("I saw a flat on Abernethy Road")
+    return [
+        s
+        for s in found
+        if timestamp_epoch(s.hit.timestamp) >= since
+        or (newest.session_id and s.hit.session_id == newest.session_id)
+    ]
+
+
+def _names_head(head: str, text: str) -> bool:
+    """Whether a candidate names the noun asked (``head``): its word, a synonym, or a
+    noun the asked one is a kind of ("Abernethy Road" of "Which street's flat did I
+    go for?": a street is a road, WordNet says), not a word of what it belongs to
+    ("flat"). Not any kind of the noun asked: "sandstone" is a "material", and a
+    climbing trip's sandstone would hide the worktop's quartz."""
+    if words.word_key(head) in words.content_keys(text):
+        return True
+    last = text.split()[-1].lower() if text.split() else ""
+    return last.isalpha() and (is_a(head, last) or alike(head, last))
 
 
 #: the thing a "how many" question counts, up to its verb ("chalk bags" of "How many

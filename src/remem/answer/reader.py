@@ -65,7 +65,7 @@ from ..question import Question, as_question
 from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..time.events import EventTime, event_times
-from ..time.tense import Clauses, ahead
+from ..time.tense import PAST, Clauses, ahead, tense_of
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
@@ -85,7 +85,7 @@ from .settle import (
     unwritten,
 )
 from .told import in_window, told_by_asked
-from .typed import ALONE, NEVER, REPLY_SHARE, Around, asks, follow_up, typed_answer
+from .typed import ALONE, NEVER, REPLY_SHARE, Around, asks, asks_of_told, typed_answer
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -467,8 +467,11 @@ class Answerer:
             # a date written out, else the time the sentence talks about resolved
             # against when it was said ("on Saturday"), else the day it was said
             teaser = talk.teasers.get(hit.id) if talk is not None else None
+            # a reply to "When did you...?" tells a past time ("Sunday!")
+            back = talk is not None and hit.id in talk.asked_past
             text = (
                 date_span(sentence, question)
+                or (event_date(sentence, hit.timestamp, question, back=True) if back else "")
                 or memory_date(hit.text, sentence, hit.timestamp, question)
                 or (event_date(teaser.text, teaser.timestamp, question) if teaser else "")
                 or note_date(hit.timestamp)
@@ -744,6 +747,9 @@ class Dialogue:
     teasers: dict[str, Hit] = field(default_factory=dict)
     #: the replies to a turn that asked when (:data:`_WHEN_ASKED`)
     asked_when: frozenset[str] = frozenset()
+    #: those of them asked in the past tense ("When did you do it?"): a time they
+    #: tell with no tense of its own is a past one ("Sunday!")
+    asked_past: frozenset[str] = frozenset()
 
 
 def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Dialogue:
@@ -760,6 +766,7 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
     replies: list[Hit] = []
     inherited: dict[str, float] = {}
     asked_when: set[str] = set()
+    asked_past: set[str] = set()
     for h in asking:
         n = after.get(h.id)
         said = sentences(h.text)
@@ -770,9 +777,21 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
             inherited[n.id] = max(inherited.get(n.id, 0.0), REPLY_SHARE * shared)
             if words.answer_type(said[-1]) == "date":
                 asked_when.add(n.id)
+                if tense_of(said[-1]) == PAST:
+                    asked_past.add(n.id)
             if n.id not in have:  # read after the evidence
                 replies.append(n)
                 have.add(n.id)
+    for reply, asker in _replies_to_when(evidence, around):
+        # the evidence holds the reply, not the turn that asked when: "When did you do
+        # the assessment?" / "Sunday! The final assessment was..."
+        last = sentences(asker.text)[-1]
+        shared = len(q & content_keys(last))
+        if shared:
+            inherited[reply.id] = max(inherited.get(reply.id, 0.0), REPLY_SHARE * shared)
+            asked_when.add(reply.id)
+            if tense_of(last) == PAST:
+                asked_past.add(reply.id)
     for told, reply in _asked_when_after(evidence, around):
         shared = len(q & content_keys(told.text))
         if shared:  # "We've made the league final!" / "When is it?" / "On Tuesday."
@@ -784,14 +803,31 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
                 replies.append(reply)
                 have.add(reply.id)
     teasers = _teasers(question, [*evidence, *replies], around)
-    return Dialogue(replies, inherited, teasers, frozenset(asked_when))
+    return Dialogue(replies, inherited, teasers, frozenset(asked_when), frozenset(asked_past))
+
+
+def _replies_to_when(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
+    """(reply, the turn before it) for each memory of ``evidence`` that does not ask
+    and follows the other speaker's turn asking when (its last sentence)."""
+    before = around.before
+    plain = [h for h in evidence if not asks(h.text)]
+    prior = before(plain) if before is not None and plain else {}
+    return [
+        (h, a)
+        for h in plain
+        if (a := prior.get(h.id)) is not None
+        and a.speaker != h.speaker and asks(a.text)
+        and words.answer_type(sentences(a.text)[-1]) == "date"
+    ]  # fmt: skip
 
 
 def _asked_when_after(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
     """(what was told, the reply) for each memory of ``evidence`` that does not ask,
-    when the other speaker asks next when it is, naming nothing of their own ("We've
-    made the league final!" / "No way! When is it?"), and its speaker replies ("On
-    Tuesday, at the Kestrel Inn"): the reply tells when what was told is."""
+    when the other speaker asks next when it is, of what was told (:func:`asks_of_told`:
+    naming nothing of their own, or one thing and a pronoun: "We've made the league
+    final!" / "No way! When is it?"; "I have BEES." / "When did they arrive?"), and
+    its speaker replies ("On Tuesday, at the Kestrel Inn"): the reply tells when what
+    was told is."""
     neighbours = around.neighbours
     plain = [h for h in evidence if not asks(h.text)]
     if neighbours is None or not plain:
@@ -801,7 +837,7 @@ def _asked_when_after(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit
         h.id: a
         for h in plain
         if (a := nxt.get(h.id)) is not None and a.speaker != h.speaker and asks(a.text)
-        and follow_up(a.text) and words.answer_type(sentences(a.text)[-1]) == "date"
+        and asks_of_told(a.text) and words.answer_type(sentences(a.text)[-1]) == "date"
     }  # fmt: skip
     replies = neighbours(list(asking.values())) if asking else {}
     out = []
@@ -887,7 +923,8 @@ def best_sentence(
         speaker = (h.speaker or "").lower() if isinstance(h, Hit) else ""
         before = 0.0
         for at, sentence in enumerate(parts):
-            overlap: float = len(q & content_keys(sentence))
+            told_of = _untimed(sentence, timed[at]) if when and timed else sentence
+            overlap: float = len(q & content_keys(told_of))
             own = unwritten(timed[at], asked) if isinstance(h, Hit) else []
             shared = overlap
             if doing and own:  # a time told of the doing asked (:func:`_doing_told`)
@@ -936,6 +973,15 @@ def best_sentence(
             parts = sentences(source.text) or [source.text]
             best = max(parts, key=lambda t: len(q & content_keys(t))).strip()
     return (best, source) if best else ("", None)
+
+
+def _untimed(sentence: str, times: Sequence[EventTime]) -> str:
+    """``sentence`` without the words of the times it tells: "the first of June"
+    shares no "first" with "What was my first day at the startup?", whose answer is
+    the day of the thing asked, not a day that happens to be a first."""
+    for e in times:
+        sentence = sentence.replace(e.words, " ")
+    return sentence
 
 
 def _finer(
@@ -1002,13 +1048,17 @@ def _event_verb(
 
 def _done_by_other(verb: Any, doer: tuple[str, str]) -> bool:
     """Whether ``verb``'s subject is named, or is "I" or "we" of the speaker, and is
-    not the question's doer (``doer``: (name, speaker), lower case; no name: False)."""
+    not the question's doer (``doer``: (name, speaker), lower case; no name: False).
+    Asked of the one asking ("i": "When did I pass my test?"), a name is another
+    ("Tamsin from work passed last year")."""
     name, speaker = doer
     if not name:
         return False
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None:
         return False
+    if name == "i":
+        return subject.pos_ == "PROPN"
     if subject.lower_ in ("i", "we"):
         return bool(speaker) and speaker != name
     return subject.pos_ == "PROPN" and subject.lower_ != name

@@ -41,10 +41,11 @@ from datetime import date, datetime, timedelta
 from .. import words
 from ..index.tokenize import sentences, tokenize
 from ..question import Question, as_question
-from ..time.events import EventTime, event_times
+from ..time.events import EventTime, read_times
 from ..time.resolve import VAGUE
-from ..time.tense import Clauses, opens_in_past
+from ..time.tense import PAST, Clauses, opens_in_past, tense_of
 from ..words import ASKING, PERSONAL, content_keys, word_key
+from . import nlp
 
 # The answer that says memory does not hold one: the phrase the prompts ask for, and
 # what every refusal (the gate's, these rules', the extractive reader's) returns. It
@@ -172,13 +173,17 @@ def _after(when: datetime, now: datetime) -> bool:
     return when > now
 
 
-def event_date(sentence: str, said_at: datetime, question: Question | str | None = None) -> str:
+def event_date(
+    sentence: str, said_at: datetime, question: Question | str | None = None, back: bool = False
+) -> str:
     """The time ``sentence`` talks about, resolved against when it was said
     (``time/events.py``: "on Saturday", said Monday 3 March 2025, is Saturday 8 March),
     as :func:`say_event` states it; "" when it names none. Of several, the one whose
     clause shares most words with ``question`` ("Tomorrow is my last day, and I start
-    next Monday" asked when they start: next Monday), else the first."""
-    found = event_times(sentence, said_at)
+    next Monday" asked when they start: next Monday), else the first. ``back``: a
+    time with no tense of its own points back, as in a question (the reply "Sunday!"
+    to "When did you do the assessment?")."""
+    found = [t for t, _ in read_times(sentence, said_at, asking=back)]
     if question is not None:
         found = unwritten(found, question)
     if not found:
@@ -210,7 +215,7 @@ def memory_date(
     rescue. Kettleby Reptile Rescue. I drove up and collected her last Saturday."
     asked when the tortoise was collected), so a time told of something else is not
     taken; "" when none names one."""
-    found = event_date(sentence, said_at, question)
+    found = event_date(sentence, said_at, question, back=_among_past(text, sentence))
     if found:
         return found
     parts = [p.strip() for p in sentences(text)]
@@ -223,7 +228,7 @@ def memory_date(
         asked = as_question(question).keys - ASKING
         near.sort(key=lambda part: -len(asked & content_keys(part)))  # stable: before first
     for part in near:
-        found = event_date(part, said_at, question)
+        found = event_date(part, said_at, question, back=_among_past(text, part))
         if found:
             return found
     if question is None:
@@ -231,9 +236,32 @@ def memory_date(
     topic = as_question(question).topic_keys
     farther = sorted((i for i in range(len(parts)) if abs(i - at) > 1), key=lambda i: abs(i - at))
     for i in farther:
-        if topic & content_keys(parts[i]) and (found := event_date(parts[i], said_at, question)):
+        back = _among_past(text, parts[i])
+        if topic & content_keys(parts[i]) and (
+            found := event_date(parts[i], said_at, question, back)
+        ):
             return found
     return ""
+
+
+def _among_past(text: str, sentence: str) -> bool:
+    """Whether ``sentence`` has no verb and the sentence after it in ``text`` (else
+    the one before) tells the past: "Hill reps with the Gazelles on Monday. On the
+    fifth rep I felt something ping": the Monday just gone. Not a sentence with a
+    verb in the present ("Gordon's picking her up on Saturday"), which tells what is
+    ahead; nor without the English pipeline, which tells verbs apart."""
+    if tense_of(sentence) or not nlp.available():
+        return False
+    if any(t.pos_ in ("VERB", "AUX") for t in nlp.parse(sentence)):
+        return False
+    parts = [p.strip() for p in sentences(text)]
+    if sentence.strip() not in parts:
+        return False
+    at = parts.index(sentence.strip())
+    for i in (at + 1, at - 1):
+        if 0 <= i < len(parts) and (kind := tense_of(parts[i])):
+            return kind == PAST
+    return False
 
 
 def settle(

@@ -735,7 +735,7 @@ def _asked_before(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
         if (a := prior.get(h.id)) is not None
         and a.id not in have and a.speaker != h.speaker and asks(a.text)
     }  # fmt: skip
-    bare = [a for a in asked.values() if follow_up(a.text) or _of_it(a.text)]
+    bare = [a for a in asked.values() if asks_of_told(a.text)]
     context = before(bare) if before is not None and bare else {}
     out = []
     for h in plain:
@@ -768,6 +768,13 @@ _LIGHT_KEYS = frozenset(words.content_keys("get got gotten do did done have had 
 
 
 _PRONOUN_OBJECT = re.compile(r"\b(?:it|that|them|this|there|they)\b", re.I)
+
+
+def asks_of_told(text: str) -> bool:
+    """Whether the last question of ``text`` asks of what was said before it: it
+    names nothing of its own (:func:`follow_up`: "How much?") or one thing and a
+    pronoun (:func:`_of_it`: "When did they arrive?", "Who runs it?")."""
+    return follow_up(text) or _of_it(text)
 
 
 def _of_it(text: str) -> bool:

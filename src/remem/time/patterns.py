@@ -60,6 +60,22 @@ _MONTH_DAY = re.compile(
     r"(?:,?\s+(\d{4})\b)?",
     re.I,
 )
+#: a day of the month in words, as said before "of" and a month ("the first of June")
+_UNITS_ORDINAL = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+)  # fmt: skip
+_ORDINAL_WORDS = {
+    **{w: i + 1 for i, w in enumerate(_UNITS_ORDINAL)},
+    **{f"twenty-{w}": 21 + i for i, w in enumerate(_UNITS_ORDINAL)},
+    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "thirty-first": 31,
+}  # fmt: skip
+_MONTH_DAY_WORDS = re.compile(
+    rf"\b(?:the\s+)?({'|'.join(sorted(_ORDINAL_WORDS, key=len, reverse=True))})"
+    rf"\s+of\s+{_MON_FULL}\b(?:,?\s+(\d{{4}})\b)?",
+    re.I,
+)
 _NOT_A_DATE_NOUN = (
     r"time|floor|place|century|grade|birthday|anniversary|edition|row|street|avenue|"
     r"round|attempt|try|day|week|month|year|generation|person|one|chapter|page|lap"
@@ -318,6 +334,12 @@ def _months(text: str, win: Windows) -> list[Found]:
         start = m.start(2) if early else m.start(3)
         out.append(
             Found(start, m.end(), "month", (int(year) if year else None, month_number(name)))
+        )
+    for m in _scan(_MONTH_DAY_WORDS, text, win) if " of " in text.lower() else ():
+        # "the first of June", a day of the month in words
+        day, year = _ORDINAL_WORDS[m.group(1).lower()], int(m.group(3)) if m.group(3) else None
+        out.append(
+            Found(m.start(), m.end(), "monthday", (year, month_number(m.group(2)), day, None))
         )
     for m in _scan(_MONTH_WEEK, text, win):
         nth, unit, name, year = m.groups()

@@ -92,6 +92,13 @@ def direction(clauses: Clauses, start: int, end: int) -> int:
     return best
 
 
+def tense_of(text: str) -> int:
+    """PAST, FUTURE or 0: the first tense cue of ``text`` ("Hill reps on Monday."
+    has none)."""
+    cues = _cues(text, 0, len(text))
+    return cues[0][2] if cues else 0
+
+
 _HABIT = re.compile(
     r"\b(?:usually|always|often|normally|typically|generally|regularly|sometimes|"
     r"every|each|tend|tends)\b",
