@@ -128,6 +128,8 @@ def test_what_is_x_adjective_to_asks_no_kind_of_x():
     # "What is my dog allergic to?" asks what the dog is allergic to, not a kind of dog
     assert wanted(as_question("What is my dog allergic to?")).head == ""
     assert wanted(as_question("What is the frame made of?")).head == ""
+    # a relative clause's preposition is its own: the choir's name is asked
+    assert wanted(as_question("What's the name of the choir I sing with?")).kind == "org"
     assert wanted(as_question("What are Joanna's hobbies?")).head == "hobby"
 
 
@@ -176,3 +178,80 @@ def test_the_kind_word_of_a_follow_up_tells_no_one_elses_answer(embedder):
             mem.add(text, "oona", speaker=who, timestamp=when, session_id="s1")
         assert "four" in mem.answer("How old is Pickle?", "oona", now=NOW).text
         assert mem.answer("How old is Wendell?", "oona", now=NOW).refused
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_town_is_no_country(embedder, engine):
+    """ "In which city did Oona give her talk?": the city ("Leiden"), not the country
+    the talk was said to be in ("Poland" is a country, WordNet says); asked a town
+    that memory never named, no country answers it (``spans.SETTLEMENTS``)."""
+    talk = [
+        ("oona", "My talk went well! Giving a paper abroad was terrifying, even in Poland."),
+        ("assistant", "Congratulations! Where was it exactly?"),
+        ("oona", "In Leiden, such a pretty city, all canals and bicycles."),
+        ("oona", "The spare seat for the bike came from a shop in Germany."),
+    ]
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    with mem:
+        for i, (who, text) in enumerate(talk):
+            mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
+        assert "Leiden" in mem.answer("In which city did Oona give her talk?", "oona", now=NOW).text
+        answer = mem.answer("Which town did Oona order the bike seat from?", "oona", now=NOW)
+    assert "Germany" not in answer.text
+
+
+def test_an_organisation_s_name_joined_by_and_is_one_name():
+    """ "the Hexley and District Beekeepers' Association": the tagger reads "Hexley"
+    as a person and the rest as the organisation; the name is the whole
+    (``spans._joined``)."""
+    from remem.answer.spans import _joined
+
+    doc = nlp.parse("I did the course with the Hexley and District Beekeepers' Association.")
+    (org,) = [e for e in doc.ents if e.label_ == "ORG"]
+    joined = _joined(org)
+    assert joined.text == "Hexley and District Beekeepers' Association"
+    assert joined.label_ == "ORG"
+    (alone,) = [e for e in nlp.parse("I joined the Kestrel Road Runners.").ents]
+    assert _joined(alone).text == alone.text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_name_memory_gives_a_thing_is_no_one_s(embedder, engine):
+    """ "It's called Heron Lodge" names a care home, and "The truck's called Jollof
+    Junction" a truck: neither answers "Who...?", wherever else the tagger reads the
+    name as a person's ("He loved Heron Lodge"); "Ghanaian" is a people, no one's
+    name (``spans.names_a_thing``, ``typed._thing_names``)."""
+    talk = [
+        ("oona", "Dad's respite place is sorted. It's called Heron Lodge, by the bay."),
+        ("assistant", "That sounds lovely. Who came round to assess his house?"),
+        ("oona", "Someone from the council. He loved Heron Lodge in the end."),
+        ("oona", "The truck's called Jollof Junction - mostly Ghanaian food."),
+    ]
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    with mem:
+        for i, (who, text) in enumerate(talk):
+            mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
+        assessor = mem.answer("Who came to assess Dad's house?", "oona", now=NOW).text
+        server = mem.answer("Who serves the food on Oona's truck?", "oona", now=NOW).text
+    assert "Heron" not in assessor
+    assert "Jollof" not in server and "Ghanaian" not in server
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_thing_kept_is_no_place(embedder, engine):
+    """ "Which family heirloom did Katya have in her hair?" asks a thing one holds:
+    the comb, not "Olomouc", where it came from (``typed._objects_first``)."""
+    talk = [
+        ("assistant", "Is Katya wearing anything old on the day?"),
+        (
+            "oona",
+            "My grandmother's pearl hair comb. It came with her from Olomouc in 1968 and I "
+            "wore it at my own wedding.",
+        ),
+    ]
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    with mem:
+        for i, (who, text) in enumerate(talk):
+            mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
+        question = "Which family heirloom did Katya have in her hair on her wedding day?"
+        assert "comb" in mem.answer(question, "oona", now=NOW).text

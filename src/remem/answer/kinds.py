@@ -105,6 +105,14 @@ def concrete(noun: str) -> bool:
     return is_a(noun, "physical entity", senses=1)
 
 
+@cache
+def country(name: str) -> bool:
+    """Whether ``name`` is a country's, as WordNet holds its instances ("Germany",
+    "UK", "Ireland"; not "Wales", a region, nor "Galway", a city): no answer to
+    "Which town...?"."""
+    return is_a(name.lower().strip(), "country")
+
+
 def names_a_kind(word: str, kind: str) -> bool:
     """Whether ``word`` is a kind of ``kind`` (:func:`is_a`) or the first word of one
     WordNet names with more ("labrador" of "labrador retriever", a dog): a breed said

@@ -34,7 +34,7 @@ from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
 from .classes import COLOUR_NOUNS, COLOURS
-from .kinds import is_a, verbs_kin
+from .kinds import country, is_a, verbs_kin
 from .nlp import parse
 from .now import counted, measured
 from .want import (
@@ -216,13 +216,15 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
     proper nouns (:func:`_unlabelled`); for a duration a clock time or a number of
     units ("7:58")."""
     out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
+    if want.kind in ("org", "workplace"):  # "Hexley and District Beekeepers' Association"
+        out = [(_joined(e), o) if e.label_ == "ORG" else (e, o) for e, o in out]
     if want.kind == "number" and not measured(question):
         # "13cm" counts no hedgehogs; "10 lessons", which the tagger may call a
         # quantity, counts the lessons asked
         units = counted(question)
         out = [(e, o) for e, o in out if e.label_ != "QUANTITY" or _counts(e, units)]
     if want.kind == "person":
-        out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not _names_a_thing(s)]
+        out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not names_a_thing(s)]
         out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s) and not _the(s)]
         out += [(s, "named") for s in _titled(sent)]
     elif want.kind in ("place", "org", "workplace"):
@@ -234,9 +236,11 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
             and not (want.kind == "workplace" and _owned(s.root))
         ]
         if want.kind != "place":  # "a place called The Kiln Room"
-            out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if _names_a_thing(s)]
+            out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if names_a_thing(s)]
         if want.head:  # "Skomer, the island off Pembrokeshire", whatever its label
             out += [(e, "named") for e in sent.ents if _beside_noun(e, want.head)]
+        if want.head in SETTLEMENTS:  # "Which town did I drive to?": not "Germany"
+            out = [(e, o) for e, o in out if _settled(e)]
     elif want.kind == "number" and want.head in NUMBER_NOUNS:
         # a number naming a thing, after it ("Plot 14", "room 5"), not one counting
         # it, before it ("about 60 plots")
@@ -261,6 +265,21 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
     return out
 
 
+def _joined(entity: Any) -> Any:
+    """An organisation's name with the proper nouns joined to it by "and" or "&"
+    before it, which the tagger reads apart ("Hexley" a person, "District
+    Beekeepers' Association" an organisation; "Marks and Spencer")."""
+    doc, start = entity.doc, entity.start
+    if start < 2 or doc[start - 1].lower_ not in ("and", "&") or doc[start - 2].pos_ != "PROPN":
+        return entity
+    from spacy.tokens import Span  # the pipeline is loaded: its parse is at hand
+
+    first = start - 2
+    while first > 0 and doc[first - 1].pos_ == "PROPN" and doc[first - 1].text[:1].isupper():
+        first -= 1
+    return Span(doc, first, entity.end, label=entity.label_)
+
+
 def _fits(entity: Any, want: Want) -> bool:
     """Whether a labelled entity is of the kind: a duration's DATE, number or quantity
     is a length ("three years", "7:58"), not a day ("yesterday", "last week") or a
@@ -268,7 +287,7 @@ def _fits(entity: Any, want: Want) -> bool:
     long is the loop?": "42 kilometres"); an age is no count of things; a person is not where
     something is ("the music school on Rua Nova", which the tagger calls a person)."""
     if want.kind == "person":
-        return not _placed(entity.root) and not _names_a_thing(entity) and not _the(entity)
+        return not _placed(entity.root) and not names_a_thing(entity) and not _the(entity)
     if want.kind == "age":
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
@@ -329,6 +348,16 @@ def _quantified(entity: Any) -> bool:
     if entity.text.lower() in ("half", "a half", "quarter", "a quarter"):
         return True
     return start > 0 and entity.doc[start - 1].lower_ in ("every", "each", "any")
+
+
+#: the nouns asking for a place people live in, smaller than a country
+SETTLEMENTS = frozenset({"town", "city", "village", "suburb", "hamlet"})
+
+
+def _settled(entity: Any) -> bool:
+    """Whether ``entity`` may be a town: not a building or a venue the tagger reads
+    as one (FAC), and not a country (WordNet's instances: "Germany", "UK")."""
+    return entity.label_ != "FAC" and not country(entity.text)
 
 
 @cache
@@ -494,21 +523,40 @@ def _lasting(entity: Any) -> bool:
 #: nouns of things with names that are no person's: a name right after one (a comma
 #: between) is the thing's ("another band, Paper Harbour", which the tagger calls a
 #: person)
-_NAMED_THINGS = ORG_NOUNS | frozenset(
+NAMED_THINGS = ORG_NOUNS | frozenset(
     "band team club choir group album song book novel film movie show podcast game "  # noqa: SIM905
     "city town village country street pub bar venue boat ship place spot".split()
 )
 
 
-def _names_a_thing(entity: Any) -> bool:
-    """Whether ``entity`` stands right after a noun of :data:`_NAMED_THINGS` as its
+#: things people name that :data:`NAMED_THINGS` leaves out
+_VEHICLES = frozenset({"truck", "van", "car", "bike", "caravan", "camper", "business", "shop"})
+
+
+def names_a_thing(entity: Any) -> bool:
+    """Whether ``entity`` stands right after a noun of :data:`NAMED_THINGS` as its
     name ("another band, Paper Harbour", "a place called The Kiln Room"; not "my
     cousin Ezekiel", "a woman named Hester")."""
     at = entity.start - 1
     doc = entity.doc
+    if at >= 0 and doc[at].lower_ in ("called", "named") and _called_a_thing(doc[at]):
+        return True  # "The truck's called Jollof Junction", "It's called Heron Lodge"
     if at >= 0 and (doc[at].text == "," or doc[at].lower_ in ("called", "named")):
         at -= 1  # "another band, Paper Harbour", "a place called The Kiln Room"
-    return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in _NAMED_THINGS
+    return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in NAMED_THINGS
+
+
+def _called_a_thing(verb: Any) -> bool:
+    """Whether what "is called" is a thing: its subject is "it", "that", "this" or a
+    noun of :data:`NAMED_THINGS` ("The truck's called...", "It's called..."), not
+    someone ("My cousin's called Kwesi")."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubjpass", "nsubj")), None)
+    if subject is None and verb.dep_ == "acl":  # "a truck called...", or "truck's" read so
+        subject = verb.head
+    if subject is None:
+        return False
+    word = subject.lemma_.lower()
+    return word in ("it", "that", "this") or word in NAMED_THINGS or word in _VEHICLES
 
 
 def _the(entity: Any) -> bool:
@@ -551,7 +599,7 @@ def _unnamed(run: Any) -> bool:
     not one after "in" or "on" ("the conference in Aarhus", "a school on Rua Nova"),
     nor one naming a thing ("the Porto symphony")."""
     root = run.root
-    if _placed(root) or _names_a_thing(run):
+    if _placed(root) or names_a_thing(run):
         return False
     if not any(t.ent_type_ in _NOT_PEOPLE for t in run):
         return True

@@ -27,6 +27,7 @@ landlord's name?" when only the rent was mentioned).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -52,7 +53,7 @@ from .kindcheck import (
     people,
     someone_done_to,
 )
-from .kinds import alike, concrete, is_a, main_verbs, verbs_kin
+from .kinds import alike, concrete, country, is_a, main_verbs, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
@@ -60,8 +61,11 @@ from .spans import (
     CURRENCIES,
     NUMBER_WORDS,
     PERSON_WORDS,
+    NAMED_THINGS,
+    SETTLEMENTS,
     ago,
     all_it_says,
+    names_a_thing,
     near,
     phrases,
     priced_noun,
@@ -228,11 +232,12 @@ def typed_candidates(
             question, want, sources, (around, _meaning(question, sources, nearness))
         )
     if want.kind == "person":  # "Oundle", where the user lives, is no one
-        placed = _placed_names(sources)
+        placed = _placed_names(sources) | _thing_names(sources)
         found = [s for s in found if s.text.lower() not in placed]
     found = _own_words_first(question, want, found)
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
     found = _kinds_first(want, found, closed)
+    found = _objects_first(question, want, found)
     named = closed or want.head in _NAMED_ORGS  # and is never given without one
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
@@ -289,6 +294,35 @@ def _own_words_first(question: Question, want: Want, found: list[Span]) -> list[
         return found
     own = [s for s in found if party(s.hit.speaker) != ASSISTANT]
     return own or found
+
+
+#: nouns of a thing handed over, which WordNet files as possessions, not objects
+_KEEPSAKES = frozenset({"present", "gift", "heirloom", "keepsake", "memento", "souvenir"})
+
+
+def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Span]:
+    """A physical thing asked ("What container did I catch the swarm in?", "What
+    leaving present did the class make me?") or one handled with no noun ("What did
+    Odile bring Fergus?", ``_HANDLED``) is no place or person named: "St Columb",
+    "Olomouc", "Dervla Achterberg" go when any other candidate is left. Not a noun
+    whose things have names of their own ("Which boat...?", "Which book...?")."""
+    if want.kind != "thing" or want.kind_of:
+        return found
+    head = want.head
+    if head:
+        if head in NAMED_THINGS or head in _NAMED_ORGS:
+            return found
+        if head not in _KEEPSAKES and not concrete(head):
+            return found
+    elif _role_verb(question, want) not in _HANDLED:
+        return found
+    keep = [
+        s
+        for s in found
+        if not s.features.get("place_entity")
+        and not (s.features.get("a_person") and s.features.get("proper"))
+    ]
+    return keep or found
 
 
 def _kinds_first(want: Want, found: list[Span], closed: bool) -> list[Span]:
@@ -367,6 +401,7 @@ def _weaker(
             for s in found
             if s.features.get("d_place")
             and (not named or s.features.get("proper") or _of_kind(nlp.parse(s.text)[:], want.head))
+            and not (want.head in SETTLEMENTS and country(s.text))  # no town is "Germany"
         ]
     if want.kind in ("duration", "length"):  # a count of a unit: not "national park lot"
         found = [s for s in found if _COUNTING.search(s.text) and in_units(s.text)]
@@ -435,6 +470,21 @@ def _placed_names(sources: list[Source]) -> frozenset[str]:
         for token in nlp.parse(hit.text)
         if token.pos_ == "PROPN" and token.dep_ == "pobj" and token.head.lower_ == "in"
     )
+
+
+def _thing_names(sources: list[Source]) -> frozenset[str]:
+    """The names the sources give a thing ("It's called Heron Lodge", "The truck's
+    called Jollof Junction": :func:`spans.names_a_thing`) or the tagger reads as a
+    people ("Ghanaian"): no one's, wherever else they stand."""
+    out: set[str] = set()
+    for hit, _, _ in sources:
+        for e in nlp.parse(hit.text).ents:
+            if e.label_ == "NORP" or names_a_thing(e):
+                # the tagger's span may run on ("Jollof Junction - mostly Ghanaian"):
+                # its opening proper nouns are the name
+                run = [t.text for t in itertools.takewhile(lambda t: t.pos_ == "PROPN", e)]
+                out |= {e.text.lower(), " ".join(run).lower()} - {""}
+    return frozenset(out)
 
 
 #: nouns of a person, or of people acting as one, besides someone's people and
