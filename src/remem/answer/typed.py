@@ -59,9 +59,9 @@ from .rank import score as rank_score
 from .rank import weights as rank_weights
 from .spans import (
     CURRENCIES,
+    NAMED_THINGS,
     NUMBER_WORDS,
     PERSON_WORDS,
-    NAMED_THINGS,
     SETTLEMENTS,
     ago,
     all_it_says,
