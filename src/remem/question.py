@@ -23,7 +23,9 @@ from .time.window import TimeWindow, time_order, time_window
 
 #: a "when" question in the past tense: the verb after "when" ("When did", "When was")
 _ASKS_PAST = re.compile(
-    r"\W*(?:when|on what (?:day|date)|what (?:day|date))\s+(?:did|was|were|had)\b", re.I
+    r"\W*(?:when|(?:(?:on|in)\s+)?(?:what|which)\s+(?:day|date|year|month))\s+"
+    r"(?:did|was|were|had)\b",
+    re.I,
 )
 #: a run of capitalised words after "the": a thing's name ("the Valencia Marathon")
 _THE_NAME = re.compile(r"\bthe\s+((?:[A-Z][\w'-]*\s*)+)")

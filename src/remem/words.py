@@ -133,7 +133,7 @@ _TEMPORAL = re.compile(
 _DATE_QUESTION = re.compile(
     # not "Which day is my show on now?": a day of the week, asked of a habit; nor
     # "Which day of the week does she go now?", a weekday whatever follows
-    r"^\W*(?:when\b|(?:what|which|on what|in what)\s+(?:date|year|month|week|"
+    r"^\W*(?:when\b|(?:what|which|(?:on|in) (?:what|which))\s+(?:date|year|month|week|"
     r"day(?!\s+of\s+the\s+week\b)"
     r"(?!\s+(?:is|are|do|does)\b.*\b(?:now|usually|normally|nowadays|every|each|regularly)\b)"
     r")\b"

@@ -167,3 +167,16 @@ def test_a_kind_of_the_noun_asked_does_not_name_it_for_now():
     assert _names_head("street", "Abernethy Road")
     assert _names_head("material", "worktop material")
     assert not _names_head("material", "sandstone")
+
+
+def test_a_name_given_anew():
+    """ "I've renamed him Marlowe", "so she's Pimenta now", "He's called Sumac now",
+    "It's called Dolly Grey now": names given anew; not a name first given ("The
+    shelter named her Biscuit") nor "It's Spain now"."""
+    from remem.answer.now import renamed_to
+
+    said = (
+        "The shelter named her Biscuit, so she's Pimenta now. I've renamed him Marlowe. "
+        "He's called Sumac now. It's called Dolly Grey now. It's Spain now."
+    )
+    assert renamed_to(said) == {"Pimenta", "Marlowe", "Sumac", "Dolly Grey"}

@@ -146,3 +146,40 @@ def test_only_a_verbless_sentence_takes_the_tense_of_its_neighbour():
     assert "16 February 2026" in memory_date(told, told.split(". ")[0] + ".", thursday)
     ahead = "He starts on Monday. I was thrilled."
     assert "23 February 2026" in memory_date(ahead, "He starts on Monday.", thursday)
+
+
+def test_on_which_day_asks_a_date_in_the_past():
+    """ "On which day did the roofer come?" asks a date, as "On what day" does, and
+    asks it of the past; so does "In which year did I move?"."""
+    from remem.question import as_question
+
+    for asked in ("On which day did the roofer come?", "In which year did I move?"):
+        assert words.answer_type(asked) == "date"
+        assert as_question(asked).asks_past
+    assert not as_question("On what date is the wedding?").asks_past
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_day_told_done_answers_before_a_day_planned(open_memory, engine):
+    """Asked when the roofer came, "A firm is coming round on Friday to have a look"
+    (a plan, February) gives way to "Teodor and his nephew came on Thursday and
+    finished it" (April): a time in a clause of the future tense keeps part of its
+    score for a question about the past (``reader._told_ahead``)."""
+    mem = open_memory(engine=engine)
+    _fill(
+        mem,
+        [("Noor", "The roof is leaking. One firm, Pugh & Sons, is coming round on Friday.")],
+        at=datetime(2026, 2, 4, 20, tzinfo=timezone.utc),
+    )
+    _fill(
+        mem,
+        [("Noor", "The roof is done! Teodor and his nephew came on Thursday and fixed it.")],
+        at=datetime(2026, 4, 8, 20, tzinfo=timezone.utc),
+        session="s2",
+    )
+    answer = mem.answer(
+        "On which day did the roofer come and repair the roof?",
+        "u",
+        now=datetime(2026, 5, 1, tzinfo=timezone.utc),
+    )
+    assert "2 April 2026" in answer.text

@@ -255,3 +255,30 @@ def test_a_thing_kept_is_no_place(embedder, engine):
             mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
         question = "Which family heirloom did Katya have in her hair on her wedding day?"
         assert "comb" in mem.answer(question, "oona", now=NOW).text
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_pet_s_name_now_is_the_name_given_anew(embedder, engine):
+    """ "What's Oona's cat called now?" asks a name: the one given anew ("so she's
+    Pimenta now"), not the one first given ("Biscuit"), not someone named beside
+    the cat ("a guy called Declan Rourke"), not "cats" (``now.renamed_to``,
+    ``typed._objects_first``, ``spans.named_other``)."""
+    talk = [
+        (T0, "oona", "I'm a cat owner! The rescue named her Biscuit and she hides under the sofa."),
+        (
+            T0 + timedelta(days=14),
+            "oona",
+            "Biscuit never suited her, so she's Pimenta now. It means pepper.",
+        ),
+        (
+            T0 + timedelta(days=30),
+            "oona",
+            "The boiler man was a guy called Declan Rourke. He knew loads about cats.",
+        ),
+    ]
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    with mem:
+        for when, who, text in talk:
+            mem.add(text, "oona", speaker=who, timestamp=when)
+        answer = mem.answer("What's Oona's cat called now?", "oona", now=T0 + timedelta(days=40))
+    assert "Pimenta" in answer.text

@@ -21,7 +21,7 @@ from ..types import Hit
 from .candidate import Source, Span
 from .classes import COLOUR_NOUNS
 from .kinds import alike, is_a
-from .want import Want
+from .want import Want, asks_called
 
 #: verbs that, in the past tense, tell a thing replaced by another (:func:`last_change`)
 _CHANGES = frozenset(
@@ -53,6 +53,24 @@ _INSTEAD = re.compile(r"(?:[,;:]|\bso\b|\bbut\b)[^,;:.!?]*\binstead\b(?!\s+of\b)
 _PLACED_NAME = re.compile(rf"\b(?:to|in|at|from|for|with)\s+(?:the\s+)?(?P<v>{_NAME})")
 #: a name inside a clause, not opening it
 _INNER_NAME = re.compile(rf"(?<=[a-z,] )(?P<v>{_NAME})")
+
+
+#: a name given anew: "I've renamed him Marlowe", "so she's Pimenta now" (a pattern
+#: ``spans`` reads names by too)
+RENAMED = (
+    r"\b(?i:renamed|re-named|rename)\s+(?i:him|her|it|them)\s+((?:[A-Z][\w'-]*\s?){1,3})"
+    r"|\b(?i:he|she)(?:'s|’s|\s+is)\s+(?:called\s+|named\s+)?"
+    r"([A-Z][\w'-]*(?:\s[A-Z][\w'-]*){0,2})\s+now\b"
+    r"|\b(?i:it)(?:'s|’s|\s+is)\s+(?:called|named)\s+"
+    r"([A-Z][\w'-]*(?:\s[A-Z][\w'-]*){0,2})\s+now\b"
+)
+_RENAMED = re.compile(RENAMED)
+
+
+def renamed_to(text: str) -> set[str]:
+    """The names ``text`` gives anew (:data:`RENAMED`), not one as it was first given
+    ("The shelter named her Biscuit")."""
+    return {next(g for g in m.groups() if g).strip() for m in _RENAMED.finditer(text)}
 
 
 class Dropped(NamedTuple):
@@ -263,6 +281,12 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         return found
     if want.head in COLOUR_NOUNS:  # each candidate names a colour (``classes``)
         named = found
+    elif asks_called(question):  # "What's my cat called now?": the names given anew,
+        # else any given ("I've renamed him Marlowe", "so she's Pimenta now")
+        anew = [s for s in found if s.text in renamed_to(s.hit.text)]
+        if anew:
+            return [max(anew, key=lambda s: timestamp_epoch(s.hit.timestamp))]
+        named = [s for s in found if any(s.features.get(f"o_{o}") for o in _GIVEN)]
     elif want.head and " " not in want.head:  # the noun asked, not its owner's words
         named = [s for s in found if _names_head(want.head, s.text)]
     elif want.head_keys:
@@ -283,6 +307,10 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         if timestamp_epoch(s.hit.timestamp) >= since
         or (newest.session_id and s.hit.session_id == newest.session_id)
     ]
+
+
+#: the origins of a name given ("called Pimenta", "she's Pimenta now": ``spans._given``)
+_GIVEN = ("given", "given_head", "named")
 
 
 def _names_head(head: str, text: str) -> bool:

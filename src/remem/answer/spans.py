@@ -36,7 +36,7 @@ from ..time.resolve import AHEAD, BACK
 from .classes import COLOUR_NOUNS, COLOURS
 from .kinds import country, is_a, verbs_kin
 from .nlp import parse
-from .now import counted, measured
+from .now import RENAMED, counted, measured
 from .want import (
     ENSEMBLES,
     LABELS,
@@ -145,7 +145,17 @@ _QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 #: "What did X do?", "What was Sam doing?" (not "Do you...?", not "do they")
 DOING = re.compile(r"(?<!^)\b(?:do|doing)\b(?!\s+(?:you|they|we|i|he|she|it)\b)", re.I)
 #: a name given as one: "a greyhound named Biscuit", "a band called The Wombats"
-_NAMED = re.compile(r"\b(?:named|called|name is|name's)\s+((?:[A-Z][\w'-]*\s?){1,4})")
+#: a name given, or given anew ("I've renamed him Marlowe", ``now.RENAMED``)
+_NAMED = re.compile(r"\b(?:named|called|name is|name's)\s+((?:[A-Z][\w'-]*\s?){1,4})|" + RENAMED)
+
+
+def gives_name(text: str) -> bool:
+    """Whether ``text`` gives a name ("a guy called Declan", "I've renamed him
+    Marlowe", "so she's Pimenta now"): it speaks to a question asking what one is
+    called, whatever words it shares with it."""
+    return _NAMED.search(text) is not None
+
+
 #: a day of the week, with the part of it ("Sunday mornings", "on Wednesdays")
 WEEKDAY = re.compile(
     rf"\b((?:{'|'.join(day.removesuffix('day') for day in WEEKDAYS)})days?"
@@ -173,7 +183,7 @@ def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> li
     out = [(e, "entity") for e in sent.ents if e.label_ not in ("DATE", "TIME", *people)]
     out += [(s, "quoted") for s in _pattern_spans(sent, _QUOTES)]
     named = _pattern_spans(sent, _NAMED)
-    out += [(s, _given(s, want)) for s in named if not _named_other(s, want, question)]
+    out += [(s, _given(s, want)) for s in named if not named_other(s, want, question)]
     chunks = [c for c in sent.noun_chunks if c.root.pos_ != "PRON"]
     out += [(c, _chunk(c, want)) for c in chunks + _numbered(sent, chunks)]
     out += _governed(matched)
@@ -701,7 +711,7 @@ def _owned(token: Any) -> bool:
     return token.dep_ == "dobj" and token.head.lemma_.lower() in _OWNING
 
 
-def _named_other(span: Any, want: Want, question: Question) -> bool:
+def named_other(span: Any, want: Want, question: Question) -> bool:
     """Whether a name given as one names another noun than the one asked ("a grower
     in Evesham called Dalia Moreno" to "What is the sauce called?"; "a woman called
     Marisol Etxeberria" to "What is my dog called these days?", whose noun is the
@@ -921,10 +931,12 @@ def _timely(token: Any) -> bool:
 
 
 def _pattern_spans(sent: Any, rule: re.Pattern[str]) -> list[Any]:
-    """The spans of ``sent`` that ``rule`` matches (snapped to its tokens)."""
+    """The spans of ``sent`` that ``rule`` matches, its first group that took part
+    (a rule of several ways to say one thing has a group each), snapped to tokens."""
     out = []
     for m in rule.finditer(sent.text):
-        span = sent.char_span(m.start(1), m.end(1), alignment_mode="expand")
+        g = next((i for i in range(1, (rule.groups or 0) + 1) if m.group(i) is not None), 0)
+        span = sent.char_span(m.start(g), m.end(g), alignment_mode="expand")
         if span is not None and len(span):
             out.append(span)
     return out

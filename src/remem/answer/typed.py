@@ -65,6 +65,8 @@ from .spans import (
     SETTLEMENTS,
     ago,
     all_it_says,
+    gives_name,
+    named_other,
     names_a_thing,
     near,
     phrases,
@@ -84,6 +86,7 @@ from .want import (
     ORG_NOUNS,
     STRICT,
     Want,
+    asks_called,
     named_noun_of,
     possessions,
     wanted,
@@ -300,14 +303,23 @@ def _own_words_first(question: Question, want: Want, found: list[Span]) -> list[
 _KEEPSAKES = frozenset({"present", "gift", "heirloom", "keepsake", "memento", "souvenir"})
 
 
+def _given_name(span: Span) -> bool:
+    """Whether a candidate was found as a name given or quoted ("called Pimenta")."""
+    return any(span.features.get(f"o_{o}") for o in ("given", "given_head", "named", "quoted"))
+
+
 def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Span]:
-    """A physical thing asked ("What container did I catch the swarm in?", "What
+    """A name asked of a thing ("What's my cat called?") is a proper name or one
+    given. A physical thing asked ("What container did I catch the swarm in?", "What
     leaving present did the class make me?") or one handled with no noun ("What did
-    Odile bring Fergus?", ``_HANDLED``) is no place or person named: "St Columb",
-    "Olomouc", "Dervla Achterberg" go when any other candidate is left. Not a noun
+    Odile bring Fergus?", ``_HANDLED``) is no place named: "St Columb", "Olomouc" go
+    when any other candidate is left. Not a noun
     whose things have names of their own ("Which boat...?", "Which book...?")."""
     if want.kind != "thing" or want.kind_of:
         return found
+    if asks_called(question):  # "What's my cat called?" asks a name: "Pimenta", not "cats"
+        names = [s for s in found if s.features.get("proper") or _given_name(s)]
+        return names or found
     head = want.head
     if head:
         if head in NAMED_THINGS or head in _NAMED_ORGS:
@@ -316,12 +328,8 @@ def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Sp
             return found
     elif _role_verb(question, want) not in _HANDLED:
         return found
-    keep = [
-        s
-        for s in found
-        if not s.features.get("place_entity")
-        and not (s.features.get("a_person") and s.features.get("proper"))
-    ]
+    # not a person's name: the tagger calls many a product one ("a Brompton", "Halloumi")
+    keep = [s for s in found if not s.features.get("place_entity")]
     return keep or found
 
 
@@ -1120,6 +1128,7 @@ def _candidates(
     keys = _asked(question)
     named = {n.lower() for n in question.names} | _owner_names(question, sources)
     named_noun = named_noun_of(question) if want.head == "name" else ""
+    called = want.kind == "thing" and asks_called(question)
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = now.later(question, sources)
     counted = now.counted(question) if want.kind == "number" else frozenset()
@@ -1150,6 +1159,8 @@ def _candidates(
                 continue
             if want.kind == "org" and _no_org(span, text, want.head):
                 continue
+            if called and named_other(span, want, question):
+                continue  # "What's my cat called?": not "a guy called Declan Rourke"
             if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
             if counted and counts_other(span.root, counted_said):
@@ -1363,6 +1374,7 @@ def _sentences(
     Ines want you practising daily?" is answered by "Twenty minutes a day", not by
     "I'm thinking Kyoto in late April" two sentences on."""
     setter = now.current_setter(question, sources)
+    called = asks_called(question)
     for hit, inherited, rank in sources:
         before = 0.0
         sents = list(nlp.parse(hit.text).sents)
@@ -1373,6 +1385,8 @@ def _sentences(
             own = owns[at]
             if hit.id == setter and own < 1 and sets_asked(question.text, sent.text):
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
+            if called and own < 1 and gives_name(sent.text):
+                own = 1.0  # "What's my cat called now?": "so she's Pimenta now"
             told = at + 1 < len(sents) and _pronoun_is_asked(sents[at + 1], keys)
             after = owns[at + 1] if told else 0.0  # "... Rhiannon Voss. She's my mentor"
             fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after) + inherited

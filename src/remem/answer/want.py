@@ -355,9 +355,6 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     after = doc[wh.i + 1] if wh.i + 1 < len(doc) else None
     if wh.dep_ != "det" and after is not None and after.pos_ == "NOUN" and wh.lower_ != "how":
         noun = after  # "In which city does she live?": the parser hangs "city" elsewhere
-    elif wh.dep_ == "det" and _gerund_before_noun(wh.head):
-        # "Which running club did I join?": read as "running" the club, by the parser
-        noun = doc[wh.head.i + 1]
     elif wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN"):
         noun = wh.head
         if noun.lower_ in _KIND_OF:
@@ -373,24 +370,8 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     if shade is not None:  # "What colour glaze did I use?" asks a colour, of the glaze
         return shade.lower_, False, frozenset({words.word_key(shade.lower_)})
     phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
-    if noun.head.i == noun.i - 1 and _gerund_before_noun(noun.head):
-        phrase.append(noun.head)  # "running" of "Which running club"
     keys = frozenset(words.word_key(t.lower_) for t in phrase)
     return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
-
-
-def _gerund_before_noun(token: Any) -> bool:
-    """Whether the word an asking "which"/"what" picks is an "-ing" word right before
-    the noun it modifies, which the parser made its object ("Which running club",
-    "What cooking class"): the noun is asked, the "-ing" word says its kind."""
-    nxt = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-    return (
-        token.lower_.endswith("ing")
-        and nxt is not None
-        and nxt.pos_ == "NOUN"
-        and nxt.head == token
-        and nxt.dep_ in ("dobj", "attr", "nsubj")
-    )
 
 
 def _predicated(be: Any) -> bool:
@@ -427,6 +408,12 @@ def _in_clause(token: Any, top: Any) -> bool:
         if a.dep_ == "relcl":  # not "made" of "the frame made of", read as a clause
             return True
     return False
+
+
+def asks_called(question: Question) -> bool:
+    """Whether the question asks what someone or something is called ("What's my dog
+    called now?")."""
+    return bool(_CALLED.search(question.text))
 
 
 def named_noun_of(question: Question) -> str:
