@@ -157,29 +157,3 @@ def test_on_which_day_asks_a_date_in_the_past():
         assert words.answer_type(asked) == "date"
         assert as_question(asked).asks_past
     assert not as_question("On what date is the wedding?").asks_past
-
-
-@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
-def test_a_day_told_done_answers_before_a_day_planned(open_memory, engine):
-    """Asked when the roofer came, "A firm is coming round on Friday to have a look"
-    (a plan, February) gives way to "Teodor and his nephew came on Thursday and
-    finished it" (April): a time in a clause of the future tense keeps part of its
-    score for a question about the past (``reader._told_ahead``)."""
-    mem = open_memory(engine=engine)
-    _fill(
-        mem,
-        [("Noor", "The roof is leaking. One firm, Pugh & Sons, is coming round on Friday.")],
-        at=datetime(2026, 2, 4, 20, tzinfo=timezone.utc),
-    )
-    _fill(
-        mem,
-        [("Noor", "The roof is done! Teodor and his nephew came on Thursday and fixed it.")],
-        at=datetime(2026, 4, 8, 20, tzinfo=timezone.utc),
-        session="s2",
-    )
-    answer = mem.answer(
-        "On which day did the roofer come and repair the roof?",
-        "u",
-        now=datetime(2026, 5, 1, tzinfo=timezone.utc),
-    )
-    assert "2 April 2026" in answer.text

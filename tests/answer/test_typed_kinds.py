@@ -14,6 +14,7 @@ from remem import Memory
 from remem.answer import nlp
 from remem.answer.candidate import Span
 from remem.answer.kindcheck import counts_other, in_units, of_other_kind, someone_done_to
+from remem.answer.kinds import country
 from remem.answer.reader import REFUSAL
 from remem.answer.typed import (
     REPLY_SHARE,
@@ -180,6 +181,14 @@ def test_the_kind_word_of_a_follow_up_tells_no_one_elses_answer(embedder):
         assert mem.answer("How old is Wendell?", "oona", now=NOW).refused
 
 
+def _told(embedder, engine: str, talk: list[tuple[str, str]]) -> Memory:
+    """A Memory of user "oona" holding ``talk`` ((speaker, text) turns), a minute apart."""
+    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
+    for i, (who, text) in enumerate(talk):
+        mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
+    return mem
+
+
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
 def test_a_town_is_no_country(embedder, engine):
     """ "In which city did Oona give her talk?": the city ("Leiden"), not the country
@@ -191,13 +200,12 @@ def test_a_town_is_no_country(embedder, engine):
         ("oona", "In Leiden, such a pretty city, all canals and bicycles."),
         ("oona", "The spare seat for the bike came from a shop in Germany."),
     ]
-    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
-    with mem:
-        for i, (who, text) in enumerate(talk):
-            mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
+    with _told(embedder, engine, talk) as mem:
         assert "Leiden" in mem.answer("In which city did Oona give her talk?", "oona", now=NOW).text
         answer = mem.answer("Which town did Oona order the bike seat from?", "oona", now=NOW)
     assert "Germany" not in answer.text
+    # a country by the first two senses of "country": a city is none ("Paris")
+    assert country("Poland") and country("UK") and not country("Paris")
 
 
 def test_an_organisation_s_name_joined_by_and_is_one_name():
@@ -227,10 +235,7 @@ def test_a_name_memory_gives_a_thing_is_no_one_s(embedder, engine):
         ("oona", "Someone from the council. He loved Heron Lodge in the end."),
         ("oona", "The truck's called Jollof Junction - mostly Ghanaian food."),
     ]
-    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
-    with mem:
-        for i, (who, text) in enumerate(talk):
-            mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
+    with _told(embedder, engine, talk) as mem:
         assessor = mem.answer("Who came to assess Dad's house?", "oona", now=NOW).text
         server = mem.answer("Who serves the food on Oona's truck?", "oona", now=NOW).text
     assert "Heron" not in assessor
@@ -249,10 +254,7 @@ def test_a_thing_kept_is_no_place(embedder, engine):
             "wore it at my own wedding.",
         ),
     ]
-    mem = Memory(":memory:", engine=engine, embedder=embedder, llm="none")
-    with mem:
-        for i, (who, text) in enumerate(talk):
-            mem.add(text, "oona", speaker=who, timestamp=T0 + timedelta(minutes=i))
+    with _told(embedder, engine, talk) as mem:
         question = "Which family heirloom did Katya have in her hair on her wedding day?"
         assert "comb" in mem.answer(question, "oona", now=NOW).text
 

@@ -110,7 +110,9 @@ def country(name: str) -> bool:
     """Whether ``name`` is a country's, as WordNet holds its instances ("Germany",
     "UK", "Ireland"; not "Wales", a region, nor "Galway", a city): no answer to
     "Which town...?"."""
-    return is_a(name.lower().strip(), "country")
+    # the first two senses of "country" (a nation, its land): a farther sense, "an
+    # area of indefinite boundary", holds every city ("Paris")
+    return is_a(name.lower().strip(), "country", kind_senses=2)
 
 
 def names_a_kind(word: str, kind: str) -> bool:

@@ -65,7 +65,7 @@ from ..question import Question, as_question
 from ..redact import failure
 from ..store.base import timestamp_epoch
 from ..time.events import EventTime, event_times
-from ..time.tense import FUTURE, PAST, Clauses, ahead, direction, tense_of
+from ..time.tense import PAST, Clauses, ahead, tense_of
 from ..tokens import clip_tokens
 from ..types import Hit, Recall
 from . import nlp
@@ -952,10 +952,6 @@ def best_sentence(
                 if when and asked.asks_past and told < 1 and _planned(sentence, asked):
                     overlap *= _PLANNED_SHARE  # "I'm going to set up an aquarium", no day
                 overlap += told
-                if when and asked.asks_past and told >= 1 and _told_ahead(sentence, own):
-                    # "Pugh & Sons is coming round on Friday": a plan with its day
-                    # answers when nothing tells it done ("Teodor came on Thursday")
-                    overlap *= _PLANNED_TIMED
             score = overlap - asks - 0.01 * rank
             if overlap and score > best_score:
                 best, best_score, source = sentence.strip(), score, h
@@ -1108,22 +1104,6 @@ def _planned(sentence: str, question: Question) -> bool:
     game next Sunday": the day it happened, as far as memory tells)."""
     topic = question.topic_keys
     return ahead(sentence, lambda word: words.word_key(word) in topic)
-
-
-#: what a sentence keeps of its score when the time it tells lies ahead in its own
-#: tense, for a question asking when something happened (:func:`_told_ahead`)
-_PLANNED_TIMED = 0.75
-
-
-def _told_ahead(sentence: str, times: Sequence[EventTime]) -> bool:
-    """Whether a time ``sentence`` tells sits in a clause in the future tense ("is
-    coming round on Friday", ``time.tense.direction``)."""
-    clauses = Clauses(sentence)
-    for e in times:
-        at = sentence.find(e.words)
-        if at >= 0 and direction(clauses, at, at + len(e.words)) == FUTURE:
-            return True
-    return False
 
 
 #: what a time in the clause of the thing asked adds (below one shared word: it
