@@ -21,45 +21,39 @@ def _fill(mem, talk, at=TUESDAY, session="s1"):
         mem.add(text, "u", speaker=who, timestamp=at + timedelta(minutes=i), session_id=session)
 
 
-@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
-def test_a_when_asked_of_what_was_just_said_is_answered_by_the_reply(open_memory, engine):
-    """ "I've got a canoe! An actual canoe." / "When did it arrive?" / "Went and
-    fetched it last Saturday.": the asking turn names one thing of its own
-    ("arrive") and "it" for what was told; the reply tells when
-    (``typed.asks_of_told``)."""
-    mem = open_memory(engine=engine)
-    _fill(
-        mem,
-        [
-            ("Noor", "I've got a canoe! An actual canoe, in my actual garden."),
-            ("Ava", "Amazing. When did it arrive?"),
-            ("Noor", "Went and fetched it last Saturday from a farm near Settle."),
-            ("Ava", "Is it heavy?"),
-            ("Noor", "Very. My neighbour Brendan plans to borrow it in June."),
-        ],
-    )
-    answer = mem.answer("On what day did Noor pick up her canoe?", "u", now=TUESDAY)
-    assert "11 April 2026" in answer.text
+#: "I've got a canoe!" / "When did it arrive?": the asking turn names one thing of its
+#: own ("arrive") and "it" for what was told (``typed.asks_of_told``)
+CANOE = [
+    ("Noor", "I've got a canoe! An actual canoe, in my actual garden."),
+    ("Ava", "Amazing. When did it arrive?"),
+    ("Noor", "Went and fetched it last Saturday from a farm near Settle."),
+    ("Ava", "Is it heavy?"),
+    ("Noor", "Very. My neighbour Brendan plans to borrow it in June."),
+]
+#: "When did you sit the exam?" / "Sunday!": asked in the past tense, the reply's
+#: verbless day is a past one (``Dialogue.asked_past``, ``reader._replies_to_when``)
+EXAM = [
+    ("Noor", "Guess who is a qualified lifeguard now?"),
+    ("Ava", "You! Congratulations! When did you sit the exam?"),
+    ("Noor", "Sunday! The practical was a rescue drill in the deep end."),
+    ("Ava", "What's next?"),
+    ("Noor", "The pool wants me on shifts from the first of June."),
+]
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
-def test_a_reply_to_when_is_read_though_its_asking_turn_was_not_recalled(open_memory, engine):
-    """ "When did you sit the exam?" / "Sunday! The practical was a rescue drill.":
-    the reply tells the day of the exam, a past one though "Sunday!" has no verb
-    (``reader._replies_to_when``)."""
+@pytest.mark.parametrize(
+    ("talk", "question", "day"),
+    [
+        (CANOE, "On what day did Noor pick up her canoe?", "11 April 2026"),
+        (EXAM, "When did Noor pass her lifeguard exam?", "12 April 2026"),
+    ],
+)
+def test_a_reply_to_a_turn_asking_when_tells_the_day(open_memory, engine, talk, question, day):
+    """The reply to the other's "When...?" tells the day of what was told before it."""
     mem = open_memory(engine=engine)
-    _fill(
-        mem,
-        [
-            ("Noor", "Guess who is a qualified lifeguard now?"),
-            ("Ava", "You! Congratulations! When did you sit the exam?"),
-            ("Noor", "Sunday! The practical was a rescue drill in the deep end."),
-            ("Ava", "What's next?"),
-            ("Noor", "The pool wants me on shifts from the first of June."),
-        ],
-    )
-    answer = mem.answer("When did Noor pass her lifeguard exam?", "u", now=TUESDAY)
-    assert "12 April 2026" in answer.text
+    _fill(mem, talk)
+    assert day in mem.answer(question, "u", now=TUESDAY).text
 
 
 @pytest.mark.parametrize("engine", ["hybrid", "synapse"])
