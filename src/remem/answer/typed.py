@@ -1128,7 +1128,6 @@ def _candidates(
     keys = _asked(question)
     named = {n.lower() for n in question.names} | _owner_names(question, sources)
     named_noun = named_noun_of(question) if want.head == "name" else ""
-    called = want.kind == "thing" and asks_called(question)
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = now.later(question, sources)
     counted = now.counted(question) if want.kind == "number" else frozenset()
@@ -1157,10 +1156,8 @@ def _candidates(
                 or naming.called_other(span, named_noun)
             ):
                 continue
-            if want.kind == "org" and _no_org(span, text, want.head):
+            if _named_wrong(want, span, text, question):
                 continue
-            if called and named_other(span, want, question):
-                continue  # "What's my cat called?": not "a guy called Declan Rourke"
             if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
             if counted and counts_other(span.root, counted_said):
@@ -1207,6 +1204,16 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
         "a_named": float(not want.head and span.root.ent_type_ in _NOT_THINGS),
         "physical": float(handed and _physical(span)),
     }
+
+
+def _named_wrong(want: Want, span: Any, text: str, question: Question) -> bool:
+    """Whether a name is given to another thing than the one asked: an organisation's
+    to another kind of one (:func:`_no_org`), or, asked what a thing is called ("What's
+    my cat called?"), to another noun ("a guy called Declan Rourke",
+    ``spans.named_other``)."""
+    if want.kind == "org":
+        return _no_org(span, text, want.head)
+    return want.kind == "thing" and asks_called(question) and named_other(span, want, question)
 
 
 def _no_org(span: Any, text: str, head: str) -> bool:
