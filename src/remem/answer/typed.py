@@ -312,8 +312,8 @@ def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Sp
     """A name asked of a thing ("What's my cat called?") is a proper name or one
     given. A physical thing asked ("What container did I catch the swarm in?", "What
     leaving present did the class make me?") or one handled with no noun ("What did
-    Odile bring Fergus?", ``_HANDLED``) is no place named: "St Columb", "Olomouc" go
-    when any other candidate is left. Not a noun
+    Odile bring Fergus?", ``_HANDLED``) is no place named as one: "from Olomouc", "in
+    St Columb" go when any other candidate is left. Not a noun
     whose things have names of their own ("Which boat...?", "Which book...?")."""
     if want.kind != "thing" or want.kind_of:
         return found
@@ -328,9 +328,16 @@ def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Sp
             return found
     elif _role_verb(question, want) not in _HANDLED:
         return found
-    # not a person's name: the tagger calls many a product one ("a Brompton", "Halloumi")
-    keep = [s for s in found if not s.features.get("place_entity")]
+    # a place said as one ("from Olomouc"): the tagger calls many a product a place
+    # or a person ("a little silver Yaris", "a Brompton", "Halloumi")
+    keep = [s for s in found if not (s.features.get("place_entity") and _said_as_place(s))]
     return keep or found
+
+
+def _said_as_place(span: Span) -> bool:
+    """Whether a candidate stands where a place does: the object of "in", "at",
+    "from"... (``rank.features``' ``*_place``)."""
+    return any(span.features.get(f"{role}_place") for role in ("e", "a", "d"))
 
 
 def _kinds_first(want: Want, found: list[Span], closed: bool) -> list[Span]:
