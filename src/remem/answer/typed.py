@@ -313,8 +313,8 @@ def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Sp
     given. A physical thing asked ("What container did I catch the swarm in?", "What
     leaving present did the class make me?") or one handled with no noun ("What did
     Odile bring Fergus?", ``_HANDLED``) is no place named as one: "from Olomouc", "in
-    St Columb" go when any other candidate is left. Not a noun
-    whose things have names of their own ("Which boat...?", "Which book...?")."""
+    St Columb" go when any other candidate is left. Not a noun whose things have names
+    of their own ("Which boat...?", "Which book...?")."""
     if want.kind != "thing" or want.kind_of:
         return found
     if asks_called(question):  # "What's my cat called?" asks a name: "Pimenta", not "cats"
