@@ -130,6 +130,8 @@ _TEMPORAL = re.compile(
     r"how long|how many (?:days|weeks|months|years)|ago|since|until)\b",
     re.I,
 )
+#: a day of its own, the thing asked ("my first day", "the opening date")
+_OWN_DAY_WORDS = r"(?:first|last|final|start|starting|opening|closing)\s+(?:date|day)\b"
 _DATE_QUESTION = re.compile(
     # not "Which day is my show on now?": a day of the week, asked of a habit; nor
     # "Which day of the week does she go now?", a weekday whatever follows
@@ -141,13 +143,11 @@ _DATE_QUESTION = re.compile(
     r"|what(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day)\s+(?:of|that|when)\b"
     # "What was my first day at the startup?": a day of its own, not a kind of day
     r"|^\W*what(?:'s|\s+is|\s+was|\s+will\s+be)\s+(?:my|our|his|her|their|the|\w+'s)\s+"
-    r"(?:first|last|final|start|starting|opening|closing)\s+(?:date|day)\b)",
+    rf"{_OWN_DAY_WORDS})",
     re.I,
 )
 #: a day of its own asked by a date question ("What was my first day at the startup?")
-_OWN_DAY = re.compile(
-    r"\b(?:first|last|final|start|starting|opening|closing)\s+(?:date|day)\b", re.I
-)
+_OWN_DAY = re.compile(rf"\b{_OWN_DAY_WORDS}", re.I)
 _NUMBER_QUESTION = re.compile(
     r"^\W*(?:(?:by|for|in|to|with|at|of)\s+)?how\s+(?:many|much|often|old|long|far)\b", re.I
 )

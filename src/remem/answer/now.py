@@ -286,7 +286,7 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         anew = [s for s in found if s.text in renamed_to(s.hit.text)]
         if anew:
             return [max(anew, key=lambda s: timestamp_epoch(s.hit.timestamp))]
-        named = [s for s in found if any(s.features.get(f"o_{o}") for o in _GIVEN)]
+        named = [s for s in found if given_name(s)]
     elif want.head and " " not in want.head:  # the noun asked, not its owner's words
         named = [s for s in found if _names_head(want.head, s.text)]
     elif want.head_keys:
@@ -311,6 +311,11 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
 
 #: the origins of a name given ("called Pimenta", "she's Pimenta now": ``spans._given``)
 _GIVEN = ("given", "given_head", "named")
+
+
+def given_name(span: Span) -> bool:
+    """Whether a candidate was found as a name given (:data:`_GIVEN`)."""
+    return any(span.features.get(f"o_{o}") for o in _GIVEN)
 
 
 def _names_head(head: str, text: str) -> bool:

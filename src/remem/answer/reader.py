@@ -767,6 +767,16 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
     inherited: dict[str, float] = {}
     asked_when: set[str] = set()
     asked_past: set[str] = set()
+
+    def replied(reply: Hit, fit: float, when: str | None) -> None:
+        """``reply`` inherits ``fit``; when ``when`` (the sentence that asked it) is not
+        None, it was asked when, in the past tense if that sentence is."""
+        inherited[reply.id] = max(inherited.get(reply.id, 0.0), fit)
+        if when is not None:
+            asked_when.add(reply.id)
+            if tense_of(when) == PAST:
+                asked_past.add(reply.id)
+
     for h in asking:
         n = after.get(h.id)
         said = sentences(h.text)
@@ -774,11 +784,8 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
         if not shared and _refers_back(said[-1]):  # "A van?! When did you get it?"
             shared = len(q & content_keys(" ".join(said[:-1])))
         if n is not None and n.speaker != h.speaker and shared:
-            inherited[n.id] = max(inherited.get(n.id, 0.0), REPLY_SHARE * shared)
-            if words.answer_type(said[-1]) == "date":
-                asked_when.add(n.id)
-                if tense_of(said[-1]) == PAST:
-                    asked_past.add(n.id)
+            dated = words.answer_type(said[-1]) == "date"
+            replied(n, REPLY_SHARE * shared, said[-1] if dated else None)
             if n.id not in have:  # read after the evidence
                 replies.append(n)
                 have.add(n.id)
@@ -788,17 +795,13 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
         last = sentences(asker.text)[-1]
         shared = len(q & content_keys(last))
         if shared:
-            inherited[reply.id] = max(inherited.get(reply.id, 0.0), REPLY_SHARE * shared)
-            asked_when.add(reply.id)
-            if tense_of(last) == PAST:
-                asked_past.add(reply.id)
+            replied(reply, REPLY_SHARE * shared, last)
     for told, reply in _asked_when_after(evidence, around):
         shared = len(q & content_keys(told.text))
         if shared:  # "We've made the league final!" / "When is it?" / "On Tuesday."
             # the reply tells the time of what was told: it stands as the told turn does
             shared += told_by_asked(told.text, told, q)
-            inherited[reply.id] = max(inherited.get(reply.id, 0.0), float(shared))
-            asked_when.add(reply.id)
+            replied(reply, float(shared), "")  # asked when ("When is it?"), tense unread
             if reply.id not in have:
                 replies.append(reply)
                 have.add(reply.id)

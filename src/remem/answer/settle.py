@@ -215,20 +215,17 @@ def memory_date(
     rescue. Kettleby Reptile Rescue. I drove up and collected her last Saturday."
     asked when the tortoise was collected), so a time told of something else is not
     taken; "" when none names one."""
-    found = event_date(sentence, said_at, question, back=_among_past(text, sentence))
-    if found:
-        return found
     parts = [p.strip() for p in sentences(text)]
-    try:
-        at = parts.index(sentence.strip())
-    except ValueError:
-        return ""
-    near = [parts[i] for i in (at - 1, at + 1) if 0 <= i < len(parts)]
+    at = parts.index(sentence.strip()) if sentence.strip() in parts else -1
+    found = event_date(sentence, said_at, question, back=at >= 0 and _among_past(parts, at))
+    if found or at < 0:
+        return found
+    near = [i for i in (at - 1, at + 1) if 0 <= i < len(parts)]
     if question is not None:
         asked = as_question(question).keys - ASKING
-        near.sort(key=lambda part: -len(asked & content_keys(part)))  # stable: before first
-    for part in near:
-        found = event_date(part, said_at, question, back=_among_past(text, part))
+        near.sort(key=lambda i: -len(asked & content_keys(parts[i])))  # stable: before first
+    for i in near:
+        found = event_date(parts[i], said_at, question, back=_among_past(parts, i))
         if found:
             return found
     if question is None:
@@ -236,32 +233,27 @@ def memory_date(
     topic = as_question(question).topic_keys
     farther = sorted((i for i in range(len(parts)) if abs(i - at) > 1), key=lambda i: abs(i - at))
     for i in farther:
-        back = _among_past(text, parts[i])
         if topic & content_keys(parts[i]) and (
-            found := event_date(parts[i], said_at, question, back)
+            found := event_date(parts[i], said_at, question, back=_among_past(parts, i))
         ):
             return found
     return ""
 
 
-def _among_past(text: str, sentence: str) -> bool:
-    """Whether ``sentence`` has no verb and the sentence after it in ``text`` (else
-    the one before) tells the past: "Hill reps with the Gazelles on Monday. On the
-    fifth rep I felt something ping": the Monday just gone. Not a sentence with a
-    verb in the present ("Gordon's picking her up on Saturday"), which tells what is
-    ahead; nor without the English pipeline, which tells verbs apart."""
+def _among_past(parts: list[str], at: int) -> bool:
+    """Whether sentence ``at`` of a memory (its sentences ``parts``) has no verb and
+    the sentence after it (else the one before) tells the past: "Hill reps with the
+    Gazelles on Monday. On the fifth rep I felt something ping": the Monday just gone.
+    Not a sentence with a verb in the present ("Gordon's picking her up on
+    Saturday"), which tells what is ahead; nor without the English pipeline, which
+    tells verbs apart (asked only when a neighbour tells the past)."""
+    sentence = parts[at]
     if tense_of(sentence) or not nlp.available():
         return False
-    if any(t.pos_ in ("VERB", "AUX") for t in nlp.parse(sentence)):
+    beside = (tense_of(parts[i]) for i in (at + 1, at - 1) if 0 <= i < len(parts))
+    if next((kind for kind in beside if kind), 0) != PAST:
         return False
-    parts = [p.strip() for p in sentences(text)]
-    if sentence.strip() not in parts:
-        return False
-    at = parts.index(sentence.strip())
-    for i in (at + 1, at - 1):
-        if 0 <= i < len(parts) and (kind := tense_of(parts[i])):
-            return kind == PAST
-    return False
+    return not any(t.pos_ in ("VERB", "AUX") for t in nlp.parse(sentence))
 
 
 def settle(

@@ -303,11 +303,6 @@ def _own_words_first(question: Question, want: Want, found: list[Span]) -> list[
 _KEEPSAKES = frozenset({"present", "gift", "heirloom", "keepsake", "memento", "souvenir"})
 
 
-def _given_name(span: Span) -> bool:
-    """Whether a candidate was found as a name given or quoted ("called Pimenta")."""
-    return any(span.features.get(f"o_{o}") for o in ("given", "given_head", "named", "quoted"))
-
-
 def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Span]:
     """A name asked of a thing ("What's my cat called?") is a proper name or one
     given. A physical thing asked ("What container did I catch the swarm in?", "What
@@ -318,7 +313,11 @@ def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Sp
     if want.kind != "thing" or want.kind_of:
         return found
     if asks_called(question):  # "What's my cat called?" asks a name: "Pimenta", not "cats"
-        names = [s for s in found if s.features.get("proper") or _given_name(s)]
+        names = [
+            s
+            for s in found
+            if s.features.get("proper") or s.features.get("o_quoted") or now.given_name(s)
+        ]
         return names or found
     head = want.head
     if head:
