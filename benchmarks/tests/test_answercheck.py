@@ -16,6 +16,7 @@ from remem_bench.answercheck import (
     DATA,
     expected_text,
     grade,
+    has_word,
     invented,
     load,
     names_day,
@@ -145,3 +146,9 @@ def test_every_held_out_set_is_well_formed(path):
             for word in (*q.get("expected", ()), *q.get("stale", ())):
                 said = [w.lower() in turns for w in (word, *q.get("any", ()))]
                 assert any(said), (conv["user_id"], q["question"], word)
+
+
+def test_a_number_is_held_after_a_currencys_letters():
+    assert has_word("1,200", "R1,200") and has_word("1,200", "£1,200")
+    assert not has_word("1,200", "11,200") and not has_word("7:58", "17:58")
+    assert not has_word("Halden", "Haldenby")

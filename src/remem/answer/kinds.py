@@ -14,6 +14,7 @@ answer path only, on first use (about 80,000 synsets, a fraction of a second);
 from __future__ import annotations
 
 import gzip
+import unicodedata
 from array import array
 from functools import cache
 from importlib import resources
@@ -66,9 +67,16 @@ def _hierarchy(
     return senses, starts, flat
 
 
+def _unaccented(word: str) -> str:
+    """``word`` without its accents ("fiancée" -> "fiancee")."""
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
+
+
 def _senses(lemma: str, pos: str = "noun") -> tuple[int, ...]:
-    """The synsets of ``lemma`` (a noun, or a verb), the most frequent first."""
-    found = _hierarchy(pos)[0].get(lemma, ())
+    """The synsets of ``lemma`` (a noun, or a verb), the most frequent first; a word
+    with an accent as WordNet spells it without ("fiancée", "café")."""
+    held = _hierarchy(pos)[0]
+    found = held.get(lemma, ()) or held.get(_unaccented(lemma), ())
     return found if isinstance(found, tuple) else (found,)
 
 

@@ -101,6 +101,8 @@ def called_other(span: Any, noun: str) -> bool:
         head = span.root.head if span.root.dep_ == "appos" else called  # "her friend Bronagh"
     else:
         return False
+    if head.dep_ == "appos" and head.head.pos_ == "NOUN" and head.lemma_.lower() in PERSON_WORDS:
+        head = head.head  # "her key worker, a young woman called Anouk": the key worker
     other = head.lemma_.lower()
     if head.pos_ != "NOUN" or other == noun:
         return False

@@ -42,6 +42,7 @@ from .want import (
     LABELS,
     NUMBER_NOUNS,
     ORG_NOUNS,
+    PERCENT_NOUNS,
     ROLES,
     STRICT,
     TIME_UNITS,
@@ -107,7 +108,10 @@ NUMBER_WORDS = (
 )
 #: a number of one unit of time ("58 minutes", "2.5 hrs")
 #: a count said in words ("nine days", "six weeks", "a couple of hours")
-_COUNT_WORDS = rf"(?:{NUMBER_WORDS}|a\s+couple\s+of|a\s+few)"
+_COUNT_WORDS = (
+    rf"(?:(?:{NUMBER_WORDS})(?:-(?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|a\s+couple\s+of|a\s+few)"
+)
 _UNIT = (
     rf"(?:\d+(?:\.\d+)?|{_COUNT_WORDS}\s)\s*"
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|nights?|weekends?|weeks?|"
@@ -121,6 +125,12 @@ _CLOCK = re.compile(
 )
 #: what a stopwatch reads: a clock ("1:53:48") or hours, minutes, seconds
 _STOPWATCH = re.compile(r"\d:\d{2}|\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)\b", re.I)
+
+
+#: a sum after a currency's letters, written as one word ("R1,200", "kr450", "CHF 80")
+_CODED_SUM = re.compile(
+    r"(?<![\w$])((?:R|Rs|kr|CHF|NZ\$|A\$|C\$|US\$|HK\$|S\$|zł)\s?\d[\d,]*(?:\.\d\d)?)(?![\w-])"
+)
 
 
 def stopwatch(text: str) -> bool:
@@ -146,7 +156,9 @@ _QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 DOING = re.compile(r"(?<!^)\b(?:do|doing)\b(?!\s+(?:you|they|we|i|he|she|it)\b)", re.I)
 #: a name given as one: "a greyhound named Biscuit", "a band called The Wombats"
 #: a name given, or given anew ("I've renamed him Marlowe", ``now.RENAMED``)
-_NAMED = re.compile(r"\b(?:named|called|name is|name's)\s+((?:[A-Z][\w'-]*\s?){1,4})|" + RENAMED)
+_NAMED = re.compile(
+    r"\b(?:named|called|name is|name's)\s+(?:the\s+)?((?:[A-Z][\w'-]*\s?){1,4})|" + RENAMED
+)
 
 
 def gives_name(text: str) -> bool:
@@ -261,6 +273,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
             for t in sent
             if t.like_num and not _counting(t) and not t.ent_type_
         ]
+    elif want.kind == "money":  # "R1,200", which the tagger reads as a name
+        out += [(s, "pattern") for s in _pattern_spans(sent, _CODED_SUM)]
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
     elif want.kind == "weekday":
@@ -302,6 +316,8 @@ def _fits(entity: Any, want: Want) -> bool:
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
         return _priced(entity)
+    if want.kind == "number" and want.head in PERCENT_NOUNS:
+        return entity.label_ == "PERCENT"  # "5.8%", not the 40 litres it was made of
     if want.kind == "number" and _quantified(entity):
         return False  # "every one of them" counts nothing: it says all
     if want.kind == "number" and entity.label_ in ("DATE", "TIME"):
@@ -315,7 +331,7 @@ def _fits(entity: Any, want: Want) -> bool:
         return entity.root.head.lemma_.lower() in ORG_NOUNS
     if want.kind == "workplace" and _owned(entity.root):
         return False  # "I finally sold my old Peugeot" is no place of work
-    if want.kind == "place" and entity.label_ == "GPE" and built(want.head):
+    if want.kind in ("place", "org") and entity.label_ == "GPE" and built(want.head):
         return False  # "Which hotel did I stay at in Trieste?": no city is a hotel
     if want.kind == "time":  # a time of day: "8:15", "noon", not "an hour" or "tonight"
         return bool(_DAYTIME.search(entity.text))
@@ -483,6 +499,10 @@ def _then(token: Any) -> bool:
     )
 
 
+#: a year written in digits, which no one's age is
+_YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
+
+
 def _aged(entity: Any) -> bool:
     """Whether a number or a date entity can tell an age: a number of years, months,
     weeks or days ("two years old", "18 months"), or a bare number that counts
@@ -492,7 +512,7 @@ def _aged(entity: Any) -> bool:
         if _lasting(entity):
             return False  # "The rescue had them for about eight months": how long
         if all(t.like_num for t in entity):
-            return True
+            return not _YEAR.fullmatch(entity.text.strip())  # "since 1985" is no age
         return _counts(entity, _AGE_UNITS) and _said_old(entity)
     root = entity.root
     counting = root.dep_ == "nummod" and root.head.i > root.i  # the noun after it
@@ -549,6 +569,8 @@ def names_a_thing(entity: Any) -> bool:
     cousin Ezekiel", "a woman named Hester")."""
     at = entity.start - 1
     doc = entity.doc
+    if at >= 1 and doc[at].lower_ == "the" and doc[at - 1].lower_ in ("called", "named"):
+        at -= 1  # "It's called the Brindley Street Singers"
     if at >= 0 and doc[at].lower_ in ("called", "named") and _called_a_thing(doc[at]):
         return True  # "The truck's called Jollof Junction", "It's called Heron Lodge"
     if at >= 0 and (doc[at].text == "," or doc[at].lower_ in ("called", "named")):
@@ -802,12 +824,21 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
     if not want.role[0]:
         return []
     verb, role, prep = want.role
-    asked = {t.lemma_.lower() for t in parse(question.text) if _key(t) == verb}
+    asking = [t for t in parse(question.text) if _key(t) == verb]
+    asked = {t.lemma_.lower() for t in asking}
+    particles = {_particle(t) for t in asking} - {""}
     out = []
     for t in sent:
         if _key(t) != verb and not (
             t.pos_ == "VERB" and any(verbs_kin(a, t.lemma_.lower()) for a in asked)
         ):
+            continue
+        if particles and _particle(t) and _particle(t) not in particles:
+            continue  # "the engine turns over" tells nothing of what "turned up"
+        if role == "object" and t.dep_ == "amod" and t.tag_ == "VBN" and t.head.i > t.i:
+            # "filled the holes and fitted soft-close hinges": a verb the parser hangs
+            # on its object as a modifier; the rest of the phrase is what it took
+            out.append((t.doc[t.i + 1 : t.head.i + 1], "role"))
             continue
         for c in t.children:
             if role == "prep" and c.dep_ == "prep" and c.lower_ == prep:
@@ -815,6 +846,11 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
             elif c.dep_ in ROLES.get(role, ()):
                 out.append((_subtree(c), "role"))
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
+
+
+def _particle(verb: Any) -> str:
+    """A phrasal verb's particle ("up" of "turned up"), "" when it has none."""
+    return next((c.lower_ for c in verb.children if c.dep_ == "prt"), "")
 
 
 def _key(token: Any) -> str:
@@ -864,7 +900,7 @@ def _proper_runs(sent: Any) -> list[Any]:
     England")."""
     out, start = [], None
     for t in [*sent, None]:
-        if t is not None and t.pos_ == "PROPN" and _not_first(t, sent) and not _timely(t):
+        if t is not None and t.pos_ == "PROPN" and _not_first(t, sent) and not _no_name(t):
             start = t.i if start is None else start
             continue
         if start is not None and t is not None and _joins_names(t, sent):
@@ -923,6 +959,22 @@ def written_as_name(token: Any) -> bool:
         return True
     first = next((t for t in sent if t.is_alpha), None)  # typed in lower case throughout
     return first is not None and first.is_lower and not any(t.text[:1].isupper() for t in sent)
+
+
+#: the days of the week, which name no one ("every Sunday with my buddy", untagged)
+_WEEKDAYS = frozenset(
+    d + s
+    for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    for s in ("", "s")
+)
+
+
+def _no_name(token: Any) -> bool:
+    """Whether a proper noun names no one and nothing: part of a time or a number
+    (:func:`_timely`), a day of the week, or an exclamation ("Oh God", "Thank God")."""
+    word = token.lower_
+    after_cry = token.i > 0 and token.doc[token.i - 1].tag_ == "UH"
+    return _timely(token) or word in _WEEKDAYS or word == "god" or after_cry
 
 
 def _timely(token: Any) -> bool:

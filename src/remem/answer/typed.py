@@ -84,6 +84,7 @@ from .want import (
     BUSINESS_NOUNS,
     NUMBER_NOUNS,
     ORG_NOUNS,
+    PERCENT_NOUNS,
     STRICT,
     Want,
     asks_called,
@@ -248,7 +249,7 @@ def typed_candidates(
     # a place too, unless the time layer says a value was replaced: then the sentence
     # the replacing memory says answers ("I moved to Porto" of "Where do I live?")
     never = ("time", "person") if stale else ("time", "person", "place")
-    if not found and (want.kind in never or want.head in NUMBER_NOUNS):
+    if not found and (want.kind in never or want.head in (*NUMBER_NOUNS, *PERCENT_NOUNS)):
         return None  # a time of day, a name, a place, a number asked by its noun never given
     found = now.not_dropped(question, now.not_left(question, found, evidence), evidence)
     found = now.newest_value(question, want, found)
@@ -942,6 +943,7 @@ def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> f
     text = sentence.text
     said = words.content_keys(text) | _lemma_keys(sentence)
     shared = sum(_kin(k, said) for k in keys)
+    shared += _kinds_said(question, keys, sentence, said)
     done = {t.lemma_.lower() for t in sentence if t.pos_ == "VERB"}
     shared += sum(
         1
@@ -985,6 +987,23 @@ def _owners(question: str) -> frozenset[tuple[str, str]]:
 def _verbs(question: str) -> tuple[tuple[str, str], ...]:
     """(lemma, key) of each verb of the question, as the parse reads it."""
     return tuple((t.lemma_.lower(), _key_of(t)) for t in nlp.parse(question) if t.pos_ == "VERB")
+
+
+def _kinds_said(question: Question, keys: frozenset[str], sentence: Any, said: set[str]) -> int:
+    """How many of the things the question says someone has (:func:`possessions`)
+    the sentence says by a relation's word that is a kind of it, not by their own
+    ("Dad's 87" of "How old is my father?"; ``said``: the sentence's keys). Only a
+    relation's word: "coach" is a kind of "instructor" too, yet Rafael's daughter's
+    coach is no one's woodturning instructor."""
+    asked = [
+        n
+        for n in possessions(question)
+        if words.word_key(n) in keys and not _kin(words.word_key(n), said)
+    ]
+    if not asked:
+        return 0
+    kin = {t.lower_ for t in sentence if t.lower_ in relations()}
+    return sum(1 for n in asked if any(is_a(m, n) for m in kin if m != n))
 
 
 def _lemma_keys(tokens: Any) -> set[str]:
@@ -1132,7 +1151,7 @@ def _candidates(
     meaning to the question (:func:`_meaning`)."""
     around, meaning = weighing
     keys = _asked(question)
-    named = {n.lower() for n in question.names} | _owner_names(question, sources)
+    named = {_bare_name(n) for n in question.names} | _owner_names(question, sources)
     named_noun = named_noun_of(question) if want.head == "name" else ""
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = now.later(question, sources)
@@ -1214,11 +1233,14 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
 
 def _named_wrong(want: Want, span: Any, text: str, question: Question) -> bool:
     """Whether a name is given to another thing than the one asked: an organisation's
-    to another kind of one (:func:`_no_org`), or, asked what a thing is called ("What's
+    to another kind of one (:func:`_no_org`), a name asked and a relation's word
+    given ("Mum"), or, asked what a thing is called ("What's
     my cat called?"), to another noun ("a guy called Declan Rourke",
     ``spans.named_other``)."""
     if want.kind == "org":
         return _no_org(span, text, want.head)
+    if want.head == "name" and text.lower() in relations():
+        return True  # "Mum", capitalised as a name, is what she is to someone
     return want.kind == "thing" and asks_called(question) and named_other(span, want, question)
 
 
@@ -1479,6 +1501,12 @@ def _fragment(sent: Any) -> bool:
     )
 
 
+def _bare_name(name: str) -> str:
+    """A name the question gives, lower case, without its possessive ("dominic" of
+    "Dominic's")."""
+    return re.sub(r"['\u2019]s$", "", name.lower())
+
+
 def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: set[str]) -> bool:
     """Whether phrase ``text`` (of ``span``) can answer at all: it says something
     the question (its ``keys``) does not, names no one the question names
@@ -1556,6 +1584,9 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
             continue  # "Callum's family": told of as "we", never by the word
         if any(_kin(key, words.content_keys(h.text)) for h in hits):
             continue
+        kinds = _compounds(question, noun) if not is_a(noun, "person") else set()
+        if kinds and any(kinds & words.content_keys(h.text) for h in hits):
+            continue  # "my fieldwork trip" of "the fieldwork": the trip is the fieldwork's
         if any(alike(noun, n) or is_a(n, noun) for h in hits for n in _nouns(h.text)):
             continue  # "my pottery teacher", told of as "the instructor"; "my whippet"
         if rarity is not None and rarity(noun) < 1.0:
@@ -1566,9 +1597,23 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
     return False
 
 
+def _compounds(question: Question, noun: str) -> set[str]:
+    """The keys of the nouns that say what kind of ``noun`` the question asks of
+    ("archery" of "my first archery session")."""
+    doc = nlp.parse(question.text)
+    return {
+        words.word_key(c.text)
+        for t in doc
+        if t.text.lower() == noun or t.lemma_.lower() == noun
+        for c in t.children
+        if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")
+    }
+
+
 def _nouns(text: str) -> set[str]:
-    """The lemmas of the nouns ``text`` says."""
-    return {t.lemma_.lower() for t in nlp.parse(text) if t.pos_ == "NOUN"}
+    """The lemmas of the nouns ``text`` says, proper ones too ("Dad", "Mum": the
+    tagger calls a relation's word a name when it is written as one)."""
+    return {t.lemma_.lower() for t in nlp.parse(text) if t.pos_ in ("NOUN", "PROPN")}
 
 
 #: what anyone has, said of as "we" and "us" rather than by its word: no premise a
@@ -1610,7 +1655,12 @@ def _about_subject(
 
     def about(hit: Hit) -> bool:
         keys = words.content_keys(hit.text)
-        return bool(subject & keys) or _any_kin(heads, keys) or near.get(hit.id, 0.0) >= RELATED_MIN
+        return (
+            bool(subject & keys)
+            or _any_kin(heads, keys)
+            or near.get(hit.id, 0.0) >= RELATED_MIN
+            or any(is_a(n, w) for w in said for n in _nouns(hit.text) if n != w)
+        )
 
     return _standing(sources, about)
 

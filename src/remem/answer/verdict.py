@@ -86,7 +86,7 @@ from ..engines.verdict import (
 from ..errors import InvalidTypeError
 from ..index.tokenize import sentences, tokenize
 from ..question import Question, as_question
-from ..time.current import ended
+from ..time.current import ended, relations
 from ..types import Hit
 from ..words import ASKING, PERSONAL, content_keys, possessed, word_key
 from .kinds import is_a, synonyms
@@ -299,10 +299,11 @@ def _synonym_held(word: str, held: set[str]) -> bool:
 
 def _kind_held(word: str, held: set[str]) -> bool:
     """Whether the hits say ``word`` by a kind of it ("my dog" told of as "my
-    whippet": :func:`kinds.is_a`, WordNet's noun hierarchy, read only when a premise
-    would otherwise be missing)."""
+    whippet", "my father" as "Dad": :func:`kinds.is_a`, WordNet's noun hierarchy, read
+    only when a premise would otherwise be missing; a key of three letters only when
+    it is a relation's word)."""
     noun = word.split()[-1]
-    return any(len(k) > 3 and is_a(k, noun) for k in held)
+    return any((len(k) > 3 or k in relations()) and is_a(k, noun) for k in held)
 
 
 #: what "my" has that is a measure of something done, not a thing owned ("What was my

@@ -155,7 +155,7 @@ _HEAD_KINDS = {
     # a group that sings, named as organisations are ("the Kestrel Street
     # Singers"), though no one answers "Who...?" by it (a band, often unlabelled as
     # one, stays a thing: LoCoMo's "What bands has Melanie seen?")
-    **dict.fromkeys(ENSEMBLES := ("choir",), "org"),
+    **dict.fromkeys(ENSEMBLES := ("choir", "group", "orchestra", "ensemble"), "org"),
     "time": "duration",
     # what is asked by its sum ("What's the total budget now?": "61,500", not "the
     # budget's holding")
@@ -166,6 +166,8 @@ _HEAD_KINDS = {
     # what is asked by a number ("What number is my plot?", "What score did I get?",
     # "What is her chess rating?")
     **dict.fromkeys(NUMBER_NOUNS := ("number", "score", "rating"), "number"),
+    # what is asked as a share ("What alcohol percentage...?"): a percentage only
+    **dict.fromkeys(PERCENT_NOUNS := ("percentage", "percent", "abv"), "number"),
 }
 
 #: the nouns of a place of business, which has a name ("Which airline?" is not
@@ -241,10 +243,13 @@ def wanted(question: Question) -> Want:
         if rule.search(text):
             head = _unit_counted(text) if kind == "number" else head
             return Want(kind, head, many and kind in ("person", "place"), role=role)
-    if _CALLED.search(text) and _someone(named_noun_of(question) or head):
+    called = named_noun_of(question) or head if _CALLED.search(text) else None
+    if called is not None and _someone(called):
         # "What's my manager called?" asks a person's name; a thing's or a pet's is
         # read as a thing named ("What is my cat called?": "He's called Biscotti")
         head, head_keys = "name", frozenset({words.word_key("name")})
+    elif called is not None and called in _HEAD_KINDS:
+        head, head_keys = called, frozenset({words.word_key(called)})  # "my business called?"
     if head == "name":  # "the name of the studio" asks an organisation, not a person
         owner = named_noun_of(question)
         if _HEAD_KINDS.get(owner, "person") != "person":

@@ -180,8 +180,10 @@ def grade(answer: str, refused: bool, q: DemoQuestion) -> bool:
 
 def has_word(word: str, text: str) -> bool:
     """Whether ``text`` holds ``word`` as a whole word (a plural or possessive too:
-    "Halden's" holds "Halden", "17:58" does not hold "7:58"), case aside."""
-    return re.search(rf"(?<!\w){re.escape(word)}(?:'?s)?(?!\w)", text, re.I) is not None
+    "Halden's" holds "Halden", "17:58" does not hold "7:58"), case aside; a number
+    also after a currency's letters ("R1,200" holds "1,200", "12,001" not "2,001")."""
+    before = r"(?<![\d.,])" if word[:1].isdigit() else r"(?<!\w)"
+    return re.search(rf"{before}{re.escape(word)}(?:'?s)?(?!\w)", text, re.I) is not None
 
 
 def names_day(answer: str, day: date) -> bool:
