@@ -11,7 +11,7 @@ import pytest
 
 from answer_cases import remembered
 from remem.answer import nlp
-from remem.answer.now import asks_left, dropped, measured
+from remem.answer.now import _priced, asks_left, dropped, last_change, measured
 from remem.question import as_question
 from remem.types import Hit
 
@@ -52,6 +52,10 @@ def _hit(text: str) -> Hit:
             "Larchmont",
             "Pellow",
         ),
+        # a choice said not made (stop 67)
+        ("Ah, no, I never bought the Yaris. Mr Kowalczyk offered me his Jazz.", "Yaris", ""),
+        ("We didn't book Noboribetsu in the end.", "Noboribetsu", ""),
+        ("Bronwen's moving me off Wednesday evenings, from June I'm on Sundays.", "Wednesday", ""),
     ],
 )
 def test_a_value_dropped_for_another(text, old, new):
@@ -65,6 +69,8 @@ def test_a_value_dropped_for_another(text, old, new):
         "I'd rather stay in tonight.",
         "We're going to Seville in September.",
         "Not sure about Porto yet.",
+        "I never went to Paris.",  # no choice said not made
+        "They didn't get Hollybrook.",  # a choice refused them, not one they made
     ],
 )
 def test_no_value_dropped(text):
@@ -180,3 +186,22 @@ def test_a_name_given_anew():
         "He's called Sumac now. It's called Dolly Grey now. It's Spain now."
     )
     assert renamed_to(said) == {"Pimenta", "Marlowe", "Sumac", "Dolly Grey"}
+
+
+def test_a_change_that_says_only_when_cuts_nothing():
+    # "So I moved in on Monday in the end" names no value: the firm before it answers
+    doc = nlp.parse(
+        "Stourport Removals rang and cancelled. So I ended up with a family firm, "
+        "Lightfoot Movers. So I moved in on Monday in the end."
+    )
+    assert last_change(list(doc.sents)) == 0
+    doc = nlp.parse(
+        "I drove an old Fiat. Last week someone dented it, so I sold it and bought a Vespa."
+    )
+    assert last_change(list(doc.sents)) == 1
+
+
+def test_a_sum_asked_now_is_the_newest_pricing_the_thing():
+    # "croissant", which the tagger calls an adjective, is what is priced
+    question = as_question("How much do I charge for a croissant at the moment?")
+    assert _priced(question) == {"croissant"}

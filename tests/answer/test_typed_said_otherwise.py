@@ -13,7 +13,7 @@ from answer_cases import remembered
 from remem.answer import naming, nlp, spans
 from remem.answer.kinds import is_a
 from remem.answer.reader import REFUSAL
-from remem.answer.typed import _bare_name, _compounds
+from remem.answer.typed import _bare_name, _compounds, _named_wrong, _priced_other
 from remem.answer.want import wanted
 from remem.question import as_question
 
@@ -147,3 +147,25 @@ def test_a_name_given_to_a_role_beside_a_woman_is_the_roles():
     doc = nlp.parse("My mother, a woman called Edith, never sits still.")
     edith = next(e for e in doc.ents if e.text == "Edith")
     assert not naming.called_other(edith, "mother")
+
+
+def test_a_relations_word_is_no_thing():
+    # "Dad and I test-drove a Yaris": Dad is no car
+    assert _named_wrong(
+        wanted(as_question("Which car did I end up buying?")),
+        None,
+        "Dad",
+        as_question("Which car did I end up buying?"),
+    )
+    assert not _named_wrong(
+        wanted(as_question("Who did I go with?")), None, "Dad", as_question("Who did I go with?")
+    )
+
+
+def test_a_price_of_a_word_of_the_family_is_not_anothers():
+    doc = nlp.parse("The adoption fee was £250, which covers his jabs.")
+    fee = next(e for e in doc.ents if e.label_ == "MONEY")
+    assert not _priced_other(fee, as_question("How much did I pay to adopt my dog?"))
+    doc = nlp.parse("The table was £145.")
+    table = next(e for e in doc.ents if e.label_ == "MONEY")
+    assert _priced_other(table, as_question("How much did the lamp cost?"))

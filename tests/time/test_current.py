@@ -66,6 +66,14 @@ def test_the_detector_gets_the_development_set_right():
         ("I moved to Porto last month.", "residence", "porto"),
         ("I just started at Microsoft!", "employer", "microsoft"),
         ("I quit my job at Acme.", "employer", "not acme"),
+        # a job told by its start or its first weeks (stop 67)
+        (
+            "I got the job at the smaller practice, Oakridge Partners.",
+            "employer",
+            "oakridge partners",
+        ),
+        ("First week at Oakridge Partners nearly done.", "employer", "oakridge partners"),
+        ("Just over four weeks at Harcastle now and I'm loving it.", "employer", "harcastle"),
         ("I got a new phone yesterday.", "phone", UNKNOWN),
         ("I have three cats now.", "count:cat", "3"),
         ("My favourite ice cream flavour is mint.", "favourite:ice cream flavour", "mint"),
@@ -84,6 +92,7 @@ def test_no_slot_in_ordinary_sentences():
         "I'm a big fan of jazz",
         "I joined a book club",
         "I quit smoking",
+        "My first week at the gym was hard",
     ):
         assert read_slots(text) == [], text
 

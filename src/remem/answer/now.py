@@ -21,6 +21,7 @@ from ..types import Hit
 from .candidate import Source, Span
 from .classes import COLOUR_NOUNS
 from .kinds import alike, is_a
+from .nlp import parse
 from .want import Want, asks_called
 
 #: verbs that, in the past tense, tell a thing replaced by another (:func:`last_change`)
@@ -31,16 +32,28 @@ _CHANGES = frozenset(
 
 #: a value a sentence says was dropped for another, whoever's it is (:func:`dropped`):
 #: "instead of Porto", "rather than the Fiat", "not Porto anymore" ("isn't Porto any
-#: more"), "turned Sheffield down", "cancelled Larchmont"; and one it says was traded
+#: more"), "turned Sheffield down", "cancelled Larchmont", "I never bought the Yaris",
+#: "moving me off Wednesday evenings";
+#: and one it says was traded
 #: for another, which it names ("traded in the Fiesta for a secondhand Skoda
 #: Octavia", "replaced the Raleigh with a Brompton")
 _NAME = r"[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*"
+#: the verbs of a choice, as a negation says one was not made ("I never bought the
+#: Yaris", "we didn't book Noboribetsu"); not "get", which a choice may be refused
+#: ("They didn't get Hollybrook", a school that took them off its list later)
+_CHOSE = (
+    r"buy|bought|book|booked|choose|chose|pick|picked|hire|hired|"
+    r"go\s+(?:with|for)|went\s+(?:with|for)|sign\s+up\s+(?:with|for)|signed\s+up\s+(?:with|for)"
+)
 _DET = r"(?:(?:the|a|an|my|our|his|her|their)\s+)?"
 _DROPPED = re.compile(
     rf"\b(?i:instead\s+of|rather\s+than)\s+(?:{_DET}|going\s+to\s+)(?P<v>{_NAME})"
     rf"|(?:\b[Nn]ot|n['\u2019]t)\s+{_DET}(?P<n>{_NAME})\s+any\s?more\b"
     rf"|\bturned\s+{_DET}(?P<t>{_NAME})\s+down\b|\bturned\s+down\s+{_DET}(?P<d>{_NAME})"
     rf"|\b(?:cancell?ed|ditched|dumped)\s+{_DET}(?P<c>{_NAME})"
+    rf"|\b(?i:never|didn['\u2019]t|did\s+not)\s+(?i:end\s+up\s+)?(?i:{_CHOSE})\s+{_DET}(?P<x>{_NAME})"
+    rf"|\b(?i:mov(?:e|ed|es|ing)|tak(?:e|en|es|ing)|took)\s+(?:me|us|him|her|them|it)\s+off\s+"
+    rf"{_DET}(?P<o>{_NAME})"
 )
 _TRADED = re.compile(
     rf"\b(?:traded|swapped|exchanged|replaced)\s+(?:in\s+)?{_DET}(?:old\s+)?(?P<old>{_NAME})"
@@ -148,8 +161,9 @@ def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
             names = [m["v"] for m in _INNER_NAME.finditer(clause.group(0))] if clause else []
             new = names[-1] if names else ""
             for m in _DROPPED.finditer(sentence):
-                instead = new if m["n"] else _beside(sentence, m)
-                old = m["v"] or m["n"] or m["t"] or m["d"] or m["c"]
+                # a choice not made or a slot left names nothing in its place here
+                instead = new if m["n"] else "" if m["x"] or m["o"] else _beside(sentence, m)
+                old = m["v"] or m["n"] or m["t"] or m["d"] or m["c"] or m["x"] or m["o"]
                 found.append(Dropped(hit, old, instead))
             for m in _TRADED.finditer(sentence):
                 found.append(Dropped(hit, m["old"] or m["from"], m["new"] or m["to"]))
@@ -291,8 +305,9 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         named = [s for s in found if _names_head(want.head, s.text)]
     elif want.head_keys:
         named = [s for s in found if want.head_keys & words.content_keys(s.text)]
-    else:  # "How many eggs a week are they laying now?": the memories counting eggs
-        nouns = counted(question)
+    else:  # "How many eggs a week are they laying now?": the memories counting eggs;
+        # "How much do I charge for a croissant now?": those pricing croissants
+        nouns = counted(question) or (_priced(question) if want.kind == "money" else frozenset())
         named = [s for s in found if nouns and nouns & words.content_keys(s.hit.text)]
     if not named:
         return found
@@ -339,6 +354,26 @@ _HOW_MANY = re.compile(
     r"|\bhow\s+many\s+((?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:did|does|do|are|is|was|were|have|"
     r"has|had|will|would|can|could|of)\b|\s*\?|$)|\bhow\s+many\s+([a-z]+)",
     re.I,
+)
+
+
+def _priced(question: Question) -> frozenset[str]:
+    """The keys of the nouns a question about a sum names ("croissant" of "How much
+    do I charge for a croissant at the moment?", which the tagger may call an
+    adjective), the words of a time aside."""
+    return frozenset(
+        words.word_key(t.lower_)
+        for t in parse(question.text)
+        if (t.pos_ == "NOUN" or t.dep_ in ("pobj", "dobj"))
+        and t.pos_ not in ("PRON", "DET")
+        and not t.ent_type_
+        and t.lower_ not in _NOT_PRICED
+    )
+
+
+#: nouns of a question about a sum that name no thing priced
+_NOT_PRICED = frozenset(
+    {"much", "many", "moment", "minute", "time", "day", "week", "month", "year", "price", "cost"}
 )
 
 
@@ -410,10 +445,28 @@ def last_change(sents: list[Any], keys: frozenset[str] = frozenset()) -> int:
     what it changed ("the budget is now £61,500. I've ... sold my motorbike")."""
     last = 0
     for i, sent in enumerate(sents):
-        changes = [t for t in sent if t.lemma_.lower() in _CHANGES and t.tag_ in ("VBD", "VBN")]
+        changes = [
+            t
+            for t in sent
+            if t.lemma_.lower() in _CHANGES and t.tag_ in ("VBD", "VBN") and not _only_when(t)
+        ]
         if changes and (not keys or keys & words.content_keys(sent.text) or _of_it(changes)):
             last = i
     return last
+
+
+def _only_when(verb: Any) -> bool:
+    """Whether a change says only when it happened, no value ("So I moved in on
+    Monday in the end": the firm that moved me is in the sentence before; "in the end"
+    is when too)."""
+    told = [c for c in verb.children if c.dep_ in ("dobj", "attr", "prep", "dative", "oprd")]
+    timed = [
+        c
+        for c in told
+        if c.dep_ == "prep"
+        and all(g.ent_type_ in ("DATE", "TIME") or g.lemma_ == "end" for g in c.children)
+    ]
+    return len(told) == len(timed)
 
 
 def _of_it(changes: list[Any]) -> bool:

@@ -1233,15 +1233,20 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
 
 def _named_wrong(want: Want, span: Any, text: str, question: Question) -> bool:
     """Whether a name is given to another thing than the one asked: an organisation's
-    to another kind of one (:func:`_no_org`), a name asked and a relation's word
-    given ("Mum"), or, asked what a thing is called ("What's
+    to another kind of one (:func:`_no_org`), a name or a thing asked and a relation's
+    word given ("Mum"), or, asked what a thing is called ("What's
     my cat called?"), to another noun ("a guy called Declan Rourke",
     ``spans.named_other``)."""
     if want.kind == "org":
         return _no_org(span, text, want.head)
-    if want.head == "name" and text.lower() in relations():
-        return True  # "Mum", capitalised as a name, is what she is to someone
+    if text.lower() in relations() and (want.head == "name" or _a_thing(want)):
+        return True  # "Mum", capitalised as a name, is what she is to someone; "Dad" no car
     return want.kind == "thing" and asks_called(question) and named_other(span, want, question)
+
+
+def _a_thing(want: Want) -> bool:
+    """Whether a thing is asked by a noun that is no one's ("Which car...?")."""
+    return want.kind == "thing" and bool(want.head) and not is_a(want.head, "person")
 
 
 def _no_org(span: Any, text: str, head: str) -> bool:
@@ -1279,15 +1284,17 @@ def _unnamed_in(hit: Hit, question: Question, speakers: Collection[str]) -> bool
 
 
 def _priced_other(span: Any, question: Question) -> bool:
-    """Whether the parse says the price is of a thing the question does not name
-    ("The table was £145, the substrate another £12" asked what the UV lamp cost)."""
+    """Whether the parse says the price is of a thing the question does not name,
+    nor a word of its family ("The table was £145, the substrate another £12" asked
+    what the UV lamp cost; "The adoption fee was £250" is what adopting cost)."""
     noun = priced_noun(span)
     if noun is None or noun.pos_ not in ("NOUN", "PROPN") or noun.lemma_.lower() in CURRENCIES:
         return False  # "950 euro" is a price in euros, of no other thing
     # the nouns of the whole phrase: "Declan's redone all the numbers and the budget
     # is now £61,500", whose subject the tagger misreads as "redone"
     said = {_key_of(t) for t in noun.subtree if t.pos_ in ("NOUN", "PROPN")} | {_key_of(noun)}
-    return not said & question.keys
+    # a word of the family is no other thing: "the adoption fee" of "to adopt my dog"
+    return not any(_kin(k, said) for k in question.keys)
 
 
 def _of_kind(span: Any, head: str, kind_senses: int | None = None) -> bool:
