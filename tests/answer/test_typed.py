@@ -18,8 +18,8 @@ from remem.answer.typed import (
     DEPTH,
     NEVER,
     Around,
+    _no_ones,
     _owner_names,
-    _placed_names,
     _role_verb,
     best_span,
     fit_share,
@@ -400,7 +400,7 @@ def test_a_name_said_after_in_is_a_place_and_no_one_asked_for():
         Hit("b", "James supports Liverpool, the best team.", 0.9, "James", T0, "s1"),
     ]
     # "Oundle" is where something is; "Liverpool", labelled a city, is whom James supports
-    assert _placed_names([(h, 0.0, i) for i, h in enumerate(hits)]) == {"oundle"}
+    assert _no_ones([(h, 0.0, i) for i, h in enumerate(hits)]) == {"oundle"}
 
 
 def test_a_time_ago_is_how_long_only_until_now():

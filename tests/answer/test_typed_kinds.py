@@ -228,7 +228,7 @@ def test_a_name_memory_gives_a_thing_is_no_one_s(embedder, engine):
     """ "It's called Heron Lodge" names a care home, and "The truck's called Jollof
     Junction" a truck: neither answers "Who...?", wherever else the tagger reads the
     name as a person's ("He loved Heron Lodge"); "Ghanaian" is a people, no one's
-    name (``spans.names_a_thing``, ``typed._thing_names``)."""
+    name (``spans.names_a_thing``, ``typed._no_ones``)."""
     talk = [
         ("oona", "Dad's respite place is sorted. It's called Heron Lodge, by the bay."),
         ("assistant", "That sounds lovely. Who came round to assess his house?"),

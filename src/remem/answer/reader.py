@@ -85,7 +85,16 @@ from .settle import (
     unwritten,
 )
 from .told import in_window, told_by_asked
-from .typed import ALONE, NEVER, REPLY_SHARE, Around, asks, asks_of_told, typed_answer
+from .typed import (
+    ALONE,
+    NEVER,
+    REPLY_SHARE,
+    Around,
+    asks,
+    asks_of_told,
+    said_before,
+    typed_answer,
+)
 
 __all__ = ["REFUSAL", "Answer", "Answerer", "extractive", "format_memory"]
 
@@ -812,16 +821,15 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
 def _replies_to_when(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
     """(reply, the turn before it) for each memory of ``evidence`` that does not ask
     and follows the other speaker's turn asking when (its last sentence)."""
-    before = around.before
     plain = [h for h in evidence if not asks(h.text)]
-    prior = before(plain) if before is not None and plain else {}
+    prior = said_before(plain, around)
     return [
         (h, a)
         for h in plain
         if (a := prior.get(h.id)) is not None
-        and a.speaker != h.speaker and asks(a.text)
+        and asks(a.text)
         and words.answer_type(sentences(a.text)[-1]) == "date"
-    ]  # fmt: skip
+    ]
 
 
 def _asked_when_after(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
@@ -872,13 +880,7 @@ def _teasers(question: Question, evidence: Sequence[Hit], around: Around) -> dic
     ]
     if before is None or not plain:
         return {}
-    asking = before(plain)
-    asked = {
-        h.id: a
-        for h in plain
-        if (a := asking.get(h.id)) is not None
-        and asks(a.text) and a.speaker != h.speaker
-    }  # fmt: skip
+    asked = {i: a for i, a in said_before(plain, around).items() if asks(a.text)}
     keys = _asked_keys(question)
     timed = {
         i: a

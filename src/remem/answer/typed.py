@@ -236,7 +236,7 @@ def typed_candidates(
             question, want, sources, (around, _meaning(question, sources, nearness))
         )
     if want.kind == "person":  # "Oundle", where the user lives, is no one
-        placed = _placed_names(sources) | _thing_names(sources)
+        placed = _no_ones(sources)
         found = [s for s in found if s.text.lower() not in placed]
     found = _own_words_first(question, want, found)
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
@@ -475,25 +475,21 @@ def _a_thing_by_name(span: Span) -> bool:
     return bool(re.search(rf"\bthe\s+{re.escape(span.text)}\b", span.hit.text, re.I))
 
 
-def _placed_names(sources: list[Source]) -> frozenset[str]:
-    """The names the sources put after "in" ("my flat in Oundle"): a place, whatever
-    else a sentence seems to make of it. Not a place's label: "Liverpool", whom James
-    supports, is a team."""
-    return frozenset(
-        token.lower_
-        for hit, _, _ in sources
-        for token in nlp.parse(hit.text)
-        if token.pos_ == "PROPN" and token.dep_ == "pobj" and token.head.lower_ == "in"
-    )
-
-
-def _thing_names(sources: list[Source]) -> frozenset[str]:
-    """The names the sources give a thing ("It's called Heron Lodge", "The truck's
-    called Jollof Junction": :func:`spans.names_a_thing`) or the tagger reads as a
-    people ("Ghanaian"): no one's, wherever else they stand."""
+def _no_ones(sources: list[Source]) -> frozenset[str]:
+    """The names the sources give no one, in one pass over their parses: a name put
+    after "in" ("my flat in Oundle"), a place whatever else a sentence seems to make
+    of it (not a place's label: "Liverpool", whom James supports, is a team); a name
+    given to a thing ("It's called Heron Lodge", "The truck's called Jollof Junction":
+    :func:`spans.names_a_thing`); and a people the tagger reads ("Ghanaian")."""
     out: set[str] = set()
     for hit, _, _ in sources:
-        for e in nlp.parse(hit.text).ents:
+        doc = nlp.parse(hit.text)
+        out |= {
+            t.lower_
+            for t in doc
+            if t.pos_ == "PROPN" and t.dep_ == "pobj" and t.head.lower_ == "in"
+        }
+        for e in doc.ents:
             if e.label_ == "NORP" or names_a_thing(e):
                 # the tagger's span may run on ("Jollof Junction - mostly Ghanaian"):
                 # its opening proper nouns are the name
@@ -748,19 +744,16 @@ def _asked_of_it(question: Question, top: list[Hit], around: Around) -> list[tup
     taught the class?"): a verb's family is wider ("Are the hours leaving you enough
     room for training?" asks nothing of "Which company did Priya leave?"). A question
     naming nothing of its own is read by :func:`_asked_before`."""
-    before = around.before
-    if before is None:
-        return []
     have = {h.id for h in top}
     plain = [h for h in top if not asks(h.text)]
-    prior = before(plain) if plain else {}
+    prior = said_before(plain, around)
     keys = _asked(question) - _KIND_KEYS
     nouns = keys & _noun_keys(question.text)
     kind = _KIND_ASKED.get(wanted(question).kind)
     out = []
     for h in plain:
         a = prior.get(h.id)
-        if a is None or a.speaker == h.speaker or (a.id in have and asks(a.text)):
+        if a is None or (a.id in have and asks(a.text)):
             continue  # an asking turn of the evidence is read by :func:`_sources`
         last, said = _last_question(a.text)
         alike = kind is not None and kind.search(last) is not None
@@ -793,13 +786,9 @@ def _asked_before(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
     before = around.before
     have = {h.id for h in top}
     plain = [h for h in top if not asks(h.text)]
-    prior = before(plain) if before is not None and plain else {}
     asked = {
-        h.id: a
-        for h in plain
-        if (a := prior.get(h.id)) is not None
-        and a.id not in have and a.speaker != h.speaker and asks(a.text)
-    }  # fmt: skip
+        i: a for i, a in said_before(plain, around).items() if a.id not in have and asks(a.text)
+    }
     bare = [a for a in asked.values() if asks_of_told(a.text)]
     context = before(bare) if before is not None and bare else {}
     out = []
@@ -808,6 +797,15 @@ def _asked_before(top: list[Hit], around: Around) -> list[tuple[Hit, Hit, Hit]]:
         if c is not None and c.speaker == h.speaker:
             out.append((h, asked[h.id], c))
     return out
+
+
+def said_before(hits: Sequence[Hit], around: Around) -> dict[str, Hit]:
+    """Each memory of ``hits`` -> the turn said just before it, when the other speaker
+    said that turn (the question a reply replies to, when it asks), whether recall
+    brought it or not (empty without ``around.before``)."""
+    before = around.before
+    prior = before(list(hits)) if before is not None and hits else {}
+    return {h.id: a for h in hits if (a := prior.get(h.id)) is not None and a.speaker != h.speaker}
 
 
 def asks(text: str) -> bool:
