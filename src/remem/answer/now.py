@@ -307,7 +307,9 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         named = [s for s in found if want.head_keys & words.content_keys(s.text)]
     else:  # "How many eggs a week are they laying now?": the memories counting eggs;
         # "How much do I charge for a croissant now?": those pricing croissants
-        nouns = counted(question) or (_priced(question) if want.kind == "money" else frozenset())
+        nouns = counted(question) or (
+            _priced_nouns(question) if want.kind == "money" else frozenset()
+        )
         named = [s for s in found if nouns and nouns & words.content_keys(s.hit.text)]
     if not named:
         return found
@@ -357,7 +359,7 @@ _HOW_MANY = re.compile(
 )
 
 
-def _priced(question: Question) -> frozenset[str]:
+def _priced_nouns(question: Question) -> frozenset[str]:
     """The keys of the nouns a question about a sum names ("croissant" of "How much
     do I charge for a croissant at the moment?", which the tagger may call an
     adjective), the words of a time aside."""

@@ -962,11 +962,7 @@ def written_as_name(token: Any) -> bool:
 
 
 #: the days of the week, which name no one ("every Sunday with my buddy", untagged)
-_WEEKDAYS = frozenset(
-    d + s
-    for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-    for s in ("", "s")
-)
+_WEEKDAYS = frozenset(d + s for d in WEEKDAYS for s in ("", "s"))
 
 
 def _no_name(token: Any) -> bool:

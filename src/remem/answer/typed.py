@@ -993,14 +993,14 @@ def _kinds_said(question: Question, keys: frozenset[str], sentence: Any, said: s
     ("Dad's 87" of "How old is my father?"; ``said``: the sentence's keys). Only a
     relation's word: "coach" is a kind of "instructor" too, yet Rafael's daughter's
     coach is no one's woodturning instructor."""
+    kin = {t.lower_ for t in sentence if t.lower_ in relations()}
+    if not kin:  # most sentences: the question is not parsed again for them
+        return 0
     asked = [
         n
         for n in possessions(question)
         if words.word_key(n) in keys and not _kin(words.word_key(n), said)
     ]
-    if not asked:
-        return 0
-    kin = {t.lower_ for t in sentence if t.lower_ in relations()}
     return sum(1 for n in asked if any(is_a(m, n) for m in kin if m != n))
 
 
@@ -1660,12 +1660,10 @@ def _about_subject(
 
     def about(hit: Hit) -> bool:
         keys = words.content_keys(hit.text)
-        return (
-            bool(subject & keys)
-            or _any_kin(heads, keys)
-            or near.get(hit.id, 0.0) >= RELATED_MIN
-            or any(is_a(n, w) for w in said for n in _nouns(hit.text) if n != w)
-        )
+        if subject & keys or _any_kin(heads, keys) or near.get(hit.id, 0.0) >= RELATED_MIN:
+            return True
+        nouns = _nouns(hit.text)  # a kind of it: "Dad" of "my father"
+        return any(is_a(n, w) for w in said for n in nouns if n != w)
 
     return _standing(sources, about)
 
