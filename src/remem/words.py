@@ -28,6 +28,8 @@ def word_list(name: str, package: str = "remem.data", folder: str = "") -> tuple
 
 #: irregular past form -> base form (``data/irregular_past.txt``)
 _IRREGULAR = dict(line.split() for line in word_list("irregular_past.txt"))
+#: irregular plural -> singular (``data/irregular_plural.txt``): "feet" meets "foot"
+_IRREGULAR.update(line.split() for line in word_list("irregular_plural.txt"))
 
 
 def word_key(token: str) -> str:

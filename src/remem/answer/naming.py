@@ -164,3 +164,33 @@ def near_in_parse(a: Any, b: Any) -> bool:
     return len(inner) <= 3 and all(
         t.pos_ in ("NOUN", "PROPN") or t.lemma_.lower() in _NAMING for t in inner
     )
+
+
+#: the words a greeting or thanks addresses someone with ("Hey Andrew!", "Congrats
+#: Evan!", "Thanks, Melanie!")
+_GREETINGS = frozenset(
+    {"hey", "hi", "hello", "thanks", "thank", "congrats", "congratulations", "cheers", "dear"}
+)
+#: the marks a name spoken to stands before
+_CLOSING = frozenset({",", "!", "?", "."})
+
+
+def addressed(span: Any) -> bool:
+    """Whether a name is spoken to, not of ("That's brilliant, Niamh,
+    congratulations!", "Hey Andrew!", "Congrats Evan!"): the one it names is one of
+    those talking, the listener, as a speaker's name is. Set off by a comma or a
+    greeting before and a mark after; not a name beside a noun ("My teacher, Ines,
+    says...") nor a reply that is only the name ("Ines Duarte.")."""
+    if span[0].lower_ in _GREETINGS:
+        return True
+    sent = span.sent
+    before = span.doc[span.start - 1] if span.start > sent.start else None
+    after = span.doc[span.end] if span.end < sent.end else None
+    if after is not None and after.text not in _CLOSING:
+        return False
+    root = span.root
+    if root.dep_ == "appos" and root.head.pos_ in ("NOUN", "PROPN"):
+        return False
+    if before is None:  # "Andrew, did you see it?"; not "Ines Duarte."
+        return after is not None and after.text == "," and span.end + 1 < sent.end
+    return before.text == "," or before.lower_ in _GREETINGS or before.pos_ == "INTJ"

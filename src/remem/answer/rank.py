@@ -61,7 +61,17 @@ HAND: dict[str, float] = {
 #: physical thing asked as what was given, lost or found (``physical``, stop 65: +1 by
 #: hand, two thirds of ``isa``; thing questions 65 -> 72 right of 169 on the development
 #: check sets, synapse, none lost once "leave" was left out)
-HAND_ONLY: dict[str, float] = {"bare": 1.5, "a_named": -1.0, "physical": 1.0}
+#: and the noun asked, described in the question's own words (``echo``, stop 68: -1 by
+#: hand, as ``a_named``); a phrase of a sentence read only because recall ranked its
+#: memory first (``trusted``, stop 68: -1 by hand, so it wins only where the phrases of
+#: the memories that share the question's words are weak, about 1 below it)
+HAND_ONLY: dict[str, float] = {
+    "bare": 1.5,
+    "a_named": -1.0,
+    "physical": 1.0,
+    "echo": -1.0,
+    "trusted": -1.0,
+}
 #: the origins of an entity asked by its kind ("Her name is Ines Duarte": an
 #: attribute in the parse, a person all the same)
 _ENTITY = ("kind", "named", "proper", "pattern")

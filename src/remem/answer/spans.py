@@ -271,7 +271,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         out += [
             (sent[t.i - at : t.i - at + 1], "pattern")
             for t in sent
-            if t.like_num and not _counting(t) and not t.ent_type_
+            # not a word of a name ("the Three Weirs Triathlon")
+            if t.like_num and not _counting(t) and not t.ent_type_ and t.pos_ != "PROPN"
         ]
     elif want.kind == "money":  # "R1,200", which the tagger reads as a name
         out += [(s, "pattern") for s in _pattern_spans(sent, _CODED_SUM)]

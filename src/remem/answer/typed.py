@@ -105,6 +105,12 @@ REPLY_SHARE = 0.8
 #: ("Does Ines want you practising daily?" ... "I'm thinking Kyoto in late April"
 #: tells no hometown of hers)
 _READ_MIN = 0.5
+#: the memories recall ranks first, whose sentences are read at the least fit
+#: (:data:`_READ_MIN`) when they share no word with the question: recall found them
+#: nearest in meaning ("Who is the former sailor among Dad's carers?": "a lovely man
+#: called Tomasz Wierzbicki, who used to be a merchant seaman"). Only once other
+#: memories speak to the question: alone, they would answer what was never said
+_TRUSTED = 1
 #: what a sentence inherits of the fit of the one before it in the same memory
 #: ("Last Fri I took my kids to a pottery workshop. We all made our own pots")
 _NEXT_SHARE = 0.5
@@ -224,6 +230,9 @@ def typed_candidates(
     meaning = _meaning(question, sources, nearness)
     weighing = (around, meaning)
     found = _candidates(question, want, sources, weighing)
+    if found and want.head != "name":  # memory speaks to it: read recall's first too
+        # (:data:`_TRUSTED`); not for a noun's name, which is given beside the noun
+        found = _candidates(question, want, sources, weighing, _TRUSTED)
     if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name" and not strangers:
         found = _weaker(question, want, sources, weighing)
     if not found and want.kind in STRICT and len(evidence) > DEPTH and not now.asks_left(question):
@@ -1141,12 +1150,14 @@ def _candidates(
     want: Want,
     sources: list[Source],
     weighing: Weighing,
+    trusted: int = 0,
 ) -> list[Span]:
     """Every candidate phrase of every source sentence that speaks to the question,
     scored (:mod:`remem.answer.rank`); a phrase found by several rules is one
     candidate with all its origins. ``weighing``: what the reader may ask of the
     memories (:class:`Around`: the rarity of words) and each source's nearness in
-    meaning to the question (:func:`_meaning`)."""
+    meaning to the question (:func:`_meaning`). ``trusted``: how many of the first
+    sources are read whatever words they share (:func:`_sentences`)."""
     around, meaning = weighing
     keys = _asked(question)
     named = {_bare_name(n) for n in question.names} | _owner_names(question, sources)
@@ -1157,7 +1168,8 @@ def _candidates(
     counted_said = now.counted_words(question.text) if counted else ""
     weights = rank_weights()
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
-    read = list(_sentences(question, keys, sources))
+    raised: set[tuple[str, int]] = set()
+    read = list(_sentences(question, keys, sources, want.head, (trusted, raised)))
     said = [_in_context(hit, sent, fits, sources) for hit, sent, fits, _ in read]
     near_sent = _sentence_meaning(question, said, around)
     for (hit, sent, fits, at), sent_near in zip(read, near_sent, strict=True):
@@ -1196,11 +1208,14 @@ def _candidates(
                 continue
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
-            cues["speaker"] = float(want.kind == "person" and text.lower() in speakers)
+            cues["speaker"] = float(
+                want.kind == "person" and (text.lower() in speakers or naming.addressed(span))
+            )
             cues["meaning"] = meaning.get(hit.id, 0.0)
             cues["s_meaning"] = sent_near
             cues["counts"] = float(bool(counted) and _counts_noun(span, counted))
             cues["isa"] = float(want.kind == "thing" and _of_kind(span, want.head))
+            cues["trusted"] = float((hit.id, sent.start) in raised)
             found[key] = (span, text, hit, cues, [origin])
     typed = _type_meaning(want, [text for _, text, _, _, _ in found.values()], around)
     handed = not want.head and _role_verb(question, want) in _HANDLED
@@ -1367,18 +1382,40 @@ def _cues(
     words, the question's own words in it, its length, and how rare its new words
     are."""
     (own, fit), at, nearness = measured
-    said = words.content_keys(text)
+    said = frozenset() if _measure(want, span) else words.content_keys(text)
     new = " ".join(w for w in text.split() if words.word_key(w.lower()) not in keys)
+    asked = said & (keys - want.head_keys)
+    root = getattr(span, "root", None)
     return {
+        # the noun asked, described in the question's own words ("a movie that blew
+        # my mind", of "What movie ... blew his mind?"): it says no more than was asked
+        "echo": float(
+            bool(asked) and root is not None and root.pos_ == "NOUN" and root.lemma_ == want.head
+        ),
         "fit": own,
         "inherited": fit - own,
         "near": nearness,
         "rank": float(at),
-        "asked": float(len(said & (keys - want.head_keys))),  # "Millbrook Rowing Club"
+        "asked": float(len(asked)),  # "Millbrook Rowing Club"
         "words": float(len(text.split())),
         "rarity": rarity(new) if rarity is not None and new else 0.0,
         "bare": float(_bare(span, want.kind == "thing") and fit - own >= REPLY_SHARE),
     }
+
+
+#: the kinds a measure answers, and the labels of a measure's entity
+_MEASURE_KINDS = frozenset(
+    {"number", "money", "age", "duration", "frequency", "distance", "length"}
+)
+_MEASURE_LABELS = frozenset({"QUANTITY", "TIME", "DATE", "MONEY", "CARDINAL", "PERCENT"})
+
+
+def _measure(want: Want, span: Any) -> bool:
+    """Whether ``span`` is a measure of the kind asked, whose unit repeats the
+    question's without echoing it: "57-foot" to "What's the length of my boat in
+    feet?", "three days" to "How many days...?"."""
+    root = getattr(span, "root", None)
+    return want.kind in _MEASURE_KINDS and root is not None and root.ent_type_ in _MEASURE_LABELS
 
 
 def _bare(span: Any, thing: bool = False) -> bool:
@@ -1404,7 +1441,11 @@ def _bare(span: Any, thing: bool = False) -> bool:
 
 
 def _sentences(
-    question: Question, keys: frozenset[str], sources: list[Source]
+    question: Question,
+    keys: frozenset[str],
+    sources: list[Source],
+    head: str = "",
+    trusted: tuple[int, set[tuple[str, int]]] | None = None,
 ) -> Iterator[tuple[Hit, Any, tuple[float, float], int]]:
     """(memory, sentence, (its own fit, its fit), rank) of each source sentence that
     speaks to the question (:func:`_fit`), one after such a sentence inheriting part
@@ -1412,11 +1453,16 @@ def _sentences(
     is an old Pixel" does not tell what was done on Saturday). What a reply inherits
     of the turn that asked fades the same way from one sentence to the next: "Does
     Ines want you practising daily?" is answered by "Twenty minutes a day", not by
-    "I'm thinking Kyoto in late April" two sentences on."""
+    "I'm thinking Kyoto in late April" two sentences on. A sentence that brings in
+    the noun asked (``head``) without saying which ("I had a frustrating issue at
+    the supermarket.") hands the next its whole fit ("The self-checkout machines were
+    all broken"). ``trusted``: how many of the first sources are read whatever words
+    they share (:data:`_TRUSTED`), and the set that collects (memory, sentence start)
+    of each sentence read so."""
     setter = now.current_setter(question, sources)
     called = asks_called(question)
     for hit, inherited, rank in sources:
-        before = 0.0
+        before = teased = 0.0
         sents = list(nlp.parse(hit.text).sents)
         if question.order == "newest":
             sents = sents[now.last_change(sents, keys) :]
@@ -1429,12 +1475,37 @@ def _sentences(
                 own = 1.0  # "What's my cat called now?": "so she's Pimenta now"
             told = at + 1 < len(sents) and _pronoun_is_asked(sents[at + 1], keys)
             after = owns[at + 1] if told else 0.0  # "... Rhiannon Voss. She's my mentor"
-            fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after) + inherited
+            fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after, teased) + inherited
+            teased = own if head and _brings_in(sent, head) else 0.0
+            if trusted and rank < trusted[0] and fit < _READ_MIN:  # nearest in meaning
+                fit = _READ_MIN
+                trusted[1].add((hit.id, sent.start))  # read as trusted (``rank``)
             before = max(float(len(keys & words.content_keys(sent.text))), _NEXT_SHARE * before)
             if not (_opener(sent) or _fragment(sent) or sent.text.rstrip().endswith(":")):
                 inherited *= _NEXT_SHARE  # not over a colon: "We met her: Ms Adaeze Okonkwo."
             if fit >= _READ_MIN:
                 yield hit, sent, (own, fit), rank
+
+
+def _brings_in(sent: Any, head: str) -> bool:
+    """Whether ``sent`` brings in the noun asked as a new one ("a frustrating
+    issue", "an idea"), not saying which: the next sentence says. Not when the
+    sentence goes on to name it ("a film that made me cry, I think it was called
+    'Aftersun'")."""
+    for t in sent:
+        if t.lemma_.lower() != head or t.pos_ != "NOUN":
+            continue
+        if not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in t.children):
+            continue
+        rest = [u for u in sent if u.i > t.i]
+        named = any(u.pos_ == "PROPN" or u.lower_ in _NAMING or u.is_quote for u in rest)
+        if not named and not any(c.dep_ in ("appos", "acl", "relcl") for c in t.children):
+            return True
+    return False
+
+
+#: the words a sentence names something with
+_NAMING = frozenset({"called", "named", "titled"})
 
 
 #: the pronouns a sentence opens with when it goes on about what the one before named

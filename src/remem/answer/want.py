@@ -61,6 +61,16 @@ _ASKS = (
             re.I,
         ),
     ),
+    (  # "What do I charge for a country loaf?", "What did the repair cost?": a sum
+        "money",
+        re.compile(
+            r"^\W*what\s+(?:do|does|did|will|would)\s+(?:[\w']+\s+){1,4}?"
+            r"(?:pay|charge|cost)\b(?!\s+(?:attention|a\s+visit|tribute|respects?|off)\b)",
+            re.I,
+        ),
+    ),
+    # a rate by the time it is paid for ("my tutor's hourly rate"; not a heart rate)
+    ("money", re.compile(r"\b(?:hourly|daily|weekly|nightly|day|going)\s+rates?\b", re.I)),
     ("number", re.compile(r"^\W*(?:(?:by|for|in|to|with|at|of)\s+)?how\s+(?:many|much)\b", re.I)),
     ("age", re.compile(r"^\W*(?:how\s+old|(?:at\s+)?what\s+age)\b", re.I)),
     (
@@ -112,6 +122,7 @@ _HEAD_KINDS = {
     "state": "place",
     "place": "place",
     "location": "place",
+    **dict.fromkeys(("port", "harbour", "harbor", "suburb", "county", "district"), "place"),
     "company": "org",
     # a maker, asked by its goods ("What make of piano...?", "Which brand of trainers?")
     **dict.fromkeys(BRAND_NOUNS := ("brand", "make"), "org"),
@@ -166,6 +177,11 @@ _HEAD_KINDS = {
     # what is asked by a number ("What number is my plot?", "What score did I get?",
     # "What is her chess rating?")
     **dict.fromkeys(NUMBER_NOUNS := ("number", "score", "rating"), "number"),
+    # a count or a measure asked by its noun ("What was my record count of bats?",
+    # "What's the length of my boat in feet?")
+    **dict.fromkeys(("count", "tally", "headcount"), "number"),
+    "length": "length",
+    **dict.fromkeys(("height", "width", "depth"), "distance"),
     # what is asked as a share ("What alcohol percentage...?"): a percentage only
     **dict.fromkeys(PERCENT_NOUNS := ("percentage", "percent", "abv"), "number"),
 }
@@ -307,7 +323,7 @@ def _role(question: Question) -> tuple[str, str, str]:
         return _NO_ROLE
     x = wh.head if wh.dep_ == "det" else wh  # "What movie": the noun plays the part
     prep = ""
-    head = x.head
+    head = x.head.head if x.head.dep_ == "aux" else x.head  # "What is she lending me?"
     if x.dep_ == "pobj":
         prep, head = head.lower_, head.head
     head = _chosen_doing(head)
@@ -318,10 +334,21 @@ def _role(question: Question) -> tuple[str, str, str]:
         # a copula's subject and attribute are read in typed.py; what "do" takes
         # ("What was Sam doing?") is an activity, a verb phrase of its own
         return _NO_ROLE
+    dep = "dobj" if _fronted_object(x) else x.dep_
     for name, deps in ROLES.items():
-        if x.dep_ in deps or (prep and name == "prep"):
+        if dep in deps or (prep and name == "prep"):
             return words.word_key(head.lemma_.lower()), name, prep
     return _NO_ROLE
+
+
+def _fronted_object(x: Any) -> bool:
+    """Whether the asked phrase, parsed as a subject, is an object asked first: its
+    verb has another subject ("Which road bike did I end up buying?", "Which town
+    will Rafe be commuting to?", read by the small parser as two subjects of one
+    verb); a question asking its subject has none ("Which bike broke?")."""
+    if x.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    return any(c.dep_ == "nsubj" and c.i != x.i for c in x.head.children)
 
 
 #: verbs that say a doing was chosen or came about, the doing in the verb they take
@@ -360,13 +387,27 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     after = doc[wh.i + 1] if wh.i + 1 < len(doc) else None
     if wh.dep_ != "det" and after is not None and after.pos_ == "NOUN" and wh.lower_ != "how":
         noun = after  # "In which city does she live?": the parser hangs "city" elsewhere
-    elif wh.dep_ == "det" and wh.head.pos_ in ("NOUN", "PROPN"):
+    elif wh.lower_ == "which" and after is not None and after.lower_ == "of":
+        # "Which of my breads sells quickest?" asks one of the breads
+        one = next((c for c in after.children if c.dep_ == "pobj" and c.pos_ == "NOUN"), None)
+        if one is not None:  # one of them, though they are many
+            return one.lemma_.lower(), False, frozenset({words.word_key(one.lower_)})
+    elif wh.dep_ == "det" and (wh.head.pos_ in ("NOUN", "PROPN") or _nominal(wh.head)):
         noun = wh.head
+        if noun.dep_ == "poss" and noun.tag_ == "NNS" and noun.head.pos_ == "NOUN":
+            # "Which boaters' club...?" asks a club, for boaters ("Which college's
+            # students...?" asks a college)
+            noun = noun.head
         if noun.lower_ in _KIND_OF:
             inner = [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"]
             objs = [g for p in inner for g in p.children if g.dep_ == "pobj"]
             noun = _verbless(objs[0]) if objs else noun
-    elif wh.lower_ == "what" and wh.head.lemma_ == "be" and not _predicated(wh.head):
+    elif (
+        wh.lower_ == "what"
+        and wh.head.lemma_ == "be"
+        and wh.head.dep_ != "aux"  # "What is my gran lending me?" asks what is lent
+        and not _predicated(wh.head)
+    ):
         subj = [c for c in wh.head.children if c.dep_ in ("nsubj", "attr") and c != wh]
         noun = subj[0] if subj and subj[0].pos_ == "NOUN" else None
     if noun is None:
@@ -377,6 +418,16 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
     phrase = [noun] + [c for c in noun.children if c.dep_ in ("compound", "amod")]
     keys = frozenset(words.word_key(t.lower_) for t in phrase)
     return noun.lemma_.lower(), noun.tag_ in ("NNS", "NNPS"), keys
+
+
+#: the parts a noun plays in a sentence
+_NOMINAL = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "dative"})
+
+
+def _nominal(token: Any) -> bool:
+    """Whether a word the tagger calls a verb is a noun by its part: "Which workmate
+    found me my bike?" ("workmate", tagged a verb, is the subject)."""
+    return token.pos_ == "VERB" and token.dep_ in _NOMINAL
 
 
 def _predicated(be: Any) -> bool:
