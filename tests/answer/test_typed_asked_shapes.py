@@ -14,7 +14,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from answer_cases import remembered
-from remem.answer import nlp
+from remem.answer import nlp, spans
+from remem.answer.naming import addressed
 from remem.answer.typed import _brings_in
 from remem.answer.want import wanted
 from remem.question import as_question
@@ -34,6 +35,12 @@ TALK = [
                 "'Aftersun'. Then I started a new jigsaw."),
     (10, "user", "I'm a member of a walking club now, the Wrekin Ramblers, every Sunday."),
     (14, "user", "Tutor update: she's put her rate up, it's £30 an hour from this month."),
+    (15, "user", "My line manager is Derek Foulds, who has run the depot for years."),
+    (16, "user", "So we've booked Pendle Social Club instead, it was half the price."),
+    (17, "user", "Our old greyhound raced 38 times at Romford and won nine, before she "
+                 "retired to our sofa."),
+    (18, "user", "Derek retires at Easter, and from April my line manager will be Anjali "
+                 "Mistry, who's moving across from the Leeds office."),
 ]  # fmt: skip
 
 NOW = T0 + timedelta(days=20)
@@ -126,3 +133,35 @@ def test_the_name_beats_the_noun_asked_in_the_questions_words(talk):
 
 def test_the_club_asked_past_a_plural_possessive(talk):
     assert "Wrekin Ramblers" in _ask(talk, "Which walkers' club am I a member of?")
+
+
+def test_a_name_said_of_someone_is_a_persons_whatever_its_label():
+    doc = nlp.parse("From July my supervising partner will be Anjali Mistry, who's moving.")
+    run = next(r for r in spans._proper_runs(doc[:]) if "Mistry" in r.text)
+    assert spans._unnamed(run)
+
+
+def test_a_name_spoken_to_is_the_listeners():
+    vocative = nlp.parse("That's brilliant, Niamh, congratulations!")
+    assert addressed(next(e for e in vocative.ents if e.text == "Niamh"))
+    reply = nlp.parse("Ines Duarte.")
+    assert not addressed(reply[0:2])
+
+
+def test_the_newest_memory_names_who_holds_a_role_now(talk):
+    assert "Mistry" in _ask(talk, "Who is my line manager now?")
+
+
+def test_a_venue_answers_which_place(talk):
+    assert "Pendle" in _ask(talk, "Which place did we book for the party?")
+
+
+def test_a_count_is_no_sum():
+    count = wanted(as_question("What's the maximum number of people we're having?"))
+    assert (count.kind, count.head) == ("number", "")
+    money = next(e for e in nlp.parse("The budget is £5,200 all in.").ents if e.label_ == "MONEY")
+    assert not spans._fits(money, count)
+
+
+def test_times_a_doing_was_done_counts_it(talk):
+    assert "38" in _ask(talk, "How many races did our greyhound run?")

@@ -178,19 +178,39 @@ _CLOSING = frozenset({",", "!", "?", "."})
 def addressed(span: Any) -> bool:
     """Whether a name is spoken to, not of ("That's brilliant, Niamh,
     congratulations!", "Hey Andrew!", "Congrats Evan!"): the one it names is one of
-    those talking, the listener, as a speaker's name is. Set off by a comma or a
-    greeting before and a mark after; not a name beside a noun ("My teacher, Ines,
-    says...") nor a reply that is only the name ("Ines Duarte.")."""
+    those talking, the listener, as a speaker's name is. After a greeting, or after
+    an exclamation and a comma, with a mark after; not a name beside a noun ("a
+    retired bloke, Wiktor Zielinski, fenced for Poland", "Callum Pemberton, my new
+    weekend guy") nor a reply that is only the name ("Ines Duarte.")."""
     if span[0].lower_ in _GREETINGS:
         return True
-    sent = span.sent
-    before = span.doc[span.start - 1] if span.start > sent.start else None
-    after = span.doc[span.end] if span.end < sent.end else None
-    if after is not None and after.text not in _CLOSING:
+    doc, sent = span.doc, span.sent
+    if span.start == sent.start or span.end == sent.end:
         return False
-    root = span.root
-    if root.dep_ == "appos" and root.head.pos_ in ("NOUN", "PROPN"):
+    before, after = doc[span.start - 1], doc[span.end]
+    if after.text not in _CLOSING:
         return False
-    if before is None:  # "Andrew, did you see it?"; not "Ines Duarte."
-        return after is not None and after.text == "," and span.end + 1 < sent.end
-    return before.text == "," or before.lower_ in _GREETINGS or before.pos_ == "INTJ"
+    if after.text == "," and not _goes_on_speaking(doc, span.end + 1, sent.end):
+        return False
+    if before.lower_ in _GREETINGS or before.pos_ == "INTJ":
+        return True
+    ahead = doc[span.start - 2] if span.start - 2 >= sent.start else None
+    return before.text == "," and ahead is not None and _exclaims(ahead)
+
+
+def _exclaims(token: Any) -> bool:
+    """Whether a word before a comma is an exclamation one speaks to someone after
+    ("brilliant,", "thanks,", "oh,"), not a noun the name stands beside."""
+    return token.lower_ in _GREETINGS or token.pos_ in ("INTJ", "ADJ")
+
+
+def _goes_on_speaking(doc: Any, at: int, end: int) -> bool:
+    """Whether what follows a name and a comma goes on speaking to them
+    ("congratulations!", "did you see it?"), not a noun phrase the name is
+    ("my new weekend guy")."""
+    if at >= end:
+        return False
+    token = doc[at]
+    if token.lower_ in _GREETINGS or token.pos_ == "INTJ":
+        return True
+    return token.pos_ in ("AUX", "VERB") or (token.pos_ == "PRON" and token.dep_ != "poss")

@@ -22,7 +22,7 @@ from .candidate import Source, Span
 from .classes import COLOUR_NOUNS
 from .kinds import alike, is_a
 from .nlp import parse
-from .want import Want, asks_called
+from .want import Want, asks_called, possessions
 
 #: verbs that, in the past tense, tell a thing replaced by another (:func:`last_change`)
 _CHANGES = frozenset(
@@ -306,10 +306,13 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
     elif want.head_keys:
         named = [s for s in found if want.head_keys & words.content_keys(s.text)]
     else:  # "How many eggs a week are they laying now?": the memories counting eggs;
-        # "How much do I charge for a croissant now?": those pricing croissants
+        # "How much do I charge for a croissant now?": those pricing croissants; "Who
+        # is my supervising partner now?": those naming the partner
         nouns = counted(question) or (
             _priced_nouns(question) if want.kind == "money" else frozenset()
         )
+        if want.kind == "person" and not nouns:
+            nouns = frozenset(words.word_key(n) for n in possessions(question))
         named = [s for s in found if nouns and nouns & words.content_keys(s.hit.text)]
     if not named:
         return found

@@ -230,6 +230,13 @@ def _reasons(sent: Any) -> list[tuple[Any, str]]:
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
 
 
+#: the nouns a place is asked by that a venue answers ("Which place did we book for
+#: the reception?": "Fernleigh Village Hall", which the small tagger calls an
+#: organisation), and the labels a venue's name is given beside a place's
+VENUE_NOUNS = frozenset({"place", "venue", "spot"})
+_VENUE_LABELS = frozenset({"ORG"})
+
+
 def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
     """The phrases of an entity kind: its labelled entities; for a person also a
     name given as one ("a greyhound named Biscuit") and the proper nouns the tagger
@@ -237,7 +244,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
     neighbour Oksana": :func:`_unnamed`); for a place or organisation the unlabelled
     proper nouns (:func:`_unlabelled`); for a duration a clock time or a number of
     units ("7:58")."""
-    out = [(e, "kind") for e in sent.ents if e.label_ in LABELS[want.kind] and _fits(e, want)]
+    labels = LABELS[want.kind] | (_VENUE_LABELS if want.head in VENUE_NOUNS else frozenset())
+    out = [(e, "kind") for e in sent.ents if e.label_ in labels and _fits(e, want)]
     if want.kind in ("org", "workplace"):  # "Hexley and District Beekeepers' Association"
         out = [(_joined(e), o) if e.label_ == "ORG" else (e, o) for e, o in out]
     if want.kind == "number" and not measured(question):
@@ -317,6 +325,8 @@ def _fits(entity: Any, want: Want) -> bool:
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
         return _priced(entity)
+    if want.kind == "number" and entity.label_ == "MONEY" and not want.head:
+        return False  # a count asked ("the number of people") is no sum: "£5,200"
     if want.kind == "number" and want.head in PERCENT_NOUNS:
         return entity.label_ == "PERCENT"  # "5.8%", not the 40 litres it was made of
     if want.kind == "number" and _quantified(entity):
@@ -638,7 +648,7 @@ def _unnamed(run: Any) -> bool:
         return True
     if root.dep_ == "appos" and root.head.pos_ == "NOUN":
         return True
-    if _said_of_as_person(run):
+    if _said_of_as_person(run) or _of_someone(run):
         return True
     before = run.doc[run.start - 1] if run.start > 0 else None  # "my cousin Tiago"
     return (
@@ -647,6 +657,20 @@ def _unnamed(run: Any) -> bool:
         and before.head == root
         and (before.lower_ in _FOLK or before.lower_ in relations())
     )
+
+
+def _of_someone(run: Any) -> bool:
+    """Whether a run of proper nouns is what someone is across "be" ("my supervising
+    partner will be Anjali Mistry", which the small tagger calls a company) or is
+    told of by "who" ("Anjali Mistry, who's moving across from Leeds")."""
+    root = run.root
+    after = run.doc[run.end : run.end + 2]
+    if any(t.lower_ in ("who", "whom", "whose") for t in after):
+        return True
+    if root.dep_ != "attr" or root.head.lemma_ != "be":
+        return False
+    subject = next((c for c in root.head.children if c.dep_ == "nsubj"), None)
+    return subject is not None and subject.pos_ == "NOUN" and is_a(subject.lemma_, "person", 1)
 
 
 def _said_of_as_person(run: Any) -> bool:

@@ -533,6 +533,8 @@ def _counts_noun(span: Any, counted: frozenset[str]) -> bool:
     to "How many copies...?", not "18 euro a copy")."""
     root = span.root
     if root.dep_ == "nummod" and root.head.i > root.i:
+        if root.head.lemma_ == "time":  # "She raced 52 times": 52 races
+            return _key_of(root.head.head) in counted
         return _key_of(root.head) in counted
     # "nine of us" counts people asked as "people", "guests", "players"...; "3 of
     # them" counts whatever the question does ("How many of my pieces broke?")

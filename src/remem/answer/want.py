@@ -271,6 +271,8 @@ def wanted(question: Question) -> Want:
         if _HEAD_KINDS.get(owner, "person") != "person":
             keys = frozenset({words.word_key(owner)})
             return Want(_HEAD_KINDS[owner], owner, many, role=role, head_keys=keys)
+    if head == "number" and re.search(r"\bnumber\s+of\b", text, re.I):
+        return Want("number", "", False, role=role)  # "the number of people": a count
     if head in _HEAD_KINDS:
         return Want(_HEAD_KINDS[head], head, many, role=role, head_keys=head_keys)
     if re.search(r"\b(?:sur|first\s+|last\s+|full\s+)?name\b", text, re.I):
