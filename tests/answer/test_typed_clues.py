@@ -33,7 +33,9 @@ def _asked(embedder, engine: str, talk, question: str, day: int = 30):
     [
         ("Which electrician redid the wiring in my house?", "person"),
         ("Which friend of mine has been helping me rebuild the motorbike?", "person"),
-        ("Which beekeepers' association did I join?", "thing"),  # of beekeepers: no one
+        # of beekeepers: no one, an association (stop 68: an organisation, asked past
+        # the plural possessive)
+        ("Which beekeepers' association did I join?", "org"),
         ("What kind of teacher is she?", "thing"),  # a kind, not a name
         ("What's the total budget for my house renovation now?", "money"),
         ("What price did I pay for the old Triumph?", "money"),

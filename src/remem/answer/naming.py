@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from ..question import Question
+from ..time.current import relations
 from ..types import Hit
 from .kinds import is_a
 from .spans import PERSON_WORDS
@@ -46,14 +47,22 @@ def tied(span: Any, noun: str) -> bool | None:
     coached my cousin" names no cousin), or right after it ("My second snake Seraphim
     did it", which the parser hangs apart), nor one joined to it by "and" ("Tadhg and
     my girlfriend ran the truck": two people). None for a sentence without the noun:
-    what it says of the question decides (:func:`given`)."""
-    said = [t for t in span.sent if t.lemma_.lower() == noun]
+    what it says of the question decides (:func:`given`). A relation's word that is
+    a kind of the noun says it ("Dad" of "father": "Leif and the twins, me, Dad"
+    names no father)."""
+    said = [t for t in span.sent if t.lemma_.lower() == noun or kin_word(t.lower_, noun)]
     if not said:
         return None
     return any(
         (t.i + 1 == span.start or near_in_parse(span.root, t)) and not _joined(span.root, t)
         for t in said
     )
+
+
+def kin_word(word: str, noun: str) -> bool:
+    """Whether ``word`` is a relation's word ("dad", "mum") that is a kind of
+    ``noun`` ("father")."""
+    return word != noun and word in relations() and is_a(word, noun)
 
 
 def _joined(a: Any, b: Any) -> bool:

@@ -311,8 +311,8 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         nouns = counted(question) or (
             _priced_nouns(question) if want.kind == "money" else frozenset()
         )
-        if want.kind == "person" and not nouns:
-            nouns = frozenset(words.word_key(n) for n in possessions(question))
+        if want.kind == "person" and not nouns:  # the role's noun, a person's
+            nouns = frozenset(words.word_key(n) for n in possessions(question) if is_a(n, "person"))
         named = [s for s in found if nouns and nouns & words.content_keys(s.hit.text)]
     if not named:
         return found

@@ -443,6 +443,8 @@ def _priced(entity: Any) -> bool:
         return False  # "the last four go in after the holiday": a count of things said
     if root.dep_ == "nummod" and root.head.lemma_.lower() in CURRENCIES:
         return True  # "950 euro", which the tagger leaves a bare number
+    if root.dep_ == "nummod" and root.head.pos_ == "PROPN":
+        return False  # "14 Blackthorn Close": a house's number
     return not (root.dep_ == "nummod" and root.head.pos_ == "NOUN")
 
 
@@ -665,8 +667,8 @@ def _of_someone(run: Any) -> bool:
     told of by "who" ("Anjali Mistry, who's moving across from Leeds")."""
     root = run.root
     after = run.doc[run.end : run.end + 2]
-    if any(t.lower_ in ("who", "whom", "whose") for t in after):
-        return True
+    if root.dep_ != "pobj" and any(t.lower_ in ("who", "whom", "whose") for t in after):
+        return True  # not "a paramedic from Pinetown who's scared of nothing"
     if root.dep_ != "attr" or root.head.lemma_ != "be":
         return False
     subject = next((c for c in root.head.children if c.dep_ == "nsubj"), None)

@@ -251,7 +251,8 @@ def typed_candidates(
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
     found = _kinds_first(want, found, closed)
     found = _objects_first(question, want, found)
-    named = closed or want.head in _NAMED_ORGS  # and is never given without one
+    # and is never given without one; a name asked of a thing is a name or nothing
+    named = closed or want.head in _NAMED_ORGS or (want.kind == "thing" and asks_called(question))
     found = now.left_asked(question, found, current)
     if not found and (_refusing(want) or strangers or want.occupation or named):
         return None
@@ -323,12 +324,14 @@ def _objects_first(question: Question, want: Want, found: list[Span]) -> list[Sp
     if want.kind != "thing" or want.kind_of:
         return found
     if asks_called(question):  # "What's my cat called?" asks a name: "Pimenta", not "cats"
-        names = [
+        names = [  # a proper name, but no place's unless given ("the vet on Holloway Road")
             s
             for s in found
-            if s.features.get("proper") or s.features.get("o_quoted") or now.given_name(s)
+            if now.given_name(s)
+            or (s.features.get("proper") or s.features.get("o_quoted"))
+            and not s.features.get("place_entity")
         ]
-        return names or found
+        return names  # none: memory never gave it a name (:func:`typed_candidates`)
     head = want.head
     if head:
         if head in NAMED_THINGS or head in _NAMED_ORGS:
@@ -533,8 +536,8 @@ def _counts_noun(span: Any, counted: frozenset[str]) -> bool:
     to "How many copies...?", not "18 euro a copy")."""
     root = span.root
     if root.dep_ == "nummod" and root.head.i > root.i:
-        if root.head.lemma_ == "time":  # "She raced 52 times": 52 races
-            return _key_of(root.head.head) in counted
+        if root.head.lemma_ == "time" and _key_of(root.head.head) in counted:
+            return True  # "She raced 52 times": 52 races
         return _key_of(root.head) in counted
     # "nine of us" counts people asked as "people", "guests", "players"...; "3 of
     # them" counts whatever the question does ("How many of my pieces broke?")
@@ -1163,7 +1166,7 @@ def _candidates(
     around, meaning = weighing
     keys = _asked(question)
     named = {_bare_name(n) for n in question.names} | _owner_names(question, sources)
-    named_noun = named_noun_of(question) if want.head == "name" else ""
+    named_noun = named_noun_of(question) if want.head == "name" or asks_called(question) else ""
     speakers = {h.speaker.lower() for h, _, _ in sources if h.speaker}
     later = now.later(question, sources)
     counted = now.counted(question) if want.kind == "number" else frozenset()
@@ -1185,8 +1188,12 @@ def _candidates(
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
             tie = naming.tied(span, named_noun) if named_noun else True
-            if tie is None:  # the sentence does not say the noun (:func:`naming.given`)
-                tie = fits[0] >= 1 or naming.given(span)
+            if tie is None:  # the sentence does not say the noun (:func:`naming.given`):
+                # its memory does, or the turn it replies to ("Her name is the Merry
+                # Dawdler", of a boat, names no cat); or it says more of the question
+                # ("My neighbour has a rescue named Biscuit", of the neighbour's dog)
+                told = fits[1] > fits[0] or fits[0] >= 2 or _says_noun(hit.text, named_noun)
+                tie = told and (fits[0] >= 1 or naming.given(span))
             if named_noun and (
                 not tie
                 or naming.of_another(span, named_noun, hit, question)
@@ -1244,6 +1251,17 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
         "a_named": float(not want.head and span.root.ent_type_ in _NOT_THINGS),
         "physical": float(handed and _physical(span)),
     }
+
+
+def _says_noun(text: str, noun: str) -> bool:
+    """Whether ``text`` says ``noun``, a kind of it ("a greyhound named Biscuit" of
+    "my dog") or a relation's word of its kind ("Dad" of "father")."""
+    return any(
+        t.lemma_.lower() == noun
+        or (t.pos_ == "NOUN" and is_a(t.lemma_.lower(), noun))
+        or naming.kin_word(t.lower_, noun)
+        for t in nlp.parse(text)
+    )
 
 
 def _named_wrong(want: Want, span: Any, text: str, question: Question) -> bool:
@@ -1479,7 +1497,7 @@ def _sentences(
             after = owns[at + 1] if told else 0.0  # "... Rhiannon Voss. She's my mentor"
             fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after, teased) + inherited
             teased = own if head and _brings_in(sent, head) else 0.0
-            if trusted and rank < trusted[0] and fit < _READ_MIN:  # nearest in meaning
+            if trusted and rank < trusted[0] and fit < _READ_MIN and not hit.superseded_by:
                 fit = _READ_MIN
                 trusted[1].add((hit.id, sent.start))  # read as trusted (``rank``)
             before = max(float(len(keys & words.content_keys(sent.text))), _NEXT_SHARE * before)

@@ -107,6 +107,13 @@ _HEDGE = re.compile(
     re.I,
 )
 
+#: "the number of" things, counted ("the maximum number of people"; not "the number
+#: of my allotment plot", which names one)
+_COUNT_OF = re.compile(
+    r"\bnumber\s+of\s+(?:(?:the|my|our|your|his|her|their)\s+)?(?:[a-z]+s|people|children)\b",
+    re.I,
+)
+
 #: the noun after "what"/"which" that names the kind
 _HEAD_KINDS = {
     "name": "person",
@@ -271,7 +278,7 @@ def wanted(question: Question) -> Want:
         if _HEAD_KINDS.get(owner, "person") != "person":
             keys = frozenset({words.word_key(owner)})
             return Want(_HEAD_KINDS[owner], owner, many, role=role, head_keys=keys)
-    if head == "number" and re.search(r"\bnumber\s+of\b", text, re.I):
+    if head == "number" and _COUNT_OF.search(text):
         return Want("number", "", False, role=role)  # "the number of people": a count
     if head in _HEAD_KINDS:
         return Want(_HEAD_KINDS[head], head, many, role=role, head_keys=head_keys)
@@ -345,12 +352,17 @@ def _role(question: Question) -> tuple[str, str, str]:
 
 def _fronted_object(x: Any) -> bool:
     """Whether the asked phrase, parsed as a subject, is an object asked first: its
-    verb has another subject ("Which road bike did I end up buying?", "Which town
-    will Rafe be commuting to?", read by the small parser as two subjects of one
-    verb); a question asking its subject has none ("Which bike broke?")."""
+    verb has another subject after a helping verb ("Which road bike did I end up
+    buying?", "Which town will Rafe be commuting to?", read by the small parser as two
+    subjects of one verb); a question asking its subject has none ("Which bike
+    broke?")."""
     if x.dep_ not in ("nsubj", "nsubjpass"):
         return False
-    return any(c.dep_ == "nsubj" and c.i != x.i for c in x.head.children)
+    kids = list(x.head.children)
+    other = next((c for c in kids if c.dep_ == "nsubj" and c.i != x.i), None)
+    # the helping verb stands before that subject: "did I", "will Rafe" (not "What
+    # fuels Calvin's soul?", which the parser may read with two subjects too)
+    return other is not None and any(c.dep_ == "aux" and c.i < other.i for c in kids)
 
 
 #: verbs that say a doing was chosen or came about, the doing in the verb they take
