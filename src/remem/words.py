@@ -27,9 +27,12 @@ def word_list(name: str, package: str = "remem.data", folder: str = "") -> tuple
 
 
 #: irregular past form -> base form (``data/irregular_past.txt``)
-_IRREGULAR = dict(line.split() for line in word_list("irregular_past.txt"))
-#: irregular plural -> singular (``data/irregular_plural.txt``): "feet" meets "foot"
-_IRREGULAR.update(line.split() for line in word_list("irregular_plural.txt"))
+#: and irregular plural -> singular (``data/irregular_plural.txt``): "feet" meets "foot"
+_IRREGULAR = dict(
+    line.split()
+    for name in ("irregular_past.txt", "irregular_plural.txt")
+    for line in word_list(name)
+)
 
 
 def word_key(token: str) -> str:

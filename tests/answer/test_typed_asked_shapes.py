@@ -16,6 +16,7 @@ import pytest
 from answer_cases import remembered
 from remem.answer import nlp, spans
 from remem.answer.naming import addressed
+from remem.answer.reader import REFUSAL
 from remem.answer.typed import _brings_in
 from remem.answer.want import wanted
 from remem.question import as_question
@@ -39,6 +40,10 @@ TALK = [
     (16, "user", "So we've booked Pendle Social Club instead, it was half the price."),
     (17, "user", "Our old greyhound raced 38 times at Romford and won nine, before she "
                  "retired to our sofa."),
+    (17, "user", "The boat's a 1989 narrowboat. Her name is the Slow Heron, which I "
+                 "might change one day."),
+    (17, "user", "My cat hates the engine noise, she hides under the duvet."),
+    (17, "user", "We had lunch by the sea: Anders and the twins, me, Dad, and Marta came."),
     (18, "user", "Derek retires at Easter, and from April my line manager will be Anjali "
                  "Mistry, who's moving across from the Leeds office."),
 ]  # fmt: skip
@@ -165,3 +170,18 @@ def test_a_count_is_no_sum():
 
 def test_times_a_doing_was_done_counts_it(talk):
     assert "38" in _ask(talk, "How many races did our greyhound run?")
+
+
+def test_a_name_asked_of_a_noun_its_memory_never_says_is_refused(talk):
+    # "Her name is the Slow Heron" is the boat's: no memory names the cat
+    assert _ask(talk, "What is my cat called?") == REFUSAL
+    # "Anders and the twins, me, Dad" names no father
+    assert _ask(talk, "What is my father's first name?") == REFUSAL
+
+
+def test_a_house_number_is_no_sum_and_a_plot_number_no_count():
+    doc = nlp.parse("We viewed a second place on Saturday, 14 Blackthorn Close, near the park.")
+    number = next(e for e in doc.ents if e.text == "14")
+    assert not spans._priced(number)
+    plot = wanted(as_question("What's the number of my allotment plot now?"))
+    assert (plot.kind, plot.head) == ("number", "number")

@@ -94,6 +94,15 @@ def given(span: Any) -> bool:
     return len(rest) <= _FRAGMENT
 
 
+def someone_called(span: Any) -> bool:
+    """Whether a name is given to someone said only as a man or a woman ("the engine
+    needs a man called Gideon Sparkes"): it may name whoever the question asks."""
+    doc = span.doc
+    if span.start < 2 or doc[span.start - 1].lower_ not in ("called", "named"):
+        return False
+    return doc[span.start - 2].lemma_.lower() in PERSON_WORDS
+
+
 def called_other(span: Any, noun: str) -> bool:
     """Whether a name given to a noun, with "called" or "named" or beside it, names
     one that cannot be the asked ``noun``: a person for an animal or a thing, or the

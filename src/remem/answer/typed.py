@@ -230,8 +230,8 @@ def typed_candidates(
     meaning = _meaning(question, sources, nearness)
     weighing = (around, meaning)
     found = _candidates(question, want, sources, weighing)
-    if found and want.head != "name":  # memory speaks to it: read recall's first too
-        # (:data:`_TRUSTED`); not for a noun's name, which is given beside the noun
+    if found and want.head != "name" and not asks_called(question):  # memory speaks to it:
+        # read recall's first too (:data:`_TRUSTED`); not for a noun's name, given beside it
         found = _candidates(question, want, sources, weighing, _TRUSTED)
     if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name" and not strangers:
         found = _weaker(question, want, sources, weighing)
@@ -1175,6 +1175,7 @@ def _candidates(
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
     raised: set[tuple[str, int]] = set()
     read = list(_sentences(question, keys, sources, want.head, (trusted, raised)))
+    context = _talk_before([h for h, _, _ in sources], around) if named_noun else {}
     said = [_in_context(hit, sent, fits, sources) for hit, sent, fits, _ in read]
     near_sent = _sentence_meaning(question, said, around)
     for (hit, sent, fits, at), sent_near in zip(read, near_sent, strict=True):
@@ -1187,18 +1188,7 @@ def _candidates(
             text = trim(span)
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
-            tie = naming.tied(span, named_noun) if named_noun else True
-            if tie is None:  # the sentence does not say the noun (:func:`naming.given`):
-                # its memory does, or the turn it replies to ("Her name is the Merry
-                # Dawdler", of a boat, names no cat); or it says more of the question
-                # ("My neighbour has a rescue named Biscuit", of the neighbour's dog)
-                told = fits[1] > fits[0] or fits[0] >= 2 or _says_noun(hit.text, named_noun)
-                tie = told and (fits[0] >= 1 or naming.given(span))
-            if named_noun and (
-                not tie
-                or naming.of_another(span, named_noun, hit, question)
-                or naming.called_other(span, named_noun)
-            ):
+            if named_noun and _untied(span, named_noun, (hit, fits, context), question):
                 continue
             if _named_wrong(want, span, text, question):
                 continue
@@ -1251,6 +1241,51 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
         "a_named": float(not want.head and span.root.ent_type_ in _NOT_THINGS),
         "physical": float(handed and _physical(span)),
     }
+
+
+#: how many turns before a memory may say the noun a name in it is given to ("I've
+#: adopted a cat!" / "Oh, tell me everything!" / "He's called Biscotti.")
+_TALK_BEFORE = 2
+
+
+def _talk_before(hits: list[Hit], around: Around) -> dict[str, str]:
+    """Each memory's id -> the words of the turns said just before it
+    (:data:`_TALK_BEFORE`), whether recall brought them or not."""
+    before = around.before
+    out = {h.id: "" for h in hits}
+    if before is None:
+        return out
+    now_at = {h.id: h for h in hits}
+    for _ in range(_TALK_BEFORE):
+        prior = before(list(now_at.values())) if now_at else {}
+        now_at = {i: p for i, h in now_at.items() if (p := prior.get(h.id)) is not None}
+        for i, p in now_at.items():
+            out[i] += " " + p.text
+    return out
+
+
+def _untied(
+    span: Any, noun: str, read: tuple[Hit, tuple[float, float], dict[str, str]], question: Question
+) -> bool:
+    """Whether a name is not the name of the noun a question asks it of (``read``: the
+    memory, its sentence's fits and the talk before each memory): not beside it nor
+    across "be" or "called" (:func:`naming.tied`), given to someone else's or
+    another's. Where the sentence does not say the noun, its memory or the turns just
+    before do ("Her name is the Merry Dawdler", of a boat, names no cat), or it says
+    more of the question ("My neighbour has a rescue named Biscuit", of the
+    neighbour's dog)."""
+    hit, (own, fit), context = read
+    tie = naming.tied(span, noun)
+    if tie is False and asks_called(question):
+        tie = True  # a thing's name given where its sentence says it ("two guinea pigs
+        # yesterday, Pepper and Clove", which the parser hangs on "yesterday")
+    if tie is None:  # the sentence does not say the noun (:func:`naming.given`)
+        said = hit.text + context.get(hit.id, "")
+        told = fit > own or own >= 2 or _says_noun(said, noun) or naming.someone_called(span)
+        tie = told and (own >= 1 or naming.given(span))
+    return (
+        not tie or naming.of_another(span, noun, hit, question) or naming.called_other(span, noun)
+    )
 
 
 def _says_noun(text: str, noun: str) -> bool:
