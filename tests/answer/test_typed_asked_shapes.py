@@ -4,6 +4,7 @@ boaters' club", "Which of my breads", a measure or a count asked by its noun, an
 object asked first, "What is my gran lending me"; and what the reader makes of the
 memories: a unit that repeats the question's, a name glued across a dash, a noun
 brought in before it is told, the asked noun described in the question's own words,
+a name tied to the noun asked by its memory or the turns before it, a name spoken to,
 and recall's first memory read when it shares no word. Real spaCy pipeline, real
 Memory."""
 
@@ -185,3 +186,21 @@ def test_a_house_number_is_no_sum_and_a_plot_number_no_count():
     assert not spans._priced(number)
     plot = wanted(as_question("What's the number of my allotment plot now?"))
     assert (plot.kind, plot.head) == ("number", "number")
+
+
+#: a name given a few turns after the noun it names, and one given to "a man"
+NAMED_LATER = [
+    (0, "user", "Big news: I've adopted a cat at last!"),
+    (0, "assistant", "Oh, tell me everything!"),
+    (0, "user", "He's called Pistachio. He'd been living under the shed for weeks."),
+    (3, "user", "The van's gearbox is shot, so it needs a man called Dermot Quill, who "
+                "apparently is the only one round here who knows old Transits."),
+]  # fmt: skip
+
+
+def test_a_name_is_tied_to_the_noun_said_in_the_turns_before(embedder):
+    with remembered(embedder, "synapse", "pat", NAMED_LATER, T0) as mem:
+        ask = mem.answer
+        assert "Pistachio" in ask("What is my cat called?", "pat", now=T0 + timedelta(days=5)).text
+        fixer = ask("What is the name of the mechanic fixing my van?", "pat", now=NOW)
+        assert "Dermot Quill" in fixer.text
