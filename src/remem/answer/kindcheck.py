@@ -84,9 +84,17 @@ def counts_other(root: Any, counted: str) -> bool:
     asked = said[0].lemma_.lower()
     if noun == asked or is_a(noun, asked) or is_a(asked, noun):
         return False
-    if noun == "time" and words.word_key(root.head.head.lemma_.lower()) == words.word_key(asked):
+    done = times_done(root)
+    if done is not None and words.word_key(done.lemma_.lower()) == words.word_key(asked):
         return False  # "She raced 52 times": 52 races
     return not (people(noun) and people(asked))
+
+
+def times_done(root: Any) -> Any | None:
+    """The verb a number of times counts ("She raced 52 times": "raced", which a "How
+    many races...?" asks), or None for a number that counts no times."""
+    times = root.head
+    return times.head if root.dep_ == "nummod" and times.lemma_ == "time" else None
 
 
 @cache

@@ -13,7 +13,7 @@ from ..question import Question
 from ..time.current import relations
 from ..types import Hit
 from .kinds import is_a
-from .spans import PERSON_WORDS
+from .spans import CALLING, PERSON_WORDS
 
 
 def of_another(span: Any, noun: str, hit: Hit, question: Question) -> bool:
@@ -84,7 +84,7 @@ def given(span: Any) -> bool:
     had to say goodbye to Max", asked the name of the pet John said goodbye to)."""
     doc = span.doc
     before = [t.lower_ for t in doc[max(span.sent.start, span.start - 2) : span.start]]
-    if before[-1:] and before[-1] in ("called", "named"):
+    if before[-1:] and before[-1] in CALLING:
         return True
     if before[-2:] in (["name", "is"], ["name", "'s"], ["name", "was"]):
         return True
@@ -98,7 +98,7 @@ def someone_called(span: Any) -> bool:
     """Whether a name is given to someone said only as a man or a woman ("the engine
     needs a man called Gideon Sparkes"): it may name whoever the question asks."""
     doc = span.doc
-    if span.start < 2 or doc[span.start - 1].lower_ not in ("called", "named"):
+    if span.start < 2 or doc[span.start - 1].lower_ not in CALLING:
         return False
     return doc[span.start - 2].lemma_.lower() in PERSON_WORDS
 
@@ -111,7 +111,7 @@ def called_other(span: Any, noun: str) -> bool:
     named Biscuit" a dog)."""
     doc = span.doc
     called = doc[span.start - 1] if span.start >= 1 else None
-    if called is not None and called.lower_ in ("called", "named") and called.head != called:
+    if called is not None and called.lower_ in CALLING and called.head != called:
         head = called.head
         while head.dep_ == "pobj" and head.head.dep_ == "prep" and head.head.head.pos_ == "NOUN":
             head = head.head.head  # "a boy from his class called Alfie": the boy
@@ -143,7 +143,7 @@ def named_other_kind(span: Any, noun: str) -> bool:
     and "a place called Forge" may be the studio and the gym asked."""
     doc = span.doc
     called = doc[span.start - 1] if span.start >= 1 else None
-    if called is None or called.lower_ not in ("called", "named") or called.head.i == called.i:
+    if called is None or called.lower_ not in CALLING or called.head.i == called.i:
         return False
     head = called.head
     other = head.lemma_.lower()

@@ -92,14 +92,14 @@ def _unglued(doc: Any) -> Any:
     Three Weirs Triathlon", one date): a dash between words ends a clause, so no
     name runs over it. Each side is tagged again on its own ("the 28th of June", a
     date; "the Three Weirs Triathlon", an organisation)."""
-    glued = [e for e in doc.ents if any(t.text in _DASHES and t.whitespace_ for t in e[:-1])]
+    glued = [e for e in doc.ents if any(_dash(t) for t in e[:-1])]
     if not glued:
         return doc
     ents = [e for e in doc.ents if e not in glued]
     for e in glued:
         # each side read with the rest of its clause ("the Three Weirs Triathlon in
         # Bewdley": alone, "Three" reads as a number)
-        cuts = [t.i for t in e if t.text in _DASHES and t.whitespace_]
+        cuts = [t.i for t in e if _dash(t)]
         starts, ends = [e.sent.start, *(c + 1 for c in cuts)], [*cuts, e.sent.end]
         for start, end in zip(starts, ends, strict=True):
             side = doc[start:end]
@@ -111,3 +111,8 @@ def _unglued(doc: Any) -> Any:
                     ents.append(span)
     doc.ents = sorted(ents, key=lambda e: e.start)
     return doc
+
+
+def _dash(token: Any) -> bool:
+    """Whether ``token`` is a dash standing between words (:data:`_DASHES`)."""
+    return token.text in _DASHES and bool(token.whitespace_)

@@ -154,6 +154,8 @@ _DAYTIME = re.compile(
 _QUOTES = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 #: "What did X do?", "What was Sam doing?" (not "Do you...?", not "do they")
 DOING = re.compile(r"(?<!^)\b(?:do|doing)\b(?!\s+(?:you|they|we|i|he|she|it)\b)", re.I)
+#: the words a name is given with ("a greyhound named Biscuit")
+CALLING = frozenset({"called", "named"})
 #: a name given as one: "a greyhound named Biscuit", "a band called The Wombats"
 #: a name given, or given anew ("I've renamed him Marlowe", ``now.RENAMED``)
 _NAMED = re.compile(
@@ -582,11 +584,11 @@ def names_a_thing(entity: Any) -> bool:
     cousin Ezekiel", "a woman named Hester")."""
     at = entity.start - 1
     doc = entity.doc
-    if at >= 1 and doc[at].lower_ == "the" and doc[at - 1].lower_ in ("called", "named"):
+    if at >= 1 and doc[at].lower_ == "the" and doc[at - 1].lower_ in CALLING:
         at -= 1  # "It's called the Brindley Street Singers"
-    if at >= 0 and doc[at].lower_ in ("called", "named") and _called_a_thing(doc[at]):
+    if at >= 0 and doc[at].lower_ in CALLING and _called_a_thing(doc[at]):
         return True  # "The truck's called Jollof Junction", "It's called Heron Lodge"
-    if at >= 0 and (doc[at].text == "," or doc[at].lower_ in ("called", "named")):
+    if at >= 0 and (doc[at].text == "," or doc[at].lower_ in CALLING):
         at -= 1  # "another band, Paper Harbour", "a place called The Kiln Room"
     return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in NAMED_THINGS
 

@@ -52,12 +52,14 @@ from .kindcheck import (
     of_other_kind,
     people,
     someone_done_to,
+    times_done,
 )
 from .kinds import alike, concrete, country, is_a, main_verbs, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
 from .spans import (
+    CALLING,
     CURRENCIES,
     NAMED_THINGS,
     NUMBER_WORDS,
@@ -536,7 +538,8 @@ def _counts_noun(span: Any, counted: frozenset[str]) -> bool:
     to "How many copies...?", not "18 euro a copy")."""
     root = span.root
     if root.dep_ == "nummod" and root.head.i > root.i:
-        if root.head.lemma_ == "time" and _key_of(root.head.head) in counted:
+        done = times_done(root)
+        if done is not None and _key_of(done) in counted:
             return True  # "She raced 52 times": 52 races
         return _key_of(root.head) in counted
     # "nine of us" counts people asked as "people", "guests", "players"...; "3 of
@@ -1015,7 +1018,7 @@ def _kinds_said(question: Question, keys: frozenset[str], sentence: Any, said: s
         for n in possessions(question)
         if words.word_key(n) in keys and not _kin(words.word_key(n), said)
     ]
-    return sum(1 for n in asked if any(is_a(m, n) for m in kin if m != n))
+    return sum(1 for n in asked if any(naming.kin_word(m, n) for m in kin))
 
 
 def _lemma_keys(tokens: Any) -> set[str]:
@@ -1248,11 +1251,11 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
 _TALK_BEFORE = 2
 
 
-def _talk_before(hits: list[Hit], around: Around) -> dict[str, str]:
-    """Each memory's id -> the words of the turns said just before it
+def _talk_before(hits: list[Hit], around: Around) -> dict[str, list[str]]:
+    """Each memory's id -> the texts of the turns said just before it
     (:data:`_TALK_BEFORE`), whether recall brought them or not."""
     before = around.before
-    out = {h.id: "" for h in hits}
+    out: dict[str, list[str]] = {h.id: [] for h in hits}
     if before is None:
         return out
     now_at = {h.id: h for h in hits}
@@ -1260,12 +1263,15 @@ def _talk_before(hits: list[Hit], around: Around) -> dict[str, str]:
         prior = before(list(now_at.values())) if now_at else {}
         now_at = {i: p for i, h in now_at.items() if (p := prior.get(h.id)) is not None}
         for i, p in now_at.items():
-            out[i] += " " + p.text
+            out[i].append(p.text)
     return out
 
 
 def _untied(
-    span: Any, noun: str, read: tuple[Hit, tuple[float, float], dict[str, str]], question: Question
+    span: Any,
+    noun: str,
+    read: tuple[Hit, tuple[float, float], dict[str, list[str]]],
+    question: Question,
 ) -> bool:
     """Whether a name is not the name of the noun a question asks it of (``read``: the
     memory, its sentence's fits and the talk before each memory): not beside it nor
@@ -1280,8 +1286,13 @@ def _untied(
         tie = True  # a thing's name given where its sentence says it ("two guinea pigs
         # yesterday, Pepper and Clove", which the parser hangs on "yesterday")
     if tie is None:  # the sentence does not say the noun (:func:`naming.given`)
-        said = hit.text + context.get(hit.id, "")
-        told = fit > own or own >= 2 or _says_noun(said, noun) or naming.someone_called(span)
+        said = (hit.text, *context.get(hit.id, ()))  # each parsed once, whoever asks
+        told = (
+            fit > own
+            or own >= 2
+            or any(_says_noun(text, noun) for text in said)
+            or naming.someone_called(span)
+        )
         tie = told and (own >= 1 or naming.given(span))
     return (
         not tie or naming.of_another(span, noun, hit, question) or naming.called_other(span, noun)
@@ -1553,14 +1564,14 @@ def _brings_in(sent: Any, head: str) -> bool:
         if not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in t.children):
             continue
         rest = [u for u in sent if u.i > t.i]
-        named = any(u.pos_ == "PROPN" or u.lower_ in _NAMING or u.is_quote for u in rest)
+        named = any(u.pos_ == "PROPN" or u.lower_ in _NAMES_IT or u.is_quote for u in rest)
         if not named and not any(c.dep_ in ("appos", "acl", "relcl") for c in t.children):
             return True
     return False
 
 
 #: the words a sentence names something with
-_NAMING = frozenset({"called", "named", "titled"})
+_NAMES_IT = CALLING | {"titled"}
 
 
 #: the pronouns a sentence opens with when it goes on about what the one before named
