@@ -37,6 +37,11 @@ def test_word_keys_meet_across_inflections_and_leave_personal_words_out():
     assert word_key("planned") == word_key("plan") == word_key("planning")
     assert word_key("filled") == word_key("fill") and word_key("added") == word_key("add")
     assert word_key("staffed") == word_key("staff")
+    # a plural of four letters, which the stemmer leaves whole; not "this", "plus",
+    # "news", nor "days", a count of them
+    assert word_key("mugs") == word_key("mug") and word_key("hens") == word_key("hen")
+    assert word_key("this") == "this" and word_key("plus") == "plus"
+    assert word_key("news") != word_key("new") and word_key("days") != word_key("day")
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,8 @@ def word_key(token: str) -> str:
     and a past in "-ied" its base's in "-y" ("applied" meets "apply", "married"
     "marry"; the stemmer cuts "applied" to "appli" and leaves "apply")."""
     token = _IRREGULAR.get(token.lower(), token)
+    if _SHORT_PLURAL.match(token) and token.lower() not in _SHORT_SINGULAR:
+        token = token[:-1]  # "mugs" meets "mug": the stemmer leaves four letters alone
     if len(token) >= 5 and token.endswith("ied"):
         return token[:-3] + "y"
     key = stem(token).rstrip("e") or token
@@ -49,6 +51,13 @@ def word_key(token: str) -> str:
         return key[:-1]  # "digging" meets "dig", "planned" "plan"
     return key
 
+
+#: a plural of four letters, which the stemmer keeps whole ("mugs", "pots", "hens");
+#: not "this", "plus", "less"
+_SHORT_PLURAL = re.compile(r"^[A-Za-z]{2}[a-hj-rtvw-zA-HJ-RTVW-Z][sS]$")
+#: words of four letters in "s" that are no plural; and "days", a count of them, which
+#: says no day ("Eight days, hut to hut" tells no "first day")
+_SHORT_SINGULAR = frozenset({"news", "lens", "does", "goes", "gets", "says", "ages", "days"})
 
 #: a stem ending in a doubled consonant, as "-ing" and "-ed" leave one ("digg" of
 #: "digging", "plann" of "planned"); not "ll", "ss", "zz" or "ff", which the base has
@@ -143,7 +152,9 @@ _DATE_QUESTION = re.compile(
     r"^\W*(?:when\b|(?:what|which|(?:on|in) (?:what|which))\s+(?:date|year|month|week|"
     r"day(?!\s+of\s+the\s+week\b)"
     r"(?!\s+(?:is|are|do|does)\b.*\b(?:now|usually|normally|nowadays|every|each|regularly)\b)"
-    r")\b"
+    # not "Which day centre did we settle on?": a noun the unit only describes
+    r")\b(?!\s+(?!(?:is|are|was|were|do|does|did|will|would|shall|should|can|could|has|have|"
+    r"had|of|in|on|at|for|this|that|last|next)\b)[a-z]+\s+(?:did|do|does|is|was|were|are)\b)"
     # "What was the date of Dad's party?"
     r"|what(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day)\s+(?:of|that|when)\b"
     # "What was my first day at the startup?": a day of its own, not a kind of day

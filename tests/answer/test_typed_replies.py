@@ -260,12 +260,12 @@ def test_a_fragment_without_a_verb_is_a_bare_reply_for_a_thing():
     phrase of a sentence with a verb does not, nor a name with more said of it, nor
     a common noun when no thing is asked."""
     fragment = _chunk("The quartz, in the end. The walnut looked dull.", "The quartz")
-    assert typed._bare(fragment, thing=True) and not typed._bare(fragment)
+    assert typed._bare(fragment, "thing") and not typed._bare(fragment)
     said = _chunk("We picked the quartz in the end.", "the quartz")
-    assert not typed._bare(said, thing=True)
+    assert not typed._bare(said, "thing")
     # a name with more said of it tells where, to "Where are you off to?"
     placed = _chunk("Skomer, the island off Pembrokeshire.", "Skomer")
-    assert not typed._bare(placed, thing=True)
+    assert not typed._bare(placed, "thing")
 
 
 def test_a_noun_asked_only_as_a_modifier_is_not_the_thing():

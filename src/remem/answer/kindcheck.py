@@ -84,10 +84,23 @@ def counts_other(root: Any, counted: str) -> bool:
     asked = said[0].lemma_.lower()
     if noun == asked or is_a(noun, asked) or is_a(asked, noun):
         return False
+    if noun in _ANY_COUNTED and root.head.tag_ == "NNS":
+        return False  # "38 pieces" of "How many pots...?"; not "in one piece"
+    if noun in _YOUNG and is_a(asked, "animal"):
+        return False  # "64 hatchlings" of "How many baby cuttlefish...?"
     done = times_done(root)
     if done is not None and words.word_key(done.lemma_.lower()) == words.word_key(asked):
         return False  # "She raced 52 times": 52 races
     return not (people(noun) and people(asked))
+
+
+#: nouns that count whatever was asked ("I crammed 38 pieces in" of pots)
+_ANY_COUNTED = frozenset({"piece", "item", "thing", "one", "bit"})
+#: nouns of an animal's young, which count any animal
+_YOUNG = frozenset(
+    {"hatchling", "baby", "chick", "cub", "puppy", "pup", "kitten", "foal", "lamb", "calf",
+     "duckling", "fry", "juvenile", "youngster", "offspring"}
+)  # fmt: skip
 
 
 def times_done(root: Any) -> Any | None:

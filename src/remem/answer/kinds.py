@@ -80,6 +80,11 @@ def _senses(lemma: str, pos: str = "noun") -> tuple[int, ...]:
     return found if isinstance(found, tuple) else (found,)
 
 
+def known_noun(noun: str) -> bool:
+    """Whether WordNet holds ``noun`` (a lemma), so that what it is not is known."""
+    return bool(_senses(noun.lower().strip()))
+
+
 def is_a(noun: str, kind: str, senses: int = SENSES, kind_senses: int | None = None) -> bool:
     """Whether one of the most frequent senses of ``noun`` (a lemma: "fern") is a
     kind of some sense of ``kind`` ("plant"), up to :data:`DEPTH` steps; False for a word

@@ -12,6 +12,7 @@ from typing import Any
 from ..question import Question
 from ..time.current import relations
 from ..types import Hit
+from . import nlp
 from .kinds import is_a
 from .spans import CALLING, PERSON_WORDS
 
@@ -19,7 +20,9 @@ from .spans import CALLING, PERSON_WORDS
 def of_another(span: Any, noun: str, hit: Hit, question: Question) -> bool:
     """Whether the name is given to someone else's ``noun``: "her brother Chidi" (or
     "my brother", said by another) asked the name of Emeka's brother."""
-    owners = bare_names(question)
+    # a nationality or a language describes the noun, owns none ("my Portuguese tutor")
+    described = {t.lower_ for t in nlp.parse(question.text) if t.ent_type_ in ("NORP", "LANGUAGE")}
+    owners = bare_names(question) - described
     if not owners:
         return False
     for t in span.sent:
@@ -115,6 +118,12 @@ def called_other(span: Any, noun: str) -> bool:
         head = called.head
         while head.dep_ == "pobj" and head.head.dep_ == "prep" and head.head.head.pos_ == "NOUN":
             head = head.head.head  # "a boy from his class called Alfie": the boy
+    elif called is not None and called.lower_ in CALLING and called.dep_ == "ROOT":
+        # "a Welshman called Gethin Pryce", which the parser reads as a clause
+        subjects = [c for c in called.children if c.dep_ == "nsubj" and c.i < span.start]
+        if not subjects:
+            return False
+        head = subjects[0]
     elif span.root.dep_ == "appos" or (called is not None and called.pos_ == "NOUN"):
         head = span.root.head if span.root.dep_ == "appos" else called  # "her friend Bronagh"
     else:
@@ -122,7 +131,7 @@ def called_other(span: Any, noun: str) -> bool:
     if head.dep_ == "appos" and head.head.pos_ == "NOUN" and head.lemma_.lower() in PERSON_WORDS:
         head = head.head  # "her key worker, a young woman called Anouk": the key worker
     other = head.lemma_.lower()
-    if head.pos_ != "NOUN" or other == noun:
+    if head.pos_ not in ("NOUN", "PROPN") or other == noun:
         return False
     if a_person(other) != a_person(noun):
         return True

@@ -90,6 +90,7 @@ from .typed import (
     NEVER,
     REPLY_SHARE,
     Around,
+    asked_by_kin,
     asks,
     asks_of_told,
     said_before,
@@ -447,6 +448,8 @@ class Answerer:
         talk = _dialogue(question, evidence, around) if question.answer_type == "date" else None
         read = [*evidence, *talk.replies] if talk is not None else evidence
         sentence, hit = best_sentence(question, read, stale, talk)
+        if hit is None and self.mode == "typed" and question.answer_type != "date":
+            sentence, hit = asked_by_kin(question, evidence[:_EXTRACT_DEPTH], around)
         # what was left is read though no sentence shares a word: "I handed in my notice
         # at Pellridge Analytics" of "Which company did I leave?" (``now.left_asked``)
         typed = hit is not None or asks_left(question)

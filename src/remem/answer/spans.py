@@ -835,12 +835,17 @@ def _subtree(token: Any) -> Any:
 
 def _copula(t: Any) -> list[Any]:
     """Across "be" from a question word: what its subject is ("My partner Sam is a
-    carpenter"), or what is it ("Genmaicha is my absolute favourite tea")."""
+    carpenter"), or what is it ("Genmaicha is my absolute favourite tea"); a word
+    that only describes the subject stands for it ("my favorite thing is Hawaiian
+    pizza": "favorite")."""
+    if t.dep_ in ("amod", "compound") and t.head.dep_ in ("nsubj", "nsubjpass"):
+        t = t.head
     if t.head.lemma_ != "be" or t.head == t:
         return []
     if t.dep_ in ("nsubj", "nsubjpass"):
         return [c for c in t.head.children if c.dep_ in ("attr", "acomp")]
-    if t.dep_ == "attr":  # a clause as the subject too: "Fitting into ... was a challenge"
+    if t.dep_ in ("attr", "acomp"):  # a clause as the subject too: "Fitting into ...
+        # was a challenge", "Performing and connecting with the crowd has been so energizing"
         return [c for c in t.head.children if c.dep_ in ("nsubj", "csubj")]
     return []
 
@@ -864,6 +869,8 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
             continue
         if particles and _particle(t) and _particle(t) not in particles:
             continue  # "the engine turns over" tells nothing of what "turned up"
+        if _denied(t) and not any(_denied(a) for a in asking):
+            continue  # "His rule is never buy a van you can't get parts for": none bought
         if role == "object" and t.dep_ == "amod" and t.tag_ == "VBN" and t.head.i > t.i:
             # "filled the holes and fitted soft-close hinges": a verb the parser hangs
             # on its object as a modifier; the rest of the phrase is what it took
@@ -875,6 +882,15 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
             elif c.dep_ in ROLES.get(role, ()):
                 out.append((_subtree(c), "role"))
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
+
+
+def _denied(verb: Any) -> bool:
+    """Whether a verb is said not to have happened: it, or the verb it completes ("not
+    going to buy"), has "not" or "never"."""
+    for v in (verb, verb.head if verb.dep_ == "xcomp" else verb):
+        if any(c.dep_ == "neg" for c in v.children):
+            return True
+    return False
 
 
 def _particle(verb: Any) -> str:

@@ -54,13 +54,14 @@ from .kindcheck import (
     someone_done_to,
     times_done,
 )
-from .kinds import alike, concrete, country, is_a, main_verbs, verbs_kin
+from .kinds import alike, concrete, country, is_a, known_noun, main_verbs, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
 from .spans import (
     CALLING,
     CURRENCIES,
+    LOCATIVE,
     NAMED_THINGS,
     NUMBER_WORDS,
     PERSON_WORDS,
@@ -77,6 +78,7 @@ from .spans import (
     thing,
     timed_result,
     trim,
+    written_as_name,
 )
 from .spans import TIME_KEYS as _TIME_KEYS
 from .told import in_window, told_by_asked
@@ -248,7 +250,10 @@ def typed_candidates(
         )
     if want.kind == "person":  # "Oundle", where the user lives, is no one
         placed = _no_ones(sources)
-        found = [s for s in found if s.text.lower() not in placed]
+        found = [s for s in found if s.text.lower() not in placed and not _a_firm(s)]
+    elif want.kind == "thing" and asks_called(question):  # no dog is "Bracken & Beck
+        noun = named_noun_of(question) or want.head  # Cottages"; a business may be
+        found = found if _may_be_place(noun) else [s for s in found if not _a_site(s)]
     found = _own_words_first(question, want, found)
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
     found = _kinds_first(want, found, closed)
@@ -487,6 +492,39 @@ def _a_thing_by_name(span: Span) -> bool:
     """Whether a name is said after "the" in its memory, as a thing's is ("The
     Fiesta's heater packed in"), not a person's."""
     return bool(re.search(rf"\bthe\s+{re.escape(span.text)}\b", span.hit.text, re.I))
+
+
+def _a_firm(span: Span) -> bool:
+    """Whether a candidate is an organisation by its name: labelled one, and ending in
+    a common noun's plural or a trade ("Savi Ceramics", "Bracken & Beck Cottages",
+    "Hollis & Daughters Plumbing"), which no person's or pet's name does."""
+    parts = span.text.split()
+    if len(parts) < 2 or not parts[-1].isalpha() or not parts[-1][0].isupper():
+        return False
+    doc = nlp.parse(span.hit.text)
+    label = next((e.label_ for e in doc.ents if e.text == span.text), "")
+    last = parts[-1].lower()
+    plural = last.endswith("s") and known_noun(last[:-1]) and not is_a(last[:-1], "person")
+    return label == "ORG" and (plural or last in _TRADES)
+
+
+def _a_site(span: Span) -> bool:
+    """Whether a name is a firm's (:func:`_a_firm`) or names a building, a place or a
+    body by its last word ("Curlew Barn", "Heron Lodge"): no pet's or boat's name."""
+    parts = span.text.split()
+    if _a_firm(span) or len(parts) < 2 or not parts[-1].isalpha() or not parts[-1][0].isupper():
+        return _a_firm(span)
+    last = parts[-1].lower()
+    return known_noun(last) and any(
+        is_a(last, k) for k in ("structure", "organization", "location")
+    )
+
+
+#: the trades a firm's name ends in
+_TRADES = frozenset(
+    {"plumbing", "joinery", "roofing", "catering", "removals", "ceramics", "electrical",
+     "builders", "motors", "recovery", "restoration", "kitchens", "studios", "events"}
+)  # fmt: skip
 
 
 def _no_ones(sources: list[Source]) -> frozenset[str]:
@@ -1117,6 +1155,36 @@ def _verb_meaning(question: Question, want: Want, spans: list[Any], around: Arou
 _NOT_THINGS = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "EVENT", "LANGUAGE", "LAW"})
 
 
+#: the entity labels of a named place, which a kind noun that is no place, group or
+#: journey does not ask for ("What natural disaster hit my old area?": not "West
+#: County"; "What dish...?": not "Shibuya")
+_PLACES = frozenset({"GPE", "LOC", "FAC"})
+#: the kinds whose members a place's name may stand for: a venue, a body, an event,
+#: a trip ("Which holiday?": "Crete")
+_PLACE_LIKE = (
+    "location", "structure", "organization", "group", "social event", "journey",
+    "vacation", "geological formation", "body of water", "land", "way",
+)  # fmt: skip
+
+
+#: nouns of where one goes or works, which a place's name answers as often as not
+#: ("Which holiday?": "Crete"; "What hike?": "Snowdon"; "Which job?": "Heathrow")
+_WHERE_ONE_GOES = frozenset(
+    {"place", "spot", "event", "holiday", "festival", "show", "walk", "hike", "job", "outing"}
+)
+
+
+@cache
+def _may_be_place(head: str) -> bool:
+    """Whether a thing asked by its noun may be answered by a place's name
+    (:data:`_PLACE_LIKE`), or the noun is one WordNet does not hold."""
+    if named_place(head) or head in _PLACE_LIKE or head in _WHERE_ONE_GOES:
+        return True
+    # a made thing's make may be a place's name, as the tagger reads it ("a little
+    # silver Yaris", "a folding Brompton")
+    return not known_noun(head) or any(is_a(head, k) for k in (*_PLACE_LIKE, "artifact"))
+
+
 #: the verbs whose object is a thing one can hold ("What did I lose to the lake?":
 #: "sunglasses", not "gust"; "What did my sister give me?": "an hourglass"); not "leave",
 #: which asks what club or job was left as often as what was left behind
@@ -1216,7 +1284,7 @@ def _candidates(
             cues["meaning"] = meaning.get(hit.id, 0.0)
             cues["s_meaning"] = sent_near
             cues["counts"] = float(bool(counted) and _counts_noun(span, counted))
-            cues["isa"] = float(want.kind == "thing" and _of_kind(span, want.head))
+            cues["isa"] = float(_isa(want, span))
             cues["trusted"] = float((hit.id, sent.start) in raised)
             found[key] = (span, text, hit, cues, [origin])
     typed = _type_meaning(want, [text for _, text, _, _, _ in found.values()], around)
@@ -1241,7 +1309,11 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
     was given, lost or found (``handed``), a physical thing."""
     return {
         "a_person": float(span.root.ent_type_ == "PERSON" or _a_person_noun(text)),
-        "a_named": float(not want.head and span.root.ent_type_ in _NOT_THINGS),
+        "a_named": float(
+            span.root.ent_type_ in _NOT_THINGS
+            if not want.head
+            else span.root.ent_type_ in _PLACES and not _may_be_place(want.head)
+        ),
         "physical": float(handed and _physical(span)),
     }
 
@@ -1392,6 +1464,32 @@ def _of_kind(span: Any, head: str, kind_senses: int | None = None) -> bool:
     return any(is_a(n, head, kind_senses=kind_senses) for n in names)
 
 
+def _isa(want: Want, span: Any) -> bool:
+    """Whether a thing asked by a noun is answered by a kind of it (:func:`_of_kind`),
+    or, asked "what kind of", by the noun told apart (:func:`_sort_of`)."""
+    if want.kind != "thing":
+        return False
+    return _of_kind(span, want.head) or (want.kind_of and _sort_of(span, want.head))
+
+
+def _sort_of(span: Any, head: str) -> bool:
+    """Whether the phrase is the noun a "what kind of" question asks, told apart by
+    a name-like word or a noun before it ("Hawaiian pizza", "mushroom risotto"),
+    which WordNet need not hold: the kind asked for."""
+    root = span.root
+    if root.lemma_.lower() != head:
+        return False
+    return any(
+        t.head == root
+        and t.i < root.i
+        and (
+            t.dep_ == "compound"
+            or (t.dep_ == "amod" and (t.ent_type_ == "NORP" or written_as_name(t)))
+        )
+        for t in span
+    )
+
+
 def _key_of(token: Any) -> str:
     """A token's key, a verb's by its lemma (:func:`_lemma_keys`)."""
     return words.word_key(token.lemma_ if token.pos_ == "VERB" else token.lower_)
@@ -1465,7 +1563,7 @@ def _cues(
         "asked": float(len(asked)),  # "Millbrook Rowing Club"
         "words": float(len(text.split())),
         "rarity": rarity(new) if rarity is not None and new else 0.0,
-        "bare": float(_bare(span, want.kind == "thing") and fit - own >= REPLY_SHARE),
+        "bare": float(_bare(span, want.kind) and fit - own >= REPLY_SHARE),
     }
 
 
@@ -1484,23 +1582,26 @@ def _measure(want: Want, span: Any) -> bool:
     return want.kind in _MEASURE_KINDS and root is not None and root.ent_type_ in _MEASURE_LABELS
 
 
-def _bare(span: Any, thing: bool = False) -> bool:
+def _bare(span: Any, kind: str = "") -> bool:
     """Whether ``span`` is an entity or a number and all its sentence says ("Ljubljana.",
     "Keiko Tanabe."): a reply's fragment, which answers the turn that asked (not
-    "Rude!", which only says what the one replying thinks of it). For a thing asked,
-    a noun phrase is one too, and so is a common noun heading a sentence without a
-    verb that only adds when or how ("The terrazzo, in the end." to "Which worktop
-    did you go for?")."""
+    "Rude!", which only says what the one replying thinks of it). For a thing asked
+    (``kind``), a noun phrase is one too, and so is a common noun heading a sentence
+    without a verb that only adds when or how ("The terrazzo, in the end." to "Which
+    worktop did you go for?"); for a place, a place the fragment puts its noun in ("A
+    three-bed terrace on Crofton Street in Heaton Moor." to "Which house is it?")."""
     sent = getattr(span, "sent", None)
     if sent is None or span.start == sent.start and span.end == sent.end:
         return False  # the sentence itself is no fragment of it
     root = span.root
-    noun = thing and root.pos_ == "NOUN"  # a common noun, for a thing asked
+    noun = kind == "thing" and root.pos_ == "NOUN"  # a common noun, for a thing asked
     if root.pos_ != "NUM" and not root.ent_type_ and not noun:
         return False
     if all_it_says(span):
         return True
     verbless = not any(t.pos_ in ("VERB", "AUX") for t in sent)
+    if kind == "place" and verbless and root.dep_ == "pobj" and root.head.lower_ in LOCATIVE:
+        return True
     # not a name with more said of it ("Skomer, the island off Pembrokeshire." tells
     # where, to "Where are you off to?", not the bird asked of the trip)
     return noun and root.i == sent.root.i and verbless
@@ -1595,7 +1696,20 @@ def _pronoun_is_asked(sent: Any, keys: frozenset[str]) -> bool:
                 return True  # "she's my mentor", "it's my mum's recipe"
         elif t.pos_ == "VERB" and _pronoun_subject(t):
             return True  # "it drives like a dream", "he ... showed me how"
+        elif t.pos_ == "NOUN" and not any(c.lower_ in _THEIRS for c in t.children):
+            verb = _governing_verb(t)  # "They do the photos, the listings and all the
+            if verb is not None and _pronoun_subject(verb):  # payments"
+                return True
     return False
+
+
+def _governing_verb(noun: Any) -> Any | None:
+    """The verb whose object ``noun`` is, through a list ("the photos, the listings and
+    all the payments") and a preposition; None for a subject or anything else."""
+    t = noun
+    while t.dep_ in ("conj", "pobj", "prep", "appos") and t.head is not t:
+        t = t.head
+    return t.head if t.dep_ == "dobj" and t.head.pos_ in ("VERB", "AUX") else None
 
 
 def _pronoun_subject(verb: Any) -> bool:
@@ -1773,6 +1887,27 @@ def _kin(key: str, keys: set[str]) -> bool:
     return any(
         min(len(k), len(key)) >= _FAMILY and (k.startswith(key) or key.startswith(k)) for k in keys
     )
+
+
+def asked_by_kin(
+    question: Question, evidence: Sequence[Hit], around: Around
+) -> tuple[str, Hit | None]:
+    """Where no sentence of the evidence shares a word with the question, a memory
+    that answers a turn saying a word of the family of one of its nouns ("Who's
+    supervising you?" / "Professor Hallgerd Vinter." of "Who is my doctoral
+    supervisor?"): its first sentence and the memory, for the typed reader to read.
+    ("", None) when none does."""
+    keys = set(_noun_keys(question.text)) & set(question.topic_keys)
+    before = around.before(list(evidence)) if around.before is not None and keys else {}
+    for h in evidence:
+        asking = before.get(h.id)
+        if asking is None or not asking.text.rstrip().endswith("?"):
+            continue
+        said = set(words.content_keys(asking.text))
+        if any(_kin(k, said) for k in keys):
+            parts = sentences(h.text)
+            return (parts[0] if parts else h.text), h
+    return "", None
 
 
 def _about_subject(

@@ -80,6 +80,9 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 #: how many recently embedded texts a Recaller keeps (:meth:`Recaller._embed`)
 _RECENT = 16
+#: how many recently embedded sentences it keeps for the typed reader
+#: (:meth:`Recaller._embed_many`): a few questions' worth of evidence sentences
+_SENTENCES = 1024
 
 
 class Recaller:
@@ -114,6 +117,7 @@ class Recaller:
         self.verdict = VerdictStage(verdict, ctx.embedder, ctx.indexes)
         self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._recent_lock = threading.Lock()
+        self._sentences: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     def read(self, text: str, now: datetime | None) -> Question:
         """The question read once (``question.read_question``)."""
@@ -277,7 +281,7 @@ class Recaller:
         the typed reader reads."""
         if not texts:
             return []
-        vecs = self._embedder.embed(list(texts))
+        vecs = self._embed_many(texts)
         return [float(c) for c in vecs @ self._embed(words)]
 
     def best_span(self, user_id: str, question: Question, ids: Sequence[str]) -> FoundSpan | None:
@@ -408,6 +412,27 @@ class Recaller:
             while len(self._recent) > _RECENT:
                 self._recent.popitem(last=False)
         return vec
+
+    def _embed_many(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of ``texts``, those embedded for the last :data:`_SENTENCES`
+        sentences kept: the typed reader reads the same sentences twice when recall's
+        first memory may be read (``typed.typed_candidates``), and a question's
+        candidates again for each of their meanings. Kept by digest, as :meth:`_embed`."""
+        keys = [_digest(t) for t in texts]
+        with self._recent_lock:
+            found = {k: v for k in keys if (v := self._sentences.get(k)) is not None}
+            for k in found:
+                self._sentences.move_to_end(k)
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
+        if missing:
+            fresh = self._embedder.embed(missing)
+            with self._recent_lock:
+                for t, v in zip(missing, fresh, strict=True):
+                    v.setflags(write=False)
+                    found[_digest(t)] = self._sentences[_digest(t)] = v
+                while len(self._sentences) > _SENTENCES:
+                    self._sentences.popitem(last=False)
+        return np.stack([found[k] for k in keys])
 
 
 def _explanations(ranked: list[Scored], activation: Activation, traced: bool) -> dict[str, str]:
