@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from answer_cases import remembered
-from remem.answer import nlp, reader, spans
+from remem.answer import nlp, now, reader, spans
 from remem.answer.candidate import Span
 from remem.answer.typed import (
     ALONE,
@@ -153,3 +153,16 @@ def test_a_count_of_pieces_counts_whatever_was_asked_and_a_plural_meets_its_sing
 
 def test_a_name_given_to_someone_is_no_boat(talk):
     assert "Gethin" not in _ask(talk, "What is my boat called?")
+
+
+def test_a_choice_in_the_end_is_told_by_its_words_and_an_option_turned_down_is_not():
+    question = as_question("What colour did I finally paint the cabin sides?")
+    assert question.order == "newest" and now.asks_choice(question)
+    assert not now.asks_choice(as_question("What colour are the cabin sides?"))
+    doc = nlp.parse("Small update: I own a van! Not the Citroen though.")
+    citroen = next(c for c in doc.noun_chunks if "Citroen" in c.text)
+    assert now.choice_cues(as_question("Which van did I buy in the end?"), citroen)["turned_down"]
+    doc = nlp.parse("We went with Fellside Restoration in the end.")
+    fellside = doc[3:5]  # "Fellside Restoration"
+    cues = now.choice_cues(as_question("Which builders did I hire in the end?"), fellside)
+    assert cues == {"chosen": 1.0, "turned_down": 0.0}

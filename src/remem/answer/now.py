@@ -479,3 +479,50 @@ def _of_it(changes: list[Any]) -> bool:
     names nothing it changed."""
     done = [c for t in changes for c in t.children if c.dep_ in ("dobj", "nsubjpass")]
     return not done or any(c.lower_ in ("it", "them", "one") for c in done)
+
+
+#: the words of a question asking what was chosen in the end between options told
+#: over time ("Which van did I buy in the end?", "Which colour did I settle on?")
+_CHOOSING = re.compile(
+    r"\b(?:end(?:ed|s)?\s+up|in\s+the\s+end|eventually|finally|settle[ds]?\s+on|"
+    r"go(?:ne)?\s+with|went\s+(?:with|for)|opt(?:ed)?\s+for|decide[ds]?\s+on|pick(?:ed)?)\b",
+    re.I,
+)
+#: the words a sentence tells a choice made with ("We went with Fellside in the end",
+#: "So I bought a Ford Transit instead", "No, change of plan")
+_CHOSEN = re.compile(
+    r"\b(?:in\s+the\s+end|instead|eventually|finally|change\s+of\s+plan|went\s+(?:with|for)|"
+    r"settled\s+on|decided\s+on|opted\s+for|signed\s+with|ended\s+up|plumped\s+for|"
+    r"gone\s+(?:with|for))\b",
+    re.I,
+)
+#: the words just before an option turned down ("Not the Citroen though", "we gave up
+#: on Larkspur", "I pulled out of the cycle-to-work thing")
+_TURNED_DOWN = re.compile(
+    r"(?:\bnot|\bno|instead\s+of|rather\s+than|gave\s+up\s+on|give\s+up\s+on|pulled\s+out\s+of|"
+    r"turned\s+down|decided\s+against|went\s+off)(?:\s+(?:the|a|an|on|with))*\s*$",
+    re.I,
+)
+
+
+def asks_choice(question: Question) -> bool:
+    """Whether a question asks the option chosen in the end (:data:`_CHOOSING`)."""
+    return question.order == "newest" and bool(_CHOOSING.search(question.text))
+
+
+def choice_cues(question: Question, span: Any, talk: Sequence[str] = ()) -> dict[str, float]:
+    """For a question asking the option chosen in the end, whether a candidate's
+    sentence tells a choice made (``chosen``: 1; a half when only its memory does, or
+    the turn just before it asked one: "So what did you get instead?") and whether the
+    candidate is an option turned down (``turned_down``: "Not the Citroen"). Empty for
+    any other question. ``talk``: the turns said just before its memory, nearest
+    last."""
+    if not asks_choice(question):
+        return {}
+    sent = span.sent
+    asked = bool(talk) and bool(_CHOSEN.search(talk[0]))
+    told = _CHOSEN.search(span.doc.text) or asked
+    chosen = 1.0 if _CHOSEN.search(sent.text) else 0.5 if told else 0.0
+    before = span.doc[max(sent.start, span.start - 5) : span.start].text
+    turned = bool(_TURNED_DOWN.search(before)) or span[0].lower_ in ("not", "no")
+    return {"chosen": chosen, "turned_down": float(turned)}

@@ -816,6 +816,8 @@ def _governed(matched: list[Any]) -> list[tuple[Any, str]]:
     for t in matched:
         if t.lemma_ == "do":  # "doing good": what "do" takes is no activity
             continue
+        if t.pos_ == "VERB" and _denied(t):  # "never buy a van you can't get parts for"
+            continue
         fit = "governed_verb" if t.pos_ in ("VERB", "AUX") else "governed_noun"
         for c in t.children:
             if c.dep_ not in _GOVERNED and not (c.dep_ == "prep" and t.pos_ in ("VERB", "NOUN")):

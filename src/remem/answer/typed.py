@@ -1246,7 +1246,7 @@ def _candidates(
     found: dict[tuple[str, int, int], tuple[Any, str, Hit, dict[str, float], list[str]]] = {}
     raised: set[tuple[str, int]] = set()
     read = list(_sentences(question, keys, sources, want.head, (trusted, raised)))
-    context = _talk_before([h for h, _, _ in sources], around) if named_noun else {}
+    context = _talk_before(sources, around) if named_noun or now.asks_choice(question) else {}
     said = [_in_context(hit, sent, fits, sources) for hit, sent, fits, _ in read]
     near_sent = _sentence_meaning(question, said, around)
     for (hit, sent, fits, at), sent_near in zip(read, near_sent, strict=True):
@@ -1284,8 +1284,8 @@ def _candidates(
             cues["meaning"] = meaning.get(hit.id, 0.0)
             cues["s_meaning"] = sent_near
             cues["counts"] = float(bool(counted) and _counts_noun(span, counted))
-            cues["isa"] = float(_isa(want, span))
             cues["trusted"] = float((hit.id, sent.start) in raised)
+            cues.update(now.choice_cues(question, span, context.get(hit.id, [])))
             found[key] = (span, text, hit, cues, [origin])
     typed = _type_meaning(want, [text for _, text, _, _, _ in found.values()], around)
     handed = not want.head and _role_verb(question, want) in _HANDLED
@@ -1323,9 +1323,10 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
 _TALK_BEFORE = 2
 
 
-def _talk_before(hits: list[Hit], around: Around) -> dict[str, list[str]]:
-    """Each memory's id -> the texts of the turns said just before it
-    (:data:`_TALK_BEFORE`), whether recall brought them or not."""
+def _talk_before(sources: list[Source], around: Around) -> dict[str, list[str]]:
+    """Each source memory's id -> the texts of the turns said just before it
+    (:data:`_TALK_BEFORE`), nearest first, whether recall brought them or not."""
+    hits = [h for h, _, _ in sources]
     before = around.before
     out: dict[str, list[str]] = {h.id: [] for h in hits}
     if before is None:
@@ -1564,6 +1565,7 @@ def _cues(
         "words": float(len(text.split())),
         "rarity": rarity(new) if rarity is not None and new else 0.0,
         "bare": float(_bare(span, want.kind) and fit - own >= REPLY_SHARE),
+        "isa": float(_isa(want, span)),
     }
 
 

@@ -58,7 +58,7 @@ _RECENT = re.compile(
 )
 _NEWEST = re.compile(
     r"\b(currently|current|now|latest|most\s+recent(?:ly)?|these\s+days|still|anymore|"
-    r"at\s+the\s+moment|nowadays|end(?:ed|s)?\s+up|in\s+the\s+end|eventually)\b",
+    r"at\s+the\s+moment|nowadays|end(?:ed|s)?\s+up|in\s+the\s+end|eventually|finally)\b",
     re.I,
 )
 _OLDEST = re.compile(
