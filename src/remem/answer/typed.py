@@ -512,8 +512,10 @@ def _a_site(span: Span) -> bool:
     """Whether a name is a firm's (:func:`_a_firm`) or names a building, a place or a
     body by its last word ("Curlew Barn", "Heron Lodge"): no pet's or boat's name."""
     parts = span.text.split()
-    if _a_firm(span) or len(parts) < 2 or not parts[-1].isalpha() or not parts[-1][0].isupper():
-        return _a_firm(span)
+    if _a_firm(span):
+        return True
+    if len(parts) < 2 or not parts[-1].isalpha() or not parts[-1][0].isupper():
+        return False
     last = parts[-1].lower()
     return known_noun(last) and any(
         is_a(last, k) for k in ("structure", "organization", "location")
