@@ -6,8 +6,9 @@ pizza"), a place that is no kind of the noun asked, a thing never bought, a
 nationality that owns nothing ("my Portuguese tutor"), a reply to a turn that asked
 in another word of the family ("Who's supervising you?"), a firm or a building by its
 name, a place a reply's fragment puts the noun asked in, a sentence going on about a
-name by "they", a count of pieces, a four-letter plural, and a name given to someone
-("a Welshman called Gethin Pryce"). Real spaCy pipeline, real Memory."""
+name by "they", a count of pieces, a four-letter plural, a name given to someone ("a
+Welshman called Gethin Pryce"), a choice made in the end, and a number written against
+"am". Real spaCy pipeline, real Memory."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from remem.answer.typed import (
     _a_site,
     _bare,
     _may_be_place,
+    _on_the_clock,
     _sort_of,
     asked_by_kin,
 )
@@ -166,3 +168,11 @@ def test_a_choice_in_the_end_is_told_by_its_words_and_an_option_turned_down_is_n
     fellside = doc[3:5]  # "Fellside Restoration"
     cues = now.choice_cues(as_question("Which builders did I hire in the end?"), fellside)
     assert cues == {"chosen": 1.0, "turned_down": 0.0}
+
+
+def test_a_number_written_against_am_is_a_time_of_day_not_a_sum():
+    doc = nlp.parse("I'm running on coffee and 6am runs along the Mersey.")
+    six = next(t for t in doc if t.text == "6")
+    assert _on_the_clock(doc[six.i : six.i + 1])
+    doc = nlp.parse("We had 6 guests and it cost 6 pounds.")
+    assert not any(_on_the_clock(doc[t.i : t.i + 1]) for t in doc if t.like_num)

@@ -1780,7 +1780,18 @@ def _answers(want: Want, span: object, text: str, keys: frozenset[str], named: s
     low = text.lower()
     if low in named or any(n in low.split() for n in named):
         return False
+    if want.kind not in ("time", "thing") and _on_the_clock(span):
+        return False  # "6am runs along the Mersey": no deposit of 6
     return want.kind != "thing" or thing(span, keys, want)
+
+
+def _on_the_clock(span: Any) -> bool:
+    """Whether a phrase ends in a number written against "am" or "pm" ("6am", which the
+    tokenizer splits as "6" and a verb "am"): a time of day, not a count or a sum."""
+    last = span[-1]
+    if not last.like_num or last.whitespace_ or last.i + 1 >= len(last.doc):
+        return False
+    return last.doc[last.i + 1].lower_ in ("am", "pm", "a.m.", "p.m.")
 
 
 def _not_fitting(want: Want, text: str) -> bool:
