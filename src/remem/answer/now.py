@@ -516,7 +516,7 @@ def choice_cues(question: Question, span: Any, talk: Sequence[str] = ()) -> dict
     the turn just before it asked one: "So what did you get instead?") and whether the
     candidate is an option turned down (``turned_down``: "Not the Citroen"). Empty for
     any other question. ``talk``: the turns said just before its memory, nearest
-    last."""
+    first."""
     if not asks_choice(question):
         return {}
     sent = span.sent

@@ -889,10 +889,8 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
 def _denied(verb: Any) -> bool:
     """Whether a verb is said not to have happened: it, or the verb it completes ("not
     going to buy"), has "not" or "never"."""
-    for v in (verb, verb.head if verb.dep_ == "xcomp" else verb):
-        if any(c.dep_ == "neg" for c in v.children):
-            return True
-    return False
+    said = [verb, verb.head] if verb.dep_ == "xcomp" else [verb]
+    return any(c.dep_ == "neg" for v in said for c in v.children)
 
 
 def _particle(verb: Any) -> str:

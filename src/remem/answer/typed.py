@@ -251,8 +251,9 @@ def typed_candidates(
     if want.kind == "person":  # "Oundle", where the user lives, is no one
         placed = _no_ones(sources)
         found = [s for s in found if s.text.lower() not in placed and not _a_firm(s)]
-    elif want.kind == "thing" and asks_called(question):  # no dog is "Bracken & Beck
-        noun = named_noun_of(question) or want.head  # Cottages"; a business may be
+    elif want.kind == "thing" and asks_called(question):
+        # no dog is "Bracken & Beck Cottages"; a business or a venue may be
+        noun = named_noun_of(question) or want.head
         found = found if _may_be_place(noun) else [s for s in found if not _a_site(s)]
     found = _own_words_first(question, want, found)
     found, closed = classes.narrowed(question, want, found)  # a colour, a breed...
@@ -498,12 +499,11 @@ def _a_firm(span: Span) -> bool:
     """Whether a candidate is an organisation by its name: labelled one, and ending in
     a common noun's plural or a trade ("Savi Ceramics", "Bracken & Beck Cottages",
     "Hollis & Daughters Plumbing"), which no person's or pet's name does."""
-    parts = span.text.split()
-    if len(parts) < 2 or not parts[-1].isalpha() or not parts[-1][0].isupper():
+    last = _name_end(span.text)
+    if not last:
         return False
     doc = nlp.parse(span.hit.text)
     label = next((e.label_ for e in doc.ents if e.text == span.text), "")
-    last = parts[-1].lower()
     plural = last.endswith("s") and known_noun(last[:-1]) and not is_a(last[:-1], "person")
     return label == "ORG" and (plural or last in _TRADES)
 
@@ -511,15 +511,23 @@ def _a_firm(span: Span) -> bool:
 def _a_site(span: Span) -> bool:
     """Whether a name is a firm's (:func:`_a_firm`) or names a building, a place or a
     body by its last word ("Curlew Barn", "Heron Lodge"): no pet's or boat's name."""
-    parts = span.text.split()
     if _a_firm(span):
         return True
+    last = _name_end(span.text)
+    return bool(last) and known_noun(last) and any(is_a(last, k) for k in _SITES)
+
+
+#: the kinds a name's last word makes it a site of
+_SITES = ("structure", "organization", "location")
+
+
+def _name_end(text: str) -> str:
+    """The last word of a name of two words or more, lower-cased, when it is a
+    capitalised word ("Ceramics" of "Savi Ceramics"); "" otherwise."""
+    parts = text.split()
     if len(parts) < 2 or not parts[-1].isalpha() or not parts[-1][0].isupper():
-        return False
-    last = parts[-1].lower()
-    return known_noun(last) and any(
-        is_a(last, k) for k in ("structure", "organization", "location")
-    )
+        return ""
+    return parts[-1].lower()
 
 
 #: the trades a firm's name ends in

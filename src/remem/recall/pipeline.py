@@ -423,13 +423,13 @@ class Recaller:
             found = {k: v for k in keys if (v := self._sentences.get(k)) is not None}
             for k in found:
                 self._sentences.move_to_end(k)
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
+        missing = {k: t for t, k in zip(texts, keys, strict=True) if k not in found}
         if missing:
-            fresh = self._embedder.embed(missing)
+            fresh = self._embedder.embed(list(missing.values()))
             with self._recent_lock:
-                for t, v in zip(missing, fresh, strict=True):
+                for k, v in zip(missing, fresh, strict=True):
                     v.setflags(write=False)
-                    found[_digest(t)] = self._sentences[_digest(t)] = v
+                    found[k] = self._sentences[k] = v
                 while len(self._sentences) > _SENTENCES:
                     self._sentences.popitem(last=False)
         return np.stack([found[k] for k in keys])
