@@ -1277,6 +1277,8 @@ def _candidates(
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
             if counted and counts_other(span.root, counted_said):
                 continue  # "bowl still in one piece" counts no people
+            if want.kind == "number" and not counted_said.startswith("year") and _an_age(span):
+                continue  # "I'm thirty-four" counts no students
             if want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text):
                 continue  # "Finished a few weeks ago" is no course's length
             # "The table was £145" prices no lamp; Tallinn's flights are no Vilnius's (a
@@ -1539,9 +1541,46 @@ def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> l
     reason the sentence itself, when no phrase of it answers well; not for a
     question about now, whose sentence often tells the old value beside the new
     ("Someone stole the Raleigh, so I bought a folding Brompton")."""
-    out = phrases(sent, want, matched, question)
+    out = [
+        (_to_entity_end(span), origin) for span, origin in phrases(sent, want, matched, question)
+    ]
     whole = want.kind in ("thing", "reason") and question.order != "newest"
     return [*out, (sent, "sentence")] if whole else out
+
+
+#: the ones whose age a bare number after "be" tells ("I'm thirty-four")
+_AGED = frozenset({"i", "he", "she"})
+
+
+def _an_age(span: Any) -> bool:
+    """Whether ``span`` is a bare number said of one person by "be": their age ("I'm
+    thirty-four", "Pavel is fifteen"), not a count ("There are eighty-four of us")."""
+    root = span.root
+    if root.dep_ not in ("attr", "acomp") or root.head.lemma_ != "be":
+        return False
+    if root.pos_ not in ("NUM", "ADJ") or any(c.dep_ == "prep" for c in root.children):
+        return False  # "We're two of six"
+    subj = next((c for c in root.head.children if c.dep_ == "nsubj"), None)
+    if subj is None:
+        return False
+    person = subj.ent_type_ == "PERSON" or subj.pos_ == "PROPN" or is_a(subj.lemma_, "person")
+    return subj.lower_ in _AGED or person
+
+
+def _to_entity_end(span: Any) -> Any:
+    """``span`` carried to the end of a name it stops inside: "book called Turn Left"
+    is "book called Turn Left at Orion", the title the tagger found whole (the parser
+    hung "at Orion" on the verb)."""
+    doc = getattr(span, "doc", None)
+    if doc is None or span.start == span.end:
+        return span
+    last = doc[span.end - 1]
+    if last.ent_iob_ == "O":
+        return span
+    ent = next((e for e in doc.ents if e.start <= last.i < e.end), None)
+    if ent is None or ent.end <= span.end or ent.start < span.start:
+        return span
+    return doc[span.start : ent.end]
 
 
 def _cues(

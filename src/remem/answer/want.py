@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import words
 from ..question import Question
-from .kinds import is_a
+from .kinds import is_a, known_noun
 from .nlp import parse
 
 #: entity labels (spaCy's OntoNotes set) that answer each kind
@@ -64,7 +64,7 @@ _ASKS = (
     (  # "What do I charge for a country loaf?", "What did the repair cost?": a sum
         "money",
         re.compile(
-            r"^\W*what\s+(?:do|does|did|will|would)\s+(?:[\w']+\s+){1,4}?"
+            r"^\W*what\s+(?:do|does|did|will|would)\s+(?:[\w'-]+\s+){1,6}?"
             r"(?:pay|charge|cost)\b(?!\s+(?:attention|a\s+visit|tribute|respects?|off)\b)",
             re.I,
         ),
@@ -81,7 +81,10 @@ _ASKS = (
     ),
     ("duration", re.compile(r"^\W*how\s+long\b|\bfor\s+how\s+long\b", re.I)),
     ("frequency", re.compile(r"^\W*how\s+often\b", re.I)),
-    ("distance", re.compile(r"^\W*how\s+far\b", re.I)),
+    # a measure: "How far...?", "How heavy was Pepper?" ("23 kilos")
+    ("distance", re.compile(r"^\W*how\s+(?:far|heavy|tall|wide|deep)\b", re.I)),
+    # a score, asked by its verb ("What did I score on the mock paper?": "142")
+    ("number", re.compile(r"^\W*what\s+(?:did|do|does)\s+(?:[\w'-]+\s+){1,3}?score\b", re.I)),
     ("time", re.compile(r"^\W*(?:at\s+)?what\s+time\b", re.I)),
     # a habit's day: "days", or "now", "usually"... ("What day is the van booked
     # for?" asks a date); a part of the day asked in the present ("Which evening does
@@ -130,6 +133,8 @@ _HEAD_KINDS = {
     "place": "place",
     "location": "place",
     **dict.fromkeys(("port", "harbour", "harbor", "suburb", "county", "district"), "place"),
+    # a street by its name ("Which street is the new flat on?": "Cavendish Road")
+    **dict.fromkeys(("street", "road", "avenue"), "place"),
     "company": "org",
     # a maker, asked by its goods ("What make of piano...?", "Which brand of trainers?")
     **dict.fromkeys(BRAND_NOUNS := ("brand", "make"), "org"),
@@ -188,7 +193,7 @@ _HEAD_KINDS = {
     # "What's the length of my boat in feet?")
     **dict.fromkeys(("count", "tally", "headcount"), "number"),
     "length": "length",
-    **dict.fromkeys(("height", "width", "depth"), "distance"),
+    **dict.fromkeys(("height", "width", "depth", "weight"), "distance"),
     # what is asked as a share ("What alcohol percentage...?"): a percentage only
     **dict.fromkeys(PERCENT_NOUNS := ("percentage", "percent", "abv"), "number"),
 }
@@ -212,7 +217,9 @@ _CALLED = re.compile(
 #: "why" and "how did she feel": a reason or a manner, which a sentence tells better
 #: than any one span of it
 _WHY = re.compile(r"^\W*why\b", re.I)
-_REASON = re.compile(r"^\W*(?:why|how\s+(?!many|much|old|long|often|far)\w+)\b", re.I)
+_REASON = re.compile(
+    r"^\W*(?:why|how\s+(?!many|much|old|long|often|far|heavy|tall|wide|deep)\w+)\b", re.I
+)
 _ASKING = re.compile(r"^\W*(?:what|which|who|whom|whose|where|how|name|tell)\b", re.I)
 #: "What does Sam do for a living?", "What is Ana's job?": an occupation is asked
 _OCCUPATION = re.compile(
@@ -265,6 +272,7 @@ def wanted(question: Question) -> Want:
     for kind, rule in _ASKS:
         if rule.search(text):
             head = _unit_counted(text) if kind == "number" else head
+            kind = "duration" if kind == "length" and _lasts(text) else kind
             return Want(kind, head, many and kind in ("person", "place"), role=role)
     called = named_noun_of(question) or head if _CALLED.search(text) else None
     if called is not None and _someone(called):
@@ -303,6 +311,24 @@ def _someone(noun: str) -> bool:
 #: the units of time a "how many" question may count
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "night", "week", "month", "year"})
 _HOW_MANY = re.compile(r"^\W*how\s+many\s+(?:more\s+)?([a-z]+)", re.I)
+
+
+#: "how long is" and the noun whose length is asked
+_LONG_IS = re.compile(
+    r"^\W*how\s+long\s+(?:is|was|are|were)\s+(?:the|your|my|his|her|their|our)\s+(.+)", re.I
+)
+
+
+def _lasts(text: str) -> bool:
+    """Whether "how long is the X" asks how long X lasts: X an event or a stretch of
+    time ("our trip to Japan", "the course", "the film"), not a thing with a length
+    ("the boat", "the trail")."""
+    m = _LONG_IS.match(text)
+    noun = next((t for t in parse(m.group(1)) if t.pos_ == "NOUN"), None) if m else None
+    if noun is None:
+        return False
+    lemma = noun.lemma_.lower()
+    return is_a(lemma, "event") or is_a(lemma, "time period")
 
 
 def _unit_counted(text: str) -> str:
@@ -399,6 +425,8 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
         return "", False, frozenset()
     noun = None
     after = doc[wh.i + 1] if wh.i + 1 < len(doc) else None
+    if after is not None and wh.dep_ != "det" and _describes_next(after):
+        after = after.head  # "Which Japanese city does he come from?" asks a city
     if wh.dep_ != "det" and after is not None and after.pos_ == "NOUN" and wh.lower_ != "how":
         noun = after  # "In which city does she live?": the parser hangs "city" elsewhere
     elif wh.lower_ == "which" and after is not None and after.lower_ == "of":
@@ -406,7 +434,9 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
         one = next((c for c in after.children if c.dep_ == "pobj" and c.pos_ == "NOUN"), None)
         if one is not None:  # one of them, though they are many
             return one.lemma_.lower(), False, frozenset({words.word_key(one.lower_)})
-    elif wh.dep_ == "det" and (wh.head.pos_ in ("NOUN", "PROPN") or _nominal(wh.head)):
+    elif wh.dep_ == "det" and (
+        wh.head.pos_ in ("NOUN", "PROPN") or _nominal(wh.head) or _determined(wh)
+    ):
         noun = wh.head
         if noun.dep_ == "poss" and noun.tag_ == "NNS" and noun.head.pos_ == "NOUN":
             # "Which boaters' club...?" asks a club, for boaters ("Which college's
@@ -436,6 +466,26 @@ def _asked_noun(question: Question) -> tuple[str, bool, frozenset[str]]:
 
 #: the parts a noun plays in a sentence
 _NOMINAL = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "dative"})
+
+
+def _describes_next(token: Any) -> bool:
+    """Whether ``token`` is a word describing the noun right after it ("Japanese" of
+    "Which Japanese city...?", which the parser hangs off "which" no better)."""
+    nxt = token.head
+    return (
+        token.pos_ == "ADJ"
+        and token.dep_ == "amod"
+        and nxt.i == token.i + 1
+        and (nxt.pos_ == "NOUN")
+    )
+
+
+def _determined(wh: Any) -> bool:
+    """Whether the word "what"/"which" determines is a noun though the tagger calls it
+    something else: "present" of "What present did the committee give her?" (an
+    adverb to the tagger), right after the asking word and a noun to WordNet."""
+    word = wh.head
+    return word.i == wh.i + 1 and word.pos_ in ("ADV", "ADJ", "VERB") and known_noun(word.lower_)
 
 
 def _nominal(token: Any) -> bool:
