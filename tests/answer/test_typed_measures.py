@@ -3,7 +3,11 @@ noun behind a describing word ("Which Japanese city"), a noun the tagger calls a
 adverb ("What present"), a street asked as a place, how long a trip lasts (not how
 long a boat is), a sum asked by "cost" past a long subject, a weight, a score asked
 by its verb, a number said as someone's age (no count), and a title the parser cut
-("a book called Turn Left at Orion"). Real spaCy pipeline, real Memory."""
+("a book called Turn Left at Orion") or a name cut at its last word ("Gold" of
+"Tiger Gold"), and a name a clause follows ("Yes, Hamish Ardley, who runs...") is said of
+someone, not to them; a name given by "her" is no husband's, and a reply to "Who is
+he?" names no collie; a measure of a kind never said ("the focal length") was never
+given. Real spaCy pipeline, real Memory."""
 
 from __future__ import annotations
 
@@ -12,8 +16,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from answer_cases import remembered
-from remem.answer import nlp
-from remem.answer.typed import _an_age, _to_entity_end
+from remem.answer import naming, nlp
+from remem.answer.typed import (
+    _an_age,
+    _asked_who,
+    _measure_kinds,
+    _said_first,
+    _whole_name,
+)
 from remem.answer.want import wanted
 from remem.question import as_question
 
@@ -29,6 +39,12 @@ TALK = [
                 "in the cohort, apparently."),
     (3, "user", "Margaux, my daughter, gave me a book called Turn Left at Orion, with a note."),
     (5, "user", "It's a ground-floor flat on Cavendish Road, with a tiny garden."),
+    (6, "user", "I joined a community choir, the director is brilliant."),
+    (6, "assistant", "Lovely! Who runs it?"),
+    (6, "user", "Her name's Rosalind Achterberg. Her husband plays cello in an orchestra."),
+    (8, "user", "I found a mechanic for the bike, he has an old collie under the bench."),
+    (8, "assistant", "Brilliant! Who is he?"),
+    (8, "user", "Gerwyn Pryce. Welsh, about seventy, ran a Triumph dealership."),
 ]  # fmt: skip
 
 NOW = T0 + timedelta(days=20)
@@ -98,11 +114,63 @@ def test_a_phrase_stopping_inside_a_title_runs_to_its_end():
     doc = nlp.parse("Margaux gave me a book called Turn Left at Orion, with a note.")
     at = next(i for i, t in enumerate(doc) if t.text == "book")
     cut = doc[at : at + 4]  # "book called Turn Left"
-    assert _to_entity_end(cut).text == "book called Turn Left at Orion"
-    assert _to_entity_end(doc[at : at + 1]).text == "book"
+    assert _whole_name(cut).text == "book called Turn Left at Orion"
+    assert _whole_name(doc[at : at + 1]).text == "book"
+    doc = nlp.parse("I've gone for the original Tiger Gold and black.")
+    gold = next(i for i, t in enumerate(doc) if t.text == "Gold")
+    assert _whole_name(doc[gold : gold + 1]).text == "Tiger Gold"
+
+
+def test_a_name_followed_by_who_is_said_of_not_to():
+    doc = nlp.parse("Yes, Hamish Ardley, who runs the hardware shop on Fore Street.")
+    name = next(e for e in doc.ents if e.text == "Hamish Ardley")
+    assert not naming.addressed(name)
+    doc = nlp.parse("That's brilliant, Niamh, congratulations!")
+    assert naming.addressed(next(e for e in doc.ents if e.text == "Niamh"))
+
+
+def test_a_name_after_yes_with_only_a_clause_about_it_is_the_replys_answer():
+    doc = nlp.parse("Yes, Hamish Ardley, who runs the hardware shop on Fore Street.")
+    assert _said_first(next(e for e in doc.ents if e.text == "Hamish Ardley"))
+    doc = nlp.parse("Yes, Hamish Ardley came round and fixed it.")
+    assert not _said_first(next(e for e in doc.ents if e.text == "Hamish Ardley"))
+
+
+def _named(sentence: str, name: str):
+    return next(e for e in nlp.parse(sentence).ents if e.text == name)
+
+
+def test_a_name_given_by_her_or_she_is_no_husbands():
+    assert naming.other_sex(
+        _named("Her name's Rosalind Achterberg.", "Rosalind Achterberg"), "husband"
+    )
+    assert not naming.other_sex(
+        _named("Her name's Rosalind Achterberg.", "Rosalind Achterberg"), "sister"
+    )
+    assert naming.other_sex(_named("He's called Tom Bright.", "Tom Bright"), "sister")
+    assert not naming.other_sex(_named("He's called Tom Bright.", "Tom Bright"), "manager")
+
+
+def test_a_reply_to_who_names_no_pet():
+    assert _asked_who(["Brilliant! Who is he?"])
+    assert not _asked_who(["Brilliant! What's his dog called?"])
+
+
+def test_the_words_making_a_measure_asked_one_of_its_kind():
+    def kinds(question: str) -> list[str]:
+        read = as_question(question)
+        return _measure_kinds(read, wanted(read))
+
+    assert kinds("What is the focal length of my Dobsonian?") == ["focal"]
+    assert kinds("What food hygiene rating did the council give us?") == ["hygiene"]
+    assert kinds("What is the exact length of my boat?") == []
+    assert kinds("What is my flat's number?") == []
 
 
 def test_the_reader_answers_them(talk):
     assert "Kanazawa" in _ask(talk, "Which Japanese city does my exchange partner come from?")
     assert "Turn Left at Orion" in _ask(talk, "Which guidebook did my daughter give me?")
     assert "thirty" not in _ask(talk, "How many students are there in my nursing cohort?")
+    assert "Rosalind" not in _ask(talk, "What is my choir director's husband called?")
+    assert "Gerwyn" not in _ask(talk, "What is my mechanic's collie called?")
+    assert "seventy" not in _ask(talk, "What is the engine number of the Triumph?")

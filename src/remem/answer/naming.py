@@ -38,6 +38,42 @@ def of_another(span: Any, noun: str, hit: Hit, question: Question) -> bool:
     return False
 
 
+#: nouns English says only of a man or only of a woman (a closed set of kin words
+#: and titles: a name given by "her" or "she" is no husband's)
+_HE_NOUNS = frozenset(
+    {
+        "husband", "boyfriend", "brother", "father", "dad", "daddy", "son", "uncle", "nephew",
+        "grandfather", "grandpa", "grandson", "fiance", "stepfather", "stepson", "stepbrother",
+        "widower", "groom", "bridegroom",
+    }
+)  # fmt: skip
+_SHE_NOUNS = frozenset(
+    {
+        "wife", "girlfriend", "sister", "mother", "mum", "mom", "mummy", "mommy", "daughter",
+        "aunt", "niece", "grandmother", "grandma", "granny", "gran", "nan", "granddaughter",
+        "fiancee", "stepmother", "stepdaughter", "stepsister", "widow", "bride",
+    }
+)  # fmt: skip
+#: the pronouns a name is given by, by the sex they say
+_SEX_OF = {"she": "f", "her": "f", "he": "m", "his": "m", "him": "m"}
+
+
+def other_sex(span: Any, noun: str) -> bool:
+    """Whether the name is given by a pronoun of the other sex than ``noun`` says ("Her
+    name's Rosalind Achterberg" names no husband; "He's called Tom" no sister): the
+    pronoun that owns the word "name" or is the subject of the verb the name hangs
+    on, before it in its sentence."""
+    sex = "m" if noun in _HE_NOUNS else "f" if noun in _SHE_NOUNS else ""
+    if not sex:
+        return False
+    for t in reversed(span.doc[span.sent.start : span.start]):
+        said = _SEX_OF.get(t.lower_)
+        owner = t.dep_ == "poss" and t.head.lemma_.lower() == "name"
+        if said and (owner or (t.dep_ in ("nsubj", "nsubjpass") and t.head == span.root.head)):
+            return said != sex
+    return False
+
+
 def bare_names(question: Question) -> set[str]:
     """The names the question writes, lower-cased, without a possessive ("Omar's")."""
     return {re.sub(r"['’]s$", "", n).lower() for n in question.names}
@@ -240,4 +276,10 @@ def _goes_on_speaking(doc: Any, at: int, end: int) -> bool:
     token = doc[at]
     if token.lower_ in _GREETINGS or token.pos_ == "INTJ":
         return True
+    if token.lower_ in _RELATIVE:
+        return False  # "Yes, Hamish Ardley, who runs the hardware shop": said of him
     return token.pos_ in ("AUX", "VERB") or (token.pos_ == "PRON" and token.dep_ != "poss")
+
+
+#: the words a clause about the name just said opens with
+_RELATIVE = frozenset({"who", "whom", "whose", "which"})

@@ -1366,10 +1366,14 @@ def _untied(
     more of the question ("My neighbour has a rescue named Biscuit", of the
     neighbour's dog)."""
     hit, (own, fit), context = read
+    if naming.other_sex(span, noun):
+        return True
     tie = naming.tied(span, noun)
     if tie is False and asks_called(question):
         tie = True  # a thing's name given where its sentence says it ("two guinea pigs
         # yesterday, Pepper and Clove", which the parser hangs on "yesterday")
+    if tie is None and _asked_who(context.get(hit.id, ())) and not is_a(noun, "person"):
+        return True  # "Who is he?" / "Gerwyn Pryce." names no collie
     if tie is None:  # the sentence does not say the noun (:func:`naming.given`)
         said = (hit.text, *context.get(hit.id, ()))  # each parsed once, whoever asks
         told = (
@@ -1382,6 +1386,12 @@ def _untied(
     return (
         not tie or naming.of_another(span, noun, hit, question) or naming.called_other(span, noun)
     )
+
+
+def _asked_who(before: Sequence[str]) -> bool:
+    """Whether the turn just before a memory (``before``, nearest first) asks "who":
+    its reply names someone."""
+    return bool(before) and re.match(r"\W*who\b", _last_question(before[0])[0], re.I) is not None
 
 
 def _says_noun(text: str, noun: str) -> bool:
@@ -1541,9 +1551,7 @@ def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> l
     reason the sentence itself, when no phrase of it answers well; not for a
     question about now, whose sentence often tells the old value beside the new
     ("Someone stole the Raleigh, so I bought a folding Brompton")."""
-    out = [
-        (_to_entity_end(span), origin) for span, origin in phrases(sent, want, matched, question)
-    ]
+    out = [(_whole_name(span), origin) for span, origin in phrases(sent, want, matched, question)]
     whole = want.kind in ("thing", "reason") and question.order != "newest"
     return [*out, (sent, "sentence")] if whole else out
 
@@ -1567,20 +1575,37 @@ def _an_age(span: Any) -> bool:
     return subj.lower_ in _AGED or person
 
 
-def _to_entity_end(span: Any) -> Any:
-    """``span`` carried to the end of a name it stops inside: "book called Turn Left"
-    is "book called Turn Left at Orion", the title the tagger found whole (the parser
-    hung "at Orion" on the verb)."""
+def _whole_name(span: Any) -> Any:
+    """``span`` carried over the name it stops inside: on to the end of a name the
+    tagger found whole ("book called Turn Left" is "book called Turn Left at Orion":
+    the parser hung "at Orion" on the verb), and back over the proper nouns it is the
+    last word of ("Gold" of "the original Tiger Gold and black")."""
     doc = getattr(span, "doc", None)
     if doc is None or span.start == span.end:
         return span
-    last = doc[span.end - 1]
-    if last.ent_iob_ == "O":
-        return span
+    start, end = span.start, span.end
+    while start > 0 and _names_with(doc[start - 1], span):
+        start -= 1
+    last = doc[end - 1]
     ent = next((e for e in doc.ents if e.start <= last.i < e.end), None)
-    if ent is None or ent.end <= span.end or ent.start < span.start:
-        return span
-    return doc[span.start : ent.end]
+    if ent is not None and ent.label_ not in _MEASURES and ent.end > end and ent.start >= start:
+        end = ent.end
+    return span if (start, end) == (span.start, span.end) else doc[start:end]
+
+
+#: the entity labels of a measure, a time or a count, no name: "five years" is not
+#: carried on to "five years ago"
+_MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"})
+
+
+def _names_with(token: Any, span: Any) -> bool:
+    """Whether ``token`` is a proper noun naming one thing with ``span`` ("Tiger" of
+    "Tiger Gold")."""
+    return (
+        token.dep_ == "compound"
+        and token.pos_ == "PROPN"
+        and token.head.i in range(span.start, span.end)
+    )
 
 
 def _cues(
@@ -1648,7 +1673,7 @@ def _bare(span: Any, kind: str = "") -> bool:
     noun = kind == "thing" and root.pos_ == "NOUN"  # a common noun, for a thing asked
     if root.pos_ != "NUM" and not root.ent_type_ and not noun:
         return False
-    if all_it_says(span):
+    if all_it_says(span) or _said_first(span):
         return True
     verbless = not any(t.pos_ in ("VERB", "AUX") for t in sent)
     if kind == "place" and verbless and root.dep_ == "pobj" and root.head.lower_ in LOCATIVE:
@@ -1656,6 +1681,22 @@ def _bare(span: Any, kind: str = "") -> bool:
     # not a name with more said of it ("Skomer, the island off Pembrokeshire." tells
     # where, to "Where are you off to?", not the bird asked of the trip)
     return noun and root.i == sent.root.i and verbless
+
+
+#: the words a reply opens with before what it answers ("Yes, Hamish Ardley, ...")
+_REPLY_OPENERS = frozenset({"yes", "yeah", "yep", "no", "nope", "well", "oh", "sure"})
+
+
+def _said_first(span: Any) -> bool:
+    """Whether a name opens a reply after a "yes" or a "no" and only a clause about it
+    follows ("Yes, Hamish Ardley, who runs the hardware shop on Fore Street." to "Have
+    you found someone to take over as Teddy?"): the reply's answer, as a fragment's."""
+    doc, sent = span.doc, span.sent
+    opening = [t for t in doc[sent.start : span.start] if not t.is_punct]
+    if not opening or any(t.lower_ not in _REPLY_OPENERS for t in opening):
+        return False
+    rest = doc[span.end : sent.end]
+    return len(rest) > 1 and rest[0].text == "," and rest[1].lower_ in ("who", "which")
 
 
 def _sentences(
@@ -1894,6 +1935,8 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
     another question."""
     hits = [h for h, _, _ in sources]
     nearness, rarity = around.nearness, around.rarity
+    if rarity is not None and any(rarity(w) >= 1.0 for w in _measure_kinds(question, want)):
+        return True  # "the focal length of my Dobsonian", no length called focal ever said
     for noun in possessions(question):
         key = words.word_key(noun)
         if noun == want.head or key in _KIND_KEYS:
@@ -1913,6 +1956,36 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
         if not any(v >= RELATED_MIN for v in near.values()):
             return True
     return False
+
+
+#: the nouns of a measure or a mark that a word before them makes one of its kind ("the
+#: focal length", "the registration number", "a hygiene rating")
+_MEASURE_NOUNS = frozenset(
+    {"length", "number", "rating", "score", "size", "weight", "height", "capacity", "speed"}
+)
+#: words before such a noun that say which one, not what kind ("the exact length")
+_WHICH_ONE = frozenset(
+    words.content_keys(
+        "exact total full final current new old first last latest usual average top best "
+        "highest lowest overall actual official rough approximate own"
+    )
+)
+
+
+def _measure_kinds(question: Question, want: Want) -> list[str]:
+    """The words that make the measure or mark asked one of its kind ("focal" of "What
+    is the focal length of my Dobsonian?", "registration" of "the Triumph's
+    registration number"): what memory must have said for it to have been given."""
+    if want.head not in _MEASURE_NOUNS:
+        return []
+    return [
+        c.lower_
+        for t in nlp.parse(question.text)
+        if t.lemma_.lower() == want.head and t.pos_ == "NOUN"
+        for c in t.children
+        if c.dep_ in ("amod", "compound") and c.pos_ in ("ADJ", "NOUN")
+        and words.word_key(c.lower_) not in _WHICH_ONE
+    ]  # fmt: skip
 
 
 def _compounds(question: Question, noun: str) -> set[str]:
