@@ -7,7 +7,8 @@ by its verb, a number said as someone's age (no count), and a title the parser c
 "Tiger Gold"), and a name a clause follows ("Yes, Hamish Ardley, who runs...") is said of
 someone, not to them; a name given by "her" is no husband's, and a reply to "Who is
 he?" names no collie; a measure of a kind never said ("the focal length") was never
-given. Real spaCy pipeline, real Memory."""
+given; a name a clause opening with "who" follows is a person's, whatever the tagger
+says ("Femi Adeyemi, who runs..."). Real spaCy pipeline, real Memory."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from answer_cases import remembered
-from remem.answer import naming, nlp
+from remem.answer import naming, nlp, now, spans
+from remem.answer.candidate import Span
 from remem.answer.typed import (
     _an_age,
     _asked_who,
@@ -26,6 +28,7 @@ from remem.answer.typed import (
 )
 from remem.answer.want import wanted
 from remem.question import as_question
+from remem.types import Hit
 
 pytestmark = pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
 
@@ -45,6 +48,9 @@ TALK = [
     (8, "user", "I found a mechanic for the bike, he has an old collie under the bench."),
     (8, "assistant", "Brilliant! Who is he?"),
     (8, "user", "Gerwyn Pryce. Welsh, about seventy, ran a Triumph dealership."),
+    (9, "user", "My niece Cosima designed the poster: a teacup with a skull in the steam."),
+    (9, "user", "We moved the play to the Corn Exchange. It seats 186, versus about 90 at "
+                "the church hall."),
 ]  # fmt: skip
 
 NOW = T0 + timedelta(days=20)
@@ -156,6 +162,45 @@ def test_a_reply_to_who_names_no_pet():
     assert not _asked_who(["Brilliant! What's his dog called?"])
 
 
+def test_a_name_a_who_clause_follows_may_be_a_persons():
+    doc = nlp.parse(
+        "Wiebke put me in touch with Femi Adeyemi, who runs a small dog-walking business."
+    )
+    run = next(e for e in doc.ents if e.text == "Femi Adeyemi")
+    assert spans._who_follows(run) and spans._unnamed(run)
+    doc = nlp.parse("We joined Brambledown Rescue, which runs a summer fun day.")
+    assert not any(spans._who_follows(e) for e in doc.ents)
+
+
+def test_a_quoted_run_or_a_stop_word_is_no_ones_name():
+    doc = nlp.parse("Pepper won 'Best Rescue Glow-Up', which is the most ridiculous rosette.")
+    runs = [doc[i : i + 2] for i, t in enumerate(doc) if t.text == "Best"]
+    assert runs and spans._quoted(runs[0])
+    up = next(doc[i : i + 1] for i, t in enumerate(doc) if t.text == "Up")
+    assert spans._quoted(up)
+    doc = nlp.parse("My neighbour Oksana came round.")
+    assert not spans._quoted(next(doc[i : i + 1] for i, t in enumerate(doc) if t.text == "Oksana"))
+
+
+def test_someone_said_to_have_gone_is_no_one_doing_it_now():
+    def span(text: str) -> Span:
+        return Span(text, 1.0, Hit("h", text, 1.0, "user", T0, "s"))
+
+    found = [span("Ollie Tranter"), span("Femi Adeyemi")]
+    said = ["Ollie's gone. He left for Leeds on Sunday."]
+    assert [s.text for s in now.not_gone(found, said)] == ["Femi Adeyemi"]
+    assert now.not_gone(found, ["Ollie left a voicemail."]) == found
+    assert now.not_gone(found, ["Lena moved the date."]) == found
+    assert [s.text for s in now.not_gone(found, ["Ollie has moved to Leeds."])] == ["Femi Adeyemi"]
+
+
+def test_a_phrase_ends_before_a_word_leading_on():
+    doc = nlp.parse("Pieter has moved to Bristol for work, and we sang.")
+    assert spans.trim(doc[4:6]) == "Bristol"
+    doc = nlp.parse("It was the one I was looking at.")
+    assert spans.trim(doc[0:8]) == "It was the one I was looking at"
+
+
 def test_the_words_making_a_measure_asked_one_of_its_kind():
     def kinds(question: str) -> list[str]:
         read = as_question(question)
@@ -165,6 +210,7 @@ def test_the_words_making_a_measure_asked_one_of_its_kind():
     assert kinds("What food hygiene rating did the council give us?") == ["hygiene"]
     assert kinds("What is the exact length of my boat?") == []
     assert kinds("What is my flat's number?") == []
+    assert kinds("What's the seating capacity of the venue?") == ["seating"]
 
 
 def test_the_reader_answers_them(talk):
@@ -174,3 +220,5 @@ def test_the_reader_answers_them(talk):
     assert "Rosalind" not in _ask(talk, "What is my choir director's husband called?")
     assert "Gerwyn" not in _ask(talk, "What is my mechanic's collie called?")
     assert "seventy" not in _ask(talk, "What is the engine number of the Triumph?")
+    assert "186" in _ask(talk, "What's the seating capacity of the Corn Exchange?")
+    assert "Cosima" not in _ask(talk, "What image did my niece put on the poster?")

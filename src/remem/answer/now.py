@@ -133,6 +133,29 @@ _MOVED_FROM = re.compile(
 )
 
 
+#: someone said to be gone from where they were ("Ollie's gone. He left for Leeds",
+#: "Lena has moved to Leiden"); not "Maureen left a voicemail", "Lena moved the date"
+_GONE = re.compile(
+    r"\b(?P<v>[A-Z][a-z]+)(?:'s|\s+has|\s+had|\s+is|\s+was)?\s+(?:"
+    r"gone\b(?!\s+(?:quiet|off|on|for|to\s+bed|a\s+bit))"
+    r"|left(?=\s+(?:for|us|town|in|on|last|yesterday)\b|\s*[.,;!])"
+    r"|moved(?=\s+(?:to|away|out|abroad|back)\b)|leaving|retired|stepped\s+down)"
+)
+
+
+def not_gone(found: list[Span], said: Sequence[str]) -> list[Span]:
+    """For a question asking who someone is now ("Who walks Pepper these days?"), the
+    candidates no text of ``said`` (the memories read and the turns just before
+    them) says have gone (:data:`_GONE`): another has the part since, though a newer
+    memory may still name them ("He did two trial walks alongside Ollie"). All as
+    they were when every one has gone."""
+    gone = {m["v"].lower() for text in said for m in _GONE.finditer(text)}
+    if not gone:
+        return found
+    kept = [s for s in found if not gone & {w.lower() for w in s.text.split()}]
+    return kept or found
+
+
 def _ended(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
     """Each value a memory of ``evidence`` says its speaker left, with the memory
     (``time.current.ended``: "I quit Parcelwise"), and each place it says someone
@@ -508,6 +531,12 @@ _TURNED_DOWN = re.compile(
 def asks_choice(question: Question) -> bool:
     """Whether a question asks the option chosen in the end (:data:`_CHOOSING`)."""
     return question.order == "newest" and bool(_CHOOSING.search(question.text))
+
+
+def tells_choice(text: str) -> bool:
+    """Whether ``text`` tells a choice made (:data:`_CHOSEN`: "So I bought a Ford
+    Transit instead"), whatever it was made of."""
+    return bool(_CHOSEN.search(text))
 
 
 def choice_cues(question: Question, span: Any, talk: Sequence[str] = ()) -> dict[str, float]:

@@ -644,15 +644,15 @@ def _unnamed(run: Any) -> bool:
     as something else but standing beside a noun as its name ("my neighbour Oksana",
     "my cousin Ezekiel", which the small tagger calls a nationality and a company);
     not one after "in" or "on" ("the conference in Aarhus", "a school on Rua Nova"),
-    nor one naming a thing ("the Porto symphony")."""
+    nor one naming a thing ("the Porto symphony") or quoted (:func:`_quoted`)."""
     root = run.root
-    if _placed(root) or names_a_thing(run):
+    if _placed(root) or names_a_thing(run) or _quoted(run):
         return False
     if not any(t.ent_type_ in _NOT_PEOPLE for t in run):
         return True
     if root.dep_ == "appos" and root.head.pos_ == "NOUN":
         return True
-    if _said_of_as_person(run) or _of_someone(run):
+    if _said_of_as_person(run) or _of_someone(run) or _who_follows(run):
         return True
     before = run.doc[run.start - 1] if run.start > 0 else None  # "my cousin Tiago"
     return (
@@ -661,6 +661,25 @@ def _unnamed(run: Any) -> bool:
         and before.head == root
         and (before.lower_ in _FOLK or before.lower_ in relations())
     )
+
+
+def _quoted(run: Any) -> bool:
+    """Whether a run stands inside a quotation: a title or a prize's name ("Pepper won
+    'Best Rescue Glow-Up'"), no one's; or is a single word English uses for other
+    things ("Up")."""
+    if len(run) == 1 and run[0].is_stop:
+        return True
+    marks = [t for t in run.doc[run.sent.start : run.start] if t.is_quote]
+    return len(marks) % 2 == 1
+
+
+def _who_follows(run: Any) -> bool:
+    """Whether a clause about the run opens with "who", which English says of people
+    ("Femi Adeyemi, who runs a small dog-walking business", whom the small tagger
+    calls a company)."""
+    doc = run.doc
+    after = doc[run.end : run.end + 2]
+    return len(after) == 2 and after[0].text == "," and after[1].lower_ == "who"
 
 
 def _of_someone(run: Any) -> bool:
@@ -1056,17 +1075,26 @@ def _distance(a: Any, b: Any) -> int:
 
 
 def trim(span: Any) -> str:
-    """The span's words without a leading article or possessive and without the
-    punctuation at its ends."""
+    """The span's words without a leading article or possessive, without the
+    punctuation at its ends and without a last word leading on (:func:`_dangling`)."""
     tokens = list(span)
     while tokens and (tokens[0].lower_ in _LEADING or tokens[0].is_punct):
         tokens = tokens[1:]
-    while tokens and tokens[-1].is_punct:
+    while tokens and (tokens[-1].is_punct or _dangling(tokens[-1])):
         tokens = tokens[:-1]
     if not tokens:
         return ""
     doc = tokens[0].doc
     return doc[tokens[0].i : tokens[-1].i + 1].text.strip(" \"'")
+
+
+def _dangling(token: Any) -> bool:
+    """Whether a phrase's last word leads on to words it leaves out: "and", or a
+    preposition whose object comes after ("Bristol for", of "moved to Bristol for
+    work"), not one left at a clause's end ("what I was looking at")."""
+    if token.pos_ == "CCONJ":
+        return True
+    return token.pos_ == "ADP" and any(c.i > token.i for c in token.children)
 
 
 #: entity labels of a measure, and the nouns a "what"/"which" asks a measure by

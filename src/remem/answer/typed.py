@@ -270,6 +270,8 @@ def typed_candidates(
     if not found and (want.kind in never or want.head in (*NUMBER_NOUNS, *PERCENT_NOUNS)):
         return None  # a time of day, a name, a place, a number asked by its noun never given
     found = now.not_dropped(question, now.not_left(question, found, evidence), evidence)
+    if want.kind == "person" and question.order == "newest" and found:
+        found = now.not_gone(found, _read_around(found, evidence, around))
     found = now.newest_value(question, want, found)
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
@@ -563,6 +565,18 @@ def _no_ones(sources: list[Source]) -> frozenset[str]:
 #: nouns of a person, or of people acting as one, besides someone's people and
 #: occupations ("a local organization" LoCoMo asks "Who did John work with?" of)
 _PERSON_NOUNS = PERSON_WORDS | {"person"} | ORG_NOUNS
+
+
+def _named_as_someone(span: Any) -> bool:
+    """Whether a proper noun is the name of a person noun it stands beside ("My niece
+    Cosima designed the poster"), whatever the tagger says of it."""
+    root = span.root
+    return (
+        root.pos_ == "PROPN"
+        and root.dep_ in ("appos", "compound")
+        and root.head.pos_ == "NOUN"
+        and (is_a(root.head.lemma_.lower(), "person") or root.head.lower_ in relations())
+    )
 
 
 def _a_person_noun(text: str) -> bool:
@@ -1275,12 +1289,8 @@ def _candidates(
                 continue
             if _doer(want, span) or someone_done_to(want, span):
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
-            if counted and counts_other(span.root, counted_said):
-                continue  # "bowl still in one piece" counts no people
-            if want.kind == "number" and not counted_said.startswith("year") and _an_age(span):
-                continue  # "I'm thirty-four" counts no students
-            if want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text):
-                continue  # "Finished a few weeks ago" is no course's length
+            if _not_the_measure(want, span, question, (counted, counted_said)):
+                continue
             # "The table was £145" prices no lamp; Tallinn's flights are no Vilnius's (a
             # reply names what it inherits no more: "£640" after "How much?")
             alone = fits[1] <= fits[0]
@@ -1320,7 +1330,9 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
     aunt"), a named place or organisation asked with no kind noun, and, asked as what
     was given, lost or found (``handed``), a physical thing."""
     return {
-        "a_person": float(span.root.ent_type_ == "PERSON" or _a_person_noun(text)),
+        "a_person": float(
+            span.root.ent_type_ == "PERSON" or _a_person_noun(text) or _named_as_someone(span)
+        ),
         "a_named": float(
             span.root.ent_type_ in _NOT_THINGS
             if not want.head
@@ -1333,6 +1345,20 @@ def _thing_cues(span: Any, text: str, want: Want, handed: bool) -> dict[str, flo
 #: how many turns before a memory may say the noun a name in it is given to ("I've
 #: adopted a cat!" / "Oh, tell me everything!" / "He's called Biscotti.")
 _TALK_BEFORE = 2
+
+
+#: how many of the best candidates' memories have the turns before them read for
+#: someone said to have gone (:func:`now.not_gone`)
+_GONE_READ = 4
+
+
+def _read_around(found: list[Span], evidence: Sequence[Hit], around: Around) -> list[str]:
+    """The texts of the evidence and of the turns just before the best candidates'
+    memories ("Ollie's gone." two turns before "Wiebke put me in touch with Femi
+    Adeyemi ... alongside Ollie")."""
+    hits = list({s.hit.id: s.hit for s in found}.values())[:_GONE_READ]
+    talk = _talk_before([(h, 0.0, 0) for h in hits], around)
+    return [h.text for h in evidence] + [t for texts in talk.values() for t in texts]
 
 
 def _talk_before(sources: list[Source], around: Around) -> dict[str, list[str]]:
@@ -1436,15 +1462,18 @@ def _doer(want: Want, span: Any) -> bool:
     verb with an object: the doer, not the done-to. The small tagger calls many a
     thing a person, so not when the question names the kind ("Which Disney movie...?":
     "Ratatouille is one of my favorites") or the verb has no object ("Shibuya
-    Crossing is like Tokyo's Times Square")."""
+    Crossing is like Tokyo's Times Square"). A name beside a person noun is someone's
+    whatever the question names ("My niece Cosima designed the poster: a teacup")."""
     root = span.root
+    subject = root.head if root.dep_ == "appos" else root
+    # "Which Disney movie...?": "Ratatouille", tagged a person
+    person = _named_as_someone(span) or (root.ent_type_ == "PERSON" and not want.head)
     return (
         want.kind == "thing"
-        and not want.head  # "Which Disney movie...?": "Ratatouille", tagged a person
+        and person
         and want.role[1] == "object"
-        and root.dep_ == "nsubj"
-        and root.ent_type_ == "PERSON"
-        and any(c.dep_ == "dobj" for c in root.head.children)  # not "X is like Y"
+        and subject.dep_ == "nsubj"
+        and any(c.dep_ == "dobj" for c in subject.head.children)  # not "X is like Y"
     )
 
 
@@ -1551,9 +1580,31 @@ def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> l
     reason the sentence itself, when no phrase of it answers well; not for a
     question about now, whose sentence often tells the old value beside the new
     ("Someone stole the Raleigh, so I bought a folding Brompton")."""
-    out = [(_whole_name(span), origin) for span, origin in phrases(sent, want, matched, question)]
+    found = phrases(sent, want, matched, question)
+    have = {(span.start, span.end) for span, _ in found if hasattr(span, "start")}
+    out = []
+    for span, origin in found:
+        whole = _whole_name(span)
+        if whole is span or (whole.start, whole.end) not in have:  # no origin twice over
+            out.append((whole, origin))
     whole = want.kind in ("thing", "reason") and question.order != "newest"
     return [*out, (sent, "sentence")] if whole else out
+
+
+def _not_the_measure(
+    want: Want, span: Any, question: Question, counted: tuple[frozenset[str], str]
+) -> bool:
+    """Whether a number or a span of time is no measure of what the question asks: a
+    count of another noun ("bowl still in one piece" counts no people), someone's age
+    ("I'm thirty-four" counts no students), a time ago ("Finished a few weeks ago" is
+    no course's length). ``counted``: the nouns a "how many" question counts and its
+    words for them."""
+    nouns, said = counted
+    if nouns and counts_other(span.root, said):
+        return True
+    if want.kind == "number" and not said.startswith("year") and _an_age(span):
+        return True
+    return want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text)
 
 
 #: the ones whose age a bare number after "be" tells ("I'm thirty-four")
@@ -1720,6 +1771,7 @@ def _sentences(
     of each sentence read so."""
     setter = now.current_setter(question, sources)
     called = asks_called(question)
+    choosing = now.asks_choice(question)
     for hit, inherited, rank in sources:
         before = teased = 0.0
         sents = list(nlp.parse(hit.text).sents)
@@ -1732,6 +1784,8 @@ def _sentences(
                 own = 1.0  # as if it said the asked word: "live" of "I'm renting in Mutley"
             if called and own < 1 and gives_name(sent.text):
                 own = 1.0  # "What's my cat called now?": "so she's Pimenta now"
+            if choosing and own < _READ_MIN and now.tells_choice(sent.text):
+                own = _READ_MIN  # "so I ordered an 8-inch Dobsonian instead", of the telescope
             told = at + 1 < len(sents) and _pronoun_is_asked(sents[at + 1], keys)
             after = owns[at + 1] if told else 0.0  # "... Rhiannon Voss. She's my mentor"
             fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after, teased) + inherited
@@ -1935,8 +1989,12 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
     another question."""
     hits = [h for h, _, _ in sources]
     nearness, rarity = around.nearness, around.rarity
-    if rarity is not None and any(rarity(w) >= 1.0 for w in _measure_kinds(question, want)):
-        return True  # "the focal length of my Dobsonian", no length called focal ever said
+    for word in _measure_kinds(question, want):  # "the focal length of my Dobsonian"
+        key = words.word_key(word)
+        if not any(_kin(key, words.content_keys(h.text)) for h in hits) and (
+            rarity is None or rarity(word) >= 1.0
+        ):
+            return True  # no length called focal ever said
     for noun in possessions(question):
         key = words.word_key(noun)
         if noun == want.head or key in _KIND_KEYS:

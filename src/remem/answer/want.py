@@ -191,7 +191,7 @@ _HEAD_KINDS = {
     **dict.fromkeys(NUMBER_NOUNS := ("number", "score", "rating"), "number"),
     # a count or a measure asked by its noun ("What was my record count of bats?",
     # "What's the length of my boat in feet?")
-    **dict.fromkeys(("count", "tally", "headcount"), "number"),
+    **dict.fromkeys(("count", "tally", "headcount", "capacity"), "number"),
     "length": "length",
     **dict.fromkeys(("height", "width", "depth", "weight"), "distance"),
     # what is asked as a share ("What alcohol percentage...?"): a percentage only
@@ -483,8 +483,12 @@ def _describes_next(token: Any) -> bool:
 def _determined(wh: Any) -> bool:
     """Whether the word "what"/"which" determines is a noun though the tagger calls it
     something else: "present" of "What present did the committee give her?" (an
-    adverb to the tagger), right after the asking word and a noun to WordNet."""
+    adverb to the tagger), right after the asking word, a noun to WordNet, and no
+    noun after it ("Which fencing club...?" asks a club)."""
     word = wh.head
+    nxt = word.doc[word.i + 1] if word.i + 1 < len(word.doc) else None
+    if nxt is not None and nxt.pos_ in ("NOUN", "PROPN"):
+        return False
     return word.i == wh.i + 1 and word.pos_ in ("ADV", "ADJ", "VERB") and known_noun(word.lower_)
 
 
