@@ -11,7 +11,7 @@ import pytest
 
 from answer_cases import remembered
 from remem.answer import nlp
-from remem.answer.now import _priced_nouns, asks_left, dropped, last_change, measured
+from remem.answer.now import asks_left, dropped, last_change, measured, priced_keys
 from remem.question import as_question
 from remem.types import Hit
 
@@ -204,4 +204,4 @@ def test_a_change_that_says_only_when_cuts_nothing():
 def test_a_sum_asked_now_is_the_newest_pricing_the_thing():
     # "croissant", which the tagger calls an adjective, is what is priced
     question = as_question("How much do I charge for a croissant at the moment?")
-    assert _priced_nouns(question) == {"croissant"}
+    assert priced_keys(question) == {"croissant"}

@@ -1,14 +1,23 @@
-"""What a question asks and what answers it (stop 70, from blind sets 69-73): a place
-noun behind a describing word ("Which Japanese city"), a noun the tagger calls an
-adverb ("What present"), a street asked as a place, how long a trip lasts (not how
-long a boat is), a sum asked by "cost" past a long subject, a weight, a score asked
-by its verb, a number said as someone's age (no count), and a title the parser cut
-("a book called Turn Left at Orion") or a name cut at its last word ("Gold" of
-"Tiger Gold"), and a name a clause follows ("Yes, Hamish Ardley, who runs...") is said of
-someone, not to them; a name given by "her" is no husband's, and a reply to "Who is
-he?" names no collie; a measure of a kind never said ("the focal length") was never
-given; a name a clause opening with "who" follows is a person's, whatever the tagger
-says ("Femi Adeyemi, who runs..."). Real spaCy pipeline, real Memory."""
+"""What a question asks and what answers it (stop 70, from blind sets 69-73).
+
+- What is asked: a place noun behind a describing word ("Which Japanese city"), a
+  noun the tagger calls an adverb ("What present"), a street as a place, how long a
+  trip lasts (not how long a boat is), a sum asked by "cost" past a long subject, a
+  weight, a score asked by its verb, a capacity as a number.
+- What answers: no number said as someone's age counts anything; no part of a day
+  ("Thursday night") is how long something lasts; a title or a name
+  the parser cut is read whole ("a book called Turn Left at Orion", "Tiger Gold"); a
+  phrase ends before a dangling preposition.
+- Whose name: "Yes, Hamish Ardley, who runs..." is said of him and answers the turn
+  that asked; a name given by "her" is no husband's; a reply to "Who is he?" names no
+  collie; a name a "who" clause follows is a person's; a quoted run is no one's; a
+  name beside a person noun ("my niece Cosima") is someone, no thing.
+- Never given: a measure of a kind memory never says ("the focal length"), the price
+  of a thing never said ("the tank respray"); no number said of a share ("412 out of
+  744") or in a sentence saying nothing of money is a price.
+- Now: someone said to have gone ("Ollie's gone") is no one doing it now.
+
+Real spaCy pipeline, real Memory."""
 
 from __future__ import annotations
 
@@ -48,6 +57,10 @@ TALK = [
     (8, "user", "I found a mechanic for the bike, he has an old collie under the bench."),
     (8, "assistant", "Brilliant! Who is he?"),
     (8, "user", "Gerwyn Pryce. Welsh, about seventy, ran a Triumph dealership."),
+    (9, "user", "The tank went to Leominster for paint. The wiring loom, I bought a new one "
+                "for £145."),
+    (9, "user", "Tickets went on sale on the 18th of May and we're at 412 already across "
+                "the four nights."),
     (9, "user", "My niece Cosima designed the poster: a teacup with a skull in the steam."),
     (9, "user", "We moved the play to the Corn Exchange. It seats 186, versus about 90 at "
                 "the church hall."),
@@ -114,6 +127,7 @@ def test_a_number_said_as_someones_age_counts_nothing():
     assert _an_age(_span("Pavel is fifteen now.", "fifteen"))
     assert not _an_age(_span("There are eighty-four of us in the cohort.", "eighty"))
     assert not _an_age(_span("I bought fifteen bulbs.", "fifteen"))
+    assert _an_age(_span("Gerwyn Pryce. Welsh, about seventy, ran a dealership.", "about"))
 
 
 def test_a_phrase_stopping_inside_a_title_runs_to_its_end():
@@ -194,6 +208,13 @@ def test_someone_said_to_have_gone_is_no_one_doing_it_now():
     assert [s.text for s in now.not_gone(found, ["Ollie has moved to Leeds."])] == ["Femi Adeyemi"]
 
 
+def test_a_part_of_a_day_is_no_length_of_time():
+    want = wanted(as_question("How long is the Japan trip we booked?"))
+    doc = nlp.parse("We fly out on Thursday night and it's two hours to the airport.")
+    times = {e.text: spans._fits(e, want) for e in doc.ents if e.label_ == "TIME"}
+    assert times == {"night": False, "two hours": True}
+
+
 def test_a_phrase_ends_before_a_word_leading_on():
     doc = nlp.parse("Pieter has moved to Bristol for work, and we sang.")
     assert spans.trim(doc[4:6]) == "Bristol"
@@ -222,3 +243,6 @@ def test_the_reader_answers_them(talk):
     assert "seventy" not in _ask(talk, "What is the engine number of the Triumph?")
     assert "186" in _ask(talk, "What's the seating capacity of the Corn Exchange?")
     assert "Cosima" not in _ask(talk, "What image did my niece put on the poster?")
+    assert "145" not in _ask(talk, "How much did the tank respray cost me?")
+    assert "412" not in _ask(talk, "How much did a ticket for the show cost?")
+    assert "seventy" not in _ask(talk, "What is the Triumph's registration number?")

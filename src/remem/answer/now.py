@@ -332,7 +332,7 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         # "How much do I charge for a croissant now?": those pricing croissants; "Who
         # is my supervising partner now?": those naming the partner
         nouns = counted(question) or (
-            _priced_nouns(question) if want.kind == "money" else frozenset()
+            priced_keys(question) if want.kind == "money" else frozenset()
         )
         if want.kind == "person" and not nouns:  # the role's noun, a person's
             nouns = frozenset(words.word_key(n) for n in possessions(question) if is_a(n, "person"))
@@ -385,7 +385,7 @@ _HOW_MANY = re.compile(
 )
 
 
-def _priced_nouns(question: Question) -> frozenset[str]:
+def priced_keys(question: Question) -> frozenset[str]:
     """The keys of the nouns a question about a sum names ("croissant" of "How much
     do I charge for a croissant at the moment?", which the tagger may call an
     adjective), the words of a time aside."""

@@ -315,6 +315,11 @@ def _joined(entity: Any) -> Any:
     return Span(doc, first, entity.end, label=entity.label_)
 
 
+#: a time entity that spans some time: a count of hours or minutes ("two hours",
+#: "an hour and ten minutes", "half an hour"), not a part of a day ("Thursday night")
+_TIME_SPAN = re.compile(r"\b(?:hours?|minutes?|mins?|seconds?|hrs?)\b", re.I)
+
+
 def _fits(entity: Any, want: Want) -> bool:
     """Whether a labelled entity is of the kind: a duration's DATE, number or quantity
     is a length ("three years", "7:58"), not a day ("yesterday", "last week") or a
@@ -352,8 +357,10 @@ def _fits(entity: Any, want: Want) -> bool:
         return bool(WEEKDAY.search(entity.text))
     if timed_result(want) and not stopwatch(entity.text):
         return False  # a race's time is no "ten days" or "sixteen weeks"
-    if want.kind not in ("duration", "length") or entity.label_ == "TIME":
+    if want.kind not in ("duration", "length"):
         return True
+    if entity.label_ == "TIME":  # "two hours", "half an hour"; not "Thursday night"
+        return _CLOCK.search(entity.text) is not None or _TIME_SPAN.search(entity.text) is not None
     if want.kind == "length" and entity.label_ == "QUANTITY":
         return True  # "42 kilometres" is a length too
     return bool(_CLOCK.search(entity.text))  # not "200 metres", "three" or "last week"
@@ -732,13 +739,13 @@ def _first_name_doing(run: Any) -> bool:
     """Whether an unlabelled run of proper nouns is one word doing something, as a
     person's first name does ("Priyanka booked the flights", "Hester let us glaze"),
     or opens with a person's title ("Dr Halloran"): no place or organisation asked."""
-    if run[0].lower_.rstrip(".") in _TITLES:
+    if run[0].lower_.rstrip(".") in TITLES:
         return True
     return len(run) == 1 and run.root.dep_ in ("nsubj", "nsubjpass") and not run.root.ent_type_
 
 
 #: the titles a person's name opens with
-_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame"})
+TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "sir", "dame"})
 
 
 def _unlabelled(run: Any, want: Want) -> bool:
@@ -946,7 +953,7 @@ def _titled(sent: Any) -> list[Any]:
     ("Ms Adaeze Okonkwo", which it calls an organisation)."""
     out = []
     for t in sent:
-        if t.lower_.rstrip(".") not in _TITLES or not t.is_title:
+        if t.lower_.rstrip(".") not in TITLES or not t.is_title:
             continue
         end = t.i + 1 + (t.i + 1 < sent.end and sent.doc[t.i + 1].text == ".")
         start = end

@@ -66,6 +66,7 @@ from .spans import (
     NUMBER_WORDS,
     PERSON_WORDS,
     SETTLEMENTS,
+    TITLES,
     ago,
     all_it_says,
     gives_name,
@@ -233,10 +234,13 @@ def typed_candidates(
     sources = _narrowed(question, want, sources, strangers, nearness)
     meaning = _meaning(question, sources, nearness)
     weighing = (around, meaning)
-    found = _candidates(question, want, sources, weighing)
-    if found and want.head != "name" and not asks_called(question):  # memory speaks to it:
-        # read recall's first too (:data:`_TRUSTED`); not for a noun's name, given beside it
-        found = _candidates(question, want, sources, weighing, _TRUSTED)
+    # where memory speaks to it, recall's first is read too (:data:`_TRUSTED`); not
+    # for a noun's name, given beside it: one pass, read with it, and nothing when
+    # every phrase found is of a sentence read only for its rank
+    trust = _TRUSTED if want.head != "name" and not asks_called(question) else 0
+    found = _candidates(question, want, sources, weighing, trust)
+    if trust and all(s.features.get("trusted") for s in found):
+        found = []
     if not found and want.kind in STRICT - _ATTRIBUTES and want.head != "name" and not strangers:
         found = _weaker(question, want, sources, weighing)
     if not found and want.kind in STRICT and len(evidence) > DEPTH and not now.asks_left(question):
@@ -1291,12 +1295,7 @@ def _candidates(
                 continue  # "Marisol got a bronze at the gala": Marisol is not what she won
             if _not_the_measure(want, span, question, (counted, counted_said)):
                 continue
-            # "The table was £145" prices no lamp; Tallinn's flights are no Vilnius's (a
-            # reply names what it inherits no more: "£640" after "How much?")
-            alone = fits[1] <= fits[0]
-            if want.kind == "money" and (
-                _priced_other(span, question) or (alone and _unnamed_in(hit, question, speakers))
-            ):
+            if want.kind == "money" and _no_price(span, question, (hit, fits, speakers)):
                 continue
             cues = _cues(want, span, text, keys, (fits, at, near(span, matched)), around.rarity)
             cues["later"] = later.get(hit.id, 0.0) * (1 + span.start / len(span.doc)) / 2
@@ -1486,13 +1485,19 @@ def _unnamed_in(hit: Hit, question: Question, speakers: Collection[str]) -> bool
     return bool(names) and not any(n in text for n in names)
 
 
+#: what a sum is paid in, no thing bought ("we met at £4,300 cash")
+_PAID_IN = frozenset({"cash", "cheque", "check", "card", "transfer", "instalment", "installment"})
+
+
 def _priced_other(span: Any, question: Question) -> bool:
     """Whether the parse says the price is of a thing the question does not name,
     nor a word of its family ("The table was £145, the substrate another £12" asked
     what the UV lamp cost; "The adoption fee was £250" is what adopting cost)."""
     noun = priced_noun(span)
-    if noun is None or noun.pos_ not in ("NOUN", "PROPN") or noun.lemma_.lower() in CURRENCIES:
-        return False  # "950 euro" is a price in euros, of no other thing
+    if noun is None or noun.pos_ not in ("NOUN", "PROPN"):
+        return False
+    if noun.lemma_.lower() in CURRENCIES or noun.lemma_.lower() in _PAID_IN:
+        return False  # "950 euro", "£4,300 cash": a price in euros or cash, of no other thing
     # the nouns of the whole phrase: "Declan's redone all the numbers and the budget
     # is now £61,500", whose subject the tagger misreads as "redone"
     said = {_key_of(t) for t in noun.subtree if t.pos_ in ("NOUN", "PROPN")} | {_key_of(noun)}
@@ -1581,12 +1586,10 @@ def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> l
     question about now, whose sentence often tells the old value beside the new
     ("Someone stole the Raleigh, so I bought a folding Brompton")."""
     found = phrases(sent, want, matched, question)
-    have = {(span.start, span.end) for span, _ in found if hasattr(span, "start")}
-    out = []
-    for span, origin in found:
-        whole = _whole_name(span)
-        if whole is span or (whole.start, whole.end) not in have:  # no origin twice over
-            out.append((whole, origin))
+    carried = [(_whole_name(span), origin) for span, origin in found]
+    # a name found whole keeps its own origin first; one found cut adds its own
+    out = [p for p, q in zip(carried, found, strict=True) if p[0] is q[0]]
+    out += [p for p, q in zip(carried, found, strict=True) if p[0] is not q[0]]
     whole = want.kind in ("thing", "reason") and question.order != "newest"
     return [*out, (sent, "sentence")] if whole else out
 
@@ -1596,15 +1599,59 @@ def _not_the_measure(
 ) -> bool:
     """Whether a number or a span of time is no measure of what the question asks: a
     count of another noun ("bowl still in one piece" counts no people), someone's age
-    ("I'm thirty-four" counts no students), a time ago ("Finished a few weeks ago" is
-    no course's length). ``counted``: the nouns a "how many" question counts and its
-    words for them."""
+    ("I'm thirty-four" counts no students), a share of a whole ("412 out of a possible
+    744" is no price), a time ago ("Finished a few weeks ago" is no course's length).
+    ``counted``: the nouns a "how many" question counts and its words for them."""
     nouns, said = counted
     if nouns and counts_other(span.root, said):
+        return True
+    if want.kind == "money" and _out_of(span):
         return True
     if want.kind == "number" and not said.startswith("year") and _an_age(span):
         return True
     return want.kind == "duration" and ago(span) and not _UNTIL_NOW.match(question.text)
+
+
+#: the words that say a bare number is a sum ("I paid 300 for it", "sold it for 40")
+_SUM_WORDS = frozenset(
+    {"pay", "cost", "price", "charge", "spend", "fee", "sell", "buy", "worth", "budget",
+     "rent", "grand", "offer", "quote", "bill", "invoice", "deposit", "save", "raise"}
+) | CURRENCIES  # fmt: skip
+
+
+def _no_sum_said(span: Any) -> bool:
+    """Whether a bare number stands in a sentence that says nothing of money ("we're at
+    412 already across the four nights" is no ticket's price): no currency, no word
+    of paying or selling."""
+    if span.root.ent_type_ != "CARDINAL":
+        return False
+    sent = span.sent
+    if any(c in sent.text for c in "£$€¥"):
+        return False
+    return not any(t.lemma_.lower() in _SUM_WORDS or t.lower_ in _SUM_WORDS for t in sent)
+
+
+def _no_price(
+    span: Any, question: Question, read: tuple[Hit, tuple[float, float], set[str]]
+) -> bool:
+    """Whether a sum is no price of what the question prices: "The table was £145"
+    prices no lamp; Tallinn's flights are no Vilnius's; "we're at 412 already" is
+    no sum. A reply names what it inherits no more than a number of money: "£640"
+    or "640" after "How much?" (``read``: the memory, its sentence's fits and the
+    names of those talking)."""
+    hit, (own, fit), speakers = read
+    if _priced_other(span, question):
+        return True
+    if fit <= own and _unnamed_in(hit, question, speakers):
+        return True
+    return fit - own < _READ_MIN and _no_sum_said(span)  # no turn asking "How much?"
+
+
+def _out_of(span: Any) -> bool:
+    """Whether "out of" follows a number: a count or a mark of a whole ("412 out of a
+    possible 744", "142 out of 180")."""
+    after = span.doc[span.end : span.end + 2]
+    return len(after) == 2 and after[0].lower_ == "out" and after[1].lower_ == "of"
 
 
 #: the ones whose age a bare number after "be" tells ("I'm thirty-four")
@@ -1612,18 +1659,23 @@ _AGED = frozenset({"i", "he", "she"})
 
 
 def _an_age(span: Any) -> bool:
-    """Whether ``span`` is a bare number said of one person by "be": their age ("I'm
-    thirty-four", "Pavel is fifteen"), not a count ("There are eighty-four of us")."""
+    """Whether ``span`` is a bare number said of one person by "be" or beside them:
+    their age ("I'm thirty-four", "Pavel is fifteen", "Welsh, about seventy"), not a
+    count ("There are eighty-four of us")."""
     root = span.root
+    if root.dep_ == "appos" and root.pos_ == "NUM":  # "Gerwyn Pryce. Welsh, about seventy"
+        return _someone_said(root.head)
     if root.dep_ not in ("attr", "acomp") or root.head.lemma_ != "be":
         return False
     if root.pos_ not in ("NUM", "ADJ") or any(c.dep_ == "prep" for c in root.children):
         return False  # "We're two of six"
     subj = next((c for c in root.head.children if c.dep_ == "nsubj"), None)
-    if subj is None:
-        return False
-    person = subj.ent_type_ == "PERSON" or subj.pos_ == "PROPN" or is_a(subj.lemma_, "person")
-    return subj.lower_ in _AGED or person
+    return subj is not None and (subj.lower_ in _AGED or _someone_said(subj))
+
+
+def _someone_said(token: Any) -> bool:
+    """Whether a word names someone: a person's name or a noun of a person."""
+    return token.ent_type_ == "PERSON" or token.pos_ == "PROPN" or is_a(token.lemma_, "person")
 
 
 def _whole_name(span: Any) -> Any:
@@ -1651,10 +1703,11 @@ _MEASURES = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT
 
 def _names_with(token: Any, span: Any) -> bool:
     """Whether ``token`` is a proper noun naming one thing with ``span`` ("Tiger" of
-    "Tiger Gold")."""
+    "Tiger Gold"), no title before a name."""
     return (
         token.dep_ == "compound"
         and token.pos_ == "PROPN"
+        and token.lower_.rstrip(".") not in TITLES  # "Ms Eszter Halmi" is found as said
         and token.head.i in range(span.start, span.end)
     )
 
@@ -1982,20 +2035,21 @@ def _occupations() -> frozenset[str]:
 
 def _unheld(question: Question, want: Want, sources: list[Source], around: Around) -> bool:
     """Whether a thing the question says someone has ("Dana's father", "my cousin")
-    is held by no memory: none read holds its word or comes near it in meaning (the
-    verdict's premise threshold), and no other memory of the user says the word
+    or asks the price of ("the tank respray") is held by no memory: none read holds
+    its word or comes near it in meaning (the verdict's premise threshold), and no
+    other memory of the user says the word
     (``around.rarity``: "my sister", named "my sister Anouk" in a memory the question
     did not recall, is held all the same). Then whatever the memories say answers
     another question."""
     hits = [h for h, _, _ in sources]
     nearness, rarity = around.nearness, around.rarity
-    for word in _measure_kinds(question, want):  # "the focal length of my Dobsonian"
-        key = words.word_key(word)
-        if not any(_kin(key, words.content_keys(h.text)) for h in hits) and (
-            rarity is None or rarity(word) >= 1.0
-        ):
-            return True  # no length called focal ever said
-    for noun in possessions(question):
+    # "the focal length of my Dobsonian": no length called focal said, nor a length
+    measures = _measure_kinds(question, want)
+    unsaid = [w for w in measures if _unsaid(w, hits, rarity)]
+    if unsaid and _unsaid(want.head, hits, rarity):
+        return True
+    priced = _priced(question, want)
+    for noun in [*possessions(question), *priced]:
         key = words.word_key(noun)
         if noun == want.head or key in _KIND_KEYS:
             continue  # the attribute asked ("Tomas's time"), not a thing presupposed
@@ -2003,7 +2057,8 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
             continue  # "Callum's family": told of as "we", never by the word
         if any(_kin(key, words.content_keys(h.text)) for h in hits):
             continue
-        kinds = _compounds(question, noun) if not is_a(noun, "person") else set()
+        owned = noun not in priced and not is_a(noun, "person")  # a respray is no tank
+        kinds = _compounds(question, noun) if owned else set()
         if kinds and any(kinds & words.content_keys(h.text) for h in hits):
             continue  # "my fieldwork trip" of "the fieldwork": the trip is the fieldwork's
         if any(alike(noun, n) or is_a(n, noun) for h in hits for n in _nouns(h.text)):
@@ -2014,6 +2069,29 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
         if not any(v >= RELATED_MIN for v in near.values()):
             return True
     return False
+
+
+def _unsaid(word: str, hits: list[Hit], rarity: Rarity | None) -> bool:
+    """Whether no memory says ``word``: none read says a word of its family, and no
+    other memory of the user says it."""
+    key = words.word_key(word)
+    if any(_kin(key, words.content_keys(h.text)) for h in hits):
+        return False
+    return rarity is None or rarity(word) >= 1.0
+
+
+def _priced(question: Question, want: Want) -> list[str]:
+    """The nouns a question asks the price of ("respray" of "How much did the tank
+    respray cost me?"), lemmas, none for a question of another kind (:func:`now.priced_keys`
+    tells which)."""
+    if want.kind != "money":
+        return []
+    keys = now.priced_keys(question)
+    return [
+        t.lemma_.lower()
+        for t in nlp.parse(question.text)
+        if t.pos_ == "NOUN" and words.word_key(t.lower_) in keys
+    ]
 
 
 #: the nouns of a measure or a mark that a word before them makes one of its kind ("the
