@@ -31,7 +31,9 @@ from remem.answer.candidate import Span
 from remem.answer.typed import (
     _an_age,
     _asked_who,
+    _carried,
     _measure_kinds,
+    _priced,
     _said_first,
     _whole_name,
 )
@@ -213,6 +215,27 @@ def test_a_part_of_a_day_is_no_length_of_time():
     doc = nlp.parse("We fly out on Thursday night and it's two hours to the airport.")
     times = {e.text: spans._fits(e, want) for e in doc.ents if e.label_ == "TIME"}
     assert times == {"night": False, "two hours": True}
+
+
+def test_a_name_cut_and_found_whole_counts_once():
+    doc = nlp.parse("I've gone for the original Tiger Gold and black.")
+    gold = next(i for i, t in enumerate(doc) if t.text == "Gold")
+    whole, cut = doc[gold - 1 : gold + 1], doc[gold : gold + 1]
+    carried = _carried([(whole, "chunk"), (cut, "pattern")])
+    assert [(s.text, o) for s, o in carried] == [("Tiger Gold", "pattern")]
+    carried = _carried([(whole, "kind"), (cut, "chunk")])
+    assert [(s.text, o) for s, o in carried] == [("Tiger Gold", "kind")]
+
+
+def test_the_price_asked_of_a_thing_not_of_the_sum_or_who_gains():
+    def priced(question: str) -> list[str]:
+        read = as_question(question)
+        return _priced(read, wanted(read))
+
+    assert priced("How much did the tank respray cost me?") == ["respray"]
+    assert priced("How much does Noor charge for a single bottle of sauce?") == ["bottle"]
+    assert priced("How much was the adoption fee for Thaddeus's cat?") == []
+    assert priced("How much money did the quiz night raise for the hospice?") == []
 
 
 def test_a_phrase_ends_before_a_word_leading_on():

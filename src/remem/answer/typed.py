@@ -61,6 +61,7 @@ from .rank import weights as rank_weights
 from .spans import (
     CALLING,
     CURRENCIES,
+    FITS,
     LOCATIVE,
     NAMED_THINGS,
     NUMBER_WORDS,
@@ -1585,11 +1586,7 @@ def _phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> l
     reason the sentence itself, when no phrase of it answers well; not for a
     question about now, whose sentence often tells the old value beside the new
     ("Someone stole the Raleigh, so I bought a folding Brompton")."""
-    found = phrases(sent, want, matched, question)
-    carried = [(_whole_name(span), origin) for span, origin in found]
-    # a name found whole keeps its own origin first; one found cut adds its own
-    out = [p for p, q in zip(carried, found, strict=True) if p[0] is q[0]]
-    out += [p for p, q in zip(carried, found, strict=True) if p[0] is not q[0]]
+    out = _carried(phrases(sent, want, matched, question))
     whole = want.kind in ("thing", "reason") and question.order != "newest"
     return [*out, (sent, "sentence")] if whole else out
 
@@ -1676,6 +1673,30 @@ def _an_age(span: Any) -> bool:
 def _someone_said(token: Any) -> bool:
     """Whether a word names someone: a person's name or a noun of a person."""
     return token.ent_type_ == "PERSON" or token.pos_ == "PROPN" or is_a(token.lemma_, "person")
+
+
+def _carried(found: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
+    """The phrases as found, each cut name carried whole (:func:`_whole_name`). A name
+    some rule found whole stays as it was found, unless the rule that found it cut
+    rates higher (:data:`spans.FITS`): then it stands as that rule's ("Gold", a colour,
+    of "Tiger Gold", a noun phrase). Found twice so, it counts as found once."""
+    out = [(span, origin) for span, origin in found if _whole_name(span) is span]
+    at: dict[tuple[int, int], int] = {}
+    for i, (span, origin) in enumerate(out):
+        key = (getattr(span, "start", -1), getattr(span, "end", -1))
+        if key not in at or FITS[origin] < FITS[out[at[key]][1]]:
+            at[key] = i  # the weakest origin it was found by
+    for span, origin in found:
+        whole = _whole_name(span)
+        if whole is span:
+            continue
+        had = at.get((whole.start, whole.end))
+        if had is None:
+            at[(whole.start, whole.end)] = len(out)
+            out.append((whole, origin))
+        elif FITS[origin] > FITS[out[had][1]]:
+            out[had] = (out[had][0], origin)
+    return out
 
 
 def _whole_name(span: Any) -> Any:
@@ -2080,18 +2101,31 @@ def _unsaid(word: str, hits: list[Hit], rarity: Rarity | None) -> bool:
     return rarity is None or rarity(word) >= 1.0
 
 
+#: the verbs a price is said by ("How much did the respray cost?", "was the fee",
+#: "did I pay for my bike")
+_PRICING = frozenset({"cost", "be", "pay", "charge", "spend"})
+#: nouns of the sum itself, no thing priced ("the adoption fee", "How much money")
+_SUM_NOUNS = frozenset(
+    {"money", "fee", "price", "cost", "charge", "rate", "amount", "sum", "total", "bill", "rent"}
+)
+
+
 def _priced(question: Question, want: Want) -> list[str]:
-    """The nouns a question asks the price of ("respray" of "How much did the tank
-    respray cost me?"), lemmas, none for a question of another kind (:func:`now.priced_keys`
-    tells which)."""
+    """The nouns a question asks the price of, lemmas: the subject of "cost" or "be"
+    ("respray" of "How much did the tank respray cost me?") and what is paid for
+    ("bottle" of "How much does Noor charge for a bottle of sauce?"); not the sum's
+    own noun ("the adoption fee"), nor anything else it names ("for the hospice").
+    None for a question of another kind."""
     if want.kind != "money":
         return []
-    keys = now.priced_keys(question)
-    return [
-        t.lemma_.lower()
-        for t in nlp.parse(question.text)
-        if t.pos_ == "NOUN" and words.word_key(t.lower_) in keys
-    ]
+    out = []
+    for t in nlp.parse(question.text):
+        verb = t.head.head if t.dep_ == "pobj" and t.head.lower_ == "for" else t.head
+        subject = t.dep_ in ("nsubj", "nsubjpass") or t.dep_ == "pobj" and verb is not t.head
+        lemma = t.lemma_.lower()
+        if t.pos_ == "NOUN" and subject and verb.lemma_ in _PRICING and lemma not in _SUM_NOUNS:
+            out.append(lemma)
+    return out
 
 
 #: the nouns of a measure or a mark that a word before them makes one of its kind ("the
