@@ -130,6 +130,7 @@ def test_a_number_said_as_someones_age_counts_nothing():
     assert not _an_age(_span("There are eighty-four of us in the cohort.", "eighty"))
     assert not _an_age(_span("I bought fifteen bulbs.", "fifteen"))
     assert _an_age(_span("Gerwyn Pryce. Welsh, about seventy, ran a dealership.", "about"))
+    assert not _an_age(_span("Save-the-dates went in the post on Wednesday, 96 of them.", "96"))
 
 
 def test_a_phrase_stopping_inside_a_title_runs_to_its_end():

@@ -1661,7 +1661,9 @@ def _an_age(span: Any) -> bool:
     count ("There are eighty-four of us")."""
     root = span.root
     if root.dep_ == "appos" and root.pos_ == "NUM":  # "Gerwyn Pryce. Welsh, about seventy"
-        return _someone_said(root.head)
+        head = root.head  # not "on Wednesday, 96 of them"
+        counts = any(c.dep_ == "prep" for c in root.children)
+        return not counts and head.ent_type_ in ("", "PERSON", "NORP") and _someone_said(head)
     if root.dep_ not in ("attr", "acomp") or root.head.lemma_ != "be":
         return False
     if root.pos_ not in ("NUM", "ADJ") or any(c.dep_ == "prep" for c in root.children):
