@@ -1660,14 +1660,15 @@ def _an_age(span: Any) -> bool:
     their age ("I'm thirty-four", "Pavel is fifteen", "Welsh, about seventy"), not a
     count ("There are eighty-four of us")."""
     root = span.root
+    if any(c.dep_ == "prep" for c in root.children):
+        return False  # "We're two of six", "on Wednesday, 96 of them"
     if root.dep_ == "appos" and root.pos_ == "NUM":  # "Gerwyn Pryce. Welsh, about seventy"
-        head = root.head  # not "on Wednesday, 96 of them"
-        counts = any(c.dep_ == "prep" for c in root.children)
-        return not counts and head.ent_type_ in ("", "PERSON", "NORP") and _someone_said(head)
+        head = root.head
+        return head.ent_type_ in ("", "PERSON", "NORP") and _someone_said(head)
     if root.dep_ not in ("attr", "acomp") or root.head.lemma_ != "be":
         return False
-    if root.pos_ not in ("NUM", "ADJ") or any(c.dep_ == "prep" for c in root.children):
-        return False  # "We're two of six"
+    if root.pos_ not in ("NUM", "ADJ"):
+        return False
     subj = next((c for c in root.head.children if c.dep_ == "nsubj"), None)
     return subj is not None and (subj.lower_ in _AGED or _someone_said(subj))
 
@@ -1682,14 +1683,14 @@ def _carried(found: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
     some rule found whole stays as it was found, unless the rule that found it cut
     rates higher (:data:`spans.FITS`): then it stands as that rule's ("Gold", a colour,
     of "Tiger Gold", a noun phrase). Found twice so, it counts as found once."""
-    out = [(span, origin) for span, origin in found if _whole_name(span) is span]
+    wholes = [(_whole_name(span), span, origin) for span, origin in found]
+    out = [(span, origin) for whole, span, origin in wholes if whole is span]
     at: dict[tuple[int, int], int] = {}
     for i, (span, origin) in enumerate(out):
         key = (getattr(span, "start", -1), getattr(span, "end", -1))
         if key not in at or FITS[origin] < FITS[out[at[key]][1]]:
             at[key] = i  # the weakest origin it was found by
-    for span, origin in found:
-        whole = _whole_name(span)
+    for whole, span, origin in wholes:
         if whole is span:
             continue
         had = at.get((whole.start, whole.end))
@@ -1713,7 +1714,7 @@ def _whole_name(span: Any) -> Any:
     while start > 0 and _names_with(doc[start - 1], span):
         start -= 1
     last = doc[end - 1]
-    ent = next((e for e in doc.ents if e.start <= last.i < e.end), None)
+    ent = next((e for e in doc.ents if e.start <= last.i < e.end), None) if last.ent_type_ else None
     if ent is not None and ent.label_ not in _MEASURES and ent.end > end and ent.start >= start:
         end = ent.end
     return span if (start, end) == (span.start, span.end) else doc[start:end]
@@ -2078,16 +2079,14 @@ def _unheld(question: Question, want: Want, sources: list[Source], around: Aroun
             continue  # the attribute asked ("Tomas's time"), not a thing presupposed
         if key in _EVERYONE_HAS:
             continue  # "Callum's family": told of as "we", never by the word
-        if any(_kin(key, words.content_keys(h.text)) for h in hits):
-            continue
+        if not _unsaid(noun, hits, rarity):
+            continue  # said, in a memory read or not ("my sister Anouk", not recalled)
         owned = noun not in priced and not is_a(noun, "person")  # a respray is no tank
         kinds = _compounds(question, noun) if owned else set()
         if kinds and any(kinds & words.content_keys(h.text) for h in hits):
             continue  # "my fieldwork trip" of "the fieldwork": the trip is the fieldwork's
         if any(alike(noun, n) or is_a(n, noun) for h in hits for n in _nouns(h.text)):
             continue  # "my pottery teacher", told of as "the instructor"; "my whippet"
-        if rarity is not None and rarity(noun) < 1.0:
-            continue  # said in a memory not read
         near = nearness(noun, hits) if nearness else {}
         if not any(v >= RELATED_MIN for v in near.values()):
             return True

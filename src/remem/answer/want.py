@@ -473,10 +473,7 @@ def _describes_next(token: Any) -> bool:
     "Which Japanese city...?", which the parser hangs off "which" no better)."""
     nxt = token.head
     return (
-        token.pos_ == "ADJ"
-        and token.dep_ == "amod"
-        and nxt.i == token.i + 1
-        and (nxt.pos_ == "NOUN")
+        token.pos_ == "ADJ" and token.dep_ == "amod" and nxt.i == token.i + 1 and nxt.pos_ == "NOUN"
     )
 
 
