@@ -86,6 +86,9 @@ def test_a_season_is_named_with_its_year():
     said = datetime(2023, 12, 26, tzinfo=timezone.utc)
     assert event_date("The camp last summer was awesome!", said) == "summer 2023"
     assert event_date("See you this coming winter.", said) == "winter 2024-25"
+    # in the speaker's own word, no other: "autumn" is said by no memory here
+    assert event_date("We went to the weigh-off last fall.", said) == "fall 2023"
+    assert event_date("We went to the weigh-off last autumn.", said) == "autumn 2023"
 
 
 def test_the_time_given_in_the_neighbouring_sentence():
@@ -432,3 +435,70 @@ def test_the_day_of_the_doing_by_whom_the_question_asks_of(open_memory, engine):
     later = wednesday + timedelta(days=9)
     answer = mem.answer("When was Nadia due to collect the keys from Joss?", "u", now=later)
     assert "3 April" in answer.text, answer.text
+
+
+def test_a_wish_is_no_doing_and_a_plan_with_its_day_beside_it_is_dated():
+    """Asked when it was done: "Maren wants me to run my first half marathon before
+    the autumn" wishes the run (``reader._wished``), whatever a teaser dates it by;
+    "First half marathon, run yesterday morning" did it. A plan whose day is told in
+    the next sentence ("Booked my first parachute jump! Saturday the 16th of May.")
+    is dated as one naming it (``reader._neighbour_day``)."""
+    may, june = (
+        datetime(2026, 5, 12, 19, tzinfo=timezone.utc),
+        datetime(2026, 6, 28, 11, tzinfo=timezone.utc),
+    )
+    reader = Answerer(create_llm("none"))
+    hits = [
+        _hit(
+            0,
+            "And the big news is Maren wants me to run my first half marathon before the autumn.",
+            may,
+        ),  # noqa: E501
+        _hit(1, "WE DID IT. First half marathon, done yesterday morning in Tralee.", june),
+    ]
+    asked = read_question("What date did I run my first half marathon?", june + timedelta(days=9))
+    assert reader.answer(asked, Recall(hits, 1.0, False)).text == "Saturday 27 June 2026"
+    april = datetime(2026, 4, 28, 21, tzinfo=timezone.utc)
+    booked = [
+        _hit(0, "Tonight's my first practice jump from the tower at the club.", april),
+        _hit(
+            1,
+            "Gordon's booked my first parachute jump! Saturday the 16th of May, at Hinton.",
+            april,
+        ),  # noqa: E501
+    ]
+    asked = read_question("On what day did I do my first parachute jump?", june)
+    assert reader.answer(asked, Recall(booked, 1.0, False)).text == "Saturday 16 May 2026"
+
+
+def test_someone_else_doing_it_is_not_the_day_i_did():
+    """ "She ran her first marathon last month" is not when I ran mine
+    (``reader._done_by_other``: "he", "she", "they" are another)."""
+    june = datetime(2026, 6, 28, 11, tzinfo=timezone.utc)
+    reader = Answerer(create_llm("none"))
+    hits = [
+        _hit(0, "She ran her first marathon last month at Cork, nearly four hours.", june),
+        _hit(1, "My first marathon is done, I ran it on Sunday.", june),
+    ]
+    asked = read_question("When did I run my first marathon?", june + timedelta(days=9))
+    assert reader.answer(asked, Recall(hits, 1.0, False)).text == "Sunday 21 June 2026"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_the_reply_to_when_asked_in_a_verb_of_its_kin(open_memory, engine):
+    """ "When did you catch him?" / "Last Sunday." answers "What day did we trap my
+    kestrel?": the asking turn shares the doing in a verb of its kin, no word
+    (``reader._shared_asking``)."""
+    mem = open_memory(engine=engine)
+    wednesday = datetime(2026, 10, 14, 22, tzinfo=timezone.utc)
+    talk = [
+        ("user", "There is a kestrel living in my backyard right now, a young one."),
+        ("assistant", "Amazing! Tell me everything. When did you catch him?"),
+        ("user", "Last Sunday. Lorraine picked me up at six and we drove the back roads."),
+        ("assistant", "What a start. How is he settling?"),
+    ]
+    for i, (who, text) in enumerate(talk):
+        mem.add(text, "u", speaker=who, timestamp=wednesday + timedelta(minutes=i), session_id="s1")
+    later = wednesday + timedelta(days=20)
+    answer = mem.answer("What day did we trap my kestrel?", "u", now=later)
+    assert "11 October" in answer.text, answer.text

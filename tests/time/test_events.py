@@ -87,6 +87,30 @@ def test_a_range_of_day_numbers() -> None:
     assert got == [(date(2024, 5, 9), date(2024, 5, 22), "span", "from the 9th to the 21st")]
 
 
+def test_a_weekday_and_its_day_of_the_month_are_one_day() -> None:
+    # said on Thursday 20 November 2025: the 11th that is a Tuesday, not the Tuesday
+    # just gone (the 18th) beside an 11th read apart
+    said = datetime(2025, 11, 20, 18, tzinfo=CEST)
+    assert days("Big news: she flew free on Tuesday the 11th!", said) == [
+        one_day(2025, 11, 11, "Tuesday the 11th")
+    ]
+    # 13 February and 13 March 2026 are Fridays: forward with no cue, as a bare day
+    # number, back in a past clause
+    said = datetime(2026, 2, 20, 9, tzinfo=CEST)
+    assert days("See you Friday, the 13th.", said) == [one_day(2026, 3, 13, "Friday, the 13th")]
+    assert days("We met on Friday the 13th.", said) == [one_day(2026, 2, 13, "Friday the 13th")]
+    # no month near has a Wednesday the 9th of May 2024's weekday: the day number alone
+    assert days("See you Wednesday the 9th.") == [one_day(2024, 5, 9, "Wednesday the 9th")]
+
+
+def test_what_is_booked_lies_ahead_and_a_name_given_tells_no_past() -> None:
+    said = datetime(2026, 5, 30, 11, tzinfo=CEST)
+    text = "The ceilidh is booked for early July with a band called the Blyth Valley Stompers."
+    assert [(s, g) for s, _, g, _ in days(text, said)] == [(date(2026, 7, 1), "month")]
+    # "called" after a pronoun tells a past all the same
+    assert days("She called me in July.", said)[0][0] == date(2025, 7, 1)
+
+
 def test_tense_per_clause() -> None:
     got = days("I flew in on Friday and I'm flying out on Wednesday.")
     assert got == [one_day(2024, 5, 3, "Friday"), one_day(2024, 5, 8, "Wednesday")]

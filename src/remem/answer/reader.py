@@ -772,6 +772,7 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
     answers, when that turn names one ("Guess what I finally did last Sunday." /
     "Bought another motorbike?" / "Picked up a Honda in Carlisle.")."""
     q = _asked_keys(question)
+    doing = main_verbs(question.text)
     have = {h.id for h in evidence}
     asking = [h for h in evidence if asks(h.text)]
     after = around.neighbours(asking) if around.neighbours is not None and asking else {}
@@ -792,7 +793,7 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
     for h in asking:
         n = after.get(h.id)
         said = sentences(h.text)
-        shared = len(q & content_keys(said[-1]))
+        shared = _shared_asking(said[-1], q, doing)
         if not shared and _refers_back(said[-1]):  # "A van?! When did you get it?"
             shared = len(q & content_keys(" ".join(said[:-1])))
         if n is not None and n.speaker != h.speaker and shared:
@@ -805,7 +806,7 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
         # the evidence holds the reply, not the turn that asked when: "When did you do
         # the assessment?" / "Sunday! The final assessment was..."
         last = sentences(asker.text)[-1]
-        shared = len(q & content_keys(last))
+        shared = _shared_asking(last, q, doing)
         if shared:
             replied(reply, REPLY_SHARE * shared, last)
     for told, reply in _asked_when_after(evidence, around):
@@ -819,6 +820,19 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
                 have.add(reply.id)
     teasers = _teasers(question, [*evidence, *replies], around)
     return Dialogue(replies, inherited, teasers, frozenset(asked_when), frozenset(asked_past))
+
+
+def _shared_asking(asking: str, keys: frozenset[str], doing: frozenset[str]) -> float:
+    """What a turn's asking sentence shares with the question: its words, and one more
+    for a verb of the question's doing said in another word of its kin, which no word
+    shares ("When did you catch him?" for "What day did we trap my red-tail?")."""
+    shared = len(keys & content_keys(asking))
+    if doing and any(
+        words.word_key(v) not in keys and any(verbs_kin(v, d) for d in doing)
+        for v in main_verbs(asking)
+    ):
+        shared += 1
+    return shared
 
 
 def _replies_to_when(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
@@ -957,7 +971,7 @@ def best_sentence(
                     told = _NEIGHBOUR_TIME  # its time told in a teaser (:func:`_dialogue`)
                 if rank >= _EXTRACT_DEPTH and not told:
                     continue  # read that deep for a time only: its day alone is no answer
-                if when and asked.asks_past and told < 1 and _planned(sentence, asked):
+                if when and _undated_plan(sentence, asked, told, (timed, at)):
                     overlap *= _PLANNED_SHARE  # "I'm going to set up an aquarium", no day
                 overlap += told
             score = overlap - asks - 0.01 * rank
@@ -1054,19 +1068,23 @@ def _event_verb(
     return 0.0
 
 
+#: the pronouns of someone other than the one asking and those with them
+_OTHERS = frozenset({"he", "she", "they"})
+
+
 def _done_by_other(verb: Any, doer: tuple[str, str]) -> bool:
     """Whether ``verb``'s subject is named, or is "I" or "we" of the speaker, and is
     not the question's doer (``doer``: (name, speaker), lower case; no name: False).
-    Asked of the one asking ("i": "When did I pass my test?"), a name is another
-    ("Tamsin from work passed last year")."""
+    Asked of the one asking ("i": "When did I pass my test?"), a name or "he",
+    "she", "they" is another ("Tamsin from work passed last year")."""
     name, speaker = doer
     if not name:
         return False
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None:
         return False
-    if name == "i":
-        return subject.pos_ == "PROPN"
+    if name == "i":  # "She rang her first full peal last month": not my first
+        return subject.pos_ == "PROPN" or subject.lower_ in _OTHERS
     if subject.lower_ in ("i", "we"):
         return bool(speaker) and speaker != name
     return subject.pos_ == "PROPN" and subject.lower_ != name
@@ -1103,15 +1121,58 @@ def _refers_back(sentence: str) -> bool:
 _PLANNED_SHARE = 0.5
 
 
+def _undated_plan(
+    sentence: str,
+    question: Question,
+    told: float,
+    where: tuple[Sequence[Sequence[EventTime]], int],
+) -> bool:
+    """Whether, asked when something happened, ``sentence`` plans or wishes it
+    (:func:`_planned`) and names no day: no time of its own (``told`` below one) nor
+    a day in the sentence beside it (``where``: its memory's sentences' times and its
+    place among them, :func:`_neighbour_day`)."""
+    timed, at = where
+    return (
+        question.asks_past
+        and told < 1
+        and not _neighbour_day(timed, at, question)
+        and _planned(sentence, question)
+    )
+
+
 def _planned(sentence: str, question: Question) -> bool:
     """Whether ``sentence`` speaks of what the question asks about as a plan: a word
     of its topic sits in a clause in the future tense ("so I'm going to set up an
-    aquarium", ``time.tense``). Asked when it happened ("When did I set up my fish
-    tank?"), a plan naming no day does not say; "I finally set it up last Saturday"
-    does. A plan naming its day is read as any sentence ("We're going to a baseball
-    game next Sunday": the day it happened, as far as memory tells)."""
+    aquarium", ``time.tense``) or under a wish (:func:`_wished`). Asked when it
+    happened ("When did I set up my fish tank?"), a plan naming no day does not
+    say; "I finally set it up last Saturday" does. A plan naming its day, or whose
+    neighbour names one ("Gordon's booked my first quarter peal attempt! Saturday
+    the 16th of May"), is read as any sentence ("We're going to a baseball game next
+    Sunday": the day it happened, as far as memory tells)."""
     topic = question.topic_keys
-    return ahead(sentence, lambda word: words.word_key(word) in topic)
+    return ahead(sentence, lambda word: words.word_key(word) in topic) or _wished(sentence, topic)
+
+
+#: verbs whose infinitive tells what is wished or meant, not done ("Gideon wants me to
+#: ring my first quarter peal before the summer's out")
+_WISHING = frozenset({"want", "hope", "plan", "aim", "intend", "wish", "expect", "mean", "like"})
+
+
+def _wished(sentence: str, topic: frozenset[str]) -> bool:
+    """Whether a word of the question's topic sits under an infinitive that a verb of
+    wishing governs (:data:`_WISHING`): "wants me to ring my first quarter peal" names
+    the ringing as wished, not rung."""
+    for t in nlp.parse(sentence):
+        if words.word_key(t.text) not in topic:
+            continue
+        for head in [t, *t.ancestors]:
+            if (
+                head.dep_ in ("xcomp", "ccomp")
+                and head.head.lemma_ in _WISHING
+                and any(c.lower_ == "to" for c in head.children)
+            ):
+                return True
+    return False
 
 
 #: what a time in the clause of the thing asked adds (below one shared word: it
@@ -1161,6 +1222,14 @@ def _neighbour_times(
         if 0 <= near < len(timed)
         for e in unwritten(timed[near], question)
     ]
+
+
+def _neighbour_day(timed: Sequence[Sequence[EventTime]], at: int, question: Question) -> bool:
+    """Whether a sentence beside sentence ``at`` of a memory names a day the question
+    does not write (``timed``: each sentence's event times): a plan told with its day
+    in the next breath ("Gordon's booked my first quarter peal attempt! Saturday the
+    16th of May") names its day as one told in the same sentence does."""
+    return any(e.granularity == "day" for e in _neighbour_times(timed, at, question))
 
 
 def event_word(sentence: str, event: EventTime, question: Question) -> bool:

@@ -141,9 +141,17 @@ def vague_words(words: str, said_at: datetime) -> str:
     return f"{text} (said {note_date(said_at)})"
 
 
+#: the American word for autumn, as a speaker says it
+_FALL = re.compile(r"\bfall\b", re.I)
+
+
 def season_name(event: EventTime) -> str:
-    """ "summer 2023"; a winter names both its years ("winter 2023-24")."""
+    """ "summer 2023"; a winter names both its years ("winter 2023-24"); an autumn is
+    named in the speaker's word ("last fall" -> "fall 2026"): an answer says no word
+    its memory does not."""
     name = {2: "spring", 5: "summer", 8: "autumn", 11: "winter"}.get(event.start.month - 1)
+    if name == "autumn" and _FALL.search(event.words):
+        name = "fall"
     if name is None:  # clamped at the calendar's edge: say the months
         return f"{event.start:%B %Y} to {event.end - timedelta(days=1):%B %Y}"
     if name == "winter":

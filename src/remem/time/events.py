@@ -38,7 +38,7 @@ from .tense import FUTURE, PAST, Clauses, direction, habitual
 GRANULARITIES = ("day", "week", "month", "season", "year", "span")
 
 _TENSELESS = frozenset(("dayword", "offset", "year", "date"))  # seasons read tense
-_RANGE_ENDS = frozenset(("weekday", "ordinal", "monthday", "month", "year"))
+_RANGE_ENDS = frozenset(("weekday", "ordinal", "weekday_ordinal", "monthday", "month", "year"))
 _RANGE_START = re.compile(r"\b(from|between)\s+$", re.I)
 _RANGE_GAP = re.compile(r"\s*(to|until|till|through|and|-|–)\s*", re.I)
 
@@ -133,7 +133,9 @@ def _bare(f: Found) -> bool:
         return f.fields[0] == ""
     if f.kind in ("month", "monthday"):
         return f.fields[0] is None
-    return f.kind == "ordinal" or (f.kind == "unit" and f.fields[0] == "the")
+    if f.kind in ("ordinal", "weekday_ordinal"):
+        return True
+    return f.kind == "unit" and f.fields[0] == "the"
 
 
 def _range(

@@ -285,7 +285,32 @@ def find(text: str) -> list[Found]:
     for f in found:
         if not kept or f.start >= kept[-1].end:
             kept.append(f)
-    return kept
+    return _days_of_month(text, kept)
+
+
+#: what joins a weekday to the day of the month after it ("Tuesday the 11th",
+#: "Friday, the 3rd")
+_WEEKDAY_JOIN = re.compile(r",?\s+")
+
+
+def _days_of_month(text: str, found: list[Found]) -> list[Found]:
+    """A bare weekday followed by a day of the month ("on Tuesday the 11th") is one
+    day, the 11th that is a Tuesday (``weekday_ordinal``), not two: read apart, the
+    weekday names the Tuesday nearest in the clause's tense, often another week."""
+    out: list[Found] = []
+    for f in found:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == "weekday"
+            and not prev.fields[0]
+            and f.kind == "ordinal"
+            and _WEEKDAY_JOIN.fullmatch(text, prev.end, f.start)
+        ):
+            out[-1] = Found(prev.start, f.end, "weekday_ordinal", (f.fields[0], prev.fields[1]))
+            continue
+        out.append(f)
+    return out
 
 
 def _digits(text: str, low: str, months: bool, win: Windows) -> list[Found]:

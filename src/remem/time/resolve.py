@@ -87,6 +87,8 @@ def resolve(f: Found, today: int, tense: int) -> Days | None:
         return _step_month(str(f.fields[0]), int(str(f.fields[1])), today)
     if kind == "ordinal":
         return _ordinal(int(str(f.fields[0])), today, tense)
+    if kind == "weekday_ordinal":
+        return _weekday_ordinal(int(str(f.fields[0])), int(str(f.fields[1])), today, tense)
     if kind == "date":
         year, month, day = (int(str(x)) for x in f.fields)
         first = day_number(year, month, day)
@@ -225,6 +227,34 @@ def _ordinal(day: int, today: int, tense: int) -> Days | None:
     if first is None:
         return None
     return first, first + 1, "day", _TENSED if tense else _GUESS
+
+
+#: how many months either side of the one said in a weekday's day of the month is
+#: looked for ("Tuesday the 11th" said on 20 November: 11 November, a Tuesday)
+_WEEKDAY_MONTHS = 2
+
+
+def _weekday_ordinal(day: int, wd: int, today: int, tense: int) -> Days | None:
+    """ "Tuesday the 11th": the 11th that falls on a Tuesday nearest the day said,
+    in the clause's tense when both ways hold one (a past clause the latest on or
+    before it, another the first on or after it), surer than the day number
+    alone; with no cue, forward first, as a bare day number. No month near has that
+    weekday on that day: the day number as :func:`_ordinal` reads it."""
+    now = month_of(today)
+    days = [
+        first
+        for number in range(now - _WEEKDAY_MONTHS, now + _WEEKDAY_MONTHS + 1)
+        if (first := day_number(number // 12, number % 12 + 1, day)) is not None
+        and weekday(first) == wd
+    ]
+    if tense == PAST:
+        days = [d for d in days if d <= today] or days
+    else:  # forward also without a cue, as a bare day number is read
+        days = [d for d in days if d >= today] or days
+    if not days:
+        return _ordinal(day, today, tense)
+    first = min(days, key=lambda d: abs(d - today))
+    return first, first + 1, "day", _SURE if tense else _TENSED
 
 
 def _month_day(fields: tuple[object, ...], today: int, tense: int) -> Days | None:

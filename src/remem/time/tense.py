@@ -51,6 +51,9 @@ _ARRANGED = frozenset(
     ]
 )
 _BE = frozenset(("am", "is", "are", "be"))
+#: participles that give a name after a noun ("a band called the Blyth Valley
+#: Stompers", "a cat named Biscuit"): no past told
+_NAMING = frozenset(("called", "named", "nicknamed", "titled"))
 #: words after which an "-ed" word describes a noun instead of telling a past
 _DETERMINERS = frozenset(
     ["a", "an", "the", "my", "your", "his", "her", "our", "their", "its", "this", "that"]
@@ -147,7 +150,9 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
         if verb.endswith("ing"):  # "I'm picking up": a plan
             after = toks[j + 1][2] if j + 1 < len(toks) else ""
             return FUTURE, j - i + 1 + after.endswith("ed")  # "getting married"
-        if verb.endswith("ed") or verb in _PARTICIPLES:  # "is booked": a state
+        if verb in _ARRANGED:  # "The ceilidh is booked for early July": ahead
+            return FUTURE, j - i + 1
+        if verb.endswith("ed") or verb in _PARTICIPLES:  # "is finished": a state
             return 0, j - i + 1
         return 0, 1
     if (
@@ -167,6 +172,8 @@ def _cue(toks: list[Token], i: int) -> tuple[int, int]:
     ):
         return PAST, 1
     before = toks[i - 1][2] if i > 0 else ""
+    if word in _NAMING and before not in _PRONOUNS:
+        return 0, 1  # "a band called the Stompers" names; "she called" tells a past
     if word in _PAST_WORDS or (
         len(word) >= 4
         and word.endswith("ed")
