@@ -19,12 +19,30 @@ from .spans import CALLING, PERSON_WORDS
 
 def of_another(span: Any, noun: str, hit: Hit, question: Question) -> bool:
     """Whether the name is given to someone else's ``noun``: "her brother Chidi" (or
-    "my brother", said by another) asked the name of Emeka's brother."""
+    "my brother", said by another) asked the name of Emeka's brother; "my wife Odile"
+    asked the name of the captain's wife."""
     # a nationality or a language describes the noun, owns none ("my Portuguese tutor")
     described = {t.lower_ for t in nlp.parse(question.text) if t.ent_type_ in ("NORP", "LANGUAGE")}
     owners = bare_names(question) - described
-    if not owners:
-        return False
+    if not owners:  # "my wife Odile" is no tower captain's wife, asked by the user
+        return bool(owner_noun(question, noun)) and _mine(span, noun)
+    return _owned_by_other(span, noun, hit, owners)
+
+
+def _mine(span: Any, noun: str) -> bool:
+    """Whether the sentence gives the name to the speaker's ``noun`` ("my wife
+    Odile")."""
+    return any(
+        t.lemma_.lower() == noun
+        and near_in_parse(span.root, t)
+        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in t.children)
+        for t in span.sent
+    )
+
+
+def _owned_by_other(span: Any, noun: str, hit: Hit, owners: set[str]) -> bool:
+    """Whether the name's ``noun`` is his, hers, theirs, or "my" said by someone not
+    among the question's ``owners``."""
     for t in span.sent:
         if t.lemma_.lower() != noun or not near_in_parse(span.root, t):
             continue
@@ -36,6 +54,39 @@ def of_another(span: Any, noun: str, hit: Hit, question: Question) -> bool:
             if c.lower_ == "my" and (hit.speaker or "").lower() not in owners:
                 return True
     return False
+
+
+def owner_noun(question: Question, noun: str) -> str:
+    """The common noun that owns the noun whose name is asked: "captain" of "What's
+    the name of the tower captain's wife?"; "" when a name or "my" owns it."""
+    for t in nlp.parse(question.text):
+        if t.lemma_.lower() != noun:
+            continue
+        for c in t.children:
+            if c.dep_ == "poss" and c.pos_ == "NOUN":
+                return str(c.lemma_.lower())
+    return ""
+
+
+def is_the_owner(span: Any, owner: str) -> bool:
+    """Whether the sentence says the name is the owner's own, asked the name of the
+    owner's relation ("Reginald Pocklington, who's been tower captain since 1986", of
+    the captain's wife): a clause or an apposition of the name says the owner's noun,
+    the name stands beside it ("our captain, Reginald"), or "be" joins them."""
+    if not owner:
+        return False
+    root = span.root
+    for c in root.children:
+        if c.dep_ in ("relcl", "appos") and any(t.lemma_.lower() == owner for t in c.subtree):
+            return True
+    if root.dep_ == "appos" and root.head.lemma_.lower() == owner:
+        return True
+    head = root.head
+    return (
+        root.dep_ == "nsubj"
+        and head.lemma_ == "be"
+        and any(c.dep_ == "attr" and c.lemma_.lower() == owner for c in head.children)
+    )
 
 
 #: nouns English says only of a man or only of a woman (a closed set of kin words

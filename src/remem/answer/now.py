@@ -324,6 +324,9 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         if anew:
             return [max(anew, key=lambda s: timestamp_epoch(s.hit.timestamp))]
         named = [s for s in found if given_name(s)]
+    elif want.kind == "person" and want.head:  # "Who is my supervising partner now?":
+        # the memories naming the partner (a person is named beside the noun, not by it)
+        named = [s for s in found if words.word_key(want.head) in words.content_keys(s.hit.text)]
     elif want.head and " " not in want.head:  # the noun asked, not its owner's words
         named = [s for s in found if _names_head(want.head, s.text)]
     elif want.head_keys:

@@ -257,8 +257,15 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         out = [(e, o) for e, o in out if e.label_ != "QUANTITY" or _counts(e, units)]
     if want.kind == "person":
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not names_a_thing(s)]
-        out += [(s, "proper") for s in _proper_runs(sent) if _unnamed(s) and not _the(s)]
+        out += [
+            (s, "proper")
+            for s in _proper_runs(sent)
+            if _unnamed(s) and not _the(s) and not _holiday(s)
+        ]
         out += [(s, "named") for s in _titled(sent)]
+        out += [(e, "role") for e in [*sent.ents, *_proper_runs(sent)] if _the_doer(e, want)]
+        if want.head:  # "My new teaching assistant, Fenella Quarrie"
+            out += [(e, "named") for e in sent.ents if _beside_noun(e, want.head)]
     elif want.kind in ("place", "org", "workplace"):
         out += [
             (s, "proper")
@@ -320,14 +327,26 @@ def _joined(entity: Any) -> Any:
 _TIME_SPAN = re.compile(r"\b(?:hours?|minutes?|mins?|seconds?|hrs?)\b", re.I)
 
 
+def _holiday(entity: Any) -> bool:
+    """Whether a one-word entity is a holiday's name ("The new vicar started after
+    Easter", which the tagger calls a person; WordNet knows it a holiday)."""
+    return len(entity) == 1 and is_a(entity.root.lower_, "holiday")
+
+
 def _fits(entity: Any, want: Want) -> bool:
     """Whether a labelled entity is of the kind: a duration's DATE, number or quantity
     is a length ("three years", "7:58"), not a day ("yesterday", "last week") or a
     distance ("the last 200 metres"), which a length asked with "is" may be ("How
-    long is the loop?": "42 kilometres"); an age is no count of things; a person is not where
-    something is ("the music school on Rua Nova", which the tagger calls a person)."""
+    long is the loop?": "42 kilometres"); an age is no count of things; a person is not
+    where something is ("the music school on Rua Nova", which the tagger calls a
+    person) nor a holiday; a time of day no count of minutes ("44 minutes")."""
     if want.kind == "person":
-        return not _placed(entity.root) and not names_a_thing(entity) and not _the(entity)
+        return (
+            not _placed(entity.root)
+            and not names_a_thing(entity)
+            and not _the(entity)
+            and not _holiday(entity)
+        )
     if want.kind == "age":
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
@@ -352,7 +371,8 @@ def _fits(entity: Any, want: Want) -> bool:
     if want.kind in ("place", "org") and entity.label_ == "GPE" and built(want.head):
         return False  # "Which hotel did I stay at in Trieste?": no city is a hotel
     if want.kind == "time":  # a time of day: "8:15", "noon", not "an hour" or "tonight"
-        return bool(_DAYTIME.search(entity.text))
+        # nor a count of hours or minutes ("It took 44 minutes"), which is a length
+        return bool(_DAYTIME.search(entity.text)) and not _TIME_SPAN.search(entity.text)
     if want.kind == "weekday":  # "Sunday mornings", not "June" or "yesterday"
         return bool(WEEKDAY.search(entity.text))
     if timed_result(want) and not stopwatch(entity.text):
@@ -611,6 +631,21 @@ def _called_a_thing(verb: Any) -> bool:
         return False
     word = subject.lemma_.lower()
     return word in ("it", "that", "this") or word in NAMED_THINGS or word in _VEHICLES
+
+
+def _the_doer(entity: Any, want: Want) -> bool:
+    """Whether a name after "the" does what the question asks who did: "The Fireworks
+    headlined the festival" of "Who headlined the music festival?" (a band, a team:
+    :func:`_the` keeps no thing's name for a person otherwise)."""
+    verb, role, _ = want.role
+    return (
+        role == "subject"
+        and entity.label_ in ("PERSON", "ORG", "")
+        and entity.root.pos_ == "PROPN"
+        and _the(entity)
+        and entity.root.dep_ == "nsubj"
+        and _key(entity.root.head) == verb
+    )
 
 
 def _the(entity: Any) -> bool:

@@ -1387,13 +1387,13 @@ def _untied(
     """Whether a name is not the name of the noun a question asks it of (``read``: the
     memory, its sentence's fits and the talk before each memory): not beside it nor
     across "be" or "called" (:func:`naming.tied`), given to someone else's or
-    another's. Where the sentence does not say the noun, its memory or the turns just
-    before do ("Her name is the Merry Dawdler", of a boat, names no cat), or it says
-    more of the question ("My neighbour has a rescue named Biscuit", of the
-    neighbour's dog)."""
+    another's, nor the owner's own (:func:`naming.is_the_owner`). Where the sentence
+    does not say the noun, its memory or the turns just before do ("Her name is the
+    Merry Dawdler", of a boat, names no cat), or it says more of the question ("My
+    neighbour has a rescue named Biscuit", of the neighbour's dog)."""
     hit, (own, fit), context = read
-    if naming.other_sex(span, noun):
-        return True
+    if naming.other_sex(span, noun) or naming.is_the_owner(span, naming.owner_noun(question, noun)):
+        return True  # no husband's name given by "her"; no captain's wife the captain
     tie = naming.tied(span, noun)
     if tie is False and asks_called(question):
         tie = True  # a thing's name given where its sentence says it ("two guinea pigs

@@ -175,6 +175,8 @@ _HEAD_KINDS = {
     ),
     # bodies people belong to, asked by kind and not always named ("a book club")
     **dict.fromkeys(("club", "society", "association", "gym", "practice"), "org"),
+    # a centre has a name of its own ("the Hawkridge Birds of Prey Centre")
+    **dict.fromkeys(("centre", "center"), "org"),
     # a group that sings, named as organisations are ("the Kestrel Street
     # Singers"), though no one answers "Who...?" by it (a band, often unlabelled as
     # one, stays a thing: LoCoMo's "What bands has Melanie seen?")
@@ -273,6 +275,9 @@ def wanted(question: Question) -> Want:
         if rule.search(text):
             head = _unit_counted(text) if kind == "number" else head
             kind = "duration" if kind == "length" and _lasts(text) else kind
+            if kind == "person" and not head and (who := _who_is(question)):
+                keys = frozenset({words.word_key(who)})
+                return Want(kind, who, many, role=role, head_keys=keys)
             return Want(kind, head, many and kind in ("person", "place"), role=role)
     called = named_noun_of(question) or head if _CALLED.search(text) else None
     if called is not None and _someone(called):
@@ -300,6 +305,20 @@ def wanted(question: Question) -> Want:
         # not "Which beekeepers' association...?", read by the tagger as of beekeepers
         return Want("person", head, many, role=role, head_keys=head_keys)
     return Want("thing", head, many, kind_of, role, head_keys, bool(_OCCUPATION.search(text)))
+
+
+def _who_is(question: Question) -> str:
+    """The person noun a "Who is the ...?" question asks by ("farmer" of "Who is the
+    old farmer who's been mentoring me?", "supervisor" of "Who is my supervisor?"):
+    the one asked is named beside it ("A retired dairy farmer, Walt Merriman");
+    "" for another question."""
+    doc = parse(question.text)
+    if len(doc) < 3 or doc[0].lower_ != "who" or doc[1].lemma_ != "be":
+        return ""
+    noun = next((t for t in doc[1].children if t.dep_ in ("attr", "nsubj") and t.i > 1), None)
+    if noun is None or noun.pos_ != "NOUN" or not is_a(noun.lemma_, "person", senses=1):
+        return ""
+    return str(noun.lemma_.lower())
 
 
 def _someone(noun: str) -> bool:
@@ -545,8 +564,10 @@ def named_noun_of(question: Question) -> str:
     for t in parse(question.text):
         if t.lemma_.lower() in ("call", "name") and t.pos_ == "VERB":
             # "What's my cat called?", "What did Tom call his cat?"
+            if t.dep_ == "acl" and t.head.pos_ == "NOUN" and _someone(t.head.lemma_.lower()):
+                return str(t.head.lemma_.lower())  # "the new vicar at our church called"
             roles = ("nsubjpass", "nsubj") if t.lower_ == "called" else ("dobj",)
-            noun = next((c for c in t.children if c.dep_ in roles and c.pos_ == "NOUN"), None)
+            noun = next((c for c in t.children if c.dep_ in roles and _common(c)), None)
             if noun is not None:
                 return str(noun.lemma_.lower())
         if t.lemma_.lower() != "name":
@@ -559,10 +580,26 @@ def named_noun_of(question: Question) -> str:
             if c.dep_ == "poss" and c.pos_ == "NOUN":
                 return str(c.lemma_.lower())
             if c.dep_ == "prep" and c.lower_ == "of":
-                obj = next((o for o in c.children if o.dep_ == "pobj" and o.pos_ == "NOUN"), None)
-                if obj is not None:
+                obj = next((_compound_noun(o) for o in c.children if o.dep_ == "pobj"), None)
+                if obj is not None and obj.pos_ == "NOUN":
                     return str(obj.lemma_.lower())
     return ""
+
+
+def _compound_noun(token: Any) -> Any:
+    """``token``, or the last common noun compounded to it when the parser took a
+    name after it for the head ("the ringers' association Gideon got me to join":
+    "association", not "Gideon")."""
+    if token.pos_ != "PROPN":
+        return token
+    nouns = [c for c in token.children if c.dep_ == "compound" and c.pos_ == "NOUN"]
+    return nouns[-1] if nouns else token
+
+
+def _common(noun: Any) -> bool:
+    """Whether ``noun`` is a common noun, also one the tagger calls proper for its
+    capital that names a kind ("Rosalind's Malinois", a breed: WordNet knows it)."""
+    return bool(noun.pos_ == "NOUN" or (noun.pos_ == "PROPN" and known_noun(noun.lower_)))
 
 
 def _verbless(noun: Any) -> Any:
