@@ -5,7 +5,8 @@
   ("Rosalind's Malinois", a breed WordNet knows) or the parser takes the name after
   it for the head ("the ringers' association Gideon got me to join"); a centre's
   name is an organisation's.
-- No holiday is a person ("The new vicar started after Easter").
+- No holiday is a person ("The new vicar started after Easter"), nor a breed ("Beulah
+  ewes"), nor the town a band comes from ("a band from Halesworth").
 - No count of minutes is a time of day ("It took 44 minutes").
 - "Who is the old farmer...?" asks by a person noun; a band after "the" that did what
   the question asks who did is its answer ("The Lanterns headlined the fete").
@@ -21,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from answer_cases import remembered
-from remem.answer import naming, nlp
+from remem.answer import naming, nlp, spans
 from remem.answer.want import named_noun_of, wanted
 from remem.question import as_question
 
@@ -77,6 +78,24 @@ def test_who_is_the_person_noun():
     assert (asked.kind, asked.head) == ("person", "farmer")
     assert wanted(as_question("Who is my dentist?")).head == "dentist"
     assert wanted(as_question("Who is Tamsin?")).head == ""
+
+
+def _entity(text: str, word: str):
+    return next(e for e in nlp.parse(text).ents if e.text.startswith(word))
+
+
+def test_a_breed_or_a_town_the_tagger_calls_a_person_is_no_one():
+    # a name before a plural it describes is a kind ("Beulah ewes", "Harris hawks")
+    flock = (
+        "Yes, weekly, and she's started letting me work Fly on her bigger flock of about a "
+        "hundred and twenty Beulah ewes which is a whole different job."
+    )
+    assert spans._modifies_noun(_entity(flock, "Beulah"))
+    assert not spans._modifies_noun(_entity("I gave Beulah Jones two ewes.", "Beulah"))
+    # a place a group comes from ("a band from Halesworth")
+    band = nlp.parse("The ceilidh has a band from Halesworth called the Stompers.")
+    town = next(t for t in band if t.text == "Halesworth")
+    assert spans._placed(town)
 
 
 def _sentence(text: str):

@@ -260,7 +260,7 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         out += [
             (s, "proper")
             for s in _proper_runs(sent)
-            if _unnamed(s) and not _the(s) and not _holiday(s)
+            if _unnamed(s) and not _the(s) and not _holiday(s) and not _modifies_noun(s)
         ]
         out += [(s, "named") for s in _titled(sent)]
         out += [(e, "role") for e in [*sent.ents, *_proper_runs(sent)] if _the_doer(e, want)]
@@ -327,6 +327,25 @@ def _joined(entity: Any) -> Any:
 _TIME_SPAN = re.compile(r"\b(?:hours?|minutes?|mins?|seconds?|hrs?)\b", re.I)
 
 
+def _modifies_noun(entity: Any) -> bool:
+    """Whether a name stands before a common noun in the plural that it describes: a
+    breed, a make or a kind ("Beulah ewes", "Harris hawks"), no one. The plural, as
+    kinds are said: a verb the tagger takes for a noun ("Fiachra rang") is singular."""
+    root = entity.root
+    head = root.head
+    if root.dep_ in ("compound", "amod") and head.tag_ == "NNS" and head.i >= entity.end:
+        return head.text.islower()  # "Collegiate Peaks Search Dogs" is one name
+    # the parser may hang it elsewhere ("a hundred and twenty Beulah ewes"); not a
+    # name given something ("gave Tom flowers")
+    after = entity.doc[entity.end] if entity.end < len(entity.doc) else None
+    return (
+        after is not None
+        and after.tag_ == "NNS"
+        and after.text.islower()
+        and root.dep_ not in ("dative", "dobj", "nsubj", "nsubjpass")
+    )
+
+
 def _holiday(entity: Any) -> bool:
     """Whether a one-word entity is a holiday's name ("The new vicar started after
     Easter", which the tagger calls a person; WordNet knows it a holiday)."""
@@ -339,13 +358,15 @@ def _fits(entity: Any, want: Want) -> bool:
     distance ("the last 200 metres"), which a length asked with "is" may be ("How
     long is the loop?": "42 kilometres"); an age is no count of things; a person is not
     where something is ("the music school on Rua Nova", which the tagger calls a
-    person) nor a holiday; a time of day no count of minutes ("44 minutes")."""
+    person) nor a holiday nor a name describing a noun ("Beulah ewes"); a time of day
+    no count of minutes ("44 minutes")."""
     if want.kind == "person":
         return (
             not _placed(entity.root)
             and not names_a_thing(entity)
             and not _the(entity)
             and not _holiday(entity)
+            and not _modifies_noun(entity)
         )
     if want.kind == "age":
         return _aged(entity) and not _then(entity.root)
@@ -658,14 +679,16 @@ def _the(entity: Any) -> bool:
 def _placed(token: Any) -> bool:
     """Whether ``token`` is a place by where it stands: the object of "in", "at", "on"
     or "near"; of "to" or "from" after going ("90 kilometres to Abergavenny", "a train
-    from Munich"); of "from" after a person ("a student from Bridgend"). The small
-    tagger calls many a town a person."""
+    from Munich"); of "from" after a person or a group ("a student from Bridgend", "a
+    band from Halesworth"). The small tagger calls many a town a person."""
     if token.dep_ != "pobj":
         return False
     prep, governor = token.head.lower_, token.head.head.lemma_.lower()
     if prep in _WHERE:
         return True
-    return (prep in ("to", "from") and governor in _GOING) or (prep == "from" and governor in _FOLK)
+    if prep in ("to", "from") and governor in _GOING:
+        return True
+    return prep == "from" and (governor in _FOLK or governor in _GROUPS)
 
 
 #: the verbs and nouns of going somewhere, before "to" or "from" a place
@@ -679,6 +702,8 @@ _GOING = frozenset(
 PERSON_WORDS = frozenset({"guy", "man", "woman", "lady", "girl", "boy", "bloke"})
 #: nouns of someone who comes from a place ("a student from Bridgend")
 _FOLK = PERSON_WORDS | {"student", "lad", "couple", "family", "people"}
+#: nouns of a group that comes from a place ("a band from Halesworth")
+_GROUPS = frozenset({"band", "team", "choir", "group", "crew", "club", "troupe", "orchestra"})
 
 
 def _unnamed(run: Any) -> bool:
