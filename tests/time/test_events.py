@@ -99,6 +99,8 @@ def test_a_weekday_and_its_day_of_the_month_are_one_day() -> None:
     said = datetime(2026, 2, 20, 9, tzinfo=CEST)
     assert days("See you Friday, the 13th.", said) == [one_day(2026, 3, 13, "Friday, the 13th")]
     assert days("We met on Friday the 13th.", said) == [one_day(2026, 2, 13, "Friday the 13th")]
+    # the calendar's first month has no earlier Tuesday the 11th: no time, no error
+    assert days("She flew free on Tuesday the 11th!", datetime(1, 1, 5, tzinfo=timezone.utc)) == []
     # no month near has a Wednesday the 9th of May 2024's weekday: the day number alone
     assert days("See you Wednesday the 9th.") == [one_day(2024, 5, 9, "Wednesday the 9th")]
 
@@ -228,6 +230,10 @@ _TEXT = st.text(alphabet=string.printable + "’–é", max_size=80) | st.lists(
             "3rd",
             "March",
             "May",
+            # a weekday with its day of the month ("Tuesday the 31st") at the ends
+            "the",
+            "31st",
+            "Tuesday",
         ]
     ),
     max_size=12,
