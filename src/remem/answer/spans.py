@@ -256,14 +256,11 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         units = counted(question)
         out = [(e, o) for e, o in out if e.label_ != "QUANTITY" or _counts(e, units)]
     if want.kind == "person":
+        runs = _proper_runs(sent)
         out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if not names_a_thing(s)]
-        out += [
-            (s, "proper")
-            for s in _proper_runs(sent)
-            if _unnamed(s) and not _the(s) and not _holiday(s) and not _modifies_noun(s)
-        ]
+        out += [(s, "proper") for s in runs if _unnamed(s) and not _names_no_one(s)]
         out += [(s, "named") for s in _titled(sent)]
-        out += [(e, "role") for e in [*sent.ents, *_proper_runs(sent)] if _the_doer(e, want)]
+        out += [(e, "role") for e in [*sent.ents, *runs] if _the_doer(e, want)]
         if want.head:  # "My new teaching assistant, Fenella Quarrie"
             out += [(e, "named") for e in sent.ents if _beside_noun(e, want.head)]
     elif want.kind in ("place", "org", "workplace"):
@@ -327,6 +324,12 @@ def _joined(entity: Any) -> Any:
 _TIME_SPAN = re.compile(r"\b(?:hours?|minutes?|mins?|seconds?|hrs?)\b", re.I)
 
 
+def _names_no_one(name: Any) -> bool:
+    """Whether a name, labelled a person's or not, names no one by what it is: a
+    thing's after "the", a holiday, a kind before its noun ("Beulah ewes")."""
+    return _the(name) or _holiday(name) or _modifies_noun(name)
+
+
 def _modifies_noun(entity: Any) -> bool:
     """Whether a name stands before a common noun in the plural that it describes: a
     breed, a make or a kind ("Beulah ewes", "Harris hawks"), no one. The plural, as
@@ -361,13 +364,7 @@ def _fits(entity: Any, want: Want) -> bool:
     person) nor a holiday nor a name describing a noun ("Beulah ewes"); a time of day
     no count of minutes ("44 minutes")."""
     if want.kind == "person":
-        return (
-            not _placed(entity.root)
-            and not names_a_thing(entity)
-            and not _the(entity)
-            and not _holiday(entity)
-            and not _modifies_noun(entity)
-        )
+        return not _placed(entity.root) and not names_a_thing(entity) and not _names_no_one(entity)
     if want.kind == "age":
         return _aged(entity) and not _then(entity.root)
     if want.kind == "money":
