@@ -62,6 +62,11 @@ def test_word_keys_meet_across_inflections_and_leave_personal_words_out():
         # a weekday, not a date, whatever follows "of the week" (stop 64)
         ("Which day of the week does my gran go to the day centre now?", "thing"),
         ("Which day did I move?", "date"),
+        # a noun that is a date, whoever's it is (stop 72)
+        ("What's my hawk's hatch date?", "date"),
+        ("What is our due date again?", "date"),
+        ("What was the release date of the album?", "date"),
+        ("What's our date night restaurant called?", "thing"),
     ],
 )
 def test_answer_type_reads_the_asking_words(question, kind):
@@ -94,6 +99,10 @@ def test_possessed_and_names():
     assert possessed("What is my favourite film?") == ["film"]
     assert possessed("Where did my sister move?") == ["sister"]
     assert possessed("How many of my pieces broke in the kiln?") == ["pieces"]
+    # a verb's particle ends the phrase, not the first word (stop 72)
+    assert possessed("What did my sister bring round as a present?") == ["sister"]
+    assert possessed("How long was my cabinet away at the workshop?") == ["cabinet"]
+    assert possessed("What is wrong with my back?") == ["back"]
     assert names("What did Xiomara say on Monday in May?") == ["Xiomara"]
 
 

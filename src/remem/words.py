@@ -90,10 +90,20 @@ FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.I)
 _MY = re.compile(r"\bmy\s+(?=([^?.,!;:]*))", re.I)
 
 #: a capitalised word that does not start the question or a sentence: a name
-_NAME = re.compile(r"(?<!^)(?<![.?!] )(?<![.?!]\n)\b([A-Z][A-Za-z'&-]*)")
+_NAME = re.compile(r"(?<!^)(?<![.?!] )(?<![.?!]\n)\b([A-Z](?:[^\W\d_]|['&-])*)")
 
 _PHRASE_ENDS = frozenset(word_list("phrase_ends.txt"))
 _AUXILIARIES = frozenset(word_list("auxiliaries.txt"))
+#: what anyone has, said of as "we", "home" or not at all rather than by its word: no
+#: premise a memory must hold ("How long was Callum's family without hot water?",
+#: "What did my husband give me for my birthday?", "delivered to my house")
+EVERYONE_HAS = frozenset({"family", "household", "birthday", "home", "house", "life"})
+#: adverbs a verb takes after its object ("bring it round", "was it away"): after the
+#: first word of a phrase after "my", the phrase has ended ("my back" is a thing)
+_PARTICLES = frozenset(
+    {"away", "round", "around", "back", "out", "off", "over", "down", "along", "home",
+     "together", "apart", "aside"}
+)  # fmt: skip
 
 #: capitalised words that are not names of anything memory could hold
 NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "i'll"}) | CALENDAR_WORDS
@@ -117,8 +127,8 @@ def possessed(question: str) -> list[str]:
             toks = tokenize(w)
             if not toks or toks[0] in PERSONAL or toks[0] in _PHRASE_ENDS:
                 break
-            if word_key(toks[0]) in ASKING:
-                break
+            if word_key(toks[0]) in ASKING or (words and toks[0] in _PARTICLES):
+                break  # "my sister bring round", "my cabinet away": a verb's particle
             words.append(toks[0])
             if w.lower().endswith(("'s", "\u2019s")):
                 break
@@ -159,7 +169,11 @@ _DATE_QUESTION = re.compile(
     r"|what(?:'s|\s+is|\s+was|\s+were)\s+the\s+(?:date|day)\s+(?:of|that|when)\b"
     # "What was my first day at the startup?": a day of its own, not a kind of day
     r"|^\W*what(?:'s|\s+is|\s+was|\s+will\s+be)\s+(?:my|our|his|her|their|the|\w+'s)\s+"
-    rf"{_OWN_DAY_WORDS})",
+    rf"{_OWN_DAY_WORDS}"
+    # "What's my hawk's hatch date?", "What is our due date?": the noun asked is a
+    # date, whatever it is the date of; not "date night", a noun the word describes
+    r"|^\W*what(?:'s|\s+is|\s+was|\s+will\s+be)\s+(?:my|our|his|her|their|the)\s+"
+    r"(?:[\w'-]+\s+){0,3}?(?:date|birthday)\s*(?:\?|$|\b(?:of|for|again)\b))",
     re.I,
 )
 #: a day of its own asked by a date question ("What was my first day at the startup?")

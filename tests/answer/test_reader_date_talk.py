@@ -31,7 +31,7 @@ CANOE = [
     ("Noor", "Very. My neighbour Brendan plans to borrow it in June."),
 ]
 #: "When did you sit the exam?" / "Sunday!": asked in the past tense, the reply's
-#: verbless day is a past one (``Dialogue.asked_past``, ``reader._replies_to_when``)
+#: verbless day is a past one (``Dialogue.asked_past``, ``reader._replies_to_asking``)
 EXAM = [
     ("Noor", "Guess who is a qualified lifeguard now?"),
     ("Ava", "You! Congratulations! When did you sit the exam?"),

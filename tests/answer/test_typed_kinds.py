@@ -93,6 +93,11 @@ def test_a_number_counts_what_is_asked(talk):
     assert counts_other(one, "people")
     doc = nlp.parse("Three callers rang in.")
     assert not counts_other(doc[0], "listeners")  # people, both
+    # "step" names a stair in one of its senses (stop 72)
+    doc = nlp.parse("It's a spiral staircase, 38 steps, I counted.")
+    steps = next(t for t in doc if t.text == "38")
+    assert not counts_other(steps, "stairs")
+    assert counts_other(steps, "bells")
 
 
 def test_the_owners_own_words_are_not_the_owned_persons(embedder):

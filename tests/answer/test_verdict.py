@@ -24,6 +24,7 @@ from remem.answer.verdict import (
     signals,
 )
 from remem.types import Hit
+from remem.words import content_keys, word_key
 from scripted_llm import ScriptedLLM
 from verdict_history import long_history
 
@@ -46,6 +47,12 @@ def _flat(token: str) -> float:
 
 def _all_known(token: str) -> bool:
     return True
+
+
+def _held_by(hits):
+    """``known`` for a user whose only memories are ``hits``."""
+    keys = set().union(*(content_keys(h.text) for h in hits))
+    return lambda token: word_key(token) in keys
 
 
 # the LoCoMo shape of an unanswerable question: asked about one person, said by the other
@@ -179,10 +186,12 @@ def test_the_thing_a_question_says_the_user_has(question, heads):
 def test_premises_read_names_and_things_the_memory_does_not_hold():
     hits = _hits(("Me", "My favourite band is Khruangbin."), ("Me", "I went to Kyoto in March."))
     # named by a hit: held; not named: near in meaning or not
-    assert premises("What is my favourite band?", hits, _all_known)["premise"] == 0.0
-    film = premises("What is my favourite film?", hits, _all_known, lambda w: RELATED_MIN - 0.01)
+    assert premises("What is my favourite band?", hits, _held_by(hits))["premise"] == 0.0
+    film = premises(
+        "What is my favourite film?", hits, _held_by(hits), lambda w: RELATED_MIN - 0.01
+    )
     assert film["premise"] == 1.0
-    near = premises("What is my favourite group?", hits, _all_known, lambda w: RELATED_MIN)
+    near = premises("What is my favourite group?", hits, _held_by(hits), lambda w: RELATED_MIN)
     assert near["premise"] == 0.0
     # a capitalised word inside the question that no memory holds is a stranger;
     # days, months and "I" are not names; a stem held by a hit is not a stranger
@@ -198,17 +207,39 @@ def test_a_premise_said_by_another_of_its_names_is_held():
     embedding of the one word may not come near enough."""
     hits = _hits(("Me", "The instructor said he'd fire my bowl for me."))
     far = lambda w: RELATED_MIN - 0.01  # noqa: E731
-    held = premises("Who was my pottery teacher?", hits, _all_known, far)
+    held = premises("Who was my pottery teacher?", hits, _held_by(hits), far)
     assert held["premise"] == 0.0
-    assert premises("Who is my dentist?", hits, _all_known, far)["premise"] == 1.0
+    assert premises("Who is my dentist?", hits, _held_by(hits), far)["premise"] == 1.0
 
 
 def test_a_premise_said_by_a_kind_of_it_is_held():
     """ "my dog" told of as "my whippet": WordNet's noun hierarchy."""
     hits = _hits(("Me", "Biscuit is my whippet and he hates the rain."))
     far = lambda w: RELATED_MIN - 0.01  # noqa: E731
-    assert premises("What is my dog called?", hits, _all_known, far)["premise"] == 0.0
-    assert premises("What is my cat called?", hits, _all_known, far)["premise"] == 1.0
+    assert premises("What is my dog called?", hits, _held_by(hits), far)["premise"] == 0.0
+    assert premises("What is my cat called?", hits, _held_by(hits), far)["premise"] == 1.0
+
+
+def test_a_premise_any_memory_names_or_anyone_has_is_held():
+    """ "my sister" named in a memory the question did not recall; "my birthday",
+    which anyone has (stop 72)."""
+    hits = _hits(("Me", "She brought round a dehumidifier as a present."))
+    far = lambda w: RELATED_MIN - 0.01  # noqa: E731
+    known = {"sister"}.__contains__
+    assert premises("What did my sister bring round?", hits, known, far)["premise"] == 0.0
+    assert premises("What did my aunt bring round?", hits, known, far)["premise"] == 1.0
+    assert premises("What did I get for my birthday?", hits, known, far)["premise"] == 0.0
+
+
+def test_a_land_the_talk_need_not_name_is_no_stranger():
+    """ "the rally in Wales" of a rally near Llandovery; a city unheld still is one,
+    and a name with an accent is read whole (stop 72)."""
+    hits = _hits(("Me", "The rally is near Llandovery, on a campsite."))
+    never = lambda t: False  # noqa: E731
+    assert premises("When did I leave for the rally in Wales?", hits, never)["stranger"] == 0.0
+    assert premises("What did I order from the shop in Canada?", hits, never)["stranger"] == 0.0
+    assert premises("What did I buy in Bristol?", hits, never)["stranger"] == 1.0
+    assert premises("Where is Joaquín getting married?", hits, "joaquín".__eq__)["stranger"] == 0.0
 
 
 def test_a_small_memory_refuses_a_question_whose_premise_it_does_not_hold():

@@ -113,6 +113,15 @@ def test_what_is_booked_lies_ahead_and_a_name_given_tells_no_past() -> None:
     assert days("She called me in July.", said)[0][0] == date(2025, 7, 1)
 
 
+def test_a_doing_told_of_takes_no_tense_from_the_telling() -> None:
+    said = datetime(2026, 3, 30, 19, tzinfo=CEST)
+    text = "Gordon's started talking about me ringing my first quarter peal in May."
+    assert [(s, g) for s, _, g, _ in days(text, said)] == [(date(2026, 5, 1), "month")]
+    # the telling's own time is read as before
+    assert days("We talked about it in February.", said)[0][0] == date(2026, 2, 1)
+    assert days("I started running in May.", said)[0][0] == date(2025, 5, 1)
+
+
 def test_tense_per_clause() -> None:
     got = days("I flew in on Friday and I'm flying out on Wednesday.")
     assert got == [one_day(2024, 5, 3, "Friday"), one_day(2024, 5, 8, "Wednesday")]

@@ -13,7 +13,7 @@ from typing import Any
 from .. import words
 from . import nlp
 from .candidate import Span
-from .kinds import is_a
+from .kinds import is_a, named_by
 from .spans import built
 from .want import TIME_UNITS, Want
 
@@ -84,6 +84,8 @@ def counts_other(root: Any, counted: str) -> bool:
     asked = said[0].lemma_.lower()
     if noun == asked or is_a(noun, asked) or is_a(asked, noun):
         return False
+    if named_by(asked, noun) or named_by(noun, asked):
+        return False  # "38 steps" of "How many stairs...?"
     if noun in _ANY_COUNTED and root.head.tag_ == "NNS":
         return False  # "38 pieces" of "How many pots...?"; not "in one piece"
     if noun in _YOUNG and is_a(asked, "animal"):

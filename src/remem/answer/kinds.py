@@ -180,6 +180,14 @@ def alike(noun: str, other: str) -> bool:
     return bool(set(_senses(noun)[:SENSES]) & set(_senses(other)[:SENSES]))
 
 
+def named_by(noun: str, other: str) -> bool:
+    """Whether ``other`` (a lemma) names what ``noun`` most often means, in any of its
+    senses: "step" names a "stair" (WordNet's only sense of "stair" is the fourth of
+    "step"), though neither's first senses meet (:func:`alike`)."""
+    noun, other = noun.lower().strip(), other.lower().strip()
+    return bool(noun and other) and bool(set(_senses(noun)[:1]) & set(_senses(other)))
+
+
 #: how many steps up the verb hierarchy one verb is looked for in another's: "bake"
 #: is "cook" one step up and "make" two; further up lie "change" and "move"
 VERB_DEPTH = 2

@@ -42,7 +42,9 @@ def _mine(span: Any, noun: str) -> bool:
 
 def _owned_by_other(span: Any, noun: str, hit: Hit, owners: set[str]) -> bool:
     """Whether the name's ``noun`` is his, hers, theirs, or "my" said by someone not
-    among the question's ``owners``."""
+    among the question's ``owners``; "his" or "her" is an owner's own when the owner
+    is a relation of that sex ("Her physical therapist is Marguerite Lindqvist" of
+    the therapist Mom nicknamed)."""
     for t in span.sent:
         if t.lemma_.lower() != noun or not near_in_parse(span.root, t):
             continue
@@ -50,6 +52,8 @@ def _owned_by_other(span: Any, noun: str, hit: Hit, owners: set[str]) -> bool:
             if c.dep_ != "poss":
                 continue
             if c.lower_ in ("his", "her", "their"):
+                if any(_SEX_OF.get(c.lower_) == _sex(o) for o in owners):
+                    continue  # "her physical therapist", asked of Mom's: hers
                 return True
             if c.lower_ == "my" and (hit.speaker or "").lower() not in owners:
                 return True
@@ -109,12 +113,17 @@ _SHE_NOUNS = frozenset(
 _SEX_OF = {"she": "f", "her": "f", "he": "m", "his": "m", "him": "m"}
 
 
+def _sex(noun: str) -> str:
+    """ "m" or "f" for a relation's word of one sex ("dad", "mum"), else ""."""
+    return "m" if noun in _HE_NOUNS else "f" if noun in _SHE_NOUNS else ""
+
+
 def other_sex(span: Any, noun: str) -> bool:
     """Whether the name is given by a pronoun of the other sex than ``noun`` says ("Her
     name's Rosalind Achterberg" names no husband; "He's called Tom" no sister): the
     pronoun that owns the word "name" or is the subject of the verb the name hangs
     on, before it in its sentence."""
-    sex = "m" if noun in _HE_NOUNS else "f" if noun in _SHE_NOUNS else ""
+    sex = _sex(noun)
     if not sex:
         return False
     for t in reversed(span.doc[span.sent.start : span.start]):
@@ -140,7 +149,14 @@ def tied(span: Any, noun: str) -> bool | None:
     what it says of the question decides (:func:`given`). A relation's word that is
     a kind of the noun says it ("Dad" of "father": "Leif and the twins, me, Dad"
     names no father)."""
-    said = [t for t in span.sent if t.lemma_.lower() == noun or kin_word(t.lower_, noun)]
+    said = [
+        t
+        for t in span.sent
+        if (t.lemma_.lower() == noun or kin_word(t.lower_, noun))
+        # others of the kind, not one named: "Her name's Dr Priya Rangan, and she didn't
+        # talk over him the way some of the hospital doctors did"
+        and not (t.tag_ == "NNS" and not near_in_parse(span.root, t))
+    ]
     if not said:
         return None
     return any(

@@ -762,6 +762,11 @@ class Dialogue:
     #: those of them asked in the past tense ("When did you do it?"): a time they
     #: tell with no tense of its own is a past one ("Sunday!")
     asked_past: frozenset[str] = frozenset()
+    #: the replies of the evidence to a turn that asked of the question's words, not
+    #: when ("And what's happening with the striking competition?" / "It's on
+    #: Saturday 16 May"): they inherit nothing, but their day may tell finer what a
+    #: coarser time told (:func:`_finer`)
+    answering: frozenset[str] = frozenset()
 
 
 def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Dialogue:
@@ -780,6 +785,7 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
     inherited: dict[str, float] = {}
     asked_when: set[str] = set()
     asked_past: set[str] = set()
+    answering: set[str] = set()
 
     def replied(reply: Hit, fit: float, when: str | None) -> None:
         """``reply`` inherits ``fit``; when ``when`` (the sentence that asked it) is not
@@ -802,13 +808,16 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
             if n.id not in have:  # read after the evidence
                 replies.append(n)
                 have.add(n.id)
-    for reply, asker in _replies_to_when(evidence, around):
-        # the evidence holds the reply, not the turn that asked when: "When did you do
-        # the assessment?" / "Sunday! The final assessment was..."
+    for reply, asker in _replies_to_asking(evidence, around):
+        # the evidence holds the reply, not the turn that asked: "When did you do the
+        # assessment?" / "Sunday! The final assessment was..."; "And what's happening
+        # with the striking competition?" / "It's on Saturday 16 May at Tenbury"
         last = sentences(asker.text)[-1]
         shared = _shared_asking(last, q, doing)
-        if shared:
+        if shared and words.answer_type(last) == "date":
             replied(reply, REPLY_SHARE * shared, last)
+        elif shared:  # asked of it, not when: its day may tell the same thing finer
+            answering.add(reply.id)
     for told, reply in _asked_when_after(evidence, around):
         shared = len(q & content_keys(told.text))
         if shared:  # "We've made the league final!" / "When is it?" / "On Tuesday."
@@ -819,7 +828,14 @@ def _dialogue(question: Question, evidence: Sequence[Hit], around: Around) -> Di
                 replies.append(reply)
                 have.add(reply.id)
     teasers = _teasers(question, [*evidence, *replies], around)
-    return Dialogue(replies, inherited, teasers, frozenset(asked_when), frozenset(asked_past))
+    return Dialogue(
+        replies,
+        inherited,
+        teasers,
+        frozenset(asked_when),
+        frozenset(asked_past),
+        frozenset(answering),
+    )
 
 
 def _shared_asking(asking: str, keys: frozenset[str], doing: frozenset[str]) -> float:
@@ -835,18 +851,12 @@ def _shared_asking(asking: str, keys: frozenset[str], doing: frozenset[str]) -> 
     return shared
 
 
-def _replies_to_when(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
+def _replies_to_asking(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
     """(reply, the turn before it) for each memory of ``evidence`` that does not ask
-    and follows the other speaker's turn asking when (its last sentence)."""
+    and follows the other speaker's turn that asks."""
     plain = [h for h in evidence if not asks(h.text)]
     prior = said_before(plain, around)
-    return [
-        (h, a)
-        for h in plain
-        if (a := prior.get(h.id)) is not None
-        and asks(a.text)
-        and words.answer_type(sentences(a.text)[-1]) == "date"
-    ]
+    return [(h, a) for h in plain if (a := prior.get(h.id)) is not None and asks(a.text)]
 
 
 def _asked_when_after(evidence: Sequence[Hit], around: Around) -> list[tuple[Hit, Hit]]:
@@ -952,18 +962,20 @@ def best_sentence(
             if doing and own:  # a time told of the doing asked (:func:`_doing_told`)
                 overlap += _doing_told(sentence, doing, q, before, (doer, speaker))
             before = shared
+            replied = False  # a reply's sentence that shares its asking turn's words
             if talk is not None and isinstance(h, Hit) and (at == 0 or (overlap and own)):
                 # a reply, by its asking turn: its first sentence, and a later one
                 # that speaks of the question's words and tells a time ("How's Marisol
                 # getting on at the new club?" / "Loving it. She's got her first gala
                 # with them on 25 April."; not "First gig soon")
                 overlap += talk.inherited.get(h.id, 0.0)
+                replied = h.id in talk.inherited or h.id in talk.answering
                 if at == 0 and h.id in talk.asked_when:  # asked when, it tells when:
                     overlap += _WHEN_ASKED  # "When did you get home?" / "On Thursday"
             asks = _QUESTION_PENALTY if sentence.rstrip().endswith("?") else 0.0
             if isinstance(h, Hit):
                 window = in_window(timed[at], asked)
-                if not (overlap or window):
+                if not (overlap or window or (replied and own)):
                     continue  # the speaker alone, or a time alone, says nothing asked
                 overlap += told_by_asked(sentence, h, q) + window
                 told = _when_told(parts, timed, at, asked) if when else 0.0
@@ -979,7 +991,7 @@ def best_sentence(
                 best, best_score, source = sentence.strip(), score, h
                 if when and isinstance(h, Hit):  # its own, else a neighbour's
                     best_times = own or _neighbour_times(timed, at, asked)
-            if when and own and isinstance(h, Hit) and q & content_keys(sentence):
+            if when and own and isinstance(h, Hit) and (q & content_keys(sentence) or replied):
                 dated.append((score, sentence.strip(), h, own))
     if when and isinstance(source, Hit):
         best, source = _finer(best, source, best_times, dated)
@@ -1015,7 +1027,9 @@ def _finer(
     """For a "when" question, the best sentence, or one sharing a word with the
     question that names a day inside the coarser time the best is dated by
     (``times``: its own, else a neighbour's, as memory_date reads them: "My
-    grandmother's turning 90 in June" / "The party's on Saturday the 6th of June"):
+    grandmother's turning 90 in June" / "The party's on Saturday the 6th of June"),
+    or a reply's that inherits the words of the turn asking it ("And what's happening
+    with the striking competition?" / "It's on Saturday 16 May at Tenbury"):
     the day is the same event told more precisely; the best scored of them. The best
     sentence when it names a day or no time."""
     coarse = [e for e in times if e.granularity != "day"]

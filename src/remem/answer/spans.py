@@ -275,6 +275,16 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
             out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if names_a_thing(s)]
         if want.head:  # "Skomer, the island off Pembrokeshire", whatever its label
             out += [(e, "named") for e in sent.ents if _beside_noun(e, want.head)]
+            # "the Brackenridge Bird of Prey Centre" of "Which centre...?": a name
+            # ending in the noun asked is that noun's, whatever the tagger labels
+            out += [
+                (s, "named")
+                for s in _proper_runs(sent)
+                if len(s) > 1
+                and s[-1].lemma_.lower() == want.head
+                # not a part of a name labelled whole ("the Northcliff Sub-Aqua Club")
+                and not any(_inside(s, e) for e in sent.ents)
+            ]
         if want.head in SETTLEMENTS:  # "Which town did I drive to?": not "Germany"
             out = [(e, o) for e, o in out if _settled(e)]
     elif want.kind == "number" and want.head in NUMBER_NOUNS:
@@ -294,6 +304,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
     elif want.kind == "weekday":
         out += [(s, "pattern") for s in _pattern_spans(sent, WEEKDAY)]
+    elif want.kind == "rank":  # "We were runners-up", which no tagger calls an ordinal
+        out += [(s, "pattern") for s in _pattern_spans(sent, _RUNNER_UP)]
     elif want.kind in ("duration", "time", "length"):
         clocks = _pattern_spans(sent, _CLOCK)
         if want.kind == "time":  # a time of day: "8:15", not "eight weeks" or "2 hours"
@@ -349,6 +361,21 @@ def _modifies_noun(entity: Any) -> bool:
     )
 
 
+def _inside(run: Any, entity: Any) -> bool:
+    """Whether a run of proper nouns is a part of a longer labelled name ("Aqua Club"
+    of "the Northcliff Sub-Aqua Club"), its determiner aside."""
+    named = [t for t in entity if t.pos_ != "DET"]
+    return entity.start <= run.start and run.end <= entity.end and len(named) > len(run)
+
+
+#: second place said in a word
+_RUNNER_UP = re.compile(r"\brunners?[- ]up\b", re.I)
+#: the nouns an ordinal before them ranks by ("third place")
+_RANKS = frozenset({"place", "position", "spot", "prize"})
+#: the verbs an ordinal after them ranks by ("we came third")
+_RANKING = frozenset({"finish", "come", "place", "end", "rank", "be", "score", "overall"})
+
+
 def _holiday(entity: Any) -> bool:
     """Whether a one-word entity is a holiday's name ("The new vicar started after
     Easter", which the tagger calls a person; WordNet knows it a holiday)."""
@@ -393,6 +420,12 @@ def _fits(entity: Any, want: Want) -> bool:
         return bool(_DAYTIME.search(entity.text)) and not _TIME_SPAN.search(entity.text)
     if want.kind == "weekday":  # "Sunday mornings", not "June" or "yesterday"
         return bool(WEEKDAY.search(entity.text))
+    if want.kind == "rank":  # "came third", "in 2nd place"; not "my first quarter peal"
+        root = entity.root  # nor "Weigh it first"
+        head = root.head.lemma_.lower()
+        if root.dep_ == "amod":
+            return head in _RANKS
+        return root.dep_ not in ("advmod", "npadvmod") or head in _RANKING
     if timed_result(want) and not stopwatch(entity.text):
         return False  # a race's time is no "ten days" or "sixteen weeks"
     if want.kind not in ("duration", "length"):

@@ -271,9 +271,9 @@ def typed_candidates(
         return None
     # a place too, unless the time layer says a value was replaced: then the sentence
     # the replacing memory says answers ("I moved to Porto" of "Where do I live?")
-    never = ("time", "person") if stale else ("time", "person", "place")
+    never = ("time", "person", "rank") if stale else ("time", "person", "place", "rank")
     if not found and (want.kind in never or want.head in (*NUMBER_NOUNS, *PERCENT_NOUNS)):
-        return None  # a time of day, a name, a place, a number asked by its noun never given
+        return None  # a time of day, a name, a place, a rank, a number asked by its noun
     found = now.not_dropped(question, now.not_left(question, found, evidence), evidence)
     if want.kind == "person" and question.order == "newest" and found:
         found = now.not_gone(found, _read_around(found, evidence, around))
@@ -454,7 +454,7 @@ def _weaker(
             for s in found
             if (s.features.get("proper") and not _a_thing_by_name(s)) or _a_person_noun(s.text)
         ]
-    if want.kind in ("time", "weekday"):  # a time of day, a weekday or nothing
+    if want.kind in ("time", "weekday", "rank"):  # a time of day, a weekday, a rank or nothing
         return []
     if want.kind == "number":  # a count said some way: not "Moor Lane"; a number
         # asked by its noun is one that names it ("Plot 14": :func:`spans.phrases`)
@@ -1863,8 +1863,7 @@ def _sentences(
                 own = 1.0  # "What's my cat called now?": "so she's Pimenta now"
             if choosing and own < _READ_MIN and now.tells_choice(sent.text):
                 own = _READ_MIN  # "so I ordered an 8-inch Dobsonian instead", of the telescope
-            told = at + 1 < len(sents) and _pronoun_is_asked(sents[at + 1], keys)
-            after = owns[at + 1] if told else 0.0  # "... Rhiannon Voss. She's my mentor"
+            after = _told_after(sents, owns, at, keys)  # "... Rhiannon Voss. She's my mentor"
             fit = max(own, _NEXT_SHARE * before, _NEXT_SHARE * after, teased) + inherited
             teased = own if head and _brings_in(sent, head) else 0.0
             if trusted and rank < trusted[0] and fit < _READ_MIN and not hit.superseded_by:
@@ -1900,6 +1899,30 @@ _NAMES_IT = CALLING | {"titled"}
 
 #: the pronouns a sentence opens with when it goes on about what the one before named
 _BACK = frozenset({"he", "she", "they", "it"})
+
+
+#: how many sentences on a pronoun may say what the question asks of the one named
+#: before, each between opening with a pronoun too (:func:`_told_after`)
+_PRONOUN_RUN = 3
+
+
+def _told_after(sents: list[Any], owns: list[float], at: int, keys: frozenset[str]) -> float:
+    """The own fit of the sentence after sentence ``at`` that says, by a pronoun, what
+    the question asks of (:func:`_pronoun_is_asked`): the next, or one further on when
+    each sentence between opens with a pronoun as its subject too ("a woman called
+    Maureen Quaife. She learned in 1971... She does one-to-one handling lessons");
+    0 when none does."""
+    for j in range(at + 1, min(len(sents), at + 1 + _PRONOUN_RUN)):
+        if _pronoun_is_asked(sents[j], keys):
+            return owns[j]
+        first = next((t for t in sents[j] if not t.is_punct), None)
+        if first is None or first.lower_ not in _SUBJECT_PRONOUNS or first.dep_ != "nsubj":
+            return 0.0
+    return 0.0
+
+
+#: the pronouns a run of sentences about one person or thing opens with
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "they", "it"})
 
 
 def _pronoun_is_asked(sent: Any, keys: frozenset[str]) -> bool:
@@ -2161,15 +2184,38 @@ def _measure_kinds(question: Question, want: Want) -> list[str]:
 
 def _compounds(question: Question, noun: str) -> set[str]:
     """The keys of the nouns that say what kind of ``noun`` the question asks of
-    ("archery" of "my first archery session")."""
+    ("archery" of "my first archery session"; "falconry" of "my falconry training",
+    which the tagger calls an adjective: a modifier that is a noun of WordNet's and
+    no word of degree, :data:`_DEGREE`)."""
     doc = nlp.parse(question.text)
     return {
         words.word_key(c.text)
         for t in doc
         if t.text.lower() == noun or t.lemma_.lower() == noun
         for c in t.children
-        if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")
+        if (c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN"))
+        or (c.dep_ == "amod" and c.tag_ == "JJ" and _noun_modifier(c.lower_))
     }
+
+
+#: adjectives that are WordNet nouns too, by another sense ("the old", "a red"):
+#: they say no kind of the thing they describe
+_DEGREE = frozenset(
+    {"new", "old", "first", "last", "next", "big", "small", "little", "young", "best",
+     "good", "bad", "red", "blue", "green", "black", "white", "yellow", "brown", "grey",
+     "gray", "pink", "orange", "purple", "own", "local", "favourite", "favorite", "main",
+     "usual", "current", "previous", "latest", "early", "late", "second", "third", "whole"}
+)  # fmt: skip
+
+
+def _noun_modifier(word: str) -> bool:
+    """Whether ``word``, tagged an adjective before a noun, names a kind of thing
+    ("falconry", "pottery") rather than a quality ("new", "red")."""
+    return (
+        word not in _DEGREE
+        and not word.endswith(("ed", "ous", "ful", "ive", "ic", "al", "est", "er"))
+        and known_noun(word)
+    )
 
 
 def _nouns(text: str) -> set[str]:
@@ -2178,9 +2224,8 @@ def _nouns(text: str) -> set[str]:
     return {t.lemma_.lower() for t in nlp.parse(text) if t.pos_ in ("NOUN", "PROPN")}
 
 
-#: what anyone has, said of as "we" and "us" rather than by its word: no premise a
-#: memory must hold ("How long was Callum's family without hot water?")
-_EVERYONE_HAS = frozenset(words.word_key(w) for w in ("family", "household"))
+#: what anyone has (``words.EVERYONE_HAS``), by its key
+_EVERYONE_HAS = frozenset(words.word_key(w) for w in words.EVERYONE_HAS)
 
 
 def _kin(key: str, keys: set[str]) -> bool:

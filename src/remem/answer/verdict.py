@@ -88,8 +88,8 @@ from ..index.tokenize import sentences, tokenize
 from ..question import Question, as_question
 from ..time.current import ended, relations
 from ..types import Hit
-from ..words import ASKING, PERSONAL, content_keys, possessed, word_key
-from .kinds import is_a, synonyms
+from ..words import ASKING, EVERYONE_HAS, PERSONAL, content_keys, possessed, word_key
+from .kinds import country, is_a, synonyms
 from .settle import about
 
 __all__ = [
@@ -252,10 +252,11 @@ def premises(
     """Two things a question takes for granted, each 1.0 when memory does not hold it:
 
     - ``premise``: a thing the question says the user has (:func:`possessed`: "my
-      favourite film") that none of the recalled memories names, nor comes near in
-      meaning: ``related(word)``, the word's best cosine to the recalled memories'
-      vectors, is under :data:`RELATED_MIN` ("my dog" of "I adopted a greyhound": 0.40;
-      "my favourite film" of "My favourite band is Khruangbin": 0.19);
+      favourite film") that no memory of the user names (``known``) and none of the
+      recalled memories comes near in meaning: ``related(word)``, the word's best
+      cosine to the recalled memories' vectors, is under :data:`RELATED_MIN` ("my
+      dog" of "I adopted a greyhound": 0.40; "my favourite film" of "My favourite
+      band is Khruangbin": 0.19);
     - ``stranger``: a name in the question (a capitalised word inside it, days and
       months aside) that no memory of the user holds, as written or, in the recalled
       memories, by its stem.
@@ -275,7 +276,17 @@ def _premises(
 ) -> dict[str, float]:
     """:func:`premises` given the keys the hits hold (``held``: :func:`signals` has
     them from its pass over the hits' sentences, and does not tokenize the hits twice)."""
-    missing = [w for w in question.possessed if word_key(w) not in held and w not in _MEASURED_BY]
+    # a thing any memory of the user names is held, recalled or not ("my sister" of
+    # "My sister Philippa turned up with a dehumidifier", which "What did my sister
+    # bring round?" did not recall)
+    missing = [
+        w
+        for w in question.possessed
+        if word_key(w) not in held
+        and not known(w)
+        and w not in _MEASURED_BY
+        and w not in EVERYONE_HAS
+    ]
     premise = any(
         (related is None or related(w) < RELATED_MIN)
         and not _synonym_held(w, held)
@@ -286,8 +297,21 @@ def _premises(
     for name in question.names:
         toks = tokenize(name)
         if toks and toks[0] not in PERSONAL and word_key(toks[0]) not in ASKING:
-            stranger = stranger or not (known(toks[0]) or word_key(toks[0]) in held)
+            unknown = not (known(toks[0]) or word_key(toks[0]) in held)
+            stranger = stranger or (unknown and not _land(toks[0]))
     return dict(zip(PREMISES, (float(premise), float(stranger)), strict=True))
+
+
+#: the kinds of land a place talked of lies in, which the talk need not name ("the
+#: club rally in Wales" of a rally "near Llandovery"; "the shop in Canada")
+_LANDS = ("state", "principality", "continent")
+
+
+def _land(name: str) -> bool:
+    """Whether ``name`` (lower case) is a country, a state or a continent by WordNet's
+    nouns: a question may name the land a place lies in where the talk named only the
+    place, so its absence from memory tells nothing missing. A city is no such land."""
+    return country(name) or any(is_a(name, kind) for kind in _LANDS)
 
 
 def _synonym_held(word: str, held: set[str]) -> bool:

@@ -39,6 +39,8 @@ LABELS: dict[str, frozenset[str]] = {
     "length": frozenset({"DATE", "TIME", "QUANTITY", "CARDINAL"}),
     # "Where does Omar work?": an organisation, or the place it is ("Hospital Sao Joao")
     "workplace": frozenset({"ORG", "GPE", "LOC", "FAC"}),
+    # a place in a ranking ("Where did our band finish in the contest?": "third")
+    "rank": frozenset({"ORDINAL"}),
     "thing": frozenset(),
     "reason": frozenset(),
 }
@@ -100,6 +102,16 @@ _ASKS = (
         ),
     ),
     ("person", re.compile(r"^\W*(?:who|whom|whose)\b", re.I)),
+    (  # a place in a ranking: "Where did our band finish in the striking contest?",
+        # "What position did I finish in?" ("What position does Otto play?" is none)
+        "rank",
+        re.compile(
+            r"^\W*(?:where|(?:what|which)\s+(?:position|place))\s+(?:did|do|does|will|has|"
+            r"have|had)\s+(?:[\w'-]+\s+){1,4}?(?:finish|come|end\s+up|place|rank)"
+            r"(?:\s+(?:in|at|on|overall)\b|\W*$)",
+            re.I,
+        ),
+    ),
     ("place", re.compile(r"^\W*where\b", re.I)),
 )
 
@@ -274,6 +286,7 @@ def wanted(question: Question) -> Want:
     for kind, rule in _ASKS:
         if rule.search(text):
             head = _unit_counted(text) if kind == "number" else head
+            head = "" if kind == "rank" else head  # "What place...?" asks no venue
             kind = "duration" if kind == "length" and _lasts(text) else kind
             if kind == "person" and not head and (who := _who_is(question)):
                 keys = frozenset({words.word_key(who)})

@@ -82,10 +82,24 @@ class Clauses:
         return left, right.start() if right else min(len(self.text), end + _REACH)
 
 
+#: a doing told of as a topic ("talking about me ringing my first quarter peal",
+#: "thinking of selling the van"): the tense before it is the talk's, not the doing's
+_TOPIC_DOING = re.compile(
+    r"\b(?:about|of)\s+(?:(?:me|him|her|us|them|you|my|his|our|their|your|[\w]+'s)\s+)?"
+    r"\w{2,}ing\b",
+    re.I,
+)
+
+
 def direction(clauses: Clauses, start: int, end: int) -> int:
     """PAST, FUTURE or 0: the tense nearest to ``text[start:end]`` within its clause
-    (the expression's own words are not read)."""
+    (the expression's own words are not read). Cues before a doing told of as a topic
+    (:data:`_TOPIC_DOING`) tell of the telling, and are not read for the time after it:
+    "Gordon's started talking about me ringing my first quarter peal in May", said in
+    March, is next May."""
     left, right = clauses.around(start, end)
+    for m in _TOPIC_DOING.finditer(clauses.text, left, start):
+        left = m.end()
     best, best_gap = 0, len(clauses.text) + 1
     for lo, hi in ((left, start), (end, right)):
         for cue_start, cue_end, kind in _cues(clauses.text, lo, hi):

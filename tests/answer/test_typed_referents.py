@@ -1,0 +1,85 @@
+"""Whom a name is given to (stop 72, from blind sets 79-85).
+
+- A name given, then what the question asks of it told two sentences on, each
+  opening with "she" ("a woman called Edwina Marsh. She trained in 1980... She runs
+  the Tuesday beginners' class").
+- "Her physical therapist is X" answers the name of the therapist of Gran, asked by
+  a relation of that sex: "her" is Gran's.
+- "Her name's Dr X, and she listens, unlike some of the ward doctors": the plural
+  "doctors" are others, not the one named.
+- A name ending in the noun asked is that noun's, whatever the tagger labels it
+  ("the Hollowcombe Bird of Prey Centre").
+- "my archery training" is held by a memory of an archery course: the kind said
+  before the noun, which the tagger calls an adjective, is a premise held.
+
+Real spaCy pipeline, real Memory."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from answer_cases import remembered
+from remem.answer import nlp
+from remem.answer.typed import _compounds
+from remem.question import as_question
+from remem.words import word_key
+
+pytestmark = pytest.mark.skipif(not nlp.available(), reason="spaCy's English pipeline missing")
+
+T0 = datetime(2026, 2, 9, 18, tzinfo=timezone.utc)
+
+#: (day offset, speaker, text): one user and the assistant over a few weeks
+TALK = [
+    (0, "user", "The club has paired me with a woman called Edwina Marsh. She trained "
+                "in 1980 and has coached half the county. She runs the Tuesday "
+                "beginners' class, so that's my night now."),
+    (3, "user", "Gran is home from hospital. Her physical therapist is Odalys Ferreira, "
+                "a tiny woman with a loud laugh. Gran calls her 'the sergeant'."),
+    (9, "user", "We finally saw the stroke consultant about Grandad. Her name's Dr Imke "
+                "Vos, and she talked to him, not over him, unlike some of the ward "
+                "doctors."),
+    (15, "user", "So over the winter I did the full archery course at the Hollowcombe "
+                 "Bird of Prey Centre, and now I'm hooked."),
+]  # fmt: skip
+
+NOW = T0 + timedelta(days=30)
+
+
+@pytest.fixture(scope="module")
+def talk(embedder):
+    mem = remembered(embedder, "synapse", "rf", TALK, T0)
+    yield mem
+    mem.close()
+
+
+def _ask(mem, question: str) -> str:
+    return mem.answer(question, "rf", now=NOW).text
+
+
+def test_a_name_told_of_two_sentences_on(talk):
+    answer = _ask(talk, "What's the name of the lady who runs the beginners' class?")
+    assert "Marsh" in answer
+
+
+def test_her_is_the_relation_asked_of(talk):
+    answer = _ask(talk, "What's the name of the physical therapist Gran calls 'the sergeant'?")
+    assert "Ferreira" in answer
+
+
+def test_plural_others_of_the_kind_leave_the_name_tied(talk):
+    assert "Vos" in _ask(talk, "What's the name of the doctor who is looking after Grandad?")
+
+
+def test_a_name_ending_in_the_noun_asked(talk):
+    answer = _ask(talk, "Which centre did I do my archery training at?")
+    assert "Hollowcombe Bird of Prey Centre" in answer
+
+
+def test_a_kind_before_the_noun_tagged_as_an_adjective():
+    assert word_key("falconry") in _compounds(
+        as_question("Which centre did I do my falconry training at?"), "training"
+    )
+    # a quality is no kind
+    assert not _compounds(as_question("Where did I do my new training?"), "training")
