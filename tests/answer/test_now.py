@@ -164,6 +164,20 @@ def test_the_newest_value_is_read_by_the_noun_asked_and_its_session():
     assert "Abernethy Road" in kept and kept.count("Calder Street") == 1
 
 
+def test_a_weekday_asked_now_is_the_newest_memory_s():
+    """ "Which evening is tower practice on these days?": every candidate is a day of
+    the week, so the newest memory naming one tells it, as a colour's (stop 72)."""
+    from remem.answer.now import newest_value
+    from remem.answer.want import wanted
+
+    question = as_question("Which evening is tower practice on these days?")
+    january = datetime(2026, 1, 25, 19, tzinfo=timezone.utc)
+    march = datetime(2026, 3, 30, 19, tzinfo=timezone.utc)
+    found = [_span("Wednesday", january, "s1"), _span("Thursday", march, "s2")]
+    assert wanted(question).kind == "weekday"
+    assert [s.text for s in newest_value(question, wanted(question), found)] == ["Thursday"]
+
+
 def test_a_kind_of_the_noun_asked_does_not_name_it_for_now():
     """ "Which worktop material did we go for in the end?": a later "sandstone" (a
     climbing trip's) is a material, yet no value of the worktop's: only the noun, a

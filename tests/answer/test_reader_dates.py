@@ -502,3 +502,57 @@ def test_the_reply_to_when_asked_in_a_verb_of_its_kin(open_memory, engine):
     later = wednesday + timedelta(days=20)
     answer = mem.answer("What day did we trap my kestrel?", "u", now=later)
     assert "11 October" in answer.text, answer.text
+
+
+def test_a_return_is_a_going_back_and_a_plan_talked_of_lies_ahead():
+    """ "She came back last Saturday" tells when Mom got back home (``kinds.verb_lemmas``:
+    a verb of going with "back" is a return), not the handyman "coming Saturday";
+    "Gordon's started talking about me ringing my first peal in May", said in March,
+    is next May, and a day in it told later is finer (stop 72)."""
+    april = datetime(2026, 4, 14, 19, tzinfo=timezone.utc)
+    reader = Answerer(create_llm("none"))
+    hits = [
+        _hit(0, "A handyman is coming Saturday to fit grab bars by the back door.", april),
+        _hit(1, "She came back last Saturday and so far nobody has fallen over.", april),
+    ]
+    asked = read_question(
+        "When did Mom get back home from the rehab place?", april + timedelta(days=9)
+    )
+    assert reader.answer(asked, Recall(hits, 1.0, False)).text == "Saturday 11 April 2026"
+    march, may = (
+        datetime(2026, 3, 30, 19, tzinfo=timezone.utc),
+        datetime(2026, 5, 11, 19, tzinfo=timezone.utc),
+    )
+    hits = [
+        _hit(0, "Gordon's started talking about me ringing my first quarter peal in May.", march),
+        _hit(1, "I did it! First quarter peal, the day before yesterday.", may),
+    ]
+    asked = read_question("On what day did I ring my first quarter peal?", may + timedelta(days=9))
+    assert reader.answer(asked, Recall(hits, 1.0, False)).text == "Saturday 9 May 2026"
+
+
+@pytest.mark.parametrize("engine", ["hybrid", "synapse"])
+def test_a_reply_to_a_turn_asking_of_it_tells_the_day_finer(open_memory, engine):
+    """ "There's talk of entering the striking competition in May" is dated by a month;
+    the reply to "And what's happening with the striking competition?" names its day
+    ("Dialogue.answering", ``reader._finer``), though it shares no word with the
+    question (stop 72)."""
+    mem = open_memory(engine=engine)
+    march, april = (
+        datetime(2026, 3, 21, 19, tzinfo=timezone.utc),
+        datetime(2026, 4, 30, 19, tzinfo=timezone.utc),
+    )
+    talk = [
+        (march, "user", "There's talk of entering the Clee Hills striking competition in May."),
+        (march, "assistant", "How exciting! Which method will you ring?"),
+        (april, "user", "The Plough runs a quiz on Fridays, so the pub will be noisy."),
+        (april, "assistant", "And what's happening with the striking competition?"),
+        (april, "user", "It's on Saturday 16 May at Tenbury, at St Mary's. They have eight bells."),
+    ]
+    for i, (when, who, text) in enumerate(talk):
+        session = f"s{when.month}"
+        mem.add(text, "u", speaker=who, timestamp=when + timedelta(minutes=i), session_id=session)
+    answer = mem.answer(
+        "What date was the striking contest our band entered?", "u", now=april + timedelta(days=40)
+    )
+    assert "16 May" in answer.text, answer.text

@@ -9,6 +9,8 @@
   "doctors" are others, not the one named.
 - A name ending in the noun asked is that noun's, whatever the tagger labels it
   ("the Hollowcombe Bird of Prey Centre").
+- "an outfit called X" names an organisation; of two options weighed, the one
+  chosen is the option named, not a detail said after it.
 - "my archery training" is held by a memory of an archery course: the kind said
   before the noun, which the tagger calls an adjective, is a premise held.
 
@@ -22,6 +24,8 @@ import pytest
 
 from answer_cases import remembered
 from remem.answer import nlp
+from remem.answer.now import choice_cues
+from remem.answer.spans import _modifies_noun, names_a_thing
 from remem.answer.typed import _compounds
 from remem.question import as_question
 from remem.words import word_key
@@ -83,3 +87,39 @@ def test_a_kind_before_the_noun_tagged_as_an_adjective():
     )
     # a quality is no kind
     assert not _compounds(as_question("Where did I do my new training?"), "training")
+
+
+def test_an_organisation_called_by_its_name():
+    """ "a two-man outfit in Derbyshire called Hathersage Early Keyboards": an outfit
+    is an organisation by WordNet, so the name after "called" is a thing's, not a
+    person's (``spans.names_a_thing``)."""
+    doc = nlp.parse("A two-man outfit in Derbyshire called Hathersage Early Keyboards.")
+    name = next(e for e in doc.ents if e.text.startswith("Hathersage"))
+    assert names_a_thing(name)
+    doc = nlp.parse("My cousin in Derbyshire is called Hester Quaile.")
+    assert not names_a_thing(next(e for e in doc.ents if e.text.startswith("Hester")))
+
+
+def test_the_option_weighed_is_the_one_chosen():
+    """ "So in the end I ordered the Italian single: one manual, 45 keys": the option
+    named before ("between their Dutch double and the Italian single") is weighed, a
+    detail of it said after is not (``now.choice_cues``)."""
+    doc = nlp.parse(
+        "I went back and forth between their Dutch double and the Italian single. "
+        "So in the end I ordered the Italian single: one manual, 45 keys."
+    )
+    asked = as_question("Which of the two models did I go for in the end?")
+    chosen = next(c for c in doc.noun_chunks if c.text == "the Italian single" and c.start > 10)
+    detail = next(c for c in doc.noun_chunks if c.text == "one manual")
+    assert choice_cues(asked, chosen)["weighed"] == 1.0
+    assert choice_cues(asked, detail)["weighed"] == 0.0
+
+
+def test_a_name_before_one_thing_of_its_kind_names_no_one():
+    """ "A female Harris hawk": a name before a singular physical thing's noun is its
+    kind, no person (``spans._modifies_noun``); "Fiachra rang" stays someone."""
+    doc = nlp.parse("She's here! A female Harris hawk, and she's already staring at me.")
+    harris = next(e for e in doc.ents if e.text == "Harris")
+    assert _modifies_noun(harris)
+    doc = nlp.parse("My neighbour Fiachra rang this morning about the fence.")
+    assert not any(_modifies_noun(e) for e in doc.ents if e.text == "Fiachra")

@@ -167,7 +167,7 @@ def test_a_choice_in_the_end_is_told_by_its_words_and_an_option_turned_down_is_n
     doc = nlp.parse("We went with Fellside Restoration in the end.")
     fellside = doc[3:5]  # "Fellside Restoration"
     cues = now.choice_cues(as_question("Which builders did I hire in the end?"), fellside)
-    assert cues == {"chosen": 1.0, "turned_down": 0.0}
+    assert cues == {"chosen": 1.0, "turned_down": 0.0, "weighed": 0.0}
 
 
 def test_a_number_written_against_am_is_a_time_of_day_not_a_sum():

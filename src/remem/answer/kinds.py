@@ -286,5 +286,18 @@ def verb_lemmas(token: Any) -> tuple[str, ...]:
     ("pick up" of "picking her up"): what :func:`verbs_kin` compares."""
     lemma = token.lemma_.lower()
     particles = [c.lower_ for c in token.children if c.dep_ == "prt"]
+    adverbs = [c for c in token.children if c.dep_ == "advmod"]
+    said = {
+        *particles,
+        *(a.lower_ for a in adverbs),
+        *(g.lower_ for a in adverbs for g in a.children),
+    }
+    if lemma in _GOING and "back" in said:  # "came back", "get back home"
+        return (lemma, "return")  # "came back", "got back home": a return
     phrasal = f"{lemma} {particles[0]}" if particles else ""
     return (lemma, phrasal) if phrasal and _senses(phrasal, "verb") else (lemma,)
+
+
+#: verbs of going that "back" makes a return ("she came back", "when did Mom get
+#: back home?"), which WordNet holds as no phrasal verb of their own
+_GOING = frozenset({"come", "get", "go", "head", "fly", "drive", "move"})

@@ -316,7 +316,8 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
     """
     if question.order != "newest":
         return found
-    if want.head in COLOUR_NOUNS:  # each candidate names a colour (``classes``)
+    if want.head in COLOUR_NOUNS or want.kind == "weekday":  # each candidate names a
+        # colour (``classes``) or a day of the week ("from now on practice is on Thursday")
         named = found
     elif asks_called(question):  # "What's my cat called now?": the names given anew,
         # else any given ("I've renamed him Marlowe", "so she's Pimenta now")
@@ -557,4 +558,10 @@ def choice_cues(question: Question, span: Any, talk: Sequence[str] = ()) -> dict
     chosen = 1.0 if _CHOSEN.search(sent.text) else 0.5 if told else 0.0
     before = span.doc[max(sent.start, span.start - 5) : span.start].text
     turned = bool(_TURNED_DOWN.search(before)) or span[0].lower_ in ("not", "no")
-    return {"chosen": chosen, "turned_down": float(turned)}
+    # an option weighed: named again elsewhere in its memory or the turns before
+    # ("between their French double and the Flemish single ... So in the end I
+    # ordered the Flemish single: one manual, 56 keys"), not a detail of the one chosen
+    keys = words.content_keys(span.text)
+    rest = span.doc[: sent.start].text + " " + span.doc[sent.end :].text
+    weighed = bool(keys) and keys <= words.content_keys(" ".join((rest, *talk)))
+    return {"chosen": chosen, "turned_down": float(turned), "weighed": float(weighed)}

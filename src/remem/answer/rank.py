@@ -77,6 +77,9 @@ HAND_ONLY: dict[str, float] = {
     # twice that against (stop 69)
     "chosen": 1.0,
     "turned_down": -2.0,
+    # and one named as an option elsewhere in its memory or the turns before it, half
+    # of that (stop 72: "the Flemish single", not "one manual" said after it)
+    "weighed": 0.5,
 }
 #: the origins of an entity asked by its kind ("Her name is Ines Duarte": an
 #: attribute in the parse, a person all the same)

@@ -34,7 +34,7 @@ from ..time.current import relations
 from ..time.patterns import CALENDAR_WORDS, WEEKDAYS
 from ..time.resolve import AHEAD, BACK
 from .classes import COLOUR_NOUNS, COLOURS
-from .kinds import country, is_a, verbs_kin
+from .kinds import concrete, country, is_a, verbs_kin
 from .nlp import parse
 from .now import RENAMED, counted, measured
 from .want import (
@@ -130,6 +130,9 @@ _STOPWATCH = re.compile(r"\d:\d{2}|\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs
 #: a sum after a currency's letters, written as one word ("R1,200", "kr450", "CHF 80")
 _CODED_SUM = re.compile(
     r"(?<![\w$])((?:R|Rs|kr|CHF|NZ\$|A\$|C\$|US\$|HK\$|S\$|zł)\s?\d[\d,]*(?:\.\d\d)?)(?![\w-])"
+    # a sum after its currency's sign, which the tagger now and then leaves unlabelled
+    # ("I paid £900 each")
+    r"|(?<![\w$£€])([£$€¥]\d[\d,]*(?:\.\d\d)?)(?![\w-])"
 )
 
 
@@ -299,7 +302,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
             if t.like_num and not _counting(t) and not t.ent_type_ and t.pos_ != "PROPN"
         ]
     elif want.kind == "money":  # "R1,200", which the tagger reads as a name
-        out += [(s, "pattern") for s in _pattern_spans(sent, _CODED_SUM)]
+        taken = {t.i for e, _ in out for t in e}
+        out += [(s, "pattern") for s in _pattern_spans(sent, _CODED_SUM) if s.root.i not in taken]
     elif want.kind == "frequency":
         out += [(s, "pattern") for s in _pattern_spans(sent, _FREQUENCY)]
     elif want.kind == "weekday":
@@ -345,11 +349,17 @@ def _names_no_one(name: Any) -> bool:
 def _modifies_noun(entity: Any) -> bool:
     """Whether a name stands before a common noun in the plural that it describes: a
     breed, a make or a kind ("Beulah ewes", "Harris hawks"), no one. The plural, as
-    kinds are said: a verb the tagger takes for a noun ("Fiachra rang") is singular."""
+    kinds are said: a verb the tagger takes for a noun ("Fiachra rang") is singular;
+    a singular one only when it is a physical thing's noun ("a Harris hawk")."""
     root = entity.root
     head = root.head
     if root.dep_ in ("compound", "amod") and head.tag_ == "NNS" and head.i >= entity.end:
         return head.text.islower()  # "Collegiate Peaks Search Dogs" is one name
+    if root.dep_ == "compound" and head.tag_ == "NN" and head.i == entity.end:
+        # one thing of the kind ("a female Harris hawk", "my Brompton bike"): a
+        # physical thing's noun WordNet knows, no person's
+        noun = head.lemma_.lower()
+        return head.text.islower() and concrete(noun) and not is_a(noun, "person", senses=1)
     # the parser may hang it elsewhere ("a hundred and twenty Beulah ewes"); not a
     # name given something ("gave Tom flowers")
     after = entity.doc[entity.end] if entity.end < len(entity.doc) else None
@@ -672,16 +682,19 @@ def names_a_thing(entity: Any) -> bool:
 
 
 def _called_a_thing(verb: Any) -> bool:
-    """Whether what "is called" is a thing: its subject is "it", "that", "this" or a
-    noun of :data:`NAMED_THINGS` ("The truck's called...", "It's called..."), not
-    someone ("My cousin's called Kwesi")."""
+    """Whether what "is called" is a thing: its subject is "it", "that", "this", a
+    noun of :data:`NAMED_THINGS` ("The truck's called...", "It's called...") or of an
+    organisation ("an outfit called..."), not someone ("My cousin's called Kwesi")."""
     subject = next((c for c in verb.children if c.dep_ in ("nsubjpass", "nsubj")), None)
     if subject is None and verb.dep_ == "acl":  # "a truck called...", or "truck's" read so
         subject = verb.head
     if subject is None:
         return False
     word = subject.lemma_.lower()
-    return word in ("it", "that", "this") or word in NAMED_THINGS or word in _VEHICLES
+    # a body of people ("a two-man outfit in Derbyshire called Hathersage Early
+    # Keyboards"): WordNet's organisations
+    body = subject.pos_ == "NOUN" and is_a(word, "organization")
+    return word in ("it", "that", "this") or word in NAMED_THINGS or word in _VEHICLES or body
 
 
 def _the_doer(entity: Any, want: Want) -> bool:
@@ -979,11 +992,12 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
     asking = [t for t in parse(question.text) if _key(t) == verb]
     asked = {t.lemma_.lower() for t in asking}
     particles = {_particle(t) for t in asking} - {""}
+    giving = role == "object" and bool(asked & _GIVING)  # "What was I given?"
     out = []
     for t in sent:
-        if _key(t) != verb and not (
-            t.pos_ == "VERB" and any(verbs_kin(a, t.lemma_.lower()) for a in asked)
-        ):
+        lemma = t.lemma_.lower()
+        kin = t.pos_ == "VERB" and any(verbs_kin(a, lemma) for a in asked)
+        if _key(t) != verb and not kin and not (giving and lemma in _GIVING_WITH):
             continue
         if particles and _particle(t) and _particle(t) not in particles:
             continue  # "the engine turns over" tells nothing of what "turned up"
@@ -999,7 +1013,25 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
                 out += [(_subtree(g), "role") for g in c.children if g.dep_ == "pobj"]
             elif c.dep_ in ROLES.get(role, ()):
                 out.append((_subtree(c), "role"))
+            elif role == "object" and _given_with(t, c):  # "presented me with a tankard"
+                # the thing itself, what is said after it aside ("engraved with...")
+                out += [
+                    (t.doc[g.left_edge.i : g.i + 1], "role") for g in c.children if g.dep_ == "pobj"
+                ]
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
+
+
+#: verbs that give what follows "with" to their object ("presented me with a
+#: pewter tankard", "treated us to" aside)
+_GIVING_WITH = frozenset({"present", "provide", "supply", "reward", "furnish", "equip", "gift"})
+#: the question's verbs of giving, which those verbs tell in another frame
+_GIVING = frozenset({"give", "gift", "award"})
+
+
+def _given_with(verb: Any, child: Any) -> bool:
+    """Whether ``child`` of ``verb`` is the "with" whose object is the thing given
+    ("Gordon presented me with a pewter tankard")."""
+    return child.dep_ == "prep" and child.lower_ == "with" and verb.lemma_.lower() in _GIVING_WITH
 
 
 def _denied(verb: Any) -> bool:

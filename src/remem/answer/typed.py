@@ -54,7 +54,7 @@ from .kindcheck import (
     someone_done_to,
     times_done,
 )
-from .kinds import alike, concrete, country, is_a, known_noun, main_verbs, verbs_kin
+from .kinds import alike, concrete, country, is_a, known_noun, main_verbs, named_by, verbs_kin
 from .rank import features as rank_features
 from .rank import score as rank_score
 from .rank import weights as rank_weights
@@ -1026,6 +1026,7 @@ def _fit(question: Question, keys: frozenset[str], sentence: Any, hit: Hit) -> f
     said = words.content_keys(text) | _lemma_keys(sentence)
     shared = sum(_kin(k, said) for k in keys)
     shared += _kinds_said(question, keys, sentence, said)
+    shared += _counted_said(question, keys, sentence, said)
     done = {t.lemma_.lower() for t in sentence if t.pos_ == "VERB"}
     shared += sum(
         1
@@ -1086,6 +1087,21 @@ def _kinds_said(question: Question, keys: frozenset[str], sentence: Any, said: s
         if words.word_key(n) in keys and not _kin(words.word_key(n), said)
     ]
     return sum(1 for n in asked if any(naming.kin_word(m, n) for m in kin))
+
+
+def _counted_said(question: Question, keys: frozenset[str], sentence: Any, said: set[str]) -> int:
+    """For a "how many" question, the words of the thing counted (``now.counted``) that
+    the sentence does not share but says by another name WordNet gives it ("fourteen
+    washers" of "How many washing machines...?", "38 steps" of "stairs"): each counts
+    as said."""
+    counted = now.counted(question) & keys
+    missing = counted - said
+    if not missing:
+        return 0
+    phrase = now.counted_words(question.text).lower()
+    lemma = " ".join(t.lemma_.lower() for t in nlp.parse(phrase))
+    nouns = {t.lemma_.lower() for t in sentence if t.pos_ == "NOUN"}
+    return len(missing) if any(named_by(lemma, n) or named_by(n, lemma) for n in nouns) else 0
 
 
 def _lemma_keys(tokens: Any) -> set[str]:
