@@ -25,8 +25,9 @@ import pytest
 from answer_cases import remembered
 from remem.answer import nlp
 from remem.answer.now import choice_cues
-from remem.answer.spans import _modifies_noun, names_a_thing
+from remem.answer.spans import _modifies_noun, _placed, names_a_thing
 from remem.answer.typed import _compounds
+from remem.answer.want import named_noun_of
 from remem.question import as_question
 from remem.words import word_key
 
@@ -123,3 +124,13 @@ def test_a_name_before_one_thing_of_its_kind_names_no_one():
     assert _modifies_noun(harris)
     doc = nlp.parse("My neighbour Fiachra rang this morning about the fence.")
     assert not any(_modifies_noun(e) for e in doc.ents if e.text == "Fiachra")
+
+
+def test_the_animal_whose_name_is_asked_and_a_town_outside_which():
+    """ "What's Hamish's goshawk called?" asks the goshawk's name (the parser hangs
+    "called" on it), so a lad named beside it is none; "up a lane outside
+    Abergavenny" is a place, no one (``spans._placed``)."""
+    assert named_noun_of(as_question("What's Hamish's goshawk called?")) == "goshawk"
+    doc = nlp.parse("A retired sheep farmer, up a lane outside Abergavenny.")
+    town = next(t for t in doc if t.text == "Abergavenny")
+    assert _placed(town)

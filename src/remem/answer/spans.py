@@ -98,7 +98,7 @@ _LEADING = frozenset(
 _TIMELY = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"})
 _BECAUSE = frozenset({"because", "cause", "'cause"})
 LOCATIVE = frozenset({"in", "at", "on", "from", "to", "near"})
-_WHERE = frozenset({"in", "at", "on", "near"})
+_WHERE = frozenset({"in", "at", "on", "near", "outside", "beyond", "towards", "toward"})
 _NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT"})
 #: the numbers said in words (a regex alternation)
 NUMBER_WORDS = (

@@ -968,7 +968,13 @@ def _asked(question: Question) -> frozenset[str]:
     the words naming it (the window is read by time: "the battery barely lasts"
     says nothing of "last Sunday")."""
     keys = question.keys - words.ASKING - _ORDER_KEYS - _PARTICLE_KEYS
+    if asks_called(question):  # "What's Gordon's wife called?": "called" asks, as
+        keys -= _CALLING_KEYS  # "what" does ("a lad called Kit" is no wife's name)
     return keys - _TIME_KEYS if question.window is not None else keys
+
+
+#: the keys of the verbs a name is asked by
+_CALLING_KEYS = frozenset(words.content_keys("called call"))
 
 
 #: the keys of a phrasal verb's particle, which say nothing of what is asked about

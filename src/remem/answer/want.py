@@ -583,6 +583,8 @@ def named_noun_of(question: Question) -> str:
             noun = next((c for c in t.children if c.dep_ in roles and _common(c)), None)
             if noun is not None:
                 return str(noun.lemma_.lower())
+            if t.dep_ == "acl" and t.lower_ == "called" and t.head.pos_ == "NOUN":
+                return str(t.head.lemma_.lower())  # "What's Hamish's goshawk called?"
         if t.lemma_.lower() != "name":
             continue
         if t.head.lemma_.lower() == "give" and t.head.i != t.i:  # "give his cat"
