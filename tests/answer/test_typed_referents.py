@@ -45,6 +45,8 @@ TALK = [
     (9, "user", "We finally saw the stroke consultant about Grandad. Her name's Dr Imke "
                 "Vos, and she talked to him, not over him, unlike some of the ward "
                 "doctors."),
+    (16, "user", "A man from Moretonhampstead called Cedric Yelland conducted the quarter. "
+                 "The vicar pops up at the end of practice sometimes to say thank you."),
     (15, "user", "So over the winter I did the full archery course at the Hollowcombe "
                  "Bird of Prey Centre, and now I'm hooked."),
 ]  # fmt: skip
@@ -134,3 +136,12 @@ def test_the_animal_whose_name_is_asked_and_a_town_outside_which():
     doc = nlp.parse("A retired sheep farmer, up a lane outside Abergavenny.")
     town = next(t for t in doc if t.text == "Abergavenny")
     assert _placed(town)
+
+
+def test_a_person_called_is_no_name_of_another_person_noun(talk):
+    """ "What's the vicar at St Aldhelm's called?" asks the vicar's name (the parser
+    hangs "called" on "is"); "a man called Cedric Yelland conducted it" names no
+    vicar, and a sentence giving a name is no fit for a person noun it does not say."""
+    assert named_noun_of(as_question("What's the vicar at St Aldhelm's called?")) == "vicar"
+    answer = talk.answer("What's the vicar at St Aldhelm's called?", "rf", now=NOW)
+    assert answer.refused, answer.text

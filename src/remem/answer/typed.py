@@ -968,13 +968,7 @@ def _asked(question: Question) -> frozenset[str]:
     the words naming it (the window is read by time: "the battery barely lasts"
     says nothing of "last Sunday")."""
     keys = question.keys - words.ASKING - _ORDER_KEYS - _PARTICLE_KEYS
-    if asks_called(question):  # "What's Gordon's wife called?": "called" asks, as
-        keys -= _CALLING_KEYS  # "what" does ("a lad called Kit" is no wife's name)
     return keys - _TIME_KEYS if question.window is not None else keys
-
-
-#: the keys of the verbs a name is asked by
-_CALLING_KEYS = frozenset(words.content_keys("called call"))
 
 
 #: the keys of a phrasal verb's particle, which say nothing of what is asked about
@@ -1869,7 +1863,11 @@ def _sentences(
     they share (:data:`_TRUSTED`), and the set that collects (memory, sentence start)
     of each sentence read so."""
     setter = now.current_setter(question, sources)
-    called = asks_called(question)
+    # a thing's name is given in a sentence that need not say the thing ("so she's
+    # Pimenta now", of my cat); a person's is not any name given ("a man called
+    # Cedric conducted it" is no vicar's)
+    noun = named_noun_of(question) if asks_called(question) else ""
+    called = asks_called(question) and not (noun and is_a(noun, "person", senses=1))
     choosing = now.asks_choice(question)
     for hit, inherited, rank in sources:
         before = teased = 0.0

@@ -585,6 +585,11 @@ def named_noun_of(question: Question) -> str:
                 return str(noun.lemma_.lower())
             if t.dep_ == "acl" and t.lower_ == "called" and t.head.pos_ == "NOUN":
                 return str(t.head.lemma_.lower())  # "What's Hamish's goshawk called?"
+            if t.lower_ == "called" and t.head.lemma_ == "be":  # "What's the vicar at
+                # St Aldhelm's called?", the parser hangs "called" on "is"
+                subject = next((c for c in t.head.children if c.dep_ == "nsubj"), None)
+                if subject is not None and _common(subject):
+                    return str(subject.lemma_.lower())
         if t.lemma_.lower() != "name":
             continue
         if t.head.lemma_.lower() == "give" and t.head.i != t.i:  # "give his cat"
