@@ -45,8 +45,8 @@ TALK = [
     (9, "user", "We finally saw the stroke consultant about Grandad. Her name's Dr Imke "
                 "Vos, and she talked to him, not over him, unlike some of the ward "
                 "doctors."),
-    (16, "user", "A man from Moretonhampstead called Cedric Yelland conducted the quarter. "
-                 "The vicar pops up at the end of practice sometimes to say thank you."),
+    (16, "user", "A man from Moretonhampstead called Cedric Yelland conducted the quarter."),
+    (17, "user", "The vicar pops up at the end of practice sometimes to say thank you."),
     (15, "user", "So over the winter I did the full archery course at the Hollowcombe "
                  "Bird of Prey Centre, and now I'm hooked."),
 ]  # fmt: skip

@@ -1423,6 +1423,9 @@ def _untied(
             or own >= 2
             or any(_says_noun(text, noun) for text in said)
             or naming.someone_called(span)
+            # a name given anew need not say the thing ("so she's Pimenta now", of my
+            # cat); a name first given must ("Her name is the Slow Heron", a boat's)
+            or span.text in now.renamed_to(hit.text)
         )
         tie = told and (own >= 1 or naming.given(span))
     return (
