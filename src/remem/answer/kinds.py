@@ -292,8 +292,8 @@ def verb_lemmas(token: Any) -> tuple[str, ...]:
         *(a.lower_ for a in adverbs),
         *(g.lower_ for a in adverbs for g in a.children),
     }
-    if lemma in _GOING and "back" in said:  # "came back", "get back home"
-        return (lemma, "return")  # "came back", "got back home": a return
+    if lemma in _GOING and "back" in said:  # "came back", "get back home": a return
+        return (lemma, "return")
     phrasal = f"{lemma} {particles[0]}" if particles else ""
     return (lemma, phrasal) if phrasal and _senses(phrasal, "verb") else (lemma,)
 

@@ -267,9 +267,10 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
         if want.head:  # "My new teaching assistant, Fenella Quarrie"
             out += [(e, "named") for e in sent.ents if _beside_noun(e, want.head)]
     elif want.kind in ("place", "org", "workplace"):
+        runs = _proper_runs(sent)
         out += [
             (s, "proper")
-            for s in _proper_runs(sent)
+            for s in runs
             if _unlabelled(s, want)
             and not _first_name_doing(s)
             and not (want.kind == "workplace" and _owned(s.root))
@@ -282,7 +283,7 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
             # ending in the noun asked is that noun's, whatever the tagger labels
             out += [
                 (s, "named")
-                for s in _proper_runs(sent)
+                for s in runs
                 if len(s) > 1
                 and s[-1].lemma_.lower() == want.head
                 # not a part of a name labelled whole ("the Northcliff Sub-Aqua Club")

@@ -1869,8 +1869,9 @@ def _sentences(
     # a thing's name is given in a sentence that need not say the thing ("so she's
     # Pimenta now", of my cat); a person's is not any name given ("a man called
     # Cedric conducted it" is no vicar's)
-    noun = named_noun_of(question) if asks_called(question) else ""
-    called = asks_called(question) and not (noun and is_a(noun, "person", senses=1))
+    called = asks_called(question)
+    noun = named_noun_of(question) if called else ""
+    called = called and not (noun and is_a(noun, "person", senses=1))
     choosing = now.asks_choice(question)
     for hit, inherited, rank in sources:
         before = teased = 0.0
