@@ -125,3 +125,14 @@ def test_identifiers_are_read_only_when_the_stage_wants_them():
 def test_a_question_without_a_clock_reads_the_clock_once():
     q = read_question("What did I do yesterday?", None)
     assert q.now is None and q.window is not None
+
+
+def test_a_question_opening_with_a_reminder_is_read_from_what_asks():
+    """ "Remind me, what's the date of the wedding?" asks a date (stop 73: it was read
+    as a thing and answered "legal bit")."""
+    from remem.words import answer_type, asking_part
+
+    assert answer_type("Remind me, what's the date of the wedding in Portugal?") == "date"
+    assert answer_type("Quick question: who is my dentist?") == "person"
+    assert asking_part("Out of interest, how many hens do I keep?") == "how many hens do I keep?"
+    assert asking_part("Remind me who's teaching it?") == "Remind me who's teaching it?"

@@ -213,11 +213,28 @@ def date_unit(question: str) -> frozenset[str]:
     return frozenset({word_key(units[-1].lower())}) if units else frozenset()
 
 
+#: words a question may open with before it asks ("Remind me, what's the date of
+#: the wedding?", "Quick question: who...?", "Out of interest, how many...?")
+_PREAMBLE = re.compile(
+    r"^\W*(?:(?:remind\s+me|quick\s+question|sorry|hey|hi|also|by\s+the\s+way|"
+    r"out\s+of\s+(?:interest|curiosity)|just\s+(?:wondering|checking)|one\s+more\s+thing|"
+    r"i\s+forg[eo]t|tell\s+me\s+again)\s*[,:;.\u2013\u2014-]\s*)+",
+    re.I,
+)
+
+
+def asking_part(question: str) -> str:
+    """``question`` without the words it opens with before it asks (:data:`_PREAMBLE`):
+    the rules that read a question's first words read what asks."""
+    return _PREAMBLE.sub("", question)
+
+
 def answer_type(question: str) -> str:
     """What kind of answer the question wants (one of :data:`ANSWER_TYPES`), from its
     asking words: a date ("when", "which year"), a number ("how many", "how old"), a
     person ("who", "what is the name"), a place ("where", "which city"), yes or no (it
     starts with an auxiliary), else a thing."""
+    question = asking_part(question)
     for kind, rule in (
         ("date", _DATE_QUESTION),
         ("number", _NUMBER_QUESTION),

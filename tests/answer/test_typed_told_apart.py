@@ -167,7 +167,24 @@ def test_a_choice_in_the_end_is_told_by_its_words_and_an_option_turned_down_is_n
     doc = nlp.parse("We went with Fellside Restoration in the end.")
     fellside = doc[3:5]  # "Fellside Restoration"
     cues = now.choice_cues(as_question("Which builders did I hire in the end?"), fellside)
-    assert cues == {"chosen": 1.0, "turned_down": 0.0, "weighed": 0.0}
+    assert cues == {"chosen": 1.0, "turned_down": 0.0, "weighed": 0.0, "picked": 1.0}
+
+
+def test_the_option_a_choosing_verb_takes_is_the_one_picked():
+    """Of two options in one sentence, the one right after "went with" is picked
+    ("Navy is what everyone in my lab does, so I went with bottle green"); a booking
+    or "went for" picks nothing ("Dad went for tea there"). A question asking by a
+    verb of choosing asks a choice whatever its time ("What colour did I pick...?")."""
+    question = as_question("What colour did I pick for the hardbound copies of my thesis?")
+    assert now.asks_choice(question)
+    doc = nlp.parse("Navy is what everyone in my lab does, so I went with bottle green.")
+    navy, green = doc[0:1], doc[13:15]
+    assert green.text == "bottle green"
+    assert now.choice_cues(question, green)["picked"] == 1.0
+    assert now.choice_cues(question, navy)["picked"] == 0.0
+    ask = as_question("Which retirement scheme did Dad go with in the end?")
+    doc = nlp.parse("Dad went for tea there and I've booked Alder House for a visit.")
+    assert not any(now.choice_cues(ask, doc[i : i + 1])["picked"] for i in range(len(doc)))
 
 
 def test_a_number_written_against_am_is_a_time_of_day_not_a_sum():

@@ -7,6 +7,7 @@ called Alfie" is no gecko), is not. Read from spaCy's parse (``answer/nlp.py``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..question import Question
@@ -350,3 +351,20 @@ def _goes_on_speaking(doc: Any, at: int, end: int) -> bool:
 
 #: the words a clause about the name just said opens with
 _RELATIVE = frozenset({"who", "whom", "whose", "which"})
+
+
+def in_full(name: str, hits: Sequence[Hit]) -> str:
+    """A first name answered ("Malcolm", of "Malcolm says he's staying on as stage
+    manager") as the memories give it in full ("A man called Malcolm Greaves is taking
+    over"): the one longer person's name of ``hits`` that starts with it. The name as
+    it is when none does, or several ("Malcolm Greaves" and "Malcolm Reid")."""
+    if not re.fullmatch(r"[A-Z][\w'-]+", name):
+        return name
+    full = {
+        e.text
+        for h in hits
+        if name in h.text
+        for e in nlp.parse(h.text).ents
+        if e.label_ == "PERSON" and re.fullmatch(rf"{name}(?:\s+[A-Z][\w'-]+){{1,2}}", e.text)
+    }
+    return full.pop() if len(full) == 1 else name

@@ -7,7 +7,7 @@ this module picks among the reader's candidates by them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -304,7 +304,9 @@ def _moved_from(evidence: Sequence[Hit]) -> list[tuple[Hit, str]]:
     return [(h, m.group(1).lower()) for h in evidence for m in _FROM_TO.finditer(h.text)]
 
 
-def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span]:
+def newest_value(
+    question: Question, want: Want, found: list[Span], asked: Mapping[str, str] | None = None
+) -> list[Span]:
     """For a question about now that asks for a thing by its noun ("What bike do I
     ride now?"), the candidates of the newest memory that names one ("I've replaced
     it with a Brompton folding bike", June) and of later ones: an older memory's
@@ -313,7 +315,16 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
     one (``classes.narrowed``): the newest memory's ("I went with a sage green
     instead"). Asked how many ("How many eggs a
     week are they laying now?"), the memories that name the thing counted do.
+    ``asked``: the turn that asked each reply, by the reply's id: a reply names what
+    its asker did ("Do you know who'll be Frieda's teacher after Mrs Okafor
+    leaves?" / "It's a Mr Dimitriou").
     """
+    asked = asked or {}
+
+    def says(s: Span, keys: frozenset[str]) -> bool:
+        told = words.content_keys(s.hit.text) | words.content_keys(asked.get(s.hit.id, ""))
+        return bool(keys & told)
+
     if question.order != "newest":
         return found
     if want.head in COLOUR_NOUNS or want.kind == "weekday":  # each candidate names a
@@ -327,7 +338,7 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         named = [s for s in found if given_name(s)]
     elif want.kind == "person" and want.head:  # "Who is my supervising partner now?":
         # the memories naming the partner (a person is named beside the noun, not by it)
-        named = [s for s in found if words.word_key(want.head) in words.content_keys(s.hit.text)]
+        named = [s for s in found if says(s, frozenset({words.word_key(want.head)}))]
     elif want.head and " " not in want.head:  # the noun asked, not its owner's words
         named = [s for s in found if _names_head(want.head, s.text)]
     elif want.head_keys:
@@ -338,9 +349,13 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
         nouns = counted(question) or (
             priced_keys(question) if want.kind == "money" else frozenset()
         )
-        if want.kind == "person" and not nouns:  # the role's noun, a person's
-            nouns = frozenset(words.word_key(n) for n in possessions(question) if is_a(n, "person"))
-        named = [s for s in found if nouns and nouns & words.content_keys(s.hit.text)]
+        if want.kind == "person" and not nouns:  # the role's noun, a person's, else
+            # the thing the role is of ("Who is handling my insurance claim now?")
+            had = possessions(question)
+            nouns = frozenset(words.word_key(n) for n in had if is_a(n, "person")) or frozenset(
+                words.word_key(n) for n in had
+            )
+        named = [s for s in found if nouns and says(s, nouns)]
     if not named:
         return found
     newest = max(named, key=lambda s: timestamp_epoch(s.hit.timestamp)).hit
@@ -348,12 +363,22 @@ def newest_value(question: Question, want: Want, found: list[Span]) -> list[Span
     # the newest memory's whole session: a turn later in it that names the old value
     # again ("The Calder Street agent keeps ringing me") does not hide the new one
     # named a few turns before ("I saw a flat on Abernethy Road")
-    return [
+    kept = [
         s
         for s in found
         if timestamp_epoch(s.hit.timestamp) >= since
         or (newest.session_id and s.hit.session_id == newest.session_id)
     ]
+    # who someone is now is told, not asked: "Do you know who'll be Ada's teacher
+    # after Mrs Feld retires?" names the one leaving; its reply the one now
+    told = [s for s in kept if not _asked_in(s)] if want.kind == "person" else kept
+    return told or kept
+
+
+def _asked_in(span: Span) -> bool:
+    """Whether the sentence ``span`` is said in asks a question."""
+    said = next((t for t in sentences(span.hit.text) if span.text in t), "")
+    return said.rstrip().endswith("?")
 
 
 #: the origins of a name given ("called Pimenta", "she's Pimenta now": ``spans._given``)
@@ -532,8 +557,33 @@ _TURNED_DOWN = re.compile(
 )
 
 
+#: the verbs of a question that asks a choice whatever its time ("What colour did I
+#: pick for the hardbound copies?")
+_PICKING = re.compile(
+    r"\b(?:pick(?:ed)?|cho(?:o)?se|opt(?:ed)?\s+for|go(?:ne)?\s+with|went\s+(?:with|for)|"
+    r"settle[ds]?\s+on|decide[ds]?\s+on)\b",
+    re.I,
+)
+
+
+#: the words just before the option a sentence says was chosen ("so I went with
+#: bottle green", "We're going with fishing line", "I signed up for the pump operator
+#: course", "Went with FreeAgent"); not "went for" ("Dad went for tea there"), nor a
+#: booking or an order, which may be someone else's or undone ("I've booked
+#: Stourport Removals", cancelled later)
+_PICKED = re.compile(
+    r"(?:\b(?:went|going|go|gone)\s+with|\b(?:chose|picked|opted\s+for|settled\s+on|"
+    r"decided\s+on|plumped\s+for|signed\s+up\s+(?:for|with)))"
+    r"(?:\s+(?:the|a|an|our|my))?\s*$",
+    re.I,
+)
+
+
 def asks_choice(question: Question) -> bool:
-    """Whether a question asks the option chosen in the end (:data:`_CHOOSING`)."""
+    """Whether a question asks the option chosen in the end (:data:`_CHOOSING`), or
+    by a verb of choosing (:data:`_PICKING`)."""
+    if _PICKING.search(question.text):
+        return True
     return question.order == "newest" and bool(_CHOOSING.search(question.text))
 
 
@@ -564,4 +614,10 @@ def choice_cues(question: Question, span: Any, talk: Sequence[str] = ()) -> dict
     keys = words.content_keys(span.text)
     rest = span.doc[: sent.start].text + " " + span.doc[sent.end :].text
     weighed = bool(keys) and keys <= words.content_keys(" ".join((rest, *talk)))
-    return {"chosen": chosen, "turned_down": float(turned), "weighed": float(weighed)}
+    picked = bool(_PICKED.search(before)) and not turned
+    return {
+        "chosen": chosen,
+        "turned_down": float(turned),
+        "weighed": float(weighed),
+        "picked": float(picked),
+    }

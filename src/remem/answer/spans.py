@@ -206,7 +206,7 @@ def phrases(sent: Any, want: Want, matched: list[Any], question: Question) -> li
     out += _governed(matched)
     out += _played(sent, want, question)
     if want.head in COLOUR_NOUNS:  # "a sage green", which the parser splits
-        out += [(s, "pattern") for s in _pattern_spans(sent, _COLOUR_RUN)]
+        out += [(_named_colour(s), "pattern") for s in _pattern_spans(sent, _COLOUR_RUN)]
     if DOING.search(question.text):
         out += _verb_phrases(sent)
     return out
@@ -219,6 +219,17 @@ _COLOUR_RUN = re.compile(
     rf"(?:[\s-]+(?:{_COLOUR_WORD}))*)\b",
     re.I,
 )
+
+
+def _named_colour(span: Any) -> Any:
+    """A colour run with the word before it where the two are a colour's name that
+    WordNet knows ("bottle green", "brick red", "royal blue"; not "house green"),
+    else the run."""
+    if span.start > span.sent.start:
+        before = span.doc[span.start - 1]
+        if before.is_alpha and before.is_lower and is_a(f"{before.lower_} {span.text}", "colour"):
+            return span.doc[span.start - 1 : span.end]
+    return span
 
 
 def _reasons(sent: Any) -> list[tuple[Any, str]]:

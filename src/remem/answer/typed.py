@@ -145,9 +145,22 @@ _OF_SOMEONE = frozenset({"place", "org", "workplace"})
 #: come from?", of "Oksana's town")
 _WHOSE = frozenset({"nsubj", "nsubjpass", "poss", "compound"})
 #: words that say what kind of answer is asked, not whose
-_KIND_KEYS = frozenset(
-    words.content_keys("name names named called old age many much long often far time number")
+_KIND_WORDS = frozenset(
+    {"name", "names", "named", "called", "call", "old", "age", "many", "much", "long"}
+    | {"often", "far", "time", "number"}
 )
+_KIND_KEYS = frozenset(words.content_keys(" ".join(_KIND_WORDS)))
+
+
+@cache
+def _kind_keys(text: str) -> frozenset[str]:
+    """The keys of the words of ``text`` that say what kind of answer is asked
+    (:data:`_KIND_WORDS`), as said: "called" asks a name, "a call" does not ("How
+    much does the town pay us per call?": the stipend's memory says "a call")."""
+    said = {w for w in re.findall(r"[a-z]+", text.lower()) if w in _KIND_WORDS}
+    if "call" in said and not re.search(r"\b(?:what|who)\b[^?]*\bcall\b", text, re.I):
+        said.discard("call")  # "What do I call her?" asks a name; "per call" does not
+    return frozenset(words.content_keys(" ".join(said)))
 
 
 def typed_answer(
@@ -176,6 +189,9 @@ def typed_answer(
         return None
     best = found[0]
     if not want.many:
+        if want.kind == "person" and not _FIRST_NAME.search(question.text):
+            # "Malcolm" as the memories name him: "Malcolm Greaves"
+            return naming.in_full(best.text, evidence), best.hit
         return best.text, best.hit
     kept: list[str] = []
     for s in found:
@@ -184,6 +200,10 @@ def typed_answer(
         if not any(s.text.lower() in k.lower() or k.lower() in s.text.lower() for k in kept):
             kept.append(s.text)
     return ", ".join(kept), best.hit
+
+
+#: a question asking a first name only
+_FIRST_NAME = re.compile(r"\b(?:first|given|christian|nick)\s*names?\b", re.I)
 
 
 def best_span(
@@ -277,7 +297,7 @@ def typed_candidates(
     found = now.not_dropped(question, now.not_left(question, found, evidence), evidence)
     if want.kind == "person" and question.order == "newest" and found:
         found = now.not_gone(found, _read_around(found, evidence, around))
-    found = now.newest_value(question, want, found)
+    found = now.newest_value(question, want, found, _asking_texts(sources))
     if any(s.features.get("counts") for s in found):  # "200 copies at 18 euro a copy"
         found = [s for s in found if s.features.get("counts")]
     offered = _offered(question)
@@ -286,6 +306,18 @@ def typed_candidates(
         if not found:
             return None
     return sorted(found, key=lambda s: -s.score)
+
+
+def _asking_texts(sources: list[Source]) -> dict[str, str]:
+    """The words of the turn that asked each reply among ``sources``, by the reply's
+    id (:func:`_asker`)."""
+    texts = {h.id: h.text for h, _, _ in sources}
+    out = {}
+    for hit, inherited, _ in sources:
+        asker = _asker(hit, sources) if inherited > 0 else None
+        if asker:
+            out[hit.id] = texts[asker]
+    return out
 
 
 #: two answers the question offers after a pause ("Which hip, the left or the
@@ -772,7 +804,7 @@ def _read_replies(
             _carry(found, reply, inherited, found[reply.id][2])
     for reply, asking in _asked_of_it(question, top, around):
         asked = nlp.parse(_last_question(asking.text)[0])
-        inherited = REPLY_SHARE * _fit(question, keys - _KIND_KEYS, asked, asking)
+        inherited = REPLY_SHARE * _fit(question, keys - _kind_keys(question.text), asked, asking)
         if inherited:  # the asking turn is read too: the reply stands as what it asks
             _carry(found, asking, 0.0, found[reply.id][2])
             _carry(found, reply, inherited, found[reply.id][2])
@@ -782,7 +814,7 @@ def _read_replies(
         said = nlp.parse(f"{told.text} {asker.text}")
         # the asking turn's words of the kind asked ("old" of "How old is she?") tell
         # of what it asks about, no other one's
-        inherited = REPLY_SHARE * _fit(question, keys - _KIND_KEYS, said, told)
+        inherited = REPLY_SHARE * _fit(question, keys - _kind_keys(question.text), said, told)
         if inherited:
             _carry(found, reply, inherited, found[told.id][2])
 
@@ -831,7 +863,7 @@ def _asked_of_it(question: Question, top: list[Hit], around: Around) -> list[tup
     have = {h.id for h in top}
     plain = [h for h in top if not asks(h.text)]
     prior = said_before(plain, around)
-    keys = _asked(question) - _KIND_KEYS
+    keys = _asked(question) - _kind_keys(question.text)
     nouns = keys & _noun_keys(question.text)
     kind = _KIND_ASKED.get(wanted(question).kind)
     out = []
@@ -937,7 +969,7 @@ def _last_question(text: str) -> tuple[str, set[str]]:
     parts = sentences(text)
     at = _last_asking(parts)
     last = parts[at] if at is not None else text
-    return last, words.content_keys(last) - words.ASKING - _KIND_KEYS
+    return last, words.content_keys(last) - words.ASKING - _kind_keys(last)
 
 
 def _asking_part(text: str) -> str:
@@ -985,7 +1017,7 @@ def _replied(question: Question, asking: Hit, reply: Hit, bare: bool = False) ->
     before, and only its words of what is asked about count ("sister" of "Your
     sister? No way! Who to?"), not those of the kind asked ("old" of "How old is
     she?", which tells no one's age but hers)."""
-    keys = _asked(question) - (_KIND_KEYS if bare else frozenset())
+    keys = _asked(question) - (_kind_keys(question.text) if bare else frozenset())
     fit = REPLY_SHARE * _fit(question, keys, nlp.parse(_asking_part(asking.text)), asking)
     alike = _asks_alike(question, asking)
     own = bool(reply.speaker and keys & words.content_keys(reply.speaker))
@@ -1292,6 +1324,7 @@ def _candidates(
     raised: set[tuple[str, int]] = set()
     read = list(_sentences(question, keys, sources, want.head, (trusted, raised)))
     context = _talk_before(sources, around) if named_noun or now.asks_choice(question) else {}
+    unnamed = bool(named_noun) and _said_unnamed(named_noun, sources)
     said = [_in_context(hit, sent, fits, sources) for hit, sent, fits, _ in read]
     near_sent = _sentence_meaning(question, said, around)
     for (hit, sent, fits, at), sent_near in zip(read, near_sent, strict=True):
@@ -1304,7 +1337,7 @@ def _candidates(
             text = trim(span)
             if not _answers(want, span, text, keys, named) or _not_fitting(want, text):
                 continue
-            if named_noun and _untied(span, named_noun, (hit, fits, context), question):
+            if named_noun and _untied(span, named_noun, (hit, fits, context), question, unnamed):
                 continue
             if _named_wrong(want, span, text, question):
                 continue
@@ -1399,6 +1432,7 @@ def _untied(
     noun: str,
     read: tuple[Hit, tuple[float, float], dict[str, list[str]]],
     question: Question,
+    unnamed: bool = False,
 ) -> bool:
     """Whether a name is not the name of the noun a question asks it of (``read``: the
     memory, its sentence's fits and the talk before each memory): not beside it nor
@@ -1406,7 +1440,13 @@ def _untied(
     another's, nor the owner's own (:func:`naming.is_the_owner`). Where the sentence
     does not say the noun, its memory or the turns just before do ("Her name is the
     Merry Dawdler", of a boat, names no cat), or it says more of the question ("My
-    neighbour has a rescue named Biscuit", of the neighbour's dog)."""
+    neighbour has a rescue named Biscuit", of the neighbour's dog). ``unnamed``: the
+    memories read speak of the person asked without a name (:func:`_said_unnamed`);
+    then a name not given as one ("Ravi sent me a list of contractors") names them
+    only where its memory, or the turn before it, says the noun or a word of its
+    family ("Who's teaching you?" / "Ines Duarte"), not where it only shares the
+    question's other words ("Who's doing the plastering?", of "the apprentice who
+    helped with the plastering")."""
     hit, (own, fit), context = read
     if naming.other_sex(span, noun) or naming.is_the_owner(span, naming.owner_noun(question, noun)):
         return True  # no husband's name given by "her"; no captain's wife the captain
@@ -1416,6 +1456,10 @@ def _untied(
         # yesterday, Pepper and Clove", which the parser hangs on "yesterday")
     if tie is None and _asked_who(context.get(hit.id, ())) and not is_a(noun, "person"):
         return True  # "Who is he?" / "Gerwyn Pryce." names no collie
+    if tie is None and unnamed and not _given_as_name(span):
+        said = (hit.text, *context.get(hit.id, ()))
+        if not any(_says_kin(text, noun) for text in said):
+            return True
     if tie is None:  # the sentence does not say the noun (:func:`naming.given`)
         said = (hit.text, *context.get(hit.id, ()))  # each parsed once, whoever asks
         told = (
@@ -1448,6 +1492,40 @@ def _says_noun(text: str, noun: str) -> bool:
         or naming.kin_word(t.lower_, noun)
         for t in nlp.parse(text)
     )
+
+
+def _given_as_name(span: Any) -> bool:
+    """Whether a name is given as one (:func:`naming.given`), not said as who does
+    something in a short sentence ("Jonah is deeply jealous"); or set off by a comma
+    after a noun ("a guy in the league, Ray Castellanos, who's...", which the parser
+    may not read as an apposition)."""
+    doc = span.doc
+    if span.start >= 2 and doc[span.start - 1].text == "," and doc[span.start - 2].pos_ == "NOUN":
+        return True
+    return naming.given(span) and span.root.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj")
+
+
+def _says_kin(text: str, noun: str) -> bool:
+    """Whether ``text`` says ``noun`` (:func:`_says_noun`) or a word of its family
+    ("teaching" of "teacher", :func:`_kin`)."""
+    return _says_noun(text, noun) or _kin(words.word_key(noun), set(words.content_keys(text)))
+
+
+def _said_unnamed(noun: str, sources: list[Source]) -> bool:
+    """Whether a person's ``noun`` asked the name of is said in ``sources`` with no
+    name beside it or across "be" or "called" in that sentence ("his apprentice, a
+    young lad who barely said a word"): memory speaks of them, so a name must be tied
+    to them to be theirs."""
+    if not is_a(noun, "person"):
+        return False
+    for hit, _, _ in sources:
+        for sent in nlp.parse(hit.text).sents:
+            if not _says_noun(sent.text, noun):
+                continue
+            names = [e for e in sent.ents if e.label_ in ("PERSON", "ORG", "GPE", "NORP")]
+            if not any(naming.tied(e, noun) for e in names):
+                return True
+    return False
 
 
 def _named_wrong(want: Want, span: Any, text: str, question: Question) -> bool:
@@ -1531,6 +1609,8 @@ def _of_kind(span: Any, head: str, kind_senses: int | None = None) -> bool:
     animal...?": :func:`kinds.is_a`), by its whole words or its head noun; a name
     the noun opens names one ("Lake Bohinj" of "Which lake...?")."""
     root = span.root
+    if head and 1 < len(span) <= 3 and is_a(span.text.lower(), head, kind_senses=kind_senses):
+        return True  # a name WordNet holds whole ("bottle green", which parses oddly)
     if not head or root.pos_ not in ("NOUN", "PROPN"):
         return False
     named = [t for t in span if t.pos_ == "PROPN"]
@@ -2298,7 +2378,7 @@ def _about_subject(
     replacement heater"). A reply inherits
     its asking turn's standing. "What is the name of Priya's brother?": a memory about
     Priya's cello teacher names no brother."""
-    subject = question.topic_keys - _KIND_KEYS
+    subject = question.topic_keys - _kind_keys(question.text)
     if not subject:
         return sources
     said = [w for w, k in question.content if k in subject]

@@ -55,10 +55,10 @@ _ASKS = (
             r"^\W*how\s+much\s+(?:money|did|does|do|is|was|are|were|would|will|can)\b", re.I
         ),
     ),
-    (  # "How much (monthly) rent do I pay...?": a price, asked by its noun
+    (  # "How much (monthly) rent do I pay...?", "How much rent am I paying?": a price
         "money",
         re.compile(
-            r"^\W*how\s+much\s+(?:[a-z]+\s+){1,3}(?:do|does|did|is|was|will|would)\b.*"
+            r"^\W*how\s+much\s+(?:[a-z]+\s+){1,3}(?:do|does|did|is|was|will|would|am|are|were)\b.*"
             r"\b(?:pay|pays|paid|paying|cost|costs|spend|spent|charge|charges|charged)\b",
             re.I,
         ),
@@ -278,7 +278,8 @@ def wanted(question: Question) -> Want:
         return Want("")
     if "?" not in question.text and not _ASKING.search(question.text):
         return Want("")  # words to look up ("Ezekiel bassoon jazz quartet"), no question
-    text = _HEDGE.sub("", question.text)  # "Roughly how many singers...?" asks a number
+    # "Roughly how many singers...?" asks a number; "Remind me, what's..." what follows
+    text = _HEDGE.sub("", words.asking_part(question.text))
     head, many, head_keys = _asked_noun(question)
     role = _role(question)
     if _WORKPLACE.search(text):
