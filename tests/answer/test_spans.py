@@ -124,3 +124,21 @@ def test_a_number_of_days_or_years_is_an_age_only_when_said_as_one(text, age):
 
     dates = [e for e in nlp.parse(text).ents if e.label_ == "DATE"]
     assert dates and _aged(dates[0]) is age, dates
+
+
+def test_a_clause_before_the_verb_or_beside_its_object_is_not_what_it_took():
+    """ "She came over on Sunday and brought him a present, actually: she knitted him a
+    snood": the parser hangs the first clause on "knitted" as its object; the snood is
+    what was knitted (stop 73)."""
+    from remem.answer.spans import _clause_not_taken
+
+    doc = nlp.parse(
+        "She came over on Sunday and brought him a present, actually: she knitted him a snood."
+    )
+    knitted = next(t for t in doc if t.lower_ == "knitted")
+    came = next(t for t in doc if t.lower_ == "came")
+    assert _clause_not_taken(knitted, came)
+    doc = nlp.parse("She said she would bring the cake.")
+    said = next(t for t in doc if t.lower_ == "said")
+    clause = next(c for c in said.children if c.dep_ == "ccomp")
+    assert not _clause_not_taken(said, clause)

@@ -286,8 +286,8 @@ def _entities(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]
             and not _first_name_doing(s)
             and not (want.kind == "workplace" and _owned(s.root))
         ]
-        if want.kind != "place":  # "a place called The Kiln Room"
-            out += [(s, "named") for s in _pattern_spans(sent, _NAMED) if names_a_thing(s)]
+        if want.kind != "place":
+            out += _named_bodies(sent, question)
         if want.head:  # "Skomer, the island off Pembrokeshire", whatever its label
             out += [(e, "named") for e in sent.ents if _beside_noun(e, want.head)]
             # "the Brackenridge Bird of Prey Centre" of "Which centre...?": a name
@@ -693,6 +693,37 @@ def names_a_thing(entity: Any) -> bool:
     return at >= 0 and doc[at].pos_ == "NOUN" and doc[at].lemma_.lower() in NAMED_THINGS
 
 
+def _named_bodies(sent: Any, question: Question) -> list[tuple[Any, str]]:
+    """The names ``sent`` gives a thing or a body ("a place called The Kiln Room"), or
+    a noun of the family of the question's words ("a caterer from Priya's list called
+    Hatherley Kitchen", of "Which catering company...?"): an organisation's, whatever
+    the tagger labels them."""
+    return [
+        (s, "named")
+        for s in _pattern_spans(sent, _NAMED)
+        if names_a_thing(s) or _called_kin(s, question.keys)
+    ]
+
+
+def _called_kin(name: Any, keys: frozenset[str]) -> bool:
+    """Whether a name is given with "called" or "named" to a noun of the family of a
+    question's word (``keys``), among the few words before it: "a caterer from
+    Priya's list called Hatherley Kitchen" of "Which catering company...?" (one word
+    starting with the other, five letters or more: "cater"; the parser may hang
+    "called" on the verb)."""
+    doc = name.doc
+    at = name.start - 1
+    if at < 1 or doc[at].lower_ not in CALLING:
+        return False
+    for t in doc[max(name.sent.start, at - 6) : at]:
+        key = words.word_key(t.lower_)
+        if t.pos_ == "NOUN" and any(
+            min(len(k), len(key)) >= 5 and (k.startswith(key) or key.startswith(k)) for k in keys
+        ):
+            return True
+    return False
+
+
 def _called_a_thing(verb: Any) -> bool:
     """Whether what "is called" is a thing: its subject is "it", "that", "this", a
     noun of :data:`NAMED_THINGS` ("The truck's called...", "It's called...") or of an
@@ -963,6 +994,8 @@ def _governed(matched: list[Any]) -> list[tuple[Any, str]]:
         for c in t.children:
             if c.dep_ not in _GOVERNED and not (c.dep_ == "prep" and t.pos_ in ("VERB", "NOUN")):
                 continue
+            if _clause_not_taken(t, c):
+                continue
             sub = _subtree(c)
             if c.dep_ == "prep":
                 sub = sub[1:]  # the preposition's object, not "on car mods"
@@ -1023,6 +1056,8 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
         for c in t.children:
             if role == "prep" and c.dep_ == "prep" and c.lower_ == prep:
                 out += [(_subtree(g), "role") for g in c.children if g.dep_ == "pobj"]
+            elif _clause_not_taken(t, c):
+                continue
             elif c.dep_ in ROLES.get(role, ()):
                 out.append((_subtree(c), "role"))
             elif role == "object" and _given_with(t, c):  # "presented me with a tankard"
@@ -1031,6 +1066,20 @@ def _played(sent: Any, want: Want, question: Question) -> list[tuple[Any, str]]:
                     (t.doc[g.left_edge.i : g.i + 1], "role") for g in c.children if g.dep_ == "pobj"
                 ]
     return [(s, f) for s, f in out if 0 < len(s) <= LONGEST]
+
+
+#: the clauses a verb may take as its object ("She said that...")
+_CLAUSES = frozenset({"ccomp", "xcomp"})
+
+
+def _clause_not_taken(verb: Any, child: Any) -> bool:
+    """Whether a clause the parser hangs on ``verb`` as its object is none: one said
+    before it, or beside a thing the verb took ("She came over and brought him a
+    present, actually: she knitted him a snood")."""
+    if child.dep_ not in _CLAUSES:
+        return False
+    nominal = any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") for c in verb.children)
+    return child.i < verb.i or nominal
 
 
 #: verbs that give what follows "with" to their object ("presented me with a
