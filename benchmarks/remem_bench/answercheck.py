@@ -130,6 +130,7 @@ def held_words(memories: Iterable[str]) -> tuple[set[str], set[str]]:
     held: set[str] = set()
     for text in memories:
         held.update(tokens(text))
+        held.update(_WORD.findall(text.lower()))  # as an answer's words are read
     return held, {key(t) for t in held}
 
 

@@ -87,6 +87,10 @@ def test_invented_words_are_those_no_memory_holds():
     # the days the time layer resolved, digits and function words are not invented
     assert invented("On Sunday 17 September 2023, two days ago.", memories) == []
     assert invented("She said they were there.", memories) == []
+    # the letters of a word written with digits are its own ("3LDK on the twelfth
+    # floor", quoted whole: stop 73's first run called "ldk" invented)
+    flat = ["One is a flat in Fukushima ward, 3LDK on the twelfth floor."]
+    assert invented("One is a flat in Fukushima ward, 3LDK on the twelfth floor", flat) == []
 
 
 def test_the_check_set_has_what_issue_37_asks_for():
