@@ -142,3 +142,18 @@ def test_a_clause_before_the_verb_or_beside_its_object_is_not_what_it_took():
     said = next(t for t in doc if t.lower_ == "said")
     clause = next(c for c in said.children if c.dep_ == "ccomp")
     assert not _clause_not_taken(said, clause)
+
+
+def test_a_made_thing_called_by_a_name_names_no_one():
+    """ "The cottage is called Penrhiw": a cottage is an artifact by WordNet's first
+    sense, so Penrhiw is a thing's name, not a person's (stop 73: it answered "What
+    was the name of the solicitor...?"); a horse, an animal first, is not."""
+    from remem.answer.spans import names_a_thing
+
+    def named(text: str, name: str) -> bool:
+        doc = nlp.parse(text)
+        at = next(t.i for t in doc if t.text == name)
+        return names_a_thing(doc[at : at + 1])
+
+    assert named("The cottage is called Penrhiw, just outside Solva.", "Penrhiw")
+    assert not named("My cousin is called Kwesi and he's lovely.", "Kwesi")

@@ -737,7 +737,12 @@ def _called_a_thing(verb: Any) -> bool:
     # a body of people ("a two-man outfit in Derbyshire called Hathersage Early
     # Keyboards"): WordNet's organisations
     body = subject.pos_ == "NOUN" and is_a(word, "organization")
-    return word in ("it", "that", "this") or word in NAMED_THINGS or word in _VEHICLES or body
+    # or a made thing, by its first sense ("The cottage is called Penrhiw"; not "the
+    # horse", an animal first)
+    made = subject.pos_ == "NOUN" and is_a(word, "artifact", senses=1)
+    return (
+        word in ("it", "that", "this") or word in NAMED_THINGS or word in _VEHICLES or body or made
+    )
 
 
 def _the_doer(entity: Any, want: Want) -> bool:
