@@ -56,6 +56,13 @@ def _hit(text: str) -> Hit:
         ("Ah, no, I never bought the Yaris. Mr Kowalczyk offered me his Jazz.", "Yaris", ""),
         ("We didn't book Noboribetsu in the end.", "Noboribetsu", ""),
         ("Bronwen's moving me off Wednesday evenings, from June I'm on Sundays.", "Wednesday", ""),
+        # one of the same kind in the sentence before (stop 73)
+        (
+            "Mill End Dairy is shutting down. So from Monday the milk comes from Tarn Dairy "
+            "instead.",
+            "Mill End Dairy",
+            "Tarn Dairy",
+        ),
     ],
 )
 def test_a_value_dropped_for_another(text, old, new):

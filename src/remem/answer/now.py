@@ -179,6 +179,7 @@ def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
     anyone's: a plan, a destination, a venue."""
     found: list[Dropped] = []
     for hit in evidence:
+        previous = ""
         for sentence in sentences(hit.text):
             clause = _INSTEAD.search(sentence)
             names = [m["v"] for m in _INNER_NAME.finditer(clause.group(0))] if clause else []
@@ -193,7 +194,17 @@ def dropped(evidence: Sequence[Hit]) -> list[Dropped]:
             if clause:
                 before = sentence[: clause.start()]
                 found += [Dropped(hit, m["v"], new) for m in _PLACED_NAME.finditer(before)]
+                found += [Dropped(hit, old, new) for old in _same_kind(previous, new)]
+            previous = sentence
     return [d for d in found if d.old != d.new]
+
+
+def _same_kind(sentence: str, name: str) -> list[str]:
+    """The names of ``sentence`` that end in the word ``name`` ends in ("Hollins Farm
+    are packing in the eggs", before "So from next week the eggs are coming from
+    Greystone Farm instead"): another of its kind, the one replaced."""
+    last = name.split()[-1] if " " in name else ""
+    return [n for n in re.findall(_NAME, sentence) if last and n.endswith(f" {last}")]
 
 
 def _beside(sentence: str, m: re.Match[str]) -> str:
