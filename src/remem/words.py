@@ -52,6 +52,18 @@ def word_key(token: str) -> str:
     return key
 
 
+#: the fewest letters of the shorter of two keys of one family (:func:`one_family`)
+_FAMILY = 5
+
+
+def one_family(a: str, b: str) -> bool:
+    """Whether two keys (:func:`word_key`) are words of one family: one starts with
+    the other, the shorter of five letters or more ("teacher" and "teach" of
+    "teaching", "cater" of "caterer" and "catering", which the stemmer keeps apart;
+    not "company" and "compare")."""
+    return min(len(a), len(b)) >= _FAMILY and (a.startswith(b) or b.startswith(a))
+
+
 #: a plural of four letters, which the stemmer keeps whole ("mugs", "pots", "hens");
 #: not "this", "plus", "less"
 _SHORT_PLURAL = re.compile(r"^[A-Za-z]{2}[a-hj-rtvw-zA-HJ-RTVW-Z][sS]$")

@@ -330,14 +330,14 @@ def newest_value(
     its asker did ("Do you know who'll be Frieda's teacher after Mrs Okafor
     leaves?" / "It's a Mr Dimitriou").
     """
+    if question.order != "newest":
+        return found
     asked = asked or {}
 
     def says(s: Span, keys: frozenset[str]) -> bool:
         told = words.content_keys(s.hit.text) | words.content_keys(asked.get(s.hit.id, ""))
         return bool(keys & told)
 
-    if question.order != "newest":
-        return found
     if want.head in COLOUR_NOUNS or want.kind == "weekday":  # each candidate names a
         # colour (``classes``) or a day of the week ("from now on practice is on Thursday")
         named = found

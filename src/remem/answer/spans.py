@@ -708,20 +708,16 @@ def _named_bodies(sent: Any, question: Question) -> list[tuple[Any, str]]:
 def _called_kin(name: Any, keys: frozenset[str]) -> bool:
     """Whether a name is given with "called" or "named" to a noun of the family of a
     question's word (``keys``), among the few words before it: "a caterer from
-    Priya's list called Hatherley Kitchen" of "Which catering company...?" (one word
-    starting with the other, five letters or more: "cater"; the parser may hang
-    "called" on the verb)."""
+    Priya's list called Hatherley Kitchen" of "Which catering company...?"
+    (``words.one_family``: "cater"; the parser may hang "called" on the verb)."""
     doc = name.doc
     at = name.start - 1
     if at < 1 or doc[at].lower_ not in CALLING:
         return False
-    for t in doc[max(name.sent.start, at - 6) : at]:
-        key = words.word_key(t.lower_)
-        if t.pos_ == "NOUN" and any(
-            min(len(k), len(key)) >= 5 and (k.startswith(key) or key.startswith(k)) for k in keys
-        ):
-            return True
-    return False
+    return any(
+        t.pos_ == "NOUN" and any(words.one_family(words.word_key(t.lower_), k) for k in keys)
+        for t in doc[max(name.sent.start, at - 6) : at]
+    )
 
 
 def _called_a_thing(verb: Any) -> bool:

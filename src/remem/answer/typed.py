@@ -125,8 +125,6 @@ _ORDER_KEYS = frozenset(
     words.content_keys("current currently now latest recent recently nowadays still anymore")
     | words.content_keys("initially originally first formerly")
 )
-#: the fewest letters of the shorter of two words of one family (:func:`_kin`)
-_FAMILY = 5
 #: a list answer keeps candidates within this of the best score, at most this many
 _LIST_SLACK = 1.0
 _LIST_MAX = 4
@@ -146,9 +144,11 @@ _OF_SOMEONE = frozenset({"place", "org", "workplace"})
 _WHOSE = frozenset({"nsubj", "nsubjpass", "poss", "compound"})
 #: words that say what kind of answer is asked, not whose
 _KIND_WORDS = frozenset(
-    {"name", "names", "named", "called", "call", "old", "age", "many", "much", "long"}
-    | {"often", "far", "time", "number"}
-)
+    {
+        "name", "names", "named", "called", "call", "old", "age", "many", "much", "long",
+        "often", "far", "time", "number",
+    }
+)  # fmt: skip
 _KIND_KEYS = frozenset(words.content_keys(" ".join(_KIND_WORDS)))
 
 
@@ -2337,11 +2337,7 @@ def _kin(key: str, keys: set[str]) -> bool:
     the other, five letters or more ("teacher" and "teach" of "teaching", "director"
     and "direct" of "directs", which the stemmer keeps apart; not "company" and
     "compare")."""
-    if key in keys:
-        return True
-    return any(
-        min(len(k), len(key)) >= _FAMILY and (k.startswith(key) or key.startswith(k)) for k in keys
-    )
+    return key in keys or any(words.one_family(key, k) for k in keys)
 
 
 def asked_by_kin(
